@@ -1,0 +1,44 @@
+import { createReadStream } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import { TrellisError } from '../events/index.js';
+import { openProject } from '../store/project.js';
+import { checkShape, type VerbContext } from './issue-commands.js';
+import { out } from './output.js';
+import { UsageError } from './usage-error.js';
+
+const PUT = 'trellis evidence put <file|-> [--json]';
+const GET = 'trellis evidence get <hash> [--range <start>-<end>]';
+
+/** `trellis evidence put|get`: content-addressed evidence bytes. */
+export async function runEvidence(action: string, ctx: VerbContext): Promise<number> {
+  if (action === 'put') {
+    checkShape({ args: ['file'], options: ['json'], usage: PUT, run: async () => 0 }, ctx);
+    const file = ctx.args[0]!;
+    const source = file === '-' ? process.stdin : createReadStream(file);
+    const opened = new Promise<void>((resolve, reject) => {
+      if (file === '-') return resolve();
+      source.once('open', () => resolve());
+      source.once('error', (e: NodeJS.ErrnoException) =>
+        reject(new TrellisError('INVALID_INPUT', `cannot read ${file}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`)),
+      );
+    });
+    await opened;
+    const { hash, size } = await openProject(ctx.cwd).evidence.put(source);
+    await out(ctx.options.json ? `${JSON.stringify({ hash, size })}\n` : `${hash}\n`);
+    return 0;
+  }
+  if (action === 'get') {
+    checkShape({ args: ['hash'], options: ['range'], usage: GET, run: async () => 0 }, ctx);
+    const range = ctx.options.range === undefined ? undefined : parseRange(String(ctx.options.range));
+    const { stream } = openProject(ctx.cwd).evidence.open(ctx.args[0]!, range);
+    await pipeline(stream, process.stdout, { end: false });
+    return 0;
+  }
+  throw new UsageError(`unknown evidence action '${action}'`, `usage:\n  ${PUT}\n  ${GET}`);
+}
+
+function parseRange(s: string): { start: number; end: number } {
+  const m = /^(\d+)-(\d*)$/.exec(s);
+  if (!m) throw new UsageError(`--range takes <start>-<end> in bytes, inclusive (e.g. 0-99), not '${s}'`, `usage: ${GET}`);
+  return { start: Number(m[1]), end: m[2] ? Number(m[2]) : Number.MAX_SAFE_INTEGER };
+}

@@ -1,0 +1,176 @@
+import type { Issue } from '../projections/index.js';
+import { openProject, type Project } from '../store/project.js';
+import { actOnReply, closeIssue, listIssues, mergedIssues, openIssue, remarkOnIssue, replyToIssue, showIssue } from '../store/issues/verbs.js';
+import { threadIssue } from '../projections/index.js';
+import { readBody, resolveAuthor } from './input.js';
+import { err, out } from './output.js';
+import { issueLines, issueText, problemLines } from './render.js';
+import { UsageError } from './usage-error.js';
+
+export interface VerbContext {
+  readonly cwd: string;
+  readonly args: readonly string[];
+  readonly options: Readonly<Record<string, unknown>>;
+}
+
+interface ActionSpec {
+  /** Positional arguments after the action; `...` marks the rest joined as one text. */
+  readonly args: readonly string[];
+  readonly options: readonly string[];
+  readonly usage: string;
+  readonly run: (ctx: VerbContext, p: Project) => Promise<number>;
+}
+
+const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
+
+const printIssue = (ctx: VerbContext, issue: Issue, line: string) => out(ctx.options.json ? json(issue) : line);
+
+const listOptions = (v: unknown): string[] => (v === undefined ? [] : (Array.isArray(v) ? v : [v]).map(String));
+
+function replyNumber(raw: string, usage: string): number {
+  if (!/^[0-9]+$/.test(raw) || Number(raw) < 1) throw new UsageError(`reply number must be a whole number from 1, not '${raw}'`, usage);
+  return Number(raw);
+}
+
+function author(ctx: VerbContext): string {
+  return resolveAuthor(typeof ctx.options.by === 'number' ? String(ctx.options.by) : ctx.options.by, ctx.cwd);
+}
+
+const replyAction = (action: 'resolve' | 'unresolve' | 'retract', done: string): ActionSpec => {
+  const usage = `trellis issue ${action} <id> <n> [--by <author>] [--json]`;
+  return {
+    args: ['id', 'n'],
+    options: ['by', 'json'],
+    usage,
+    async run(ctx, p) {
+      const n = replyNumber(ctx.args[1]!, usage);
+      const { issue, changed } = await actOnReply(p, ctx.args[0]!, action, n, author(ctx));
+      await printIssue(ctx, issue, changed ? `${done} reply ${n} of ${issue.id}\n` : `reply ${n} of ${issue.id} was already ${done}\n`);
+      return 0;
+    },
+  };
+};
+
+export const ISSUE_ACTIONS: Record<string, ActionSpec> = {
+  open: {
+    args: ['...concern'],
+    options: ['node', 'body', 'scenario', 'store', 'by', 'json'],
+    usage: 'trellis issue open <concern> [--node <id>]... [--body <text>|-] [--store <store>] [--scenario <id>] [--by <author>] [--json]',
+    async run(ctx, p) {
+      const body = readBody(ctx.options.body);
+      const { id, thread } = await openIssue(p, {
+        concern: ctx.args.join(' '),
+        nodes: listOptions(ctx.options.node),
+        by: author(ctx),
+        ...(body !== undefined ? { body } : {}),
+        ...(ctx.options.scenario !== undefined ? { scenario: String(ctx.options.scenario) } : {}),
+        ...(ctx.options.store !== undefined ? { store: String(ctx.options.store) } : {}),
+      });
+      await out(ctx.options.json ? json(thread.scope ? thread : threadIssue(thread)) : `${id}\n`);
+      return 0;
+    },
+  },
+  reply: {
+    args: ['id'],
+    options: ['body', 'evidence', 'by', 'json'],
+    usage: 'trellis issue reply <id> [--body <text>|-] [--evidence <hash>]... [--by <author>] [--json]',
+    async run(ctx, p) {
+      const body = readBody(ctx.options.body) ?? '';
+      const { issue, reply } = await replyToIssue(p, ctx.args[0]!, { body, evidence: listOptions(ctx.options.evidence), by: author(ctx) });
+      await printIssue(ctx, issue, `${reply}\n`);
+      return 0;
+    },
+  },
+  remark: {
+    args: ['id'],
+    options: ['reading', 'body', 'evidence', 'by', 'json'],
+    usage: 'trellis issue remark <id> --reading <r> [--body <text>|-] [--evidence <hash>]... [--by <author>] [--json]',
+    async run(ctx, p) {
+      if (ctx.options.reading === undefined || ctx.options.reading === true) throw new UsageError('remark needs --reading <r>', ISSUE_ACTIONS.remark!.usage);
+      const body = readBody(ctx.options.body) ?? '';
+      const { issue, reply } = await remarkOnIssue(p, ctx.args[0]!, {
+        body,
+        reading: String(ctx.options.reading),
+        evidence: listOptions(ctx.options.evidence),
+        by: author(ctx),
+      });
+      await printIssue(ctx, issue, `${reply}\n`);
+      return 0;
+    },
+  },
+  resolve: replyAction('resolve', 'resolved'),
+  unresolve: replyAction('unresolve', 'unresolved'),
+  retract: replyAction('retract', 'retracted'),
+  close: {
+    args: ['id'],
+    options: ['by', 'json'],
+    usage: 'trellis issue close <id> [--by <author>] [--json]',
+    async run(ctx, p) {
+      const issue = await closeIssue(p, ctx.args[0]!, author(ctx));
+      await printIssue(ctx, issue, `${issue.id} ${issue.status}\n`);
+      return 0;
+    },
+  },
+  show: {
+    args: ['id'],
+    options: ['json'],
+    usage: 'trellis issue show <id> [--json]',
+    async run(ctx, p) {
+      const issue = await showIssue(p, ctx.args[0]!);
+      await printIssue(ctx, issue, issueText(issue));
+      return 0;
+    },
+  },
+  ls: {
+    args: [],
+    options: ['node', 'store', 'all', 'json'],
+    usage: 'trellis issue ls [--node <id>] [--store <store>] [--all] [--json]',
+    async run(ctx, p) {
+      const { issues, problems } = await listIssues(p, {
+        ...(ctx.options.node !== undefined ? { node: String(ctx.options.node) } : {}),
+        ...(ctx.options.store !== undefined ? { store: String(ctx.options.store) } : {}),
+        all: ctx.options.all === true,
+      });
+      await err(problemLines(problems));
+      await out(ctx.options.json ? json(issues) : issueLines(issues));
+      return 0;
+    },
+  },
+};
+
+export const issueUsage = (): string => Object.values(ISSUE_ACTIONS).map((a) => `  ${a.usage}`).join('\n');
+
+/** `trellis issue <action> ...`: checks the action's arguments and options, then runs it. */
+export async function runIssue(action: string, ctx: VerbContext): Promise<number> {
+  const spec = ISSUE_ACTIONS[action];
+  if (!spec) throw new UsageError(`unknown issue action '${action}'`, `usage:\n${issueUsage()}`);
+  checkShape(spec, ctx);
+  return spec.run(ctx, openProject(ctx.cwd));
+}
+
+/** `trellis issues [--json]`: the whole merged list, every status. */
+export async function runIssues(ctx: VerbContext): Promise<number> {
+  const usage = 'trellis issues [--json]';
+  checkShape({ args: [], options: ['json'], usage, run: async () => 0 }, ctx);
+  const { issues, problems } = await mergedIssues(openProject(ctx.cwd));
+  await err(problemLines(problems));
+  // Compact JSON: this is the unbounded dump scripts pipe into parsers.
+  await out(ctx.options.json ? `${JSON.stringify(issues)}\n` : issueLines(issues));
+  return 0;
+}
+
+export function checkShape(spec: ActionSpec, ctx: VerbContext): void {
+  const rest = spec.args[0]?.startsWith('...');
+  const want = spec.args.length;
+  if (rest ? ctx.args.length < 1 : ctx.args.length !== want) {
+    const what = ctx.args.length < want || rest ? `missing ${spec.args.slice(ctx.args.length).map((a) => `<${a.replace('...', '')}>`).join(' ')}` : `unexpected '${ctx.args.slice(want).join(' ')}'`;
+    throw new UsageError(what, `usage: ${spec.usage}`);
+  }
+  for (const [name, value] of Object.entries(ctx.options)) {
+    if (name === '--' || value === undefined) continue;
+    if (!spec.options.includes(name)) throw new UsageError(`--${name} does not apply here`, `usage: ${spec.usage}`);
+    const flag = name === 'json' || name === 'all';
+    if (!flag && (value === true || value === false)) throw new UsageError(`--${name} needs a value`, `usage: ${spec.usage}`);
+    if (flag && typeof value !== 'boolean') throw new UsageError(`--${name} takes no value`, `usage: ${spec.usage}`);
+  }
+}

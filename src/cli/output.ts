@@ -1,0 +1,40 @@
+/**
+ * Output for verbs whose stdout is unbounded (`issues --json`, `board`, ...). They never call
+ * `process.exit()`: past ~64 KB a pipe holds the rest in user space and exit would drop it
+ * (npm/npm#17331). Instead they write, wait for the stream to take the bytes, and set `exitCode`.
+ */
+import type { Writable } from 'node:stream';
+
+const isBrokenPipe = (err: unknown) => (err as { code?: string } | null)?.code === 'EPIPE';
+
+// A reader that goes away early (`trellis issues --json | head`) is not an error of ours.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err) => {
+    if (!isBrokenPipe(err)) throw err;
+  });
+}
+
+/** Writes `text` and resolves once the stream has handed it on (or the reader is gone). */
+export function write(stream: Writable, text: string): Promise<void> {
+  if (text === '') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    stream.write(text, (err) => (err && !isBrokenPipe(err) ? reject(err) : resolve()));
+  });
+}
+
+export const out = (text: string): Promise<void> => write(process.stdout, text);
+export const err = (text: string): Promise<void> => write(process.stderr, text);
+
+/** The one exit of every verb: wait until stdout and stderr are drained, then let the process end. */
+export async function exitAfterFlush(code: number): Promise<void> {
+  await Promise.all([write(process.stdout, ''), drained(process.stdout), drained(process.stderr)]);
+  process.exitCode = code;
+}
+
+function drained(stream: Writable): Promise<void> {
+  if (!stream.writableNeedDrain) return Promise.resolve();
+  return new Promise((resolve) => {
+    stream.once('drain', resolve);
+    stream.once('close', resolve);
+  });
+}

@@ -1,0 +1,32 @@
+/**
+ * Every refusal Trellis makes carries a stable `code`. Surfaces map codes to HTTP statuses and exit codes
+ * in one place each (DESIGN.md §6); nothing downstream matches on message text.
+ */
+export type ErrorCode =
+  | 'INVALID_INPUT'
+  | 'THREAD_NOT_FOUND'
+  | 'THREAD_EXISTS'
+  | 'THREAD_NOT_OPEN'
+  | 'REPLY_NOT_FOUND'
+  | 'NOT_A_REMARK'
+  | 'REPLY_RETRACTED'
+  | 'EVIDENCE_NOT_FOUND'
+  | 'UNKNOWN_STORE'
+  | 'REF_LOCKED'
+  | 'APPEND_CONFLICT'
+  | 'CORRUPT_EVENT'
+  | 'NOT_A_REPOSITORY'
+  | 'GIT_FAILED';
+
+export class TrellisError extends Error {
+  override name = 'TrellisError';
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export const isTrellisError = (err: unknown): err is TrellisError => err instanceof TrellisError;

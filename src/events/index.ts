@@ -1,0 +1,5 @@
+export * from './errors.js';
+export * from './thread-events.js';
+export * from './thread-commands.js';
+export * from './decide-thread.js';
+export * from './node-links.js';

@@ -1,0 +1,31 @@
+import type { ReplyNumber, ScenarioScope } from './thread-events.js';
+
+/** Who and when, handed in by the caller: `decide` never reads the clock. */
+export interface CommandMeta {
+  readonly by: string;
+  readonly at: string;
+}
+
+export type ThreadCommand = CommandMeta &
+  (
+    | { readonly type: 'open'; readonly concern: string; readonly body: string; readonly nodes: readonly string[]; readonly scope?: ScenarioScope }
+    | { readonly type: 'reply'; readonly body: string; readonly evidence: readonly string[] }
+    | { readonly type: 'remark'; readonly body: string; readonly reading: string; readonly evidence: readonly string[] }
+    | { readonly type: 'resolve'; readonly reply: ReplyNumber }
+    | { readonly type: 'unresolve'; readonly reply: ReplyNumber }
+    | { readonly type: 'retract'; readonly reply: ReplyNumber }
+    | { readonly type: 'close' }
+    | { readonly type: 'promote'; readonly forgeId: string; readonly url: string }
+  );
+
+export type ThreadCommandType = ThreadCommand['type'];
+
+/**
+ * The facts `decide` needs about a thread. The thread projection satisfies this shape structurally, so
+ * there is one fold, not a second copy for decisions.
+ */
+export interface ThreadFacts {
+  readonly status: 'absent' | 'open' | 'landed';
+  readonly clock: number;
+  readonly replies: readonly { readonly resolved?: boolean; readonly retracted?: boolean }[];
+}

@@ -1,0 +1,134 @@
+/**
+ * The events of one issue thread, as stored in `event.json` of each commit on `refs/trellis/issues/<id>`.
+ *
+ * Format versions (`v`):
+ *   1 — initial format.
+ * A reader refuses a version it does not know rather than guessing at it.
+ */
+export const EVENT_FORMAT = 1 as const;
+
+/** Position of a reply in `replies`, 1-based (DESIGN.md §5). */
+export type ReplyNumber = number;
+
+export interface EventMeta {
+  /** Format version of the stored event. */
+  readonly v: typeof EVENT_FORMAT;
+  /** ISO-8601 instant with milliseconds. */
+  readonly at: string;
+  /** Author: a session id, a git user name, or `human`. */
+  readonly by: string;
+  /** Lamport clock of the stream: the previous event's clock + 1, starting at 1. */
+  readonly clock: number;
+}
+
+export interface ScenarioScope {
+  readonly scenario: string;
+}
+
+export type ThreadEvent =
+  | (EventMeta & {
+      readonly type: 'opened';
+      readonly data: {
+        readonly concern: string;
+        readonly body: string;
+        readonly nodes: readonly string[];
+        /** Present only on eval-remark threads, which are never issues. */
+        readonly scope?: ScenarioScope;
+      };
+    })
+  | (EventMeta & { readonly type: 'replied'; readonly data: { readonly body: string; readonly evidence: readonly string[] } })
+  | (EventMeta & {
+      readonly type: 'remarked';
+      readonly data: { readonly body: string; readonly reading: string; readonly evidence: readonly string[] };
+    })
+  | (EventMeta & { readonly type: 'resolved'; readonly data: { readonly reply: ReplyNumber } })
+  | (EventMeta & { readonly type: 'unresolved'; readonly data: { readonly reply: ReplyNumber } })
+  | (EventMeta & { readonly type: 'retracted'; readonly data: { readonly reply: ReplyNumber } })
+  | (EventMeta & { readonly type: 'closed'; readonly data: Record<string, never> })
+  | (EventMeta & { readonly type: 'promoted'; readonly data: { readonly forgeId: string; readonly url: string } });
+
+export type ThreadEventType = ThreadEvent['type'];
+
+/** An event together with the stream (thread id) it belongs to, as in the NDJSON fixtures. */
+export interface RecordedEvent {
+  readonly stream: string;
+  readonly event: ThreadEvent;
+}
+
+/**
+ * Parses one stored event. Returns the event, or a one-line reason it is not one.
+ *
+ * Hand-written rather than an arktype schema: this runs on every CLI read, and importing arktype costs
+ * ~180 ms of start-up, more than the whole `trellis issue reply` budget (measured; see bench/).
+ * @example parseThreadEvent('{"v":1,"type":"closed","at":"...","by":"ann","clock":3,"data":{}}')
+ */
+export function parseThreadEvent(text: string): { ok: true; event: ThreadEvent } | { ok: false; reason: string } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, reason: `is not JSON (${(err as Error).message})` };
+  }
+  const reason = eventProblem(raw);
+  return reason === null ? { ok: true, event: raw as ThreadEvent } : { ok: false, reason };
+}
+
+type Check = (v: unknown) => boolean;
+const str: Check = (v) => typeof v === 'string';
+const strs: Check = (v) => Array.isArray(v) && v.every(str);
+const replyNo: Check = (v) => Number.isInteger(v) && (v as number) >= 1;
+const scope: Check = (v) => v === undefined || (isObject(v) && str(v.scenario));
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const DATA: Record<ThreadEventType, Record<string, Check>> = {
+  opened: { concern: str, body: str, nodes: strs, scope },
+  replied: { body: str, evidence: strs },
+  remarked: { body: str, reading: str, evidence: strs },
+  resolved: { reply: replyNo },
+  unresolved: { reply: replyNo },
+  retracted: { reply: replyNo },
+  closed: {},
+  promoted: { forgeId: str, url: str },
+};
+
+function eventProblem(raw: unknown): string | null {
+  if (!isObject(raw)) return 'is not a JSON object';
+  if (raw.v !== EVENT_FORMAT) {
+    return `has format ${JSON.stringify(raw.v)}, this trellis knows v${EVENT_FORMAT}${typeof raw.v === 'number' && raw.v > EVENT_FORMAT ? '; upgrade trellis' : ''}`;
+  }
+  if (typeof raw.type !== 'string' || !Object.hasOwn(DATA, raw.type)) return `has unknown type ${JSON.stringify(raw.type)}`;
+  if (!str(raw.at) || Number.isNaN(Date.parse(raw.at as string))) return 'has no valid "at" timestamp';
+  if (!str(raw.by)) return 'has no "by" author';
+  if (!Number.isInteger(raw.clock) || (raw.clock as number) < 1) return 'has no valid "clock"';
+  if (!isObject(raw.data)) return 'has no "data" object';
+  for (const [field, ok] of Object.entries(DATA[raw.type as ThreadEventType])) {
+    if (!ok(raw.data[field])) return `has a ${raw.type} event whose data.${field} is missing or of the wrong type`;
+  }
+  return null;
+}
+
+/** The first line of the commit message: the event read as a sentence, so `git log <ref>` is an audit. */
+export function describeEvent(event: ThreadEvent): string {
+  const words = (s: string) => {
+    const line = s.split('\n', 1)[0]!.trim();
+    return line.length > 60 ? `${line.slice(0, 57)}...` : line;
+  };
+  switch (event.type) {
+    case 'opened':
+      return `open: ${words(event.data.concern)}`;
+    case 'replied':
+      return `reply: ${words(event.data.body) || '(empty)'}`;
+    case 'remarked':
+      return `remark on ${words(event.data.reading)}: ${words(event.data.body) || '(empty)'}`;
+    case 'resolved':
+      return `resolve: reply ${event.data.reply}`;
+    case 'unresolved':
+      return `unresolve: reply ${event.data.reply}`;
+    case 'retracted':
+      return `retract: reply ${event.data.reply}`;
+    case 'closed':
+      return 'close: landed';
+    case 'promoted':
+      return `promote: ${event.data.forgeId}`;
+  }
+}

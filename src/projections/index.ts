@@ -1,0 +1,5 @@
+export * from './issue.js';
+export * from './thread.js';
+export * from './issue-list.js';
+export * from './node-slice.js';
+export * from './freshness.js';

@@ -1,0 +1,116 @@
+import { spawn } from 'node:child_process';
+import { PAYLOAD, type ChainEntry, type ChainReader, type ChainRequest, type ChainResult } from './chain.js';
+
+type Answer = { type: string; data: Buffer } | null;
+
+/**
+ * Reads many chains through one `git cat-file --batch`, all chains walking at once so the pipe stays
+ * full. Bulk cold reads are ~40x faster this way than object by object through isomorphic-git
+ * (DESIGN.md §4 measured 3 s vs 70 ms for 5,000 events).
+ */
+export function catFileChainReader(gitdir: string): ChainReader {
+  return {
+    async read(requests) {
+      if (requests.length === 0) return [];
+      const batch = new CatFileBatch(gitdir);
+      try {
+        return await Promise.all(requests.map((r) => readOne(batch, r)));
+      } finally {
+        batch.close();
+      }
+    },
+  };
+}
+
+async function readOne(batch: CatFileBatch, { tip, stopAt }: ChainRequest): Promise<ChainResult> {
+  const entries: ChainEntry[] = [];
+  let oid: string | null = tip;
+  while (oid !== null && oid !== stopAt) {
+    const [commit, payload] = await Promise.all([batch.get(oid), batch.get(`${oid}:${PAYLOAD}`)]);
+    if (!commit || commit.type !== 'commit') return { ok: false, oid, reason: `commit ${oid} is missing from the object store` };
+    if (!payload || payload.type !== 'blob') return { ok: false, oid, reason: `commit ${oid} has no ${PAYLOAD}` };
+    entries.push({ oid, bytes: payload.data });
+    oid = firstParent(commit.data);
+  }
+  return { ok: true, entries: entries.reverse(), reachedStop: stopAt !== null && oid === stopAt };
+}
+
+function firstParent(commit: Buffer): string | null {
+  // Headers: "tree <oid>\n", then zero or more "parent <oid>\n".
+  const at = commit.indexOf('\nparent ');
+  const headersEnd = commit.indexOf('\n\n');
+  if (at < 0 || (headersEnd >= 0 && at > headersEnd)) return null;
+  return commit.toString('latin1', at + 8, at + 48);
+}
+
+class CatFileBatch {
+  private readonly proc;
+  private readonly waiting: ((a: Answer) => void)[] = [];
+  private outbox: string[] = [];
+  private buf: Buffer = Buffer.alloc(0);
+  private failure: Error | undefined;
+
+  constructor(gitdir: string) {
+    this.proc = spawn('git', ['--git-dir', gitdir, 'cat-file', '--batch'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    this.proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    this.proc.stdout.on('data', (chunk: Buffer) => this.receive(chunk));
+    this.proc.on('error', (err) => this.fail(err));
+    this.proc.on('exit', (code) => {
+      if (this.waiting.length) this.fail(new Error(`git cat-file exited with ${code}: ${stderr.trim()}`));
+    });
+    this.proc.stdin.on('error', (err) => this.fail(err));
+  }
+
+  get(spec: string): Promise<Answer> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise((resolve) => {
+      this.waiting.push(resolve);
+      // One write per tick instead of one per object keeps syscalls down when thousands are queued.
+      if (this.outbox.push(`${spec}\n`) === 1) queueMicrotask(() => this.flush());
+    });
+  }
+
+  close(): void {
+    this.proc.stdin.end();
+  }
+
+  private flush(): void {
+    const text = this.outbox.join('');
+    this.outbox = [];
+    this.proc.stdin.write(text);
+  }
+
+  private fail(err: Error): void {
+    this.failure = err;
+    // Unanswered requests read as missing; the caller reports the chain by name.
+    for (const w of this.waiting.splice(0)) w(null);
+  }
+
+  private receive(chunk: Buffer): void {
+    this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
+    let pos = 0;
+    for (;;) {
+      const nl = this.buf.indexOf(10, pos);
+      if (nl < 0) break;
+      const header = this.buf.toString('latin1', pos, nl);
+      const parts = header.split(' ');
+      if (parts.length === 3 && /^[0-9a-f]{40}$/.test(parts[0]!)) {
+        const size = Number(parts[2]);
+        const start = nl + 1;
+        if (this.buf.length < start + size + 1) break;
+        this.answer({ type: parts[1]!, data: this.buf.subarray(start, start + size) });
+        pos = start + size + 1;
+      } else {
+        // "<spec> missing" or "<spec> ambiguous"
+        this.answer(null);
+        pos = nl + 1;
+      }
+    }
+    this.buf = pos === this.buf.length ? Buffer.alloc(0) : Buffer.from(this.buf.subarray(pos));
+  }
+
+  private answer(a: Answer): void {
+    this.waiting.shift()?.(a);
+  }
+}

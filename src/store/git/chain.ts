@@ -1,0 +1,29 @@
+/**
+ * A log is a chain of commits, one payload (`event.json`) each. Readers return a chain's entries from
+ * just after `stopAt` (or the root) up to `tip`, oldest first. They know commits and bytes, never issues.
+ */
+export interface ChainEntry {
+  readonly oid: string;
+  readonly bytes: Uint8Array;
+}
+
+export interface ChainRequest {
+  readonly tip: string;
+  /** A commit already folded by the caller; reading stops there. null reads to the root. */
+  readonly stopAt: string | null;
+}
+
+export type ChainResult =
+  | {
+      readonly ok: true;
+      readonly entries: readonly ChainEntry[];
+      /** False when `stopAt` was given but is not an ancestor of `tip` (history was rewritten). */
+      readonly reachedStop: boolean;
+    }
+  | { readonly ok: false; readonly oid: string; readonly reason: string };
+
+export interface ChainReader {
+  read(requests: readonly ChainRequest[]): Promise<ChainResult[]>;
+}
+
+export const PAYLOAD = 'event.json';

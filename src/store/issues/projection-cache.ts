@@ -1,0 +1,49 @@
+import { readFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import type { ThreadState } from '../../projections/index.js';
+
+/**
+ * Cache format versions (`format`); a file of any other version is ignored and rebuilt:
+ *   1 — initial: thread id → { tip, state } or { tip, problem }.
+ */
+export const CACHE_FORMAT = 1;
+
+/** A thread as of one tip: its folded state, or why it could not be folded. */
+export type ThreadSnapshot = { readonly tip: string; readonly state: ThreadState } | { readonly tip: string; readonly problem: ThreadProblem };
+
+export interface ThreadProblem {
+  readonly id: string;
+  readonly ref: string;
+  readonly commit: string;
+  readonly reason: string;
+}
+
+/**
+ * The projection cache: rebuildable, never the source of truth. Every entry is keyed on the tip it
+ * summarizes, so a ref moved by another process, `git fetch` or a hand edit simply misses.
+ */
+export class ProjectionCache {
+  constructor(readonly path: string) {}
+
+  load(): Map<string, ThreadSnapshot> {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(this.path, 'utf8'));
+    } catch {
+      // Absent or unreadable: the cache is only ever an optimization, rebuild from the refs.
+      return new Map();
+    }
+    if (typeof raw !== 'object' || raw === null || (raw as { format?: unknown }).format !== CACHE_FORMAT) return new Map();
+    const threads = (raw as { threads?: unknown }).threads;
+    if (typeof threads !== 'object' || threads === null) return new Map();
+    return new Map(Object.entries(threads as Record<string, ThreadSnapshot>));
+  }
+
+  async save(snapshots: ReadonlyMap<string, ThreadSnapshot>): Promise<void> {
+    await mkdir(dirname(this.path), { recursive: true });
+    const body = JSON.stringify({ format: CACHE_FORMAT, threads: Object.fromEntries(snapshots) });
+    await writeFileAtomic(this.path, body, { fsync: false });
+  }
+}

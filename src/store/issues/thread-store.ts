@@ -1,0 +1,143 @@
+import {
+  decideThread,
+  describeEvent,
+  parseThreadEvent,
+  TrellisError,
+  type ThreadCommand,
+  type ThreadEvent,
+} from '../../events/index.js';
+import { evolveThread, initialThread, type ThreadState } from '../../projections/index.js';
+import type { ChainResult } from '../git/chain.js';
+import type { GitAppendLog } from '../git/append-log.js';
+import type { ProjectionCache, ThreadProblem, ThreadSnapshot } from './projection-cache.js';
+
+export const THREAD_REF_PREFIX = 'refs/trellis/issues/';
+export const threadRef = (id: string): string => `${THREAD_REF_PREFIX}${id}`;
+
+/** How often a writer re-reads and re-decides after losing a compare-and-swap before giving up. */
+const MAX_ATTEMPTS = 100;
+
+export interface ThreadsRead {
+  readonly threads: ThreadState[];
+  readonly problems: ThreadProblem[];
+}
+
+/**
+ * Local issue threads over a git append log: folds refs into thread states (incrementally, from the
+ * last tip this process or the projection cache has seen) and appends decided events with
+ * compare-and-swap.
+ */
+export class ThreadStore {
+  private readonly known = new Map<string, ThreadSnapshot>();
+  private cacheLoaded = false;
+
+  constructor(
+    private readonly log: GitAppendLog,
+    private readonly cache: ProjectionCache,
+  ) {}
+
+  /** Every thread at its current tip. Corrupt threads are reported by name; the others still list. */
+  async all(): Promise<ThreadsRead> {
+    const tips = this.log.tips(THREAD_REF_PREFIX);
+    if (!this.cacheLoaded) {
+      for (const [id, snap] of this.cache.load()) if (!this.known.has(id)) this.known.set(id, snap);
+      this.cacheLoaded = true;
+    }
+    let changed = false;
+    for (const id of this.known.keys()) {
+      if (!tips.has(threadRef(id))) {
+        this.known.delete(id);
+        changed = true;
+      }
+    }
+    const stale: { id: string; tip: string }[] = [];
+    for (const [ref, tip] of tips) {
+      const id = ref.slice(THREAD_REF_PREFIX.length);
+      if (this.known.get(id)?.tip !== tip) stale.push({ id, tip });
+    }
+    if (stale.length) {
+      await this.refresh(stale);
+      changed = true;
+    }
+    if (changed) await this.cache.save(this.known);
+    const threads: ThreadState[] = [];
+    const problems: ThreadProblem[] = [];
+    for (const snap of this.known.values()) {
+      if ('state' in snap) threads.push(snap.state);
+      else problems.push(snap.problem);
+    }
+    return { threads, problems };
+  }
+
+  /** One thread at its current tip, without reading the others. */
+  async get(id: string): Promise<ThreadState> {
+    const snap = await this.snapshotAt(id, this.log.tip(threadRef(id)));
+    return stateOrThrow(snap, id);
+  }
+
+  /**
+   * Decides `command` against the thread's current state and appends the events. When another writer
+   * moved the ref meanwhile, re-reads, re-decides (the command may now be refused) and retries.
+   */
+  async write(id: string, command: ThreadCommand): Promise<{ state: ThreadState; events: ThreadEvent[] }> {
+    const ref = threadRef(id);
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const tip = this.log.tip(ref);
+      const state = stateOrThrow(await this.snapshotAt(id, tip), id);
+      const events = decideThread(state, command);
+      if (events.length === 0) return { state, events };
+      const next = this.log.commit(
+        tip,
+        events.map((e) => ({ bytes: Buffer.from(JSON.stringify(e)), subject: describeEvent(e), author: e.by, at: new Date(e.at) })),
+      );
+      if (await this.log.swap(ref, tip, next)) {
+        const after = events.reduce(evolveThread, state);
+        this.known.set(id, { tip: next, state: after });
+        return { state: after, events };
+      }
+    }
+    throw new TrellisError('APPEND_CONFLICT', `${ref} kept moving under ${MAX_ATTEMPTS} attempts to append; try again`);
+  }
+
+  private async snapshotAt(id: string, tip: string | null): Promise<ThreadSnapshot | null> {
+    if (tip === null) {
+      this.known.delete(id);
+      return null;
+    }
+    const have = this.known.get(id);
+    if (have?.tip === tip) return have;
+    await this.refresh([{ id, tip }]);
+    return this.known.get(id) ?? null;
+  }
+
+  private async refresh(stale: readonly { id: string; tip: string }[]): Promise<void> {
+    const bases = stale.map(({ id }) => {
+      const snap = this.known.get(id);
+      return snap && 'state' in snap ? snap : undefined;
+    });
+    const results = await this.log.read(stale.map(({ tip }, i) => ({ tip, stopAt: bases[i]?.tip ?? null })));
+    stale.forEach(({ id, tip }, i) => this.known.set(id, foldChain(id, tip, bases[i], results[i]!)));
+  }
+}
+
+function foldChain(id: string, tip: string, base: { tip: string; state: ThreadState } | undefined, result: ChainResult): ThreadSnapshot {
+  const ref = threadRef(id);
+  if (!result.ok) return { tip, problem: { id, ref, commit: result.oid, reason: result.reason } };
+  let state = result.reachedStop && base ? base.state : initialThread(id);
+  for (const { oid, bytes } of result.entries) {
+    const parsed = parseThreadEvent(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+    if (!parsed.ok) return { tip, problem: { id, ref, commit: oid, reason: `event.json ${parsed.reason}` } };
+    state = evolveThread(state, parsed.event);
+  }
+  if (state.status === 'absent') return { tip, problem: { id, ref, commit: tip, reason: 'the log does not begin with an opened event' } };
+  return { tip, state };
+}
+
+function stateOrThrow(snap: ThreadSnapshot | null, id: string): ThreadState {
+  if (snap === null) return initialThread(id);
+  if ('problem' in snap) {
+    const p = snap.problem;
+    throw new TrellisError('CORRUPT_EVENT', `thread ${id} cannot be read: ${p.ref} at ${p.commit}: ${p.reason}; inspect it with 'git log ${p.ref}'`);
+  }
+  return snap.state;
+}

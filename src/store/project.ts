@@ -1,0 +1,37 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { EvidenceStore } from './evidence.js';
+import { GitAppendLog } from './git/append-log.js';
+import { ProjectionCache } from './issues/projection-cache.js';
+import { ThreadStore } from './issues/thread-store.js';
+import { findRepository, type Repository } from './repository.js';
+
+/** Everything a verb needs about one repository, opened once per CLI run or server. */
+export interface Project extends Repository {
+  readonly threads: ThreadStore;
+  readonly evidence: EvidenceStore;
+  /** The clock, handed in so tests and replays can pin it. */
+  readonly now: () => Date;
+  /** Random bytes for new ids, handed in for the same reason. */
+  readonly random: (n: number) => Uint8Array;
+}
+
+export interface ProjectOptions {
+  readonly now?: () => Date;
+  readonly random?: (n: number) => Uint8Array;
+}
+
+export function openProject(cwd: string, opts: ProjectOptions = {}): Project {
+  return projectAt(findRepository(cwd), opts);
+}
+
+export function projectAt(repo: Repository, opts: ProjectOptions = {}): Project {
+  const data = join(repo.gitdir, 'trellis');
+  return {
+    ...repo,
+    threads: new ThreadStore(new GitAppendLog(repo.gitdir), new ProjectionCache(join(data, 'cache', 'issues.json'))),
+    evidence: new EvidenceStore(join(data, 'evidence')),
+    now: opts.now ?? (() => new Date()),
+    random: opts.random ?? ((n) => new Uint8Array(randomBytes(n))),
+  };
+}
