@@ -9,6 +9,8 @@ import { UsageError } from './usage-error.js';
 const PUT = 'trellis evidence put <file|-> [--json]';
 const GET = 'trellis evidence get <hash> [--range <start>-<end>]';
 
+export const evidenceUsage = (): string => `  ${PUT}\n  ${GET}`;
+
 /** `trellis evidence put|get`: content-addressed evidence bytes. */
 export async function runEvidence(action: string, ctx: VerbContext): Promise<number> {
   if (action === 'put') {
@@ -34,11 +36,11 @@ export async function runEvidence(action: string, ctx: VerbContext): Promise<num
     await pipeline(stream, process.stdout, { end: false });
     return 0;
   }
-  throw new UsageError(`unknown evidence action '${action}'`, `usage:\n  ${PUT}\n  ${GET}`);
+  throw new UsageError(`unknown evidence action '${action}'`, `\n${evidenceUsage()}`);
 }
 
 function parseRange(s: string): { start: number; end: number } {
   const m = /^(\d+)-(\d*)$/.exec(s);
-  if (!m) throw new UsageError(`--range takes <start>-<end> in bytes, inclusive (e.g. 0-99), not '${s}'`, `usage: ${GET}`);
+  if (!m) throw new UsageError(`--range takes <start>-<end> in bytes, inclusive (e.g. 0-99), not '${s}'`, GET);
   return { start: Number(m[1]), end: m[2] ? Number(m[2]) : Number.MAX_SAFE_INTEGER };
 }

@@ -143,7 +143,7 @@ export const issueUsage = (): string => Object.values(ISSUE_ACTIONS).map((a) => 
 /** `trellis issue <action> ...`: checks the action's arguments and options, then runs it. */
 export async function runIssue(action: string, ctx: VerbContext): Promise<number> {
   const spec = ISSUE_ACTIONS[action];
-  if (!spec) throw new UsageError(`unknown issue action '${action}'`, `usage:\n${issueUsage()}`);
+  if (!spec) throw new UsageError(`unknown issue action '${action}'`, `\n${issueUsage()}`);
   checkShape(spec, ctx);
   return spec.run(ctx, openProject(ctx.cwd));
 }
@@ -164,13 +164,13 @@ export function checkShape(spec: ActionSpec, ctx: VerbContext): void {
   const want = spec.args.length;
   if (rest ? ctx.args.length < 1 : ctx.args.length !== want) {
     const what = ctx.args.length < want || rest ? `missing ${spec.args.slice(ctx.args.length).map((a) => `<${a.replace('...', '')}>`).join(' ')}` : `unexpected '${ctx.args.slice(want).join(' ')}'`;
-    throw new UsageError(what, `usage: ${spec.usage}`);
+    throw new UsageError(what, spec.usage);
   }
   for (const [name, value] of Object.entries(ctx.options)) {
     if (name === '--' || value === undefined) continue;
-    if (!spec.options.includes(name)) throw new UsageError(`--${name} does not apply here`, `usage: ${spec.usage}`);
+    if (!spec.options.includes(name)) throw new UsageError(`--${name} does not apply here`, spec.usage);
     const flag = name === 'json' || name === 'all';
-    if (!flag && (value === true || value === false)) throw new UsageError(`--${name} needs a value`, `usage: ${spec.usage}`);
-    if (flag && typeof value !== 'boolean') throw new UsageError(`--${name} takes no value`, `usage: ${spec.usage}`);
+    if (!flag && (value === true || value === false)) throw new UsageError(`--${name} needs a value`, spec.usage);
+    if (flag && typeof value !== 'boolean') throw new UsageError(`--${name} takes no value`, spec.usage);
   }
 }

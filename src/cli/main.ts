@@ -21,11 +21,19 @@ function packageVersion(): string {
 
 type Handler = () => Promise<number>;
 
+// cac's parser drops a lone `-`, the conventional name of standard input; carry it through in disguise.
+const DASH = '\u0000-';
+const restoreDash = <T>(v: T): T | string => (v === DASH ? '-' : v);
+
 /** Builds a fresh parser (tests build one per parse) and returns the handler argv selects. */
 export function parse(argv: readonly string[], cwd: string): { handler: Handler | undefined; help: () => void } {
   const cli = cac('trellis');
   let handler: Handler | undefined;
-  const ctx = (args: readonly string[], options: Record<string, unknown>) => ({ cwd, args, options });
+  const ctx = (args: readonly string[], options: Record<string, unknown>) => ({
+    cwd,
+    args: args.map(restoreDash),
+    options: Object.fromEntries(Object.entries(options).map(([k, v]) => [k, Array.isArray(v) ? v.map(restoreDash) : restoreDash(v)])),
+  });
 
   cli
     .command('issue <action> [...args]', 'Local issue threads: open, reply, remark, resolve, unresolve, retract, close, show, ls')
@@ -58,16 +66,40 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
       handler = async () => (await import('./evidence-commands.js')).runEvidence(action, ctx(args, options));
     });
 
-  cli.command('[...words]', '').action((words: string[]) => {
-    handler = async () => {
-      throw new UsageError(words.length ? `unknown command '${words[0]}'` : 'no command given', 'run trellis --help for the commands');
-    };
-  });
-
+  cli.usage('<command> [options]');
   cli.help();
   cli.version(packageVersion());
-  cli.parse(['node', 'trellis', ...argv], { run: true });
+  let parsed;
+  try {
+    parsed = cli.parse(['node', 'trellis', ...argv.map((a) => (a === '-' ? DASH : a))], { run: true });
+  } catch (e) {
+    if (!(e instanceof Error && e.name === 'CACError')) throw e;
+    // Unknown option, missing option value: misuse, answered with the command's own usage.
+    const command = cli.matchedCommandName;
+    return {
+      handler: async () => {
+        throw new UsageError(e.message, command ? await usageOf(command) : 'trellis <command> [options]');
+      },
+      help: () => cli.outputHelp(),
+    };
+  }
+  const helped = parsed.options.help || parsed.options.version;
+  if (!handler && !helped) {
+    const word = parsed.args[0];
+    if (word === undefined) handler = async () => (cli.outputHelp(), 0);
+    else
+      handler = async () => {
+        throw new UsageError(`unknown command '${word}'`, 'trellis <command> [options]   (trellis --help lists the commands)');
+      };
+  }
   return { handler, help: () => cli.outputHelp() };
+}
+
+async function usageOf(command: string): Promise<string> {
+  if (command === 'issue') return `\n${(await import('./issue-commands.js')).issueUsage()}`;
+  if (command === 'issues') return 'trellis issues [--json]';
+  if (command === 'evidence') return `\n${(await import('./evidence-commands.js')).evidenceUsage()}`;
+  return `trellis ${command} --help`;
 }
 
 /** Runs one command line to completion and returns its exit code. */
@@ -81,8 +113,8 @@ export async function main(argv: readonly string[], cwd: string): Promise<number
 }
 
 async function report(e: unknown): Promise<number> {
-  if (e instanceof UsageError || (e instanceof Error && e.name === 'CACError')) {
-    const usage = e instanceof UsageError && e.usage ? `\n${e.usage}` : '';
+  if (e instanceof UsageError) {
+    const usage = e.usage ? `\nusage: ${e.usage}` : '';
     await err(`trellis: ${e.message}${usage}\n`);
     return 2;
   }

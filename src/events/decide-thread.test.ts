@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { foldThread } from '../projections/thread.js';
+import { decideThread } from './decide-thread.js';
+import type { ErrorCode } from './errors.js';
+import type { ThreadCommand } from './thread-commands.js';
+import type { ThreadEvent } from './thread-events.js';
+
+const at = '2026-03-01T10:00:00.000Z';
+const by = 'ann';
+const e = (clock: number, type: ThreadEvent['type'], data: object): ThreadEvent => ({ v: 1, type, at, by, clock, data }) as ThreadEvent;
+
+const opened = e(1, 'opened', { concern: 'Login forgets email', body: 'b', nodes: ['auth/login'] });
+const replied = (clock: number) => e(clock, 'replied', { body: 'plain', evidence: [] });
+const remarked = (clock: number) => e(clock, 'remarked', { body: 'note', reading: 'r1', evidence: [] });
+
+interface Case {
+  name: string;
+  given: ThreadEvent[];
+  when: ThreadCommand;
+  then: ThreadEvent[] | { code: ErrorCode };
+}
+
+const cmd = (c: object) => ({ by, at, ...c }) as ThreadCommand;
+
+const cases: Case[] = [
+  {
+    name: 'open on nothing opens',
+    given: [],
+    when: cmd({ type: 'open', concern: 'Login forgets email', body: 'b', nodes: ['auth/login'] }),
+    then: [opened],
+  },
+  {
+    name: 'open with a scenario scope keeps the scope',
+    given: [],
+    when: cmd({ type: 'open', concern: 'c', body: '', nodes: [], scope: { scenario: 's1' } }),
+    then: [e(1, 'opened', { concern: 'c', body: '', nodes: [], scope: { scenario: 's1' } })],
+  },
+  { name: 'open on an existing thread is refused', given: [opened], when: cmd({ type: 'open', concern: 'x', body: '', nodes: [] }), then: { code: 'THREAD_EXISTS' } },
+  { name: 'reply to a missing thread is refused', given: [], when: cmd({ type: 'reply', body: 'hi', evidence: [] }), then: { code: 'THREAD_NOT_FOUND' } },
+  { name: 'close of a missing thread is refused', given: [], when: cmd({ type: 'close' }), then: { code: 'THREAD_NOT_FOUND' } },
+  {
+    name: 'reply appends with the next clock',
+    given: [opened, replied(2)],
+    when: cmd({ type: 'reply', body: 'again', evidence: ['a'.repeat(64)] }),
+    then: [e(3, 'replied', { body: 'again', evidence: ['a'.repeat(64)] })],
+  },
+  {
+    name: 'reply to a landed thread is still a reply',
+    given: [opened, e(2, 'closed', {})],
+    when: cmd({ type: 'reply', body: 'after', evidence: [] }),
+    then: [e(3, 'replied', { body: 'after', evidence: [] })],
+  },
+  {
+    name: 'remark carries its reading',
+    given: [opened],
+    when: cmd({ type: 'remark', body: 'note', reading: 'r1', evidence: [] }),
+    then: [remarked(2)],
+  },
+  { name: 'resolve a remark', given: [opened, remarked(2)], when: cmd({ type: 'resolve', reply: 1 }), then: [e(3, 'resolved', { reply: 1 })] },
+  { name: 'resolve a resolved remark is already done', given: [opened, remarked(2), e(3, 'resolved', { reply: 1 })], when: cmd({ type: 'resolve', reply: 1 }), then: [] },
+  {
+    name: 'unresolve a resolved remark',
+    given: [opened, remarked(2), e(3, 'resolved', { reply: 1 })],
+    when: cmd({ type: 'unresolve', reply: 1 }),
+    then: [e(4, 'unresolved', { reply: 1 })],
+  },
+  { name: 'unresolve an unresolved remark is already done', given: [opened, remarked(2)], when: cmd({ type: 'unresolve', reply: 1 }), then: [] },
+  { name: 'resolve a plain reply is refused', given: [opened, replied(2)], when: cmd({ type: 'resolve', reply: 1 }), then: { code: 'NOT_A_REMARK' } },
+  { name: 'resolve a reply that does not exist', given: [opened, remarked(2)], when: cmd({ type: 'resolve', reply: 2 }), then: { code: 'REPLY_NOT_FOUND' } },
+  { name: 'resolve reply 0 does not exist', given: [opened, remarked(2)], when: cmd({ type: 'resolve', reply: 0 }), then: { code: 'REPLY_NOT_FOUND' } },
+  {
+    name: 'resolve a retracted remark is refused',
+    given: [opened, remarked(2), e(3, 'retracted', { reply: 1 })],
+    when: cmd({ type: 'resolve', reply: 1 }),
+    then: { code: 'REPLY_RETRACTED' },
+  },
+  { name: 'retract a reply', given: [opened, replied(2)], when: cmd({ type: 'retract', reply: 1 }), then: [e(3, 'retracted', { reply: 1 })] },
+  { name: 'retract twice is already done', given: [opened, replied(2), e(3, 'retracted', { reply: 1 })], when: cmd({ type: 'retract', reply: 1 }), then: [] },
+  { name: 'retract a missing reply', given: [opened], when: cmd({ type: 'retract', reply: 1 }), then: { code: 'REPLY_NOT_FOUND' } },
+  { name: 'close an open thread', given: [opened], when: cmd({ type: 'close' }), then: [e(2, 'closed', {})] },
+  { name: 'close a landed thread is refused', given: [opened, e(2, 'closed', {})], when: cmd({ type: 'close' }), then: { code: 'THREAD_NOT_OPEN' } },
+  {
+    name: 'promote an open thread: permalink reply, then promoted',
+    given: [opened],
+    when: cmd({ type: 'promote', forgeId: 'github.com#7', url: 'https://github.com/o/r/issues/7' }),
+    then: [
+      e(2, 'replied', { body: 'Promoted to github.com#7: https://github.com/o/r/issues/7', evidence: [] }),
+      e(3, 'promoted', { forgeId: 'github.com#7', url: 'https://github.com/o/r/issues/7' }),
+    ],
+  },
+  {
+    name: 'promote a landed thread is refused',
+    given: [opened, e(2, 'closed', {})],
+    when: cmd({ type: 'promote', forgeId: 'github.com#7', url: 'u' }),
+    then: { code: 'THREAD_NOT_OPEN' },
+  },
+  {
+    name: 'promote a promoted thread is refused',
+    given: [opened, e(2, 'replied', { body: 'p', evidence: [] }), e(3, 'promoted', { forgeId: 'github.com#7', url: 'u' })],
+    when: cmd({ type: 'promote', forgeId: 'github.com#8', url: 'u' }),
+    then: { code: 'THREAD_NOT_OPEN' },
+  },
+  { name: 'promote a missing thread is refused', given: [], when: cmd({ type: 'promote', forgeId: 'g#1', url: 'u' }), then: { code: 'THREAD_NOT_FOUND' } },
+];
+
+describe('decideThread: given events, when command, then events', () => {
+  it.each(cases)('$name', ({ given, when, then }) => {
+    const state = foldThread('t1', given);
+    if (Array.isArray(then)) expect(decideThread(state, when)).toEqual(then);
+    else expect(() => decideThread(state, when)).toThrow(expect.objectContaining({ code: then.code }));
+  });
+
+  it('every decided event folds: the new state has exactly the new clock', () => {
+    for (const { given, when, then } of cases) {
+      if (!Array.isArray(then) || then.length === 0) continue;
+      const after = foldThread('t1', [...given, ...decideThread(foldThread('t1', given), when)]);
+      expect(after.clock).toBe(then.at(-1)!.clock);
+    }
+  });
+});

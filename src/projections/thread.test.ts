@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import type { ThreadEvent } from '../events/index.js';
+import { evolveThread, foldThread, initialThread, threadIssue, type ThreadState } from './thread.js';
+
+const at = (m: number) => `2026-03-01T10:${String(m).padStart(2, '0')}:00.000Z`;
+const e = (clock: number, type: ThreadEvent['type'], data: object, by = 'ann'): ThreadEvent => ({ v: 1, type, at: at(clock), by, clock, data }) as ThreadEvent;
+const H1 = 'a'.repeat(64);
+const H2 = 'b'.repeat(64);
+
+const opened = e(1, 'opened', { concern: 'C', body: 'B', nodes: ['n1'] });
+
+interface FoldCase {
+  name: string;
+  given: ThreadEvent[];
+  then: Partial<ThreadState>;
+}
+
+const cases: FoldCase[] = [
+  { name: 'nothing: absent', given: [], then: { status: 'absent', clock: 0, replies: [] } },
+  {
+    name: 'opened: open, with author, creation and nodes',
+    given: [opened],
+    then: { status: 'open', concern: 'C', body: 'B', by: 'ann', created: at(1), nodes: ['n1'], clock: 1, updated: at(1) },
+  },
+  {
+    name: 'replied: a plain reply, evidence collected',
+    given: [opened, e(2, 'replied', { body: 'r', evidence: [H1] }, 'bob')],
+    then: { replies: [{ by: 'bob', at: at(2), body: 'r' }], evidence: [H1], updated: at(2) },
+  },
+  {
+    name: 'evidence is deduped across replies and within one',
+    given: [opened, e(2, 'replied', { body: 'r', evidence: [H1, H1] }), e(3, 'remarked', { body: 'm', reading: 'x', evidence: [H2, H1] })],
+    then: { evidence: [H1, H2] },
+  },
+  {
+    name: 'remarked: a reply with resolved=false and its reading',
+    given: [opened, e(2, 'remarked', { body: 'm', reading: 'rd', evidence: [] })],
+    then: { replies: [{ by: 'ann', at: at(2), body: 'm', resolved: false, reading: 'rd' }] },
+  },
+  {
+    name: 'resolved then unresolved flips the bit',
+    given: [opened, e(2, 'remarked', { body: 'm', reading: 'rd', evidence: [] }), e(3, 'resolved', { reply: 1 }), e(4, 'unresolved', { reply: 1 })],
+    then: { replies: [{ by: 'ann', at: at(2), body: 'm', resolved: false, reading: 'rd' }], clock: 4 },
+  },
+  {
+    name: 'retracted marks the reply and keeps its place',
+    given: [opened, e(2, 'replied', { body: 'a', evidence: [] }), e(3, 'replied', { body: 'b', evidence: [] }), e(4, 'retracted', { reply: 1 })],
+    then: { replies: [{ by: 'ann', at: at(2), body: 'a', retracted: true }, { by: 'ann', at: at(3), body: 'b' }] },
+  },
+  { name: 'closed: landed', given: [opened, e(2, 'closed', {})], then: { status: 'landed' } },
+  {
+    name: 'promoted: landed with the permalink as url',
+    given: [opened, e(2, 'promoted', { forgeId: 'github.com#3', url: 'https://x/3' })],
+    then: { status: 'landed', url: 'https://x/3' },
+  },
+  {
+    name: 'an eval-remark thread keeps its scope',
+    given: [e(1, 'opened', { concern: 'C', body: '', nodes: [], scope: { scenario: 's1' } })],
+    then: { status: 'open', scope: { scenario: 's1' } },
+  },
+  {
+    name: 'a reference to a reply that does not exist has no effect',
+    given: [opened, e(2, 'resolved', { reply: 4 })],
+    then: { replies: [], clock: 2 },
+  },
+];
+
+describe('thread fold: given events, then state', () => {
+  it.each(cases)('$name', ({ given, then }) => {
+    expect(foldThread('t1', given)).toMatchObject(then);
+  });
+
+  it.each(cases)('apply twice: $name', ({ given }) => {
+    const once = foldThread('t1', given);
+    expect(given.reduce(evolveThread, once)).toEqual(once);
+    expect(foldThread('t1', given.flatMap((ev) => [ev, ev]))).toEqual(once);
+  });
+
+  it('never mutates the state it is given', () => {
+    const before = foldThread('t1', [opened, e(2, 'remarked', { body: 'm', reading: 'r', evidence: [H1] })]);
+    const frozen = structuredClone(before);
+    evolveThread(before, e(3, 'resolved', { reply: 1 }));
+    evolveThread(before, e(3, 'retracted', { reply: 1 }));
+    expect(before).toEqual(frozen);
+  });
+
+  it('the Issue view has exactly the spec fields, labels [] for local', () => {
+    const issue = threadIssue(foldThread('t1', [opened]));
+    expect(Object.keys(issue).sort()).toEqual(['body', 'by', 'concern', 'created', 'evidence', 'id', 'labels', 'nodes', 'replies', 'status', 'store'].sort());
+    expect(issue).toMatchObject({ id: 't1', store: 'local', labels: [] });
+    expect(threadIssue(foldThread('t1', [opened, e(2, 'promoted', { forgeId: 'g#1', url: 'https://u' })])).url).toBe('https://u');
+    expect(initialThread('x').status).toBe('absent');
+  });
+});
