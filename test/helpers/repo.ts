@@ -74,8 +74,12 @@ export async function ok(cwd: string, args: readonly string[], opts: { input?: s
   return r.stdout;
 }
 
+/**
+ * `git fsck --strict`, throwing on a non-zero exit. Dangling objects are left out: a writer that loses a
+ * compare-and-swap leaves its unreferenced commit behind for `git gc`, which is not damage.
+ */
 export function fsck(cwd: string): string {
-  return execFileSync('git', ['fsck', '--strict', '--no-progress'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return execFileSync('git', ['fsck', '--strict', '--no-progress', '--no-dangling'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 /** Runs a shell pipeline in `cwd` (for real shell pipes and redirections) and returns its stdout. */
