@@ -132,7 +132,8 @@ export const ISSUE_ACTIONS: Record<string, ActionSpec> = {
         all: ctx.options.all === true,
       });
       await err(problemLines(problems));
-      await out(ctx.options.json ? json(issues) : issueLines(issues));
+      // Compact JSON for lists: they grow with the project (13 MB for 10,000 threads).
+      await out(ctx.options.json ? `${JSON.stringify(issues)}\n` : issueLines(issues));
       return 0;
     },
   },

@@ -6,6 +6,7 @@ import { GitAppendLog } from './append-log.js';
 import { catFileChainReader } from './cat-file-chain-reader.js';
 import type { ChainReader } from './chain.js';
 import { isoChainReader } from './iso-chain-reader.js';
+import { revListChainReader } from './rev-list-chain-reader.js';
 
 afterAll(cleanupRepos);
 
@@ -71,3 +72,4 @@ function runChainReaderContract(name: string, make: (gitdir: string) => ChainRea
 
 runChainReaderContract('isomorphic-git', isoChainReader);
 runChainReaderContract('git cat-file --batch', catFileChainReader);
+runChainReaderContract('git rev-list + buffered cat-file', revListChainReader);

@@ -18,8 +18,8 @@ export const threadRef = (id: string): string => `${THREAD_REF_PREFIX}${id}`;
 const MAX_ATTEMPTS = 100;
 
 export interface ThreadsRead {
-  readonly threads: ThreadState[];
-  readonly problems: ThreadProblem[];
+  readonly threads: readonly ThreadState[];
+  readonly problems: readonly ThreadProblem[];
 }
 
 /**
@@ -30,6 +30,8 @@ export interface ThreadsRead {
 export class ThreadStore {
   private readonly known = new Map<string, ThreadSnapshot>();
   private cacheLoaded = false;
+  /** The last answer of all(), reused while no tip has moved so warm reads build nothing. */
+  private lastRead: ThreadsRead | undefined;
 
   constructor(
     private readonly log: GitAppendLog,
@@ -59,14 +61,19 @@ export class ThreadStore {
       await this.refresh(stale);
       changed = true;
     }
-    if (changed) await this.cache.save(this.known);
+    if (changed) {
+      this.lastRead = undefined;
+      await this.cache.save(this.known);
+    }
+    if (this.lastRead) return this.lastRead;
     const threads: ThreadState[] = [];
     const problems: ThreadProblem[] = [];
     for (const snap of this.known.values()) {
       if ('state' in snap) threads.push(snap.state);
       else problems.push(snap.problem);
     }
-    return { threads, problems };
+    this.lastRead = { threads, problems };
+    return this.lastRead;
   }
 
   /** One thread at its current tip, without reading the others. */
@@ -93,6 +100,7 @@ export class ThreadStore {
       if (await this.log.swap(ref, tip, next)) {
         const after = events.reduce(evolveThread, state);
         this.known.set(id, { tip: next, state: after });
+        this.lastRead = undefined;
         return { state: after, events };
       }
     }
@@ -101,7 +109,7 @@ export class ThreadStore {
 
   private async snapshotAt(id: string, tip: string | null): Promise<ThreadSnapshot | null> {
     if (tip === null) {
-      this.known.delete(id);
+      if (this.known.delete(id)) this.lastRead = undefined;
       return null;
     }
     const have = this.known.get(id);
@@ -117,6 +125,7 @@ export class ThreadStore {
     });
     const results = await this.log.read(stale.map(({ tip }, i) => ({ tip, stopAt: bases[i]?.tip ?? null })));
     stale.forEach(({ id, tip }, i) => this.known.set(id, foldChain(id, tip, bases[i], results[i]!)));
+    this.lastRead = undefined;
   }
 }
 

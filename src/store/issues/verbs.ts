@@ -106,15 +106,20 @@ export interface ListInput {
 }
 
 export interface IssueList {
-  readonly issues: Issue[];
+  readonly issues: readonly Issue[];
   /** Threads that could not be read, reported by name while the others still list. */
-  readonly problems: ThreadProblem[];
+  readonly problems: readonly ThreadProblem[];
 }
+
+// The store hands back the same read while no ref has moved; so is the list built from it.
+const mergedOf = new WeakMap<object, IssueList>();
 
 /** The merged list, newest first: every store interleaved, eval-remark threads excluded. */
 export async function mergedIssues(p: Project): Promise<IssueList> {
-  const { threads, problems } = await p.threads.all();
-  return { issues: mergeIssues(localIssues(threads)), problems };
+  const read = await p.threads.all();
+  let list = mergedOf.get(read);
+  if (!list) mergedOf.set(read, (list = { issues: mergeIssues(localIssues(read.threads)), problems: read.problems }));
+  return list;
 }
 
 /** The merged list filtered as `trellis issue ls` filters it. */
@@ -130,7 +135,7 @@ export async function listIssues(p: Project, input: ListInput = {}): Promise<Iss
 }
 
 /** The separate read that keeps only eval-remark threads, for the eval scoreboard. */
-export async function evalRemarks(p: Project): Promise<{ threads: ThreadState[]; problems: ThreadProblem[] }> {
+export async function evalRemarks(p: Project): Promise<{ threads: ThreadState[]; problems: readonly ThreadProblem[] }> {
   const { threads, problems } = await p.threads.all();
   return { threads: evalRemarkThreads(threads), problems };
 }
