@@ -1,6 +1,6 @@
 import type { Issue } from '../projections/index.js';
 import { openProject, type Project } from '../store/project.js';
-import { actOnReply, closeIssue, listIssues, mergedIssues, openIssue, remarkOnIssue, replyToIssue, showIssue } from '../store/issues/verbs.js';
+import { actOnReply, closeIssue, listIssues, mergedIssues, openIssue, promoteIssue, remarkOnIssue, replyToIssue, showIssue } from '../store/issues/verbs.js';
 import { threadIssue } from '../projections/index.js';
 import { readBody, resolveAuthor } from './input.js';
 import { err, out } from './output.js';
@@ -108,6 +108,16 @@ export const ISSUE_ACTIONS: Record<string, ActionSpec> = {
     async run(ctx, p) {
       const issue = await closeIssue(p, ctx.args[0]!, author(ctx));
       await printIssue(ctx, issue, `${issue.id} ${issue.status}\n`);
+      return 0;
+    },
+  },
+  promote: {
+    args: ['id'],
+    options: ['by', 'json'],
+    usage: 'trellis issue promote <id> [--by <author>] [--json]',
+    async run(ctx, p) {
+      const issue = await promoteIssue(p, ctx.args[0]!, author(ctx));
+      await printIssue(ctx, issue, `${issue.id} ${issue.status}${issue.url ? ` ${issue.url}` : ''}\n`);
       return 0;
     },
   },

@@ -3,40 +3,41 @@
  * for what it uses. Exit codes are decided in one place: 0 success, 1 failure, 2 misuse (DESIGN.md §6).
  */
 import { cac } from 'cac';
-import { readFileSync } from 'node:fs';
 import { isTrellisError } from '../events/errors.js';
+import { packageRoot } from '../store/package-root.js';
 import { err } from './output.js';
 import { UsageError } from './usage-error.js';
 
-/** The package's version, found by walking up from this file (the same from src/ and from dist/src/). */
-function packageVersion(): string {
-  for (let url = new URL('.', import.meta.url); url.pathname !== '/'; url = new URL('..', url)) {
-    try {
-      const pkg = JSON.parse(readFileSync(new URL('package.json', url), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'trellis' && pkg.version) return pkg.version;
-    } catch {}
-  }
-  return '0.0.0';
-}
-
 type Handler = () => Promise<number>;
+type Options = Record<string, unknown>;
 
 // cac's parser drops a lone `-`, the conventional name of standard input; carry it through in disguise.
 const DASH = '\u0000-';
 const restoreDash = <T>(v: T): T | string => (v === DASH ? '-' : v);
 
 /** Builds a fresh parser (tests build one per parse) and returns the handler argv selects. */
-export function parse(argv: readonly string[], cwd: string): { handler: Handler | undefined; help: () => void } {
+export function parse(argv: readonly string[], cwd: string): { handler: Handler | undefined } {
   const cli = cac('trellis');
   let handler: Handler | undefined;
-  const ctx = (args: readonly string[], options: Record<string, unknown>) => ({
+  const ctx = (args: readonly string[], options: Options) => ({
     cwd,
-    args: args.map(restoreDash),
+    args: args.map((a) => String(restoreDash(a))),
     options: Object.fromEntries(Object.entries(options).map(([k, v]) => [k, Array.isArray(v) ? v.map(restoreDash) : restoreDash(v)])),
   });
+  const lazy = <M>(load: () => Promise<M>, run: (m: M) => Promise<number>) => {
+    handler = async () => run(await load());
+  };
+  const issueCommands = () => import('./issue-commands.js');
+  const projectCommands = () => import('./project-commands.js');
 
   cli
-    .command('issue <action> [...args]', 'Local issue threads: open, reply, remark, resolve, unresolve, retract, close, show, ls')
+    .command('serve', 'Serve this project’s API (outside a Trellis project: a fresh copy of the demo project)')
+    .option('--port <port>', 'Port to listen on (default 8787; 0 picks a free one)')
+    .option('--host <host>', 'Address to bind (default 127.0.0.1)')
+    .action((options: Options) => lazy(() => import('./serve-command.js'), (m) => m.runServe(ctx([], options))));
+
+  cli
+    .command('issue <action> [...args]', 'Issue threads: open, reply, remark, resolve, unresolve, retract, close, promote, show, ls')
     .usage('issue <action> [...args] [options]   (see the README for each action)')
     .option('--node <id>', 'Spec node the issue is bound to (repeatable)', { type: [String] })
     .option('--body <text>', "Body text; '-' reads standard input")
@@ -47,28 +48,48 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
     .option('--by <author>', 'Author (default: $TRELLIS_SESSION, else git user.name)')
     .option('--all', 'ls: include issues that are no longer open')
     .option('--json', 'Print JSON')
-    .action((action: string, args: string[], options: Record<string, unknown>) => {
-      handler = async () => (await import('./issue-commands.js')).runIssue(action, ctx(args, options));
-    });
+    .action((action: string, args: string[], options: Options) => lazy(issueCommands, (m) => m.runIssue(action, ctx(args, options))));
 
   cli
     .command('issues', 'The whole merged issue list, every status')
     .option('--json', 'Print the list as JSON')
-    .action((options: Record<string, unknown>) => {
-      handler = async () => (await import('./issue-commands.js')).runIssues(ctx([], options));
-    });
+    .action((options: Options) => lazy(issueCommands, (m) => m.runIssues(ctx([], options))));
 
   cli
     .command('evidence <action> [...args]', 'Content-addressed evidence: put <file|->, get <hash>')
     .option('--range <start-end>', 'get: only these bytes (inclusive)')
     .option('--json', 'put: print {hash, size}')
-    .action((action: string, args: string[], options: Record<string, unknown>) => {
-      handler = async () => (await import('./evidence-commands.js')).runEvidence(action, ctx(args, options));
-    });
+    .action((action: string, args: string[], options: Options) => lazy(() => import('./evidence-commands.js'), (m) => m.runEvidence(action, ctx(args, options))));
+
+  cli
+    .command('graph', 'The board as JSON, byte for byte what GET /api/graph answers')
+    .option('--json', 'Print JSON (the only format)')
+    .action((options: Options) => lazy(projectCommands, (m) => m.runGraph(ctx([], options))));
+
+  cli
+    .command('board', 'The board as a readable tree')
+    .option('--json', 'Print the board as JSON instead')
+    .action((options: Options) => lazy(projectCommands, (m) => m.runBoard(ctx([], options))));
+
+  cli
+    .command('init', 'Set this folder up as a Trellis project (idempotent)')
+    .option('--harness <name>', 'Record the agent harness this project uses (e.g. claude)')
+    .option('--git', 'Run git init first when the folder is not a git repository')
+    .action((options: Options) => lazy(projectCommands, (m) => m.runInit(ctx([], options))));
+
+  cli
+    .command('doctor', 'Check the repository, config, spec tree, locks and caches; each finding with its repair')
+    .option('--json', 'Print findings as JSON')
+    .action((options: Options) => lazy(projectCommands, (m) => m.runDoctor(ctx([], options))));
+
+  cli
+    .command('guidance', 'The guidance catalog (the same as GET /api/guidance)')
+    .option('--json', 'Print JSON')
+    .action((options: Options) => lazy(projectCommands, (m) => m.runGuidance(ctx([], options))));
 
   cli.usage('<command> [options]');
   cli.help();
-  cli.version(packageVersion());
+  cli.version(packageRoot().version);
   let parsed;
   try {
     parsed = cli.parse(['node', 'trellis', ...argv.map((a) => (a === '-' ? DASH : a))], { run: true });
@@ -80,24 +101,22 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
       handler: async () => {
         throw new UsageError(e.message, command ? await usageOf(command) : 'trellis <command> [options]');
       },
-      help: () => cli.outputHelp(),
     };
   }
-  const helped = parsed.options.help || parsed.options.version;
-  if (!handler && !helped) {
+  if (!handler && !(parsed.options.help || parsed.options.version)) {
     const word = parsed.args[0];
-    if (word === undefined) handler = async () => (cli.outputHelp(), 0);
-    else
-      handler = async () => {
-        throw new UsageError(`unknown command '${word}'`, 'trellis <command> [options]   (trellis --help lists the commands)');
-      };
+    handler =
+      word === undefined
+        ? async () => (cli.outputHelp(), 0)
+        : async () => {
+            throw new UsageError(`unknown command '${word}'`, 'trellis <command> [options]   (trellis --help lists the commands)');
+          };
   }
-  return { handler, help: () => cli.outputHelp() };
+  return { handler };
 }
 
 async function usageOf(command: string): Promise<string> {
   if (command === 'issue') return `\n${(await import('./issue-commands.js')).issueUsage()}`;
-  if (command === 'issues') return 'trellis issues [--json]';
   if (command === 'evidence') return `\n${(await import('./evidence-commands.js')).evidenceUsage()}`;
   return `trellis ${command} --help`;
 }
@@ -114,8 +133,7 @@ export async function main(argv: readonly string[], cwd: string): Promise<number
 
 async function report(e: unknown): Promise<number> {
   if (e instanceof UsageError) {
-    const usage = e.usage ? `\nusage: ${e.usage}` : '';
-    await err(`trellis: ${e.message}${usage}\n`);
+    await err(`trellis: ${e.message}${e.usage ? `\nusage: ${e.usage}` : ''}\n`);
     return 2;
   }
   if (isTrellisError(e)) {

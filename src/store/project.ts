@@ -4,6 +4,7 @@ import { EvidenceStore } from './evidence.js';
 import { GitAppendLog } from './git/append-log.js';
 import { ProjectionCache } from './issues/projection-cache.js';
 import { ThreadStore } from './issues/thread-store.js';
+import { configStamp, loadSettings, type Settings } from './config.js';
 import { findRepository, type Repository } from './repository.js';
 
 /** Everything a verb needs about one repository, opened once per CLI run or server. */
@@ -14,6 +15,8 @@ export interface Project extends Repository {
   readonly now: () => Date;
   /** Random bytes for new ids, handed in for the same reason. */
   readonly random: (n: number) => Uint8Array;
+  /** The resolved settings, read on first use: issue verbs work without (or despite) a trellis.json. */
+  settings(): Settings;
 }
 
 export interface ProjectOptions {
@@ -27,7 +30,14 @@ export function openProject(cwd: string, opts: ProjectOptions = {}): Project {
 
 export function projectAt(repo: Repository, opts: ProjectOptions = {}): Project {
   const data = join(repo.gitdir, 'trellis');
+  let settings: { key: string; value: Settings } | undefined;
   return {
+    settings() {
+      // Re-read when either config file changed: a long-running server follows edits to them.
+      const key = configStamp(repo.root);
+      if (settings?.key !== key) settings = { key, value: loadSettings(repo.root) };
+      return settings.value;
+    },
     ...repo,
     threads: new ThreadStore(new GitAppendLog(repo.gitdir), new ProjectionCache(join(data, 'cache', 'issues.json'))),
     evidence: new EvidenceStore(join(data, 'evidence')),

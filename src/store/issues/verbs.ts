@@ -93,6 +93,19 @@ export async function closeIssue(p: Project, id: string, by: string): Promise<Is
   return visible(state);
 }
 
+/**
+ * Promotes an open local thread to the project's forge. Until a forge is configured in trellis.json,
+ * refuses with NO_FORGE after checking the thread is a promotable issue.
+ */
+export async function promoteIssue(p: Project, id: string, _by: string): Promise<Issue> {
+  const issue = visible(await p.threads.get(requireIssueId(id)));
+  if (issue.status !== 'open') throw new TrellisError('THREAD_NOT_OPEN', `the thread is ${issue.status}: only an open thread promotes`);
+  if (p.settings().forges.length === 0) {
+    throw new TrellisError('NO_FORGE', 'no forge is configured to promote to: add one to "forges" in trellis.json, e.g. [{ "driver": "github", "host": "github.com", "repo": "owner/name" }]');
+  }
+  throw new TrellisError('NO_FORGE', `no driver can write to the configured forge (${p.settings().forges.map((f) => `${f.driver}:${f.host}`).join(', ')}) in this version of trellis`);
+}
+
 /** One issue, from the same eval-remark-free set every issue surface reads. */
 export async function showIssue(p: Project, id: string): Promise<Issue> {
   return visible(await p.threads.get(requireIssueId(id)));

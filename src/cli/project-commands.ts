@@ -1,0 +1,213 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { TrellisError } from '../events/index.js';
+import { boardBytes, type Board } from '../projections/index.js';
+import { buildBoard, requireRoot } from '../store/board.js';
+import { readPlugins, guidanceCatalog } from '../store/catalog.js';
+import { CONFIG_FILE, LOCAL_CONFIG_FILE, loadSettings, readConfigFile } from '../store/config.js';
+import { defaultLockOptions } from '../store/git/refs.js';
+import { CACHE_FORMAT } from '../store/issues/projection-cache.js';
+import { THREAD_REF_PREFIX } from '../store/issues/thread-store.js';
+import { openProject } from '../store/project.js';
+import { findRepository } from '../store/repository.js';
+import { readSpecTree } from '../store/spec/spec-tree.js';
+import { checkShape, type VerbContext } from './issue-commands.js';
+import { out } from './output.js';
+
+const noRun = async () => 0;
+
+/** `trellis graph [--json]`: the board, byte for byte what GET /api/graph answers. */
+export async function runGraph(ctx: VerbContext): Promise<number> {
+  checkShape({ args: [], options: ['json'], usage: 'trellis graph [--json]', run: noRun }, ctx);
+  const { bytes } = await buildBoard(openProject(ctx.cwd));
+  await out(bytes);
+  return 0;
+}
+
+/** `trellis board [--json]`: the board as a readable tree. */
+export async function runBoard(ctx: VerbContext): Promise<number> {
+  checkShape({ args: [], options: ['json'], usage: 'trellis board [--json]', run: noRun }, ctx);
+  const { board } = await buildBoard(openProject(ctx.cwd));
+  await out(ctx.options.json ? boardBytes(board) : boardText(board));
+  return 0;
+}
+
+export function boardText(board: Board): string {
+  const f = board.freshness;
+  const lines = [`${board.specRoot}/  ${board.nodes.length} nodes · ${f.open} open of ${f.threads} issues · ${f.replies} replies${f.latest ? ` · latest ${f.latest}` : ''}`];
+  const children = new Map<string | null, Board['nodes'][number][]>();
+  for (const n of board.nodes) children.set(n.parent, [...(children.get(n.parent) ?? []), n]);
+  const walk = (parent: string | null, indent: string) => {
+    const kids = children.get(parent) ?? [];
+    kids.forEach((n, i) => {
+      const last = i === kids.length - 1;
+      const name = parent ? n.id.slice(parent.length + 1) : n.id;
+      const marks = [n.status ? `[${n.status}]` : '', n.openIssues.length ? `●${n.openIssues.length} open` : '', n.problem ? `⚠ ${n.problem}` : ''].filter(Boolean).join('  ');
+      lines.push(`${indent}${last ? '└─' : '├─'} ${name}  ${n.title}${marks ? `  ${marks}` : ''}`);
+      walk(n.id, `${indent}${last ? '   ' : '│  '}`);
+    });
+  };
+  walk(null, '');
+  for (const o of board.overlay) lines.push(`worktree ${o.worktree} (${o.branch ?? 'detached'}, forked at ${o.forkPoint?.slice(0, 10) ?? '?'}): ${o.nodes.join(', ') || 'no spec changes'}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** `trellis guidance [--json]`: the guidance catalog, the same as GET /api/guidance. */
+export async function runGuidance(ctx: VerbContext): Promise<number> {
+  checkShape({ args: [], options: ['json'], usage: 'trellis guidance [--json]', run: noRun }, ctx);
+  const p = openProject(ctx.cwd);
+  const root = requireRoot(p);
+  const catalog = guidanceCatalog(root, readPlugins(root, p.settings().pluginRoot));
+  await out(ctx.options.json ? `${JSON.stringify(catalog, null, 2)}\n` : catalog.map((e) => `${e.id}  ${e.source.path}  ${e.source.hash.slice(0, 12)}  ${e.title}\n`).join(''));
+  return 0;
+}
+
+const FIRST_NODE = `---
+title: Overview
+status: draft
+---
+# Overview
+
+What this project is for, in a few sentences. Every other node hangs below this one.
+
+## Goals
+
+## Non-goals
+`;
+
+/** `trellis init [--harness <name>] [--git]`: sets a folder up as a Trellis project; running it again changes nothing. */
+export async function runInit(ctx: VerbContext): Promise<number> {
+  checkShape({ args: [], options: ['harness', 'git'], usage: 'trellis init [--harness <name>] [--git]', run: noRun }, ctx);
+  const said: string[] = [];
+  let root: string;
+  try {
+    root = requireRoot(openProject(ctx.cwd));
+  } catch (err) {
+    if (!(err instanceof TrellisError && err.code === 'NOT_A_REPOSITORY')) throw err;
+    if (ctx.options.git !== true) {
+      throw new TrellisError('NOT_A_REPOSITORY', `${ctx.cwd} is not a git repository; run 'trellis init --git' to create one here, or 'git init' yourself`);
+    }
+    const r = spawnSync('git', ['init', '-q'], { cwd: ctx.cwd, encoding: 'utf8' });
+    if (r.status !== 0) throw new TrellisError('GIT_FAILED', `git init failed: ${r.stderr.trim()}`);
+    root = findRepository(ctx.cwd).root!;
+    said.push(`created a git repository in ${root}`);
+  }
+
+  const configPath = join(root, CONFIG_FILE);
+  const config = readConfigFile(configPath);
+  const harness = typeof ctx.options.harness === 'string' ? ctx.options.harness : undefined;
+  if (config === null) {
+    writeFileSync(configPath, `${JSON.stringify({ specRoot: 'specs', ...(harness ? { harness } : {}) }, null, 2)}\n`);
+    said.push(`wrote ${CONFIG_FILE}`);
+  } else if (harness && config.harness !== harness) {
+    writeFileSync(configPath, `${JSON.stringify({ ...config, harness }, null, 2)}\n`);
+    said.push(`recorded harness '${harness}' in ${CONFIG_FILE}`);
+  }
+
+  const { specRoot } = loadSettings(root);
+  const specDir = join(root, specRoot);
+  const hasNode = existsSync(specDir) && readSpecTree(root, specRoot).nodes.length > 0;
+  if (!hasNode) {
+    mkdirSync(specDir, { recursive: true });
+    writeFileSync(join(specDir, 'index.md'), FIRST_NODE, { flag: 'wx' });
+    said.push(`wrote ${specRoot}/index.md, a first node`);
+  }
+
+  const ignorePath = join(root, '.gitignore');
+  const ignore = existsSync(ignorePath) ? readFileSync(ignorePath, 'utf8') : '';
+  if (!ignore.split('\n').some((l) => l.trim() === LOCAL_CONFIG_FILE || l.trim() === `/${LOCAL_CONFIG_FILE}`)) {
+    writeFileSync(ignorePath, `${ignore}${ignore && !ignore.endsWith('\n') ? '\n' : ''}${LOCAL_CONFIG_FILE}\n`);
+    said.push(`added ${LOCAL_CONFIG_FILE} to .gitignore`);
+  }
+  await out(said.length ? said.map((s) => `${s}\n`).join('') : `${root} is already a Trellis project; nothing to do\n`);
+  return 0;
+}
+
+interface Finding {
+  readonly level: 'ok' | 'warn' | 'error';
+  readonly what: string;
+  readonly repair?: string;
+}
+
+/** `trellis doctor [--json]`: checks the project; each finding carries its repair; exit 1 when any is an error. */
+export async function runDoctor(ctx: VerbContext): Promise<number> {
+  checkShape({ args: [], options: ['json'], usage: 'trellis doctor [--json]', run: noRun }, ctx);
+  const findings: Finding[] = [];
+  const add = (level: Finding['level'], what: string, repair?: string) => findings.push({ level, what, ...(repair ? { repair } : {}) });
+  let p;
+  try {
+    p = openProject(ctx.cwd);
+    add('ok', `git repository at ${p.gitdir}`);
+  } catch (err) {
+    add('error', (err as Error).message, "run 'git init' (or 'trellis init --git')");
+    return report(ctx, findings);
+  }
+  if (!p.root) add('error', 'the repository is bare: the spec tree needs a working tree', 'run trellis in a checkout of this repository');
+
+  let settings;
+  if (p.root) {
+    try {
+      settings = loadSettings(p.root);
+      add(settings.sources.committed ? 'ok' : 'warn', settings.sources.committed ? `${CONFIG_FILE} is valid` : `no ${CONFIG_FILE}: defaults apply`, settings.sources.committed ? undefined : "run 'trellis init'");
+    } catch (err) {
+      add('error', (err as Error).message, `fix ${CONFIG_FILE} (it must be a JSON object) or move it aside and run 'trellis init'`);
+    }
+    if (existsSync(join(p.root, LOCAL_CONFIG_FILE))) {
+      const ignored = spawnSync('git', ['check-ignore', '-q', LOCAL_CONFIG_FILE], { cwd: p.root }).status === 0;
+      if (!ignored) add('error', `${LOCAL_CONFIG_FILE} is not ignored by git: what it holds could be committed`, `add '${LOCAL_CONFIG_FILE}' to .gitignore`);
+    }
+  }
+
+  if (p.root && settings) {
+    const tree = readSpecTree(p.root, settings.specRoot);
+    if (tree.nodes.length === 0) add('warn', `no spec nodes under ${settings.specRoot}/`, "run 'trellis init' to write a first node");
+    else add('ok', `${tree.nodes.length} spec nodes under ${settings.specRoot}/`);
+    for (const n of tree.nodes) if (n.problem) add('error', `${n.path}: ${n.problem}`, `fix the front matter of ${n.path}`);
+  }
+
+  const locks = findLocks(join(p.gitdir, THREAD_REF_PREFIX));
+  const { staleMs } = defaultLockOptions();
+  for (const lock of locks) {
+    const age = Date.now() - statSync(lock).mtimeMs;
+    if (age > staleMs) add('error', `stale lock ${lock} (${Math.round(age / 1000)}s old) blocks writes to its thread`, `if no trellis or git process is writing, rm '${lock}'`);
+    else add('warn', `lock ${lock} is held right now`, 'run doctor again in a moment');
+  }
+
+  const read = await p.threads.all();
+  for (const problem of read.problems) add('error', `thread ${problem.id} is unreadable at ${problem.commit}: ${problem.reason}`, `inspect with 'git log ${problem.ref}'; reset the ref to the last good commit with 'git update-ref ${problem.ref} <commit>'`);
+  add('ok', `${read.threads.length} threads readable`);
+  const cachePath = join(p.gitdir, 'trellis/cache/issues.json');
+  const cache = readCacheHeader(cachePath);
+  // all() above has just brought the cache in line with the refs; a mismatch now means it cannot be written.
+  if (cache.format !== CACHE_FORMAT) add('warn', `projection cache ${cachePath} is ${cache.format === null ? 'unreadable' : `format ${cache.format}`}`, `delete it; it is rebuilt from the refs`);
+  else if (cache.threads !== read.threads.length + read.problems.length) add('warn', `projection cache holds ${cache.threads} threads, the refs ${read.threads.length + read.problems.length}`, 'delete it; it is rebuilt from the refs');
+  else add('ok', 'projection cache matches the refs');
+  return report(ctx, findings);
+}
+
+function findLocks(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? findLocks(join(dir, e.name)) : e.name.endsWith('.lock') ? [join(dir, e.name)] : []));
+  } catch {
+    return [];
+  }
+}
+
+function readCacheHeader(path: string): { format: number | null; threads: number } {
+  try {
+    const raw = JSON.parse(readFileSync(path, 'utf8')) as { format?: unknown; threads?: Record<string, unknown> };
+    return { format: typeof raw.format === 'number' ? raw.format : null, threads: Object.keys(raw.threads ?? {}).length };
+  } catch {
+    return { format: null, threads: 0 };
+  }
+}
+
+async function report(ctx: VerbContext, findings: Finding[]): Promise<number> {
+  await out(
+    ctx.options.json
+      ? `${JSON.stringify(findings, null, 2)}\n`
+      : findings.map((f) => `${f.level === 'ok' ? 'ok   ' : f.level === 'warn' ? 'warn ' : 'error'}  ${f.what}${f.repair ? `\n       repair: ${f.repair}` : ''}\n`).join(''),
+  );
+  return findings.some((f) => f.level === 'error') ? 1 : 0;
+}

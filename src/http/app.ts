@@ -1,0 +1,34 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { secureHeaders } from 'hono/secure-headers';
+import type { AppContext } from './context.js';
+import { errorBody, notFound, onError } from './errors.js';
+import { coreRoutes } from './routes/core.js';
+import { evidenceRoutes } from './routes/evidence.js';
+import { graphRoutes } from './routes/graph.js';
+import { issueRoutes } from './routes/issues.js';
+import { specRoutes } from './routes/specs.js';
+
+/** Largest JSON request body; evidence uploads have their own, larger limit. */
+export const JSON_LIMIT_BYTES = 1 << 20;
+
+/** The per-project HTTP API (spec §4.1, §4.2). Routes are thin: parse, call a verb, render. */
+export function createApp(ctx: AppContext): Hono {
+  const app = new Hono();
+  app.use(secureHeaders({ crossOriginResourcePolicy: false }));
+  app.use('/api/*', async (c, next) => {
+    if (c.req.path === '/api/evidence') return next();
+    return bodyLimit({
+      maxSize: JSON_LIMIT_BYTES,
+      onError: (cc) => cc.json(errorBody('PAYLOAD_TOO_LARGE', `request bodies are limited to ${JSON_LIMIT_BYTES} bytes`), 413),
+    })(c, next);
+  });
+  app.route('/', coreRoutes(ctx));
+  app.route('/', graphRoutes(ctx));
+  app.route('/', specRoutes(ctx));
+  app.route('/', issueRoutes(ctx));
+  app.route('/', evidenceRoutes(ctx));
+  app.notFound(notFound);
+  app.onError(onError);
+  return app;
+}

@@ -1,0 +1,9 @@
+import type { LiveProject } from '../store/live.js';
+import type { Project } from '../store/project.js';
+
+/** What the app serves and who it is. */
+export interface AppContext {
+  readonly project: Project;
+  readonly live: LiveProject;
+  readonly instance: { readonly instanceId: string; readonly root: string; readonly startedAt: string };
+}

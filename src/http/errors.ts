@@ -1,0 +1,43 @@
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { isTrellisError, type ErrorCode } from '../events/index.js';
+
+/** Every error code's HTTP status, in one place (DESIGN.md §6). */
+const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
+  INVALID_INPUT: 400,
+  UNKNOWN_STORE: 400,
+  THREAD_NOT_FOUND: 404,
+  REPLY_NOT_FOUND: 404,
+  EVIDENCE_NOT_FOUND: 404,
+  NODE_NOT_FOUND: 404,
+  VERSION_NOT_FOUND: 404,
+  NOT_FOUND: 404,
+  THREAD_EXISTS: 409,
+  THREAD_NOT_OPEN: 409,
+  NOT_A_REMARK: 409,
+  REPLY_RETRACTED: 409,
+  REF_LOCKED: 409,
+  APPEND_CONFLICT: 409,
+  NO_FORGE: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  CORRUPT_EVENT: 500,
+  NOT_A_REPOSITORY: 500,
+  GIT_FAILED: 500,
+};
+
+export const errorBody = (code: string, message: string) => ({ error: { code, message } });
+
+/** The app's one error handler: a code becomes a status and a JSON body; nothing leaks a stack. */
+export function onError(err: Error, c: Context) {
+  if (isTrellisError(err)) return c.json(errorBody(err.code, err.message), STATUS[err.code]);
+  if (err instanceof HTTPException) {
+    const status = err.status as ContentfulStatusCode;
+    const code = status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 404 ? 'NOT_FOUND' : 'INVALID_INPUT';
+    return c.json(errorBody(code, err.message || 'bad request'), status);
+  }
+  console.error(`trellis: ${c.req.method} ${c.req.path} failed:`, err);
+  return c.json(errorBody('INTERNAL', 'the server failed to answer; its log says why'), 500);
+}
+
+export const notFound = (c: Context) => c.json(errorBody('NOT_FOUND', `no route ${c.req.method} ${c.req.path}`), 404);

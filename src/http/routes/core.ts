@@ -1,0 +1,24 @@
+import { Hono } from 'hono';
+import { readPlugins, resourceInventory, slashCommands, guidanceCatalog } from '../../store/catalog.js';
+import { requireRoot } from '../../store/board.js';
+import type { AppContext } from '../context.js';
+
+/** Readiness, identity and the read-only catalogs. */
+export function coreRoutes(ctx: AppContext): Hono {
+  const app = new Hono();
+  const root = () => requireRoot(ctx.project);
+  const plugins = () => readPlugins(root(), ctx.project.settings().pluginRoot);
+
+  // Touches no git and no disk: a supervisor polls it to decide whether a child is up.
+  app.get('/health', (c) => c.json({ ok: true, instanceId: ctx.instance.instanceId, pid: process.pid }));
+  app.get('/api/instance', (c) => c.json({ instanceId: ctx.instance.instanceId, root: ctx.instance.root, pid: process.pid, startedAt: ctx.instance.startedAt }));
+  app.get('/api/settings', (c) => {
+    const s = ctx.project.settings();
+    return c.json({ root: root(), specRoot: s.specRoot, trunk: s.trunk, harness: s.harness, pluginRoot: s.pluginRoot, forges: s.forges, sources: s.sources });
+  });
+  app.get('/api/plugins', (c) => c.json(plugins().filter((p) => p.surfaces.includes('command'))));
+  app.get('/api/slash-commands', (c) => c.json(slashCommands(root(), plugins())));
+  app.get('/api/guidance', (c) => c.json(guidanceCatalog(root(), plugins())));
+  app.get('/api/resources', (c) => c.json(resourceInventory(root(), 0, ctx.project.now())));
+  return app;
+}

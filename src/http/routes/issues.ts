@@ -1,0 +1,70 @@
+import { type } from 'arktype';
+import { Hono } from 'hono';
+import { TrellisError } from '../../events/index.js';
+import {
+  actOnReply,
+  closeIssue,
+  mergedIssues,
+  openIssue,
+  promoteIssue,
+  remarkOnIssue,
+  replyToIssue,
+  showIssue,
+  writableStores,
+} from '../../store/issues/verbs.js';
+import { threadIssue } from '../../projections/index.js';
+import { readJson } from '../body.js';
+import type { AppContext } from '../context.js';
+
+// Undeclared keys are refused, so a misspelt field is an error rather than silently ignored.
+const openBody = type({ '+': 'reject', concern: 'string', 'body?': 'string', 'nodes?': 'string[]', 'store?': 'string', 'by?': 'string' });
+const replyBody = type({ '+': 'reject', body: 'string', 'evidence?': 'string[]', 'by?': 'string' });
+const remarkBody = type({ '+': 'reject', body: 'string', reading: 'string', 'evidence?': 'string[]', 'by?': 'string' });
+const byBody = type({ '+': 'reject', 'by?': 'string' });
+
+/** A write from the dashboard is authored by `human` unless the caller says who it is. */
+const HUMAN = 'human';
+
+/** Issue routes: thin calls of the same verbs `trellis issue ...` runs. */
+export function issueRoutes(ctx: AppContext): Hono {
+  const app = new Hono();
+  const p = ctx.project;
+
+  app.get('/api/issues', async (c) => {
+    const { issues, problems } = await mergedIssues(p);
+    return c.json({ issues, stores: writableStores(), problems });
+  });
+  app.get('/api/issues/:id', async (c) => c.json(await showIssue(p, c.req.param('id'))));
+
+  app.post('/api/issues', async (c) => {
+    const b = await readJson(c, openBody);
+    const { thread } = await openIssue(p, { concern: b.concern, by: b.by ?? HUMAN, ...(b.body !== undefined ? { body: b.body } : {}), ...(b.nodes ? { nodes: b.nodes } : {}), ...(b.store ? { store: b.store } : {}) });
+    return c.json(threadIssue(thread), 201);
+  });
+  app.post('/api/issues/:id/reply', async (c) => {
+    const b = await readJson(c, replyBody);
+    return c.json(await replyToIssue(p, c.req.param('id'), { body: b.body, evidence: b.evidence ?? [], by: b.by ?? HUMAN }));
+  });
+  app.post('/api/issues/:id/remark', async (c) => {
+    const b = await readJson(c, remarkBody);
+    return c.json(await remarkOnIssue(p, c.req.param('id'), { body: b.body, reading: b.reading, evidence: b.evidence ?? [], by: b.by ?? HUMAN }));
+  });
+  app.post('/api/issues/:id/replies/:n/:action', async (c) => {
+    const action = c.req.param('action');
+    if (action !== 'resolve' && action !== 'unresolve' && action !== 'retract') {
+      throw new TrellisError('NOT_FOUND', `no reply action '${action}': resolve, unresolve or retract`);
+    }
+    const n = Number(c.req.param('n'));
+    const b = await readJson(c, byBody, { optional: true });
+    return c.json(await actOnReply(p, c.req.param('id'), action, n, b.by ?? HUMAN));
+  });
+  app.post('/api/issues/:id/close', async (c) => {
+    const b = await readJson(c, byBody, { optional: true });
+    return c.json(await closeIssue(p, c.req.param('id'), b.by ?? HUMAN));
+  });
+  app.post('/api/issues/:id/promote', async (c) => {
+    const b = await readJson(c, byBody, { optional: true });
+    return c.json(await promoteIssue(p, c.req.param('id'), b.by ?? HUMAN));
+  });
+  return app;
+}

@@ -1,0 +1,54 @@
+import { Hono, type Context } from 'hono';
+import { TrellisError } from '../../events/index.js';
+import { specMeta } from '../../projections/index.js';
+import { requireRoot } from '../../store/board.js';
+import { specDiff, specHistory } from '../../store/spec/history.js';
+import { requireNode } from '../../store/spec/spec-tree.js';
+import { editDelta } from '../../store/spec/worktrees.js';
+import type { AppContext } from '../context.js';
+
+/**
+ * The spec tree. Node ids contain slashes (`auth/login`), so the per-node routes take the id either
+ * literally or percent-encoded: /api/specs/auth/login/history and /api/specs/auth%2Flogin/history.
+ */
+export function specRoutes(ctx: AppContext): Hono {
+  const app = new Hono();
+  const root = () => requireRoot(ctx.project);
+
+  app.get('/api/specs', (c) => c.json(ctx.live.specTree().nodes.map(specMeta)));
+  // The whole search corpus, from the file system only.
+  app.get('/api/specs/lite', (c) => c.json(ctx.live.specTree().nodes.map((n) => ({ id: n.id, title: n.title, body: n.body }))));
+
+  app.get('/api/specs/*', async (c) => {
+    const rest = decodePath(c, c.req.path.slice('/api/specs/'.length));
+    let m: RegExpExecArray | null;
+    if ((m = /^(.+)\/history$/.exec(rest))) return c.json(await specHistory(root(), node(m[1]!).path));
+    if ((m = /^(.+)\/diff\/([^/]+)$/.exec(rest))) return c.json(await specDiff(root(), node(m[1]!).path, m[2]!));
+    if ((m = /^(.+)\/content$/.exec(rest))) {
+      const n = node(m[1]!);
+      return c.json({ body: n.body, parts: n.parts });
+    }
+    throw new TrellisError('NOT_FOUND', `no route GET ${c.req.path}; per node: /history, /diff/<hash>, /content`);
+  });
+
+  // GET /api/edit?node=<id>[&worktree=<path or branch>]
+  app.get('/api/edit', async (c) => {
+    const id = c.req.query('node');
+    if (!id) throw new TrellisError('INVALID_INPUT', 'GET /api/edit needs ?node=<id> (and optionally &worktree=<path or branch>)');
+    const known = ctx.live.specTree().byId.get(id);
+    const worktree = c.req.query('worktree');
+    const path = known?.path ?? `${ctx.project.settings().specRoot}/${id}.md`;
+    return c.json(await editDelta(root(), { node: id, path, trunk: ctx.project.settings().trunk, ...(worktree ? { worktree } : {}) }));
+  });
+
+  const node = (id: string) => requireNode(ctx.live.specTree(), id);
+  return app;
+}
+
+function decodePath(c: Context, raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new TrellisError('INVALID_INPUT', `the path ${c.req.path} is not valid percent-encoding`);
+  }
+}

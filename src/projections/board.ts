@@ -1,0 +1,67 @@
+import type { Freshness } from './freshness.js';
+import type { Issue, SlimIssue } from './issue.js';
+import { nodeSlice } from './node-slice.js';
+import type { SpecNodeMeta } from './spec-node.js';
+
+/**
+ * Board format versions (`version`):
+ *   1 — initial: nodes with their issue slices, the worktree overlay, sessions, one freshness stamp.
+ */
+export const BOARD_VERSION = 1;
+
+export interface BoardNode extends SpecNodeMeta {
+  readonly issues: readonly SlimIssue[];
+  readonly openIssues: readonly SlimIssue[];
+}
+
+export interface BoardOverlay {
+  readonly worktree: string;
+  readonly branch: string | null;
+  readonly head: string | null;
+  readonly forkPoint: string | null;
+  readonly nodes: readonly string[];
+}
+
+/** What the board says of a session; sessions fill it in when they exist. */
+export interface BoardSession {
+  readonly id: string;
+  readonly [key: string]: unknown;
+}
+
+export interface Board {
+  readonly version: typeof BOARD_VERSION;
+  readonly specRoot: string;
+  readonly nodes: readonly BoardNode[];
+  readonly overlay: readonly BoardOverlay[];
+  readonly sessions: readonly BoardSession[];
+  readonly freshness: Freshness;
+}
+
+export interface BoardInputs {
+  readonly specRoot: string;
+  /** Sorted by id. */
+  readonly nodes: readonly SpecNodeMeta[];
+  readonly overlay: readonly BoardOverlay[];
+  readonly sessions: readonly BoardSession[];
+  /** The merged issue list, newest first. */
+  readonly issues: readonly Issue[];
+  readonly freshness: Freshness;
+}
+
+const NONE = { issues: [], openIssues: [] } as const;
+
+/** Assembles the board. Deterministic: the same inputs give the same bytes, wherever it is built. */
+export function assembleBoard(inputs: BoardInputs): Board {
+  const slice = nodeSlice(inputs.issues);
+  return {
+    version: BOARD_VERSION,
+    specRoot: inputs.specRoot,
+    nodes: inputs.nodes.map((n) => ({ ...n, ...(slice[n.id] ?? NONE) })),
+    overlay: inputs.overlay,
+    sessions: inputs.sessions,
+    freshness: inputs.freshness,
+  };
+}
+
+/** The board's wire bytes: what GET /api/graph answers and `trellis graph --json` prints. */
+export const boardBytes = (board: Board): string => `${JSON.stringify(board)}\n`;

@@ -1,0 +1,36 @@
+import { TrellisError } from '../events/index.js';
+import { assembleBoard, boardBytes, freshness, issueThreads, specMeta, threadFreshness, type Board } from '../projections/index.js';
+import { mergedIssues } from './issues/verbs.js';
+import type { Project } from './project.js';
+import { readSpecTree, type SpecTree } from './spec/spec-tree.js';
+import { worktreeOverlay } from './spec/worktrees.js';
+
+/** Where a board's parts come from; the server swaps in watched, memoized sources, the CLI reads fresh. */
+export interface BoardSources {
+  specTree(): SpecTree;
+}
+
+export function requireRoot(p: Project): string {
+  if (!p.root) throw new TrellisError('NOT_A_REPOSITORY', `${p.gitdir} is a bare repository: the spec tree needs a working tree`);
+  return p.root;
+}
+
+export const freshSources = (p: Project): BoardSources => ({
+  specTree: () => readSpecTree(requireRoot(p), p.settings().specRoot),
+});
+
+/** Builds the board from the current state of everything it shows; the one builder for CLI and HTTP. */
+export async function buildBoard(p: Project, sources: BoardSources = freshSources(p)): Promise<{ board: Board; bytes: string }> {
+  const root = requireRoot(p);
+  const { specRoot, trunk } = p.settings();
+  const [overlay, list, read] = await Promise.all([worktreeOverlay(root, p.gitdir, specRoot, trunk), mergedIssues(p), p.threads.all()]);
+  const board = assembleBoard({
+    specRoot,
+    nodes: sources.specTree().nodes.map(specMeta),
+    overlay,
+    sessions: [],
+    issues: list.issues,
+    freshness: freshness(issueThreads(read.threads).map(threadFreshness)),
+  });
+  return { board, bytes: boardBytes(board) };
+}

@@ -1,0 +1,112 @@
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { TrellisError } from '../events/index.js';
+import { isCode } from './git/refs.js';
+
+export const CONFIG_FILE = 'trellis.json';
+export const LOCAL_CONFIG_FILE = 'trellis.local.json';
+
+export interface ForgeConfig {
+  readonly driver: string;
+  readonly host: string;
+  readonly repo: string;
+  readonly apiUrl?: string;
+  readonly tokenEnv?: string;
+}
+
+/**
+ * The resolved portable layout: `trellis.json` (committed), overlaid by `trellis.local.json` (git-ignored,
+ * this machine only), over the defaults. Only the layout keys below are ever read from either file, so
+ * nothing else a local file holds (tokens, notes) can leak through a surface.
+ */
+export interface Settings {
+  readonly specRoot: string;
+  /** The branch worktrees fork from; null: the branch the main checkout has checked out. */
+  readonly trunk: string | null;
+  /** The agent harness `trellis init --harness` recorded (e.g. `claude`), or null. */
+  readonly harness: string | null;
+  /** Folder of config-root plugins, relative to the project root. */
+  readonly pluginRoot: string;
+  readonly forges: readonly ForgeConfig[];
+  /** Which files contributed, for `/api/settings` and `trellis doctor`. */
+  readonly sources: { readonly committed: boolean; readonly local: boolean };
+}
+
+export const DEFAULT_SETTINGS: Omit<Settings, 'sources'> = {
+  specRoot: 'specs',
+  trunk: null,
+  harness: null,
+  pluginRoot: '.trellis/plugins',
+  forges: [],
+};
+
+/** Reads one config file: absent reads as `{}`; anything but a top-level JSON object is refused. */
+export function readConfigFile(path: string): Record<string, unknown> | null {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if (isCode(err, 'ENOENT')) return null;
+    throw err;
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new TrellisError('INVALID_INPUT', `${path} is not valid JSON (${(err as Error).message}); fix it or run 'trellis doctor'`);
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new TrellisError('INVALID_INPUT', `${path} must hold a JSON object at the top level`);
+  return raw as Record<string, unknown>;
+}
+
+export function loadSettings(root: string | null): Settings {
+  const committed = root ? readConfigFile(join(root, CONFIG_FILE)) : null;
+  const local = root ? readConfigFile(join(root, LOCAL_CONFIG_FILE)) : null;
+  const merged = { ...(committed ?? {}), ...(local ?? {}) };
+  const str = (key: string, fallback: string | null): string | null => {
+    const v = merged[key];
+    if (v === undefined || v === null) return fallback;
+    if (typeof v !== 'string' || v.trim() === '') throw new TrellisError('INVALID_INPUT', `${CONFIG_FILE}: "${key}" must be a non-empty string`);
+    return v;
+  };
+  const specRoot = str('specRoot', DEFAULT_SETTINGS.specRoot)!.replace(/\/+$/, '');
+  if (specRoot.startsWith('/') || specRoot.split('/').includes('..')) {
+    throw new TrellisError('INVALID_INPUT', `${CONFIG_FILE}: "specRoot" must be a folder inside the project, not ${JSON.stringify(specRoot)}`);
+  }
+  return {
+    specRoot,
+    trunk: str('trunk', null),
+    harness: str('harness', null),
+    pluginRoot: str('pluginRoot', DEFAULT_SETTINGS.pluginRoot)!,
+    forges: forgesOf(merged.forges),
+    sources: { committed: committed !== null, local: local !== null },
+  };
+}
+
+function forgesOf(v: unknown): ForgeConfig[] {
+  if (v === undefined) return [];
+  const bad = () => new TrellisError('INVALID_INPUT', `${CONFIG_FILE}: "forges" must be a list of { driver, host, repo, apiUrl?, tokenEnv? }`);
+  if (!Array.isArray(v)) throw bad();
+  return v.map((f) => {
+    if (typeof f !== 'object' || f === null) throw bad();
+    const { driver, host, repo, apiUrl, tokenEnv } = f as Record<string, unknown>;
+    if (typeof driver !== 'string' || typeof host !== 'string' || typeof repo !== 'string') throw bad();
+    if ((apiUrl !== undefined && typeof apiUrl !== 'string') || (tokenEnv !== undefined && typeof tokenEnv !== 'string')) throw bad();
+    return { driver, host, repo, ...(apiUrl ? { apiUrl } : {}), ...(tokenEnv ? { tokenEnv } : {}) };
+  });
+}
+
+/** Changes whenever either config file is written, created or removed. */
+export function configStamp(root: string | null): string {
+  if (!root) return '';
+  return [CONFIG_FILE, LOCAL_CONFIG_FILE]
+    .map((f) => {
+      try {
+        const st = statSync(join(root, f), { bigint: true });
+        return `${st.mtimeNs}:${st.size}:${st.ino}`;
+      } catch {
+        return '-';
+      }
+    })
+    .join('|');
+}

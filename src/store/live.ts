@@ -1,0 +1,164 @@
+import { createHash } from 'node:crypto';
+import { watch, type FSWatcher } from 'node:fs';
+import { join } from 'node:path';
+import mittModule, { type Emitter } from 'mitt';
+import type { Board } from '../projections/index.js';
+import { buildBoard, requireRoot, type BoardSources } from './board.js';
+import type { Project } from './project.js';
+import { readSpecTree, type SpecTree } from './spec/spec-tree.js';
+import { hasLinkedWorktrees } from './spec/worktrees.js';
+
+export type ChangeCause = 'issues' | 'specs' | 'config' | 'sessions' | 'worktrees' | 'resync';
+
+export interface BoardChange {
+  readonly cause: ChangeCause;
+  readonly etag: string;
+  readonly freshness: Board['freshness'];
+}
+
+type Events = { change: BoardChange };
+
+// mitt ships CommonJS typings whose default export NodeNext reads as the module object.
+const mitt = mittModule as unknown as <E extends Record<string, unknown>>() => Emitter<E>;
+
+export interface BoardSnapshot {
+  readonly board: Board;
+  readonly bytes: string;
+  readonly etag: string;
+}
+
+/** Debounce for bursts: one git write touches a lock and a ref within a millisecond or two. */
+const SETTLE_MS = 5;
+/** A safety net for the watchers: re-derive everything this often even if no event arrived. */
+const RESYNC_MS = 10_000;
+
+/**
+ * The server's view of a project: the board memoized per generation of its inputs, and a bus that says
+ * when the board's bytes changed. File system watchers on the issue refs, `packed-refs`, the spec root and
+ * the config files bump the generation; any process's write is seen (a CLI in another process, `git
+ * fetch`, an editor). Each request still re-derives the board from the current generation: nothing is
+ * served on a timer.
+ */
+export class LiveProject {
+  readonly bus = mitt<Events>();
+  private generation = 0;
+  private memo: { generation: number; snapshot: BoardSnapshot } | undefined;
+  private spec: { generation: number; tree: SpecTree } | undefined;
+  private readonly watchers: FSWatcher[] = [];
+  private pending: { causes: Set<ChangeCause>; timer: NodeJS.Timeout } | undefined;
+  private resync: NodeJS.Timeout | undefined;
+  private lastEtag: string | undefined;
+  private building: Promise<BoardSnapshot> | undefined;
+
+  constructor(readonly project: Project) {}
+
+  /** Starts watching. Safe to skip in tests that only read. */
+  start(): this {
+    const { gitdir } = this.project;
+    const root = requireRoot(this.project);
+    this.watch(join(gitdir, 'refs'), { recursive: true }, () => 'issues');
+    this.watch(gitdir, {}, (name) => (name === 'packed-refs' ? 'issues' : name === 'worktrees' ? 'worktrees' : null));
+    this.watch(root, {}, (name) =>
+      name === 'trellis.json' || name === 'trellis.local.json' ? 'config' : name === this.project.settings().specRoot ? 'specs' : null,
+    );
+    this.watchSpecRoot();
+    this.resync = setInterval(() => this.changed('resync'), RESYNC_MS).unref();
+    void this.snapshot().then((s) => (this.lastEtag = s.etag));
+    return this;
+  }
+
+  stop(): void {
+    for (const w of this.watchers.splice(0)) w.close();
+    if (this.pending) clearTimeout(this.pending.timer);
+    if (this.resync) clearInterval(this.resync);
+  }
+
+  /** The board as of now, with its bytes and ETag; rebuilt only when an input changed. */
+  async snapshot(): Promise<BoardSnapshot> {
+    // Linked worktrees change by edits no watcher here sees: their overlay is re-derived every time.
+    const volatile = hasLinkedWorktrees(this.project.gitdir);
+    if (!volatile && this.memo?.generation === this.generation) return this.memo.snapshot;
+    if (this.building && !volatile) return this.building;
+    const generation = this.generation;
+    const build = buildBoard(this.project, this.sources()).then(({ board, bytes }) => {
+      const snapshot = { board, bytes, etag: `"${createHash('sha1').update(bytes).digest('base64url')}"` };
+      if (!volatile) this.memo = { generation, snapshot };
+      return snapshot;
+    });
+    this.building = build;
+    try {
+      return await build;
+    } finally {
+      if (this.building === build) this.building = undefined;
+    }
+  }
+
+  /** Spec tree, memoized per generation (an edit under the spec root bumps it). */
+  specTree(): SpecTree {
+    if (this.spec?.generation !== this.generation) {
+      this.spec = { generation: this.generation, tree: readSpecTree(requireRoot(this.project), this.project.settings().specRoot) };
+    }
+    return this.spec.tree;
+  }
+
+  /** Tells the live view something changed; sessions call this when their store moves. */
+  changed(cause: ChangeCause): void {
+    this.generation++;
+    if (cause === 'config' || (cause === 'specs' && !this.specWatcher)) this.rewatchSpecRoot();
+    if (this.pending) {
+      this.pending.causes.add(cause);
+      return;
+    }
+    const causes = new Set<ChangeCause>([cause]);
+    this.pending = { causes, timer: setTimeout(() => void this.settle(causes), SETTLE_MS) };
+  }
+
+  private sources(): BoardSources {
+    return { specTree: () => this.specTree() };
+  }
+
+  private async settle(causes: Set<ChangeCause>): Promise<void> {
+    this.pending = undefined;
+    let snap: BoardSnapshot;
+    try {
+      snap = await this.snapshot();
+    } catch (err) {
+      console.error(`trellis: board rebuild after a change failed: ${(err as Error).message}`);
+      return;
+    }
+    if (snap.etag === this.lastEtag) return;
+    this.lastEtag = snap.etag;
+    const cause = [...causes].find((c) => c !== 'resync') ?? 'resync';
+    this.bus.emit('change', { cause, etag: snap.etag, freshness: snap.board.freshness });
+  }
+
+  private watch(path: string, opts: { recursive?: boolean }, classify: (name: string) => ChangeCause | null): FSWatcher | undefined {
+    try {
+      const w = watch(path, { recursive: opts.recursive ?? false, persistent: false }, (_event, name) => {
+        const cause = classify(String(name ?? ''));
+        if (cause) this.changed(cause);
+      });
+      w.on('error', () => this.changed('resync'));
+      this.watchers.push(w);
+      return w;
+    } catch {
+      // The path does not exist (yet): the parent's watcher reports its creation.
+      return undefined;
+    }
+  }
+
+  private specWatcher: FSWatcher | undefined;
+
+  private watchSpecRoot(): void {
+    this.specWatcher = this.watch(join(requireRoot(this.project), this.project.settings().specRoot), { recursive: true }, () => 'specs');
+  }
+
+  private rewatchSpecRoot(): void {
+    if (this.specWatcher) {
+      this.specWatcher.close();
+      this.watchers.splice(this.watchers.indexOf(this.specWatcher), 1);
+      this.specWatcher = undefined;
+    }
+    this.watchSpecRoot();
+  }
+}

@@ -1,0 +1,113 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { TrellisError } from '../../events/index.js';
+import { nodeIdOf } from '../../projections/spec-node.js';
+import { git, gitRaw } from '../git/run-git.js';
+import { countLines } from './history.js';
+
+export interface Worktree {
+  readonly path: string;
+  readonly head: string | null;
+  readonly branch: string | null;
+  readonly main: boolean;
+}
+
+/** The repository's worktrees, the main checkout first (`git worktree list --porcelain`). */
+export async function listWorktrees(cwd: string): Promise<Worktree[]> {
+  const out = await git(cwd, ['worktree', 'list', '--porcelain']);
+  return out
+    .split('\n\n')
+    .filter((b) => b.trim())
+    .map((block, i) => {
+      const fields = new Map(block.split('\n').map((l) => [l.split(' ')[0]!, l.slice(l.indexOf(' ') + 1)] as const));
+      return {
+        path: fields.get('worktree')!,
+        head: fields.get('HEAD') ?? null,
+        branch: fields.get('branch')?.replace(/^refs\/heads\//, '') ?? null,
+        main: i === 0,
+      };
+    })
+    .filter((w) => !w.path.endsWith('.git') || existsSync(join(w.path, '.git')));
+}
+
+/** The trunk worktrees fork from: `trunk` in trellis.json, else the main checkout's branch. */
+export function trunkOf(worktrees: readonly Worktree[], configured: string | null): string | null {
+  return configured ?? worktrees.find((w) => w.main)?.branch ?? null;
+}
+
+/** Where `worktree` forked from trunk: merge-base of its HEAD and trunk; its own HEAD when there is no trunk. */
+export async function forkPoint(worktree: Worktree, trunk: string | null): Promise<string | null> {
+  if (!worktree.head) return null;
+  if (!trunk) return worktree.head;
+  const r = await gitRaw(worktree.path, ['merge-base', 'HEAD', `refs/heads/${trunk}`]);
+  return r.code === 0 ? r.stdout.trim() : worktree.head;
+}
+
+export interface OverlayEntry {
+  readonly worktree: string;
+  readonly branch: string | null;
+  readonly head: string | null;
+  readonly forkPoint: string | null;
+  /** Nodes this worktree has changed since its fork point: committed, staged, unstaged or new. */
+  readonly nodes: readonly string[];
+}
+
+/** Whether the repository has linked worktrees, read from `<gitdir>/worktrees` without spawning git. */
+export function hasLinkedWorktrees(gitdir: string): boolean {
+  try {
+    return readdirSync(join(gitdir, 'worktrees')).length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** The per-worktree overlay of the board: linked worktrees only, each with the nodes it changed. */
+export async function worktreeOverlay(cwd: string, gitdir: string, specRoot: string, configuredTrunk: string | null): Promise<OverlayEntry[]> {
+  if (!hasLinkedWorktrees(gitdir)) return [];
+  const worktrees = await listWorktrees(cwd);
+  const trunk = trunkOf(worktrees, configuredTrunk);
+  return Promise.all(
+    worktrees
+      .filter((w) => !w.main)
+      .map(async (w) => {
+        const fork = await forkPoint(w, trunk);
+        const changed = fork ? await git(w.path, ['diff', '--name-only', '--no-renames', fork, '--', specRoot]) : '';
+        const untracked = await git(w.path, ['ls-files', '--others', '--exclude-standard', '--', specRoot]);
+        const nodes = new Set<string>();
+        for (const p of `${changed}\n${untracked}`.split('\n')) {
+          const id = p.startsWith(`${specRoot}/`) ? nodeIdOf(p.slice(specRoot.length + 1)) : null;
+          if (id) nodes.add(id);
+        }
+        return { worktree: w.path, branch: w.branch, head: w.head, forkPoint: fork, nodes: [...nodes].sort() };
+      }),
+  );
+}
+
+export interface EditDelta {
+  readonly node: string;
+  readonly worktree: string;
+  readonly forkPoint: string | null;
+  readonly path: string;
+  readonly state: 'added' | 'modified' | 'deleted' | 'unchanged';
+  readonly additions: number;
+  readonly deletions: number;
+  readonly diff: string;
+}
+
+/**
+ * A node's in-flight delta in one worktree: its working-tree file against the worktree's fork point. A
+ * new untracked node is an all-additions diff.
+ */
+export async function editDelta(cwd: string, opts: { node: string; path: string; worktree?: string; trunk: string | null }): Promise<EditDelta> {
+  const worktrees = await listWorktrees(cwd);
+  const wt = opts.worktree === undefined ? worktrees.find((w) => w.main) : worktrees.find((w) => w.path === resolve(opts.worktree!) || w.branch === opts.worktree);
+  if (!wt) throw new TrellisError('NOT_FOUND', `no worktree '${opts.worktree}'; 'git worktree list' shows them`);
+  const fork = await forkPoint(wt, trunkOf(worktrees, opts.trunk));
+  const atFork = fork ? (await gitRaw(wt.path, ['cat-file', '-e', `${fork}:${opts.path}`])).code === 0 : false;
+  const onDisk = existsSync(join(wt.path, opts.path));
+  let diff = '';
+  if (atFork) diff = await git(wt.path, ['diff', '--no-color', '--no-ext-diff', fork!, '--', opts.path]);
+  else if (onDisk) diff = (await gitRaw(wt.path, ['diff', '--no-color', '--no-ext-diff', '--no-index', '--', '/dev/null', opts.path])).stdout;
+  const state = !atFork && onDisk ? 'added' : atFork && !onDisk ? 'deleted' : diff ? 'modified' : 'unchanged';
+  return { node: opts.node, worktree: wt.path, forkPoint: fork, path: opts.path, state, ...countLines(diff), diff };
+}
