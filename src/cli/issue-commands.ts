@@ -170,6 +170,9 @@ export async function runIssues(ctx: VerbContext): Promise<number> {
   return 0;
 }
 
+/** Options that take no value. */
+const FLAGS = new Set(['json', 'all', 'git']);
+
 export function checkShape(spec: ActionSpec, ctx: VerbContext): void {
   const rest = spec.args[0]?.startsWith('...');
   const want = spec.args.length;
@@ -180,7 +183,7 @@ export function checkShape(spec: ActionSpec, ctx: VerbContext): void {
   for (const [name, value] of Object.entries(ctx.options)) {
     if (name === '--' || value === undefined) continue;
     if (!spec.options.includes(name)) throw new UsageError(`--${name} does not apply here`, spec.usage);
-    const flag = name === 'json' || name === 'all';
+    const flag = FLAGS.has(name);
     if (!flag && (value === true || value === false)) throw new UsageError(`--${name} needs a value`, spec.usage);
     if (flag && typeof value !== 'boolean') throw new UsageError(`--${name} takes no value`, spec.usage);
   }

@@ -20,7 +20,8 @@ export function createApp(ctx: AppContext): Hono {
     if (c.req.path === '/api/evidence') return next();
     return bodyLimit({
       maxSize: JSON_LIMIT_BYTES,
-      onError: (cc) => cc.json(errorBody('PAYLOAD_TOO_LARGE', `request bodies are limited to ${JSON_LIMIT_BYTES} bytes`), 413),
+      // The rest of the body is never read: close the connection so no client reuses it mid-body.
+      onError: (cc) => cc.json(errorBody('PAYLOAD_TOO_LARGE', `request bodies are limited to ${JSON_LIMIT_BYTES} bytes`), 413, { Connection: 'close' }),
     })(c, next);
   });
   app.route('/', coreRoutes(ctx));

@@ -19,7 +19,7 @@ export function evidenceRoutes(ctx: AppContext): Hono {
     '/api/evidence',
     bodyLimit({
       maxSize: EVIDENCE_LIMIT_BYTES,
-      onError: (c) => c.json(errorBody('PAYLOAD_TOO_LARGE', `evidence is limited to ${EVIDENCE_LIMIT_BYTES} bytes`), 413),
+      onError: (c) => c.json(errorBody('PAYLOAD_TOO_LARGE', `evidence is limited to ${EVIDENCE_LIMIT_BYTES} bytes`), 413, { Connection: 'close' }),
     }),
     async (c) => {
       const bytes = new Uint8Array(await c.req.arrayBuffer());

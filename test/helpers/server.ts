@@ -1,0 +1,20 @@
+import { join } from 'node:path';
+import { serveProject, type Served } from '../../src/http/serve.js';
+import { createDemoProject } from '../../src/store/demo.js';
+import { openProject } from '../../src/store/project.js';
+import { tempDir } from './repo.js';
+
+/** A fresh copy of the bundled demo project in a temp dir. */
+export async function demoRepo(): Promise<string> {
+  const dir = join(tempDir(), 'demo');
+  await createDemoProject(dir);
+  return dir;
+}
+
+/** The project's API on a real loopback socket, on a free port. */
+export async function serveDir(dir: string): Promise<Served & { get: (path: string, init?: RequestInit) => Promise<Response> }> {
+  const served = await serveProject(openProject(dir), { port: 0 });
+  return { ...served, get: (path, init) => fetch(new URL(path, served.url), init) };
+}
+
+export const post = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
