@@ -1,6 +1,6 @@
 import { TrellisError } from '../events/index.js';
 import { assembleBoard, boardBytes, freshness, issueThreads, specMeta, threadFreshness, type Board } from '../projections/index.js';
-import { mergedIssues } from './issues/verbs.js';
+import { mergedFrom } from './issues/verbs.js';
 import type { Project } from './project.js';
 import { readSpecTree, type SpecTree } from './spec/spec-tree.js';
 import { worktreeOverlay } from './spec/worktrees.js';
@@ -20,10 +20,12 @@ export const freshSources = (p: Project): BoardSources => ({
 });
 
 /** Builds the board from the current state of everything it shows; the one builder for CLI and HTTP. */
-export async function buildBoard(p: Project, sources: BoardSources = freshSources(p)): Promise<{ board: Board; bytes: string }> {
+export async function buildBoard(p: Project, sources: BoardSources = freshSources(p), onlyThreads?: ReadonlySet<string>): Promise<{ board: Board; bytes: string }> {
   const root = requireRoot(p);
   const { specRoot, trunk } = p.settings();
-  const [overlay, list, read] = await Promise.all([worktreeOverlay(root, p.gitdir, specRoot, trunk), mergedIssues(p), p.threads.all()]);
+  const read = await p.threads.all(onlyThreads ? { only: onlyThreads } : {});
+  const overlay = await worktreeOverlay(root, p.gitdir, specRoot, trunk);
+  const list = mergedFrom(read);
   const board = assembleBoard({
     specRoot,
     nodes: sources.specTree().nodes.map(specMeta),

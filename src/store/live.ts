@@ -5,8 +5,9 @@ import mittModule, { type Emitter } from 'mitt';
 import type { Board } from '../projections/index.js';
 import { buildBoard, requireRoot, type BoardSources } from './board.js';
 import type { Project } from './project.js';
-import { readSpecTree, type SpecTree } from './spec/spec-tree.js';
+import { readSpecTree, type SpecFileMemo, type SpecTree } from './spec/spec-tree.js';
 import { hasLinkedWorktrees } from './spec/worktrees.js';
+import { TreeWatcher } from './watch-tree.js';
 
 export type ChangeCause = 'issues' | 'specs' | 'config' | 'sessions' | 'worktrees' | 'resync';
 
@@ -31,6 +32,9 @@ export interface BoardSnapshot {
 const SETTLE_MS = 5;
 /** A safety net for the watchers: re-derive everything this often even if no event arrived. */
 const RESYNC_MS = 10_000;
+/** The server writes the projection cache at most this often. */
+const CACHE_SAVE_MS = 2_000;
+const THREAD_REF = /^trellis\/issues\/([A-Za-z0-9][A-Za-z0-9_-]*)(\.lock)?$/;
 
 /**
  * The server's view of a project: the board memoized per generation of its inputs, and a bus that says
@@ -44,21 +48,39 @@ export class LiveProject {
   private generation = 0;
   private memo: { generation: number; snapshot: BoardSnapshot } | undefined;
   private spec: { generation: number; tree: SpecTree } | undefined;
+  /** Bumped only by changes that can move the spec tree, so an issue write never re-reads it. */
+  private specGeneration = 0;
+  private readonly specFiles: SpecFileMemo = new Map();
   private readonly watchers: FSWatcher[] = [];
+  private readonly trees: TreeWatcher[] = [];
   private pending: { causes: Set<ChangeCause>; timer: NodeJS.Timeout } | undefined;
   private resync: NodeJS.Timeout | undefined;
   private lastEtag: string | undefined;
   private building: Promise<BoardSnapshot> | undefined;
+  /** Diagnostics: how many rebuilds ran and how long the last one took. */
+  readonly stats = { rebuilds: 0, lastRebuildMs: 0 };
+  /** Thread ids whose refs changed since the last build; null: something else did, read every tip. */
+  private dirtyThreads: Set<string> | null = null;
 
-  constructor(readonly project: Project) {}
+  constructor(readonly project: Project) {
+    project.threads.deferCacheSaves(CACHE_SAVE_MS);
+  }
 
   /** Starts watching. Safe to skip in tests that only read. */
   start(): this {
     const { gitdir } = this.project;
     const root = requireRoot(this.project);
-    this.watch(join(gitdir, 'refs'), { recursive: true }, () => 'issues');
-    this.watch(gitdir, {}, (name) => (name === 'packed-refs' ? 'issues' : name === 'worktrees' ? 'worktrees' : null));
-    this.watch(root, {}, (name) =>
+    this.trees.push(
+      new TreeWatcher(join(gitdir, 'refs'), (name) => {
+        // A thread's ref (or its lock) names the one thread to re-read; anything else re-reads all tips.
+        const m = THREAD_REF.exec(name.split('\\').join('/'));
+        if (m && this.dirtyThreads) this.dirtyThreads.add(m[1]!);
+        else this.dirtyThreads = null;
+        this.changed('issues');
+      }),
+    );
+    this.watch(gitdir, (name) => (name === 'packed-refs' ? 'issues' : name === 'worktrees' ? 'worktrees' : null));
+    this.watch(root, (name) =>
       name === 'trellis.json' || name === 'trellis.local.json' ? 'config' : name === this.project.settings().specRoot ? 'specs' : null,
     );
     this.watchSpecRoot();
@@ -68,7 +90,10 @@ export class LiveProject {
   }
 
   stop(): void {
+    void this.project.threads.flushCache();
     for (const w of this.watchers.splice(0)) w.close();
+    for (const t of this.trees.splice(0)) t.close();
+    this.specWatcher?.close();
     if (this.pending) clearTimeout(this.pending.timer);
     if (this.resync) clearInterval(this.resync);
   }
@@ -80,8 +105,13 @@ export class LiveProject {
     if (!volatile && this.memo?.generation === this.generation) return this.memo.snapshot;
     if (this.building && !volatile) return this.building;
     const generation = this.generation;
-    const build = buildBoard(this.project, this.sources()).then(({ board, bytes }) => {
+    const only = this.dirtyThreads;
+    this.dirtyThreads = new Set();
+    const started = performance.now();
+    const build = buildBoard(this.project, this.sources(), only ?? undefined).then(({ board, bytes }) => {
       const snapshot = { board, bytes, etag: `"${createHash('sha1').update(bytes).digest('base64url')}"` };
+      this.stats.rebuilds++;
+      this.stats.lastRebuildMs = performance.now() - started;
       if (!volatile) this.memo = { generation, snapshot };
       return snapshot;
     });
@@ -93,10 +123,10 @@ export class LiveProject {
     }
   }
 
-  /** Spec tree, memoized per generation (an edit under the spec root bumps it). */
+  /** Spec tree, memoized until something under the spec root (or the config) changes; unchanged files are not re-parsed. */
   specTree(): SpecTree {
-    if (this.spec?.generation !== this.generation) {
-      this.spec = { generation: this.generation, tree: readSpecTree(requireRoot(this.project), this.project.settings().specRoot) };
+    if (this.spec?.generation !== this.specGeneration) {
+      this.spec = { generation: this.specGeneration, tree: readSpecTree(requireRoot(this.project), this.project.settings().specRoot, this.specFiles) };
     }
     return this.spec.tree;
   }
@@ -104,6 +134,8 @@ export class LiveProject {
   /** Tells the live view something changed; sessions call this when their store moves. */
   changed(cause: ChangeCause): void {
     this.generation++;
+    if (cause === 'specs' || cause === 'config' || cause === 'resync') this.specGeneration++;
+    if (cause !== 'issues' && cause !== 'specs') this.dirtyThreads = null;
     if (cause === 'config' || (cause === 'specs' && !this.specWatcher)) this.rewatchSpecRoot();
     if (this.pending) {
       this.pending.causes.add(cause);
@@ -132,9 +164,9 @@ export class LiveProject {
     this.bus.emit('change', { cause, etag: snap.etag, freshness: snap.board.freshness });
   }
 
-  private watch(path: string, opts: { recursive?: boolean }, classify: (name: string) => ChangeCause | null): FSWatcher | undefined {
+  private watch(path: string, classify: (name: string) => ChangeCause | null): FSWatcher | undefined {
     try {
-      const w = watch(path, { recursive: opts.recursive ?? false, persistent: false }, (_event, name) => {
+      const w = watch(path, { persistent: false }, (_event, name) => {
         const cause = classify(String(name ?? ''));
         if (cause) this.changed(cause);
       });
@@ -147,18 +179,16 @@ export class LiveProject {
     }
   }
 
-  private specWatcher: FSWatcher | undefined;
+  private specWatcher: TreeWatcher | undefined;
 
   private watchSpecRoot(): void {
-    this.specWatcher = this.watch(join(requireRoot(this.project), this.project.settings().specRoot), { recursive: true }, () => 'specs');
+    const w = new TreeWatcher(join(requireRoot(this.project), this.project.settings().specRoot), () => this.changed('specs'));
+    this.specWatcher = w.watching ? w : (w.close(), undefined);
   }
 
   private rewatchSpecRoot(): void {
-    if (this.specWatcher) {
-      this.specWatcher.close();
-      this.watchers.splice(this.watchers.indexOf(this.specWatcher), 1);
-      this.specWatcher = undefined;
-    }
+    this.specWatcher?.close();
+    this.specWatcher = undefined;
     this.watchSpecRoot();
   }
 }

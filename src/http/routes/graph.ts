@@ -4,6 +4,14 @@ import { streamSSE } from 'hono/streaming';
 import type { BoardChange } from '../../store/live.js';
 import type { AppContext } from '../context.js';
 
+/** If-None-Match semantics (RFC 9110 §13.1.2): `*`, or any listed tag equal under weak comparison. */
+function matches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  const bare = etag.replace(/^W\//, '');
+  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === bare);
+}
+
 /** SSE comment line sent this often so idle intermediaries keep the stream open. */
 const HEARTBEAT_MS = 15_000;
 
@@ -21,6 +29,8 @@ export function graphRoutes(ctx: AppContext): Hono {
   const app = new Hono();
   app.get('/api/graph', etag(), async (c) => {
     const snap = await ctx.live.snapshot();
+    // Answer a match before building a multi-megabyte response that the etag middleware would discard.
+    if (matches(c.req.header('If-None-Match'), snap.etag)) return c.body(null, 304, { ETag: snap.etag, 'Cache-Control': 'no-cache' });
     return c.body(snap.bytes, 200, { 'Content-Type': 'application/json; charset=utf-8', ETag: snap.etag, 'Cache-Control': 'no-cache' });
   });
 

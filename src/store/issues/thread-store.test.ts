@@ -145,3 +145,23 @@ describe('ThreadStore', () => {
     expect(threads.every((t) => t.replies.length === 1 && t.replies[0]!.body === `reply ${t.id.slice(1)}`)).toBe(true);
   });
 });
+
+describe('ThreadStore.all({ only })', () => {
+  it('reads every tip the first time, then only the named threads’ refs', async () => {
+    const dir = tempRepo();
+    const writer = store(dir);
+    await writer.write('a', open('a'));
+    await writer.write('b', open('b'));
+    const reader = store(dir);
+    expect((await reader.all({ only: new Set() })).threads.map((t) => t.id).sort()).toEqual(['a', 'b']);
+    await writer.write('a', reply('to a'));
+    await writer.write('b', reply('to b'));
+    await writer.write('c', open('c'));
+    const partial = await reader.all({ only: new Set(['a', 'c']) });
+    const replies = (id: string) => partial.threads.find((t) => t.id === id)?.replies.length;
+    expect([replies('a'), replies('b'), replies('c')]).toEqual([1, 0, 0]);
+    git(dir, 'update-ref', '-d', threadRef('c'));
+    expect((await reader.all({ only: new Set(['c']) })).threads.map((t) => t.id).sort()).toEqual(['a', 'b']);
+    expect((await reader.all()).threads.find((t) => t.id === 'b')!.replies).toHaveLength(1);
+  });
+});

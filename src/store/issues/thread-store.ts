@@ -32,22 +32,48 @@ export class ThreadStore {
   private cacheLoaded = false;
   /** The last answer of all(), reused while no tip has moved so warm reads build nothing. */
   private lastRead: ThreadsRead | undefined;
+  /** Whether all() has read every tip at least once (a precondition for reading only some). */
+  private fullyRead = false;
+  private cacheSave: { delayMs: number; timer?: NodeJS.Timeout } | undefined;
 
   constructor(
     private readonly log: GitAppendLog,
     private readonly cache: ProjectionCache,
   ) {}
 
-  /** Every thread at its current tip. Corrupt threads are reported by name; the others still list. */
-  async all(): Promise<ThreadsRead> {
-    const tips = this.log.tips(THREAD_REF_PREFIX);
+  /**
+   * A long-running reader (the server) writes the projection cache at most every `delayMs` instead of
+   * after every change: a 10,000-thread cache is ~100 ms to serialize, too much for every write.
+   */
+  deferCacheSaves(delayMs: number): void {
+    this.cacheSave = { delayMs };
+  }
+
+  /** Writes a deferred cache save now (on shutdown). */
+  async flushCache(): Promise<void> {
+    if (this.cacheSave?.timer) {
+      clearTimeout(this.cacheSave.timer);
+      this.cacheSave.timer = undefined;
+      await this.cache.save(this.known);
+    }
+  }
+
+  /**
+   * Every thread at its current tip. Corrupt threads are reported by name; the others still list.
+   * `only`: the caller knows (from file system events) that no thread outside these ids moved since the
+   * last call, so only their refs are read; the first call always reads every tip.
+   */
+  async all(opts: { only?: ReadonlySet<string> } = {}): Promise<ThreadsRead> {
+    const tips = this.fullyRead && opts.only ? this.someTips(opts.only) : this.log.tips(THREAD_REF_PREFIX);
+    const partial = this.fullyRead && opts.only !== undefined;
+    this.fullyRead = true;
     if (!this.cacheLoaded) {
       for (const [id, snap] of this.cache.load()) if (!this.known.has(id)) this.known.set(id, snap);
       this.cacheLoaded = true;
     }
     let changed = false;
-    for (const id of this.known.keys()) {
-      if (!tips.has(threadRef(id))) {
+    for (const id of partial ? opts.only! : this.known.keys()) {
+      if (this.known.has(id) && !tips.has(threadRef(id))) {
         this.known.delete(id);
         changed = true;
       }
@@ -63,7 +89,7 @@ export class ThreadStore {
     }
     if (changed) {
       this.lastRead = undefined;
-      await this.cache.save(this.known);
+      await this.saveCache();
     }
     if (this.lastRead) return this.lastRead;
     const threads: ThreadState[] = [];
@@ -74,6 +100,24 @@ export class ThreadStore {
     }
     this.lastRead = { threads, problems };
     return this.lastRead;
+  }
+
+  private someTips(ids: ReadonlySet<string>): Map<string, string> {
+    const tips = new Map<string, string>();
+    for (const id of ids) {
+      const tip = this.log.tip(threadRef(id));
+      if (tip) tips.set(threadRef(id), tip);
+    }
+    return tips;
+  }
+
+  private async saveCache(): Promise<void> {
+    if (!this.cacheSave) return this.cache.save(this.known);
+    const deferred = this.cacheSave;
+    deferred.timer ??= setTimeout(() => {
+      deferred.timer = undefined;
+      this.cache.save(this.known).catch((err) => console.error(`trellis: cannot write the projection cache: ${(err as Error).message}`));
+    }, deferred.delayMs).unref();
   }
 
   /** One thread at its current tip, without reading the others. */

@@ -12,6 +12,7 @@ import { isEvidenceHash } from '../evidence.js';
 import type { Project } from '../project.js';
 import type { ThreadProblem } from './projection-cache.js';
 import { newThreadId, requireLocalId } from './thread-id.js';
+import type { ThreadsRead } from './thread-store.js';
 
 /*
  * One function per user-facing issue verb, shared by the CLI and the HTTP routes: a surface parses its
@@ -129,7 +130,11 @@ const mergedOf = new WeakMap<object, IssueList>();
 
 /** The merged list, newest first: every store interleaved, eval-remark threads excluded. */
 export async function mergedIssues(p: Project): Promise<IssueList> {
-  const read = await p.threads.all();
+  return mergedFrom(await p.threads.all());
+}
+
+/** The merged list of one read of the threads (memoized on that read). */
+export function mergedFrom(read: ThreadsRead): IssueList {
   let list = mergedOf.get(read);
   if (!list) mergedOf.set(read, (list = { issues: mergeIssues(localIssues(read.threads)), problems: read.problems }));
   return list;

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { TrellisError } from '../../events/index.js';
 import { nodeIdOf, parseSpecNode, type SpecNode } from '../../projections/spec-node.js';
@@ -15,7 +15,10 @@ export interface SpecTree {
  * Reads every node under `<root>/<specRoot>`. A missing spec root is an empty tree; a node whose front
  * matter does not parse carries a `problem` and still serves.
  */
-export function readSpecTree(root: string, specRoot: string): SpecTree {
+/** Parsed files by path, keyed on what a write changes (mtime, size, inode): a long-running reader's memo. */
+export type SpecFileMemo = Map<string, { stamp: string; parentKey: string; node: SpecNode }>;
+
+export function readSpecTree(root: string, specRoot: string, memo?: SpecFileMemo): SpecTree {
   const base = join(root, specRoot);
   const files: { id: string; path: string }[] = [];
   walk(base, (abs) => {
@@ -31,9 +34,24 @@ export function readSpecTree(root: string, specRoot: string): SpecTree {
     }
     return null;
   };
-  const nodes = files
-    .map(({ id, path }) => parseSpecNode(id, path, readFileSync(join(root, path), 'utf8'), parentOf))
-    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const parse = ({ id, path }: { id: string; path: string }): SpecNode => {
+    const abs = join(root, path);
+    if (!memo) return parseSpecNode(id, path, readFileSync(abs, 'utf8'), parentOf);
+    const st = statSync(abs, { bigint: true });
+    const stamp = `${st.mtimeNs}:${st.size}:${st.ino}`;
+    // A node's parent depends on which folder nodes exist, so it is part of the key too.
+    const parentKey = String(parentOf(id));
+    const hit = memo.get(path);
+    if (hit && hit.stamp === stamp && hit.parentKey === parentKey) return hit.node;
+    const node = parseSpecNode(id, path, readFileSync(abs, 'utf8'), parentOf);
+    memo.set(path, { stamp, parentKey, node });
+    return node;
+  };
+  const nodes = files.map(parse).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  if (memo) {
+    const present = new Set(files.map((f) => f.path));
+    for (const path of memo.keys()) if (!present.has(path)) memo.delete(path);
+  }
   return { nodes, byId: new Map(nodes.map((n) => [n.id, n])) };
 }
 
