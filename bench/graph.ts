@@ -87,7 +87,7 @@ export async function graphBench(): Promise<void> {
     const memo: number[] = [];
     for (let i = 0; i < 200; i++) memo.push((await time(() => live.snapshot())).ms);
     report('graph.snapshot.unchanged.in-process', stats(memo));
-    live.stop();
+    await live.stop();
     clearInterval(keepAlive);
 
     // Over a real socket, against `trellis serve` in its own process.

@@ -5,7 +5,7 @@ import type { Reporter, TestModule } from 'vitest/node';
  * the terminal does with colors.
  */
 export default class PlainSummaryReporter implements Reporter {
-  onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
+  onTestRunEnd(modules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown>): void {
     let passed = 0;
     let failed = 0;
     let skipped = 0;
@@ -18,6 +18,8 @@ export default class PlainSummaryReporter implements Reporter {
       }
       if (m.state() === 'failed' && [...m.children.allTests()].length === 0) failed++;
     }
+    // An unhandled error fails the run (vitest exits 1), so it counts as a failure here too.
+    failed += unhandledErrors.length;
     process.stdout.write(`\ntests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
   }
 }

@@ -26,7 +26,7 @@ export function serveProject(project: Project, opts: { port: number; host?: stri
   return new Promise((resolve, reject) => {
     let server: ServerType;
     const fail = (err: NodeJS.ErrnoException) => {
-      live.stop();
+      void live.stop();
       const why = err.code === 'EADDRINUSE' ? 'is in use by another process' : err.code === 'EACCES' ? 'is not permitted for this user' : `cannot be bound (${err.message})`;
       reject(Object.assign(new Error(`port ${opts.port} on ${host} ${why}; stop what holds it or pass --port <another>`), { code: err.code }));
     };
@@ -38,12 +38,13 @@ export function serveProject(project: Project, opts: { port: number; host?: stri
         port: info.port,
         instanceId,
         live,
-        close: () =>
-          new Promise<void>((done) => {
-            live.stop();
+        close: async () => {
+          await new Promise<void>((done) => {
             server.close(() => done());
             (server as { closeAllConnections?: () => void }).closeAllConnections?.();
-          }),
+          });
+          await live.stop();
+        },
       });
     });
     server.once('error', fail);

@@ -89,13 +89,19 @@ export class LiveProject {
     return this;
   }
 
-  stop(): void {
-    void this.project.threads.flushCache();
+  /** Stops watching and writes a deferred projection-cache save. */
+  async stop(): Promise<void> {
     for (const w of this.watchers.splice(0)) w.close();
     for (const t of this.trees.splice(0)) t.close();
     this.specWatcher?.close();
     if (this.pending) clearTimeout(this.pending.timer);
     if (this.resync) clearInterval(this.resync);
+    try {
+      await this.project.threads.flushCache();
+    } catch (err) {
+      // The cache is only an optimization; a repository removed under a stopping server is not an error.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') console.error(`trellis: cannot write the projection cache: ${(err as Error).message}`);
+    }
   }
 
   /** The board as of now, with its bytes and ETag; rebuilt only when an input changed. */
