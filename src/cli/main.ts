@@ -37,6 +37,11 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
     .action((options: Options) => lazy(() => import('./serve-command.js'), (m) => m.runServe(ctx([], options))));
 
   cli
+    .command('status', 'Is this project’s backend online? (through its endpoint record, verified live)')
+    .option('--json', 'Print JSON')
+    .action((options: Options) => lazy(() => import('./status-command.js'), (m) => m.runStatus(ctx([], options))));
+
+  cli
     .command('issue <action> [...args]', 'Issue threads: open, reply, remark, resolve, unresolve, retract, close, promote, show, ls')
     .usage('issue <action> [...args] [options]   (see the README for each action)')
     .option('--node <id>', 'Spec node the issue is bound to (repeatable)', { type: [String] })
@@ -107,7 +112,7 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
     const word = parsed.args[0];
     handler =
       word === undefined
-        ? async () => (cli.outputHelp(), 0)
+        ? async () => (await import('./status-command.js')).bareTrellis(cwd, () => cli.outputHelp())
         : async () => {
             throw new UsageError(`unknown command '${word}'`, 'trellis <command> [options]   (trellis --help lists the commands)');
           };

@@ -1,12 +1,14 @@
-import { mkdtempSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { TrellisError } from '../events/index.js';
-import { serveProject } from '../http/serve.js';
+import { BindError } from '../http/bind.js';
 import { CONFIG_FILE } from '../store/config.js';
 import { createDemoProject } from '../store/demo.js';
+import type { EndpointIdentity } from '../store/endpoint-record.js';
+import { packageRoot } from '../store/package-root.js';
 import { openProject, type Project } from '../store/project.js';
-import { existsSync } from 'node:fs';
+import { Supervisor } from '../supervisor/supervisor.js';
 import { checkShape, type VerbContext } from './issue-commands.js';
 import { err, out } from './output.js';
 import { UsageError } from './usage-error.js';
@@ -17,10 +19,15 @@ export const DEFAULT_PORT = 8787;
 /** `~/.trellis`, or TRELLIS_HOME. */
 export const trellisHome = (env: NodeJS.ProcessEnv = process.env): string => env.TRELLIS_HOME || join(homedir(), '.trellis');
 
+const positiveMs = (s: string | undefined, fallback: number) => {
+  const n = Number(s);
+  return Number.isFinite(n) && n > 0 ? n : fallback;
+};
+
 /**
- * `trellis serve`: serves the project the current folder belongs to. Outside a Trellis project (no git
- * repository, or one without trellis.json) it serves a fresh copy of the bundled demo project, made
- * under `$TRELLIS_HOME/demo/`.
+ * `trellis serve`: the supervisor for the project the current folder belongs to. Outside a Trellis
+ * project (no git repository, or one without trellis.json) it serves a fresh copy of the bundled demo
+ * project, made under `$TRELLIS_HOME/demo/`.
  */
 export async function runServe(ctx: VerbContext): Promise<number> {
   checkShape({ args: [], options: ['port', 'host'], usage: USAGE, run: async () => 0 }, ctx);
@@ -29,19 +36,43 @@ export async function runServe(ctx: VerbContext): Promise<number> {
   const host = ctx.options.host === undefined ? '127.0.0.1' : String(ctx.options.host);
 
   const project = (await trellisProject(ctx.cwd)) ?? (await demoProject());
-  let served;
+  const root = project.root!;
+  const pkg = packageRoot().dir;
+  const supervisor = new Supervisor({
+    root,
+    identity: identityOf(project),
+    port,
+    host,
+    home: trellisHome(),
+    entry: join(pkg, 'dist', 'src', 'http', 'child-main.js'),
+    // The child's own code, the forge and eval code among it: all compiled under dist/src. Spec nodes
+    // live in the project, never here, so editing them never reloads.
+    watch: [join(pkg, 'dist', 'src')],
+    env: process.env,
+    bootMs: positiveMs(process.env.TRELLIS_CHILD_BOOT_MS, 15_000),
+    drainMs: positiveMs(process.env.TRELLIS_DRAIN_MS, 10_000),
+    log: (line) => void out(`trellis: ${line}\n`),
+  });
   try {
-    served = await serveProject(project, { port, host });
+    await supervisor.start();
   } catch (e) {
-    throw new TrellisError('INVALID_INPUT', (e as Error).message);
+    if (e instanceof BindError) throw new TrellisError('INVALID_INPUT', e.message);
+    if (e instanceof Error && e.name === 'BootError') throw new TrellisError('INVALID_INPUT', `the server could not start: ${e.message}`);
+    throw e;
   }
-  await out(`trellis: serving ${project.root} at ${served.url}\n`);
-  const stop = () => void served.close().then(() => (process.exitCode = 0));
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  // Stay up until a signal closes the server.
-  await new Promise<never>(() => {});
+  const stopped = new Promise<void>((resolve) => {
+    const stop = () => void supervisor.stop().then(resolve);
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await stopped;
   return 0;
+}
+
+function identityOf(p: Project): EndpointIdentity {
+  const dotGit = join(p.root!, '.git');
+  const worktree = existsSync(dotGit) && statSync(dotGit).isFile();
+  return { toplevel: p.root!, gitCommonDir: p.gitdir, worktree };
 }
 
 async function trellisProject(cwd: string): Promise<Project | null> {

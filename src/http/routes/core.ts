@@ -11,7 +11,9 @@ export function coreRoutes(ctx: AppContext): Hono {
 
   // Touches no git and no disk: a supervisor polls it to decide whether a child is up.
   app.get('/health', (c) => c.json({ ok: true, instanceId: ctx.instance.instanceId, pid: process.pid }));
-  app.get('/api/instance', (c) => c.json({ instanceId: ctx.instance.instanceId, root: ctx.instance.root, pid: process.pid, startedAt: ctx.instance.startedAt }));
+  app.get('/api/instance', (c) =>
+    c.json({ instanceId: ctx.instance.instanceId, root: ctx.instance.root, pid: process.pid, startedAt: ctx.instance.startedAt, apiUrl: process.env.TRELLIS_API_URL || null }),
+  );
   app.get('/api/settings', (c) => {
     const s = ctx.project.settings();
     return c.json({ root: root(), specRoot: s.specRoot, trunk: s.trunk, harness: s.harness, pluginRoot: s.pluginRoot, forges: s.forges, sources: s.sources });

@@ -1,0 +1,134 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+
+/**
+ * Endpoint records: how a running `trellis serve` is found (spec §2.3). One per project slot,
+ * `<TRELLIS_HOME>/projects/<slot>/endpoint.json`, `slot = encodeProject(root)`.
+ *
+ * Record format versions (`version`):
+ *   1 — initial: { version, url, pid, instanceId, root, identity: { toplevel, gitCommonDir, worktree }, startedAt }.
+ */
+export const RECORD_VERSION = 1;
+
+export interface EndpointIdentity {
+  /** The served working tree's toplevel (a linked worktree's own, never the main checkout's). */
+  readonly toplevel: string;
+  readonly gitCommonDir: string;
+  /** True for a linked worktree. */
+  readonly worktree: boolean;
+}
+
+export interface EndpointRecord {
+  readonly version: typeof RECORD_VERSION;
+  readonly url: string;
+  readonly pid: number;
+  readonly instanceId: string;
+  readonly root: string;
+  readonly identity: EndpointIdentity;
+  readonly startedAt: string;
+}
+
+/** Readable and collision-free: the folder's name, sanitized, plus a short hash of its real path. */
+export function encodeProject(root: string): string {
+  const real = safeRealpath(root);
+  const name = basename(real).toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[-.]+|-+$/g, '').slice(0, 40) || 'project';
+  return `${name}-${createHash('sha256').update(real).digest('hex').slice(0, 12)}`;
+}
+
+export const recordPath = (home: string, root: string): string => join(home, 'projects', encodeProject(root), 'endpoint.json');
+
+export async function writeEndpointRecord(home: string, record: EndpointRecord): Promise<string> {
+  const path = recordPath(home, record.root);
+  mkdirSync(join(path, '..'), { recursive: true });
+  await writeFileAtomic(path, `${JSON.stringify(record, null, 2)}\n`);
+  return path;
+}
+
+/** Removes the record only if it still carries `instanceId`: a newer serve's record is never touched. */
+export function removeEndpointRecord(home: string, root: string, instanceId: string): boolean {
+  const path = recordPath(home, root);
+  const current = readRaw(path);
+  if (!current || (current as { instanceId?: unknown }).instanceId !== instanceId) return false;
+  rmSync(path, { force: true });
+  return true;
+}
+
+export type RecordVerdict =
+  | { readonly online: true; readonly record: EndpointRecord }
+  | { readonly online: false; readonly reason: string; readonly record?: EndpointRecord };
+
+/**
+ * The one seam that decides whether a project's backend is online (spec §2.3). A record is trusted only
+ * when it has the identity shape, sits in the slot its own root encodes to, names a loopback url, and
+ * the live GET /api/instance at that url answers with the same instanceId and root. A crashed serve's
+ * record, a recycled port now serving something else, a record in the wrong slot: all offline, never
+ * followed.
+ */
+export async function readEndpointRecord(home: string, root: string, opts: { timeoutMs?: number } = {}): Promise<RecordVerdict> {
+  const path = recordPath(home, root);
+  const raw = readRaw(path);
+  if (raw === undefined) return { online: false, reason: 'no endpoint record' };
+  const record = asRecord(raw);
+  if (!record) return { online: false, reason: `${path} is not an endpoint record of version ${RECORD_VERSION}` };
+  if (encodeProject(record.root) !== encodeProject(root) || safeRealpath(record.root) !== safeRealpath(root)) {
+    return { online: false, reason: `the record in ${path} is for ${record.root}, not this project`, record };
+  }
+  let url: URL;
+  try {
+    url = new URL(record.url);
+  } catch {
+    return { online: false, reason: `the record's url ${record.url} does not parse`, record };
+  }
+  if (!isLoopback(url.hostname)) return { online: false, reason: `the record's url ${record.url} is not loopback`, record };
+  try {
+    const res = await fetch(new URL('/api/instance', url), { signal: AbortSignal.timeout(opts.timeoutMs ?? 1_500) });
+    const live = (await res.json()) as { instanceId?: unknown; root?: unknown };
+    if (live.instanceId !== record.instanceId) return { online: false, reason: `${record.url} answers as another instance`, record };
+    if (typeof live.root !== 'string' || safeRealpath(live.root) !== safeRealpath(record.root)) return { online: false, reason: `${record.url} serves another root`, record };
+    return { online: true, record };
+  } catch (err) {
+    return { online: false, reason: `${record.url} does not answer (${(err as Error).message})`, record };
+  }
+}
+
+function asRecord(raw: unknown): EndpointRecord | null {
+  if (typeof raw !== 'object' || raw === null) return null;
+  const r = raw as Record<string, unknown>;
+  const id = r.identity as Record<string, unknown> | undefined;
+  const ok =
+    r.version === RECORD_VERSION &&
+    typeof r.url === 'string' &&
+    typeof r.pid === 'number' &&
+    typeof r.instanceId === 'string' &&
+    typeof r.root === 'string' &&
+    typeof r.startedAt === 'string' &&
+    typeof id === 'object' &&
+    id !== null &&
+    typeof id.toplevel === 'string' &&
+    typeof id.gitCommonDir === 'string' &&
+    typeof id.worktree === 'boolean';
+  return ok ? (raw as EndpointRecord) : null;
+}
+
+export function isLoopback(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+function readRaw(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : null;
+  }
+}
+
+function safeRealpath(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}

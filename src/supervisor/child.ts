@@ -1,0 +1,73 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+
+export interface ChildHandle {
+  readonly id: number;
+  readonly pid: number;
+  readonly port: number;
+  readonly process: ChildProcess;
+  readonly exited: Promise<number | null>;
+}
+
+export interface BootOptions {
+  readonly entry: string;
+  readonly id: number;
+  readonly env: NodeJS.ProcessEnv;
+  /** The whole boot (spawn, listen, first healthy /health) must fit in this. */
+  readonly bootMs: number;
+}
+
+/** A child that could not be brought up; `reason` is what the log says. */
+export class BootError extends Error {
+  override name = 'BootError';
+}
+
+/**
+ * Spawns an HTTP child and waits until it listens and answers GET /health. Anything less within
+ * `bootMs` (it crashes, exits, never listens, or never answers) kills it and rejects with the reason.
+ */
+export async function bootChild(opts: BootOptions): Promise<ChildHandle> {
+  const proc = fork(opts.entry, [], { env: { ...opts.env, TRELLIS_CHILD_ID: String(opts.id) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const exited = once(proc, 'exit').then(([code]) => code as number | null);
+  const deadline = Date.now() + opts.bootMs;
+  const fail = async (reason: string): Promise<never> => {
+    proc.kill('SIGKILL');
+    await exited;
+    throw new BootError(`child ${opts.id} ${reason}`);
+  };
+  const port = await Promise.race([
+    new Promise<number>((resolve) => proc.on('message', (m: { type?: string; port?: number }) => m?.type === 'listening' && resolve(m.port!))),
+    exited.then((code) => -1 - (code ?? 0)),
+    new Promise<number>((resolve) => setTimeout(() => resolve(0), opts.bootMs).unref()),
+  ]);
+  if (port < 0) return fail(`exited with code ${-1 - port} before listening (its error is above)`);
+  if (port === 0) return fail(`did not listen within ${opts.bootMs} ms`);
+  while (Date.now() < deadline) {
+    if (proc.exitCode !== null) return fail(`exited with code ${proc.exitCode} before answering /health`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(Math.max(50, deadline - Date.now())) });
+      if (res.ok) {
+        await res.arrayBuffer();
+        return { id: opts.id, pid: proc.pid!, port, process: proc, exited };
+      }
+    } catch {
+      // not up yet; try again until the deadline
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return fail(`did not answer GET /health within ${opts.bootMs} ms`);
+}
+
+/** Asks a child to drain (finish in-flight requests, close, exit); kills it if it has not by the deadline. */
+export async function drainChild(child: ChildHandle, deadlineMs: number): Promise<void> {
+  if (child.process.exitCode !== null) return;
+  try {
+    child.process.send({ type: 'drain', deadlineMs });
+  } catch {
+    // the IPC channel is gone: the child is on its way out already
+  }
+  const killer = setTimeout(() => child.process.kill('SIGKILL'), deadlineMs + 2_000);
+  killer.unref();
+  await child.exited;
+  clearTimeout(killer);
+}

@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import { BindError, bindPublic } from '../http/bind.js';
+import { installProcessGuards } from '../http/process-guards.js';
+import { removeEndpointRecord, writeEndpointRecord, type EndpointIdentity } from '../store/endpoint-record.js';
+import { TreeWatcher } from '../store/watch-tree.js';
+import { bootChild, BootError, drainChild, type ChildHandle } from './child.js';
+import { SwitchableProxy } from './proxy.js';
+
+export interface SupervisorOptions {
+  readonly root: string;
+  readonly identity: EndpointIdentity;
+  readonly port: number;
+  readonly host: string;
+  /** TRELLIS_HOME: where the endpoint record goes. */
+  readonly home: string;
+  /** The child's entry module. */
+  readonly entry: string;
+  /** Source trees the child imports; an edit under them reloads it. */
+  readonly watch: readonly string[];
+  readonly env: NodeJS.ProcessEnv;
+  readonly bootMs: number;
+  readonly drainMs: number;
+  readonly log: (line: string) => void;
+}
+
+/** Settle time after a source change, so a rebuild that writes many files reloads once. */
+const SOURCE_SETTLE_MS = 150;
+
+/**
+ * `trellis serve`: owns the public port as a raw TCP proxy and runs the HTTP server as a child on a
+ * private port. On a source change it boots a fresh child, waits for GET /health, switches the proxy,
+ * and drains the old child; an unhealthy new child is discarded and the current one keeps serving.
+ */
+export class Supervisor {
+  readonly instanceId = randomUUID();
+  private readonly proxy = new SwitchableProxy();
+  private current: ChildHandle | undefined;
+  private generation = 0;
+  private reloading: Promise<void> | undefined;
+  private again = false;
+  private watchers: TreeWatcher[] = [];
+  private settle: NodeJS.Timeout | undefined;
+  private stopping = false;
+  publicUrl = '';
+
+  constructor(private readonly opts: SupervisorOptions) {}
+
+  /** Boots the first child, binds the public port (reaping the child if that fails), publishes the record. */
+  async start(): Promise<void> {
+    installProcessGuards('supervisor');
+    const first = await this.boot(this.opts.port === 0 ? undefined : this.apiUrl(this.opts.port));
+    let port: number;
+    try {
+      port = await bindPublic(this.proxy.server, this.opts.port, this.opts.host, async () => {
+        first.process.kill('SIGKILL');
+        await first.exited;
+      });
+    } catch (err) {
+      throw err instanceof BindError ? err : new BindError(this.opts.port, this.opts.host, undefined);
+    }
+    this.publicUrl = this.apiUrl(port);
+    first.process.send({ type: 'api-url', url: this.publicUrl });
+    this.current = first;
+    this.watchDeath(first);
+    this.proxy.switchTo(first.port);
+    await writeEndpointRecord(this.opts.home, {
+      version: 1,
+      url: this.publicUrl,
+      pid: process.pid,
+      instanceId: this.instanceId,
+      root: this.opts.root,
+      identity: this.opts.identity,
+      startedAt: new Date().toISOString(),
+    });
+    this.watchers = this.opts.watch.map((dir) => new TreeWatcher(dir, (rel) => this.sourceChanged(rel)));
+    this.opts.log(`serving ${this.opts.root} at ${this.publicUrl} (child ${first.id}, pid ${first.pid}, port ${first.port})`);
+  }
+
+  /** Boots a new child and switches to it; a child that does not come up healthy is discarded. */
+  reload(why: string): Promise<void> {
+    if (this.reloading) {
+      this.again = true;
+      return this.reloading;
+    }
+    this.reloading = (async () => {
+      do {
+        this.again = false;
+        await this.reloadOnce(why);
+      } while (this.again && !this.stopping);
+    })().finally(() => (this.reloading = undefined));
+    return this.reloading;
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    clearTimeout(this.settle);
+    for (const w of this.watchers) w.close();
+    await this.reloading;
+    await new Promise<void>((resolve) => this.proxy.server.close(() => resolve()));
+    if (this.current) await drainChild(this.current, this.opts.drainMs);
+    await this.proxy.close();
+    removeEndpointRecord(this.opts.home, this.opts.root, this.instanceId);
+    this.opts.log('stopped');
+  }
+
+  private async reloadOnce(why: string): Promise<void> {
+    if (this.stopping) return;
+    this.opts.log(`${why}; booting child ${this.generation + 1}`);
+    let next: ChildHandle;
+    try {
+      next = await this.boot(this.publicUrl);
+    } catch (err) {
+      if (!(err instanceof BootError)) throw err;
+      this.opts.log(`reload discarded: ${err.message}; still serving child ${this.current?.id}`);
+      return;
+    }
+    const old = this.current;
+    this.current = next;
+    this.proxy.switchTo(next.port);
+    this.opts.log(`switched to child ${next.id} (pid ${next.pid}, port ${next.port})${old ? `; draining child ${old.id}` : ''}`);
+    if (old) void drainChild(old, this.opts.drainMs).then(() => this.opts.log(`child ${old.id} drained and exited`));
+    this.watchDeath(next);
+  }
+
+  /** A serving child that dies is replaced; the proxy keeps the port meanwhile. */
+  private watchDeath(child: ChildHandle): void {
+    void child.exited.then((code) => {
+      if (this.current === child && !this.stopping) {
+        this.opts.log(`child ${child.id} exited unexpectedly with code ${code}; booting a replacement`);
+        void this.reload('replacing a dead child');
+      }
+    });
+  }
+
+  private boot(apiUrl: string | undefined): Promise<ChildHandle> {
+    return bootChild({
+      entry: this.opts.entry,
+      id: ++this.generation,
+      bootMs: this.opts.bootMs,
+      env: {
+        ...this.opts.env,
+        TRELLIS_PROJECT_ROOT: this.opts.root,
+        TRELLIS_INSTANCE_ID: this.instanceId,
+        // Never the value this process inherited: the child and its sessions reach the supervisor's face.
+        TRELLIS_API_URL: apiUrl ?? '',
+      },
+    });
+  }
+
+  private apiUrl(port: number): string {
+    return `http://127.0.0.1:${port}/`;
+  }
+
+  private sourceChanged(rel: string): void {
+    if (!/\.(m?js|json)$/.test(rel) || this.stopping) return;
+    clearTimeout(this.settle);
+    this.settle = setTimeout(() => void this.reload(`source changed (${rel})`), SOURCE_SETTLE_MS);
+  }
+}

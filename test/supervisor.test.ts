@@ -1,0 +1,259 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readEndpointRecord, recordPath } from '../src/store/endpoint-record.js';
+import { cleanupRepos, git, ok, tempDir, testEnv } from './helpers/repo.js';
+import { packageCopy, startServe, writeInject, type ServeProcess } from './helpers/serve.js';
+import { demoRepo } from './helpers/server.js';
+
+afterAll(cleanupRepos);
+
+const running: ServeProcess[] = [];
+afterAll(async () => {
+  for (const s of running) await s.stop('SIGKILL');
+});
+
+async function serve(pkg: string, cwd: string, extraEnv: NodeJS.ProcessEnv = {}, args?: string[]) {
+  const s = await startServe(pkg, cwd, { ...testEnv(cwd), TRELLIS_HOME: join(cwd, '..', 'home'), ...extraEnv }, args);
+  running.push(s);
+  return s;
+}
+
+interface Tally {
+  ok: number;
+  failed: string[];
+  children: Set<string>;
+}
+
+/** Requests in a loop until `stop()`; keep-alive on (an agent) or off (Connection: close). */
+function loadLoop(url: string, keepAlive: boolean, tally: Tally): { stop: () => Promise<void> } {
+  const agent = keepAlive ? new http.Agent({ keepAlive: true, maxSockets: 1 }) : undefined;
+  let running = true;
+  const done = (async () => {
+    for (let i = 0; running; i++) {
+      await new Promise<void>((resolve) => {
+        const path = i % 2 ? '/health' : '/api/instance';
+        const req = http.get(new URL(path, url), { agent: agent ?? false, headers: keepAlive ? {} : { Connection: 'close' } }, (res) => {
+          res.resume();
+          res.on('end', () => {
+            if (res.statusCode === 200) tally.ok++;
+            else tally.failed.push(`${path} → ${res.statusCode}`);
+            tally.children.add(String(res.headers['x-trellis-child']));
+            resolve();
+          });
+          res.on('error', (e) => (tally.failed.push(`${path}: ${e.message}`), resolve()));
+        });
+        req.on('error', (e) => (tally.failed.push(`${path}: ${e.message}`), resolve()));
+      });
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await done;
+      agent?.destroy();
+    },
+  };
+}
+
+const coreJs = (pkg: string) => join(pkg, 'dist/src/http/routes/core.js');
+
+describe('trellis serve: the supervisor', () => {
+  it('keeps serving through 10 reloads from real source edits: no failed request, each switch visible, a slow request finishes on the old child', async () => {
+    const dir = await demoRepo();
+    const pkg = packageCopy();
+    const big = join(dir, '..', 'big.bin');
+    writeFileSync(big, randomBytes(6 << 20));
+    const hash = (await ok(dir, ['evidence', 'put', big])).trim();
+    const s = await serve(pkg, dir, { TRELLIS_DRAIN_MS: '20000' });
+
+    // A slow reader: the response stays in flight across the first reload.
+    const slow = new Promise<{ child: string; bytes: number; status: number }>((resolve, reject) => {
+      http.get(new URL(`/api/evidence/${hash}`, s.url), (res) => {
+        let bytes = 0;
+        res.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+          res.pause();
+          setTimeout(() => res.resume(), 15);
+        });
+        res.on('end', () => resolve({ child: String(res.headers['x-trellis-child']), bytes, status: res.statusCode! }));
+        res.on('error', reject);
+      });
+    });
+
+    const tally: Tally = { ok: 0, failed: [], children: new Set() };
+    const loops = [...Array.from({ length: 6 }, () => loadLoop(s.url, true, tally)), ...Array.from({ length: 3 }, () => loadLoop(s.url, false, tally))];
+    const original = readFileSync(coreJs(pkg), 'utf8');
+    for (let r = 1; r <= 10; r++) {
+      const before = tally.ok;
+      writeFileSync(coreJs(pkg), `${original}\n// edit ${r}\n`);
+      await s.line(new RegExp(`switched to child ${r + 1} `));
+      // let the new child take some of the load before the next edit
+      await new Promise<void>((resolve) => {
+        const check = setInterval(() => tally.ok > before + 50 && (clearInterval(check), resolve()), 5);
+      });
+    }
+    await Promise.all(loops.map((l) => l.stop()));
+
+    expect(tally.failed).toEqual([]);
+    expect(tally.ok).toBeGreaterThan(500);
+    for (let c = 1; c <= 11; c++) expect(tally.children).toContain(String(c));
+    expect(await slow).toEqual({ child: '1', bytes: 6 << 20, status: 200 });
+    expect(s.lines.filter((l) => /drained and exited/.test(l)).length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('discards a broken new child — a syntax error, an exit, a /health that never answers — keeps serving, says why, and reloads once fixed', async () => {
+    const dir = await demoRepo();
+    const pkg = packageCopy();
+    const s = await serve(pkg, dir, { TRELLIS_CHILD_BOOT_MS: '1500' });
+    const original = readFileSync(coreJs(pkg), 'utf8');
+    // A fresh connection each time: a kept-alive one stays with the child it was opened to.
+    const servedBy = () =>
+      new Promise<string>((resolve, reject) =>
+        http.get(new URL('/health', s.url), { agent: false }, (res) => (res.resume(), resolve(String(res.headers['x-trellis-child'])))).on('error', reject),
+      );
+
+    writeFileSync(coreJs(pkg), `${original}\nexport const broken = ;\n`);
+    expect(await s.line(/reload discarded: child 2 /)).toMatch(/child 2 exited with code 1 before listening.*still serving child 1/);
+    expect(await servedBy()).toBe('1');
+
+    writeFileSync(coreJs(pkg), `process.exit(3);\n${original}`);
+    expect(await s.line(/reload discarded: child 3 /)).toMatch(/exited with code 3/);
+    expect(await servedBy()).toBe('1');
+
+    writeFileSync(coreJs(pkg), original.replace("app.get('/health', (c) =>", "app.get('/health', () => new Promise(() => {}));\n    app.get('/health-was', (c) =>"));
+    expect(await s.line(/reload discarded: child 4 /)).toMatch(/did not answer GET \/health within 1500 ms/);
+    expect(await servedBy()).toBe('1');
+
+    writeFileSync(coreJs(pkg), original);
+    await s.line(/switched to child 5 /);
+    expect(await servedBy()).toBe('5');
+  });
+
+  it('gives the child its own loopback face as TRELLIS_API_URL, never the inherited one; a spec edit does not reload', async () => {
+    const dir = await demoRepo();
+    const s = await serve(packageCopy(), dir, { TRELLIS_API_URL: 'http://ambient.invalid:9/' });
+    const inst = await (await fetch(new URL('/api/instance', s.url))).json();
+    expect(inst.apiUrl).toBe(s.url);
+    writeFileSync(join(dir, 'specs/cart/index.md'), '# Basket\n');
+    await expect(fetch(new URL('/api/specs/cart/content', s.url)).then((r) => r.json())).resolves.toMatchObject({ body: '# Basket\n' });
+    expect(s.lines.some((l) => /booting child 2/.test(l))).toBe(false);
+  });
+
+  it('an injected async throw is logged by supervisor and child, and serving continues', async () => {
+    const dir = await demoRepo();
+    const inject = writeInject(tempDir(), "setTimeout(() => { throw new Error('injected-async-throw'); }, 300);\nsetTimeout(() => { Promise.reject(new Error('injected-rejection')); }, 300);\n");
+    const s = await serve(packageCopy(), dir, { NODE_OPTIONS: `--import=${inject}` });
+    await s.line(/trellis supervisor: uncaught exception \(still serving\): Error: injected-async-throw/, 'stderr');
+    await s.line(/trellis child 1: uncaught exception \(still serving\): Error: injected-async-throw/, 'stderr');
+    await s.line(/trellis child 1: unhandled rejection \(still serving\): Error: injected-rejection/, 'stderr');
+    expect((await fetch(new URL('/health', s.url))).status).toBe(200);
+    expect(s.proc.exitCode).toBeNull();
+  });
+});
+
+describe('trellis serve: the bind contract', () => {
+  const childrenOf = (pkg: string) => {
+    try {
+      return execFileSync('pgrep', ['-f', join(pkg, 'dist/src/http/child-main.js')], { encoding: 'utf8' }).trim();
+    } catch {
+      return '';
+    }
+  };
+
+  it('a port in use, or an address that cannot be bound: a loud non-zero exit naming the port, no child left behind', async () => {
+    const dir = await demoRepo();
+    const pkg = packageCopy();
+    const blocker = net.createServer().listen(0, '127.0.0.1');
+    await new Promise((r) => blocker.once('listening', r));
+    const port = (blocker.address() as net.AddressInfo).port;
+    try {
+      const r = await runServe(pkg, dir, ['--port', String(port)]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`trellis: port ${port} is already in use on 127.0.0.1. Repair:`);
+      expect(childrenOf(pkg)).toBe('');
+      const r2 = await runServe(pkg, dir, ['--port', '18787', '--host', '192.0.2.1']);
+      expect(r2.code).toBe(1);
+      expect(r2.stderr).toMatch(/address 192\.0\.2\.1 is not on this machine, so port 18787 cannot be bound/);
+      expect(childrenOf(pkg)).toBe('');
+    } finally {
+      blocker.close();
+    }
+  });
+
+  async function runServe(pkg: string, cwd: string, args: string[]) {
+    const { run } = await import('./helpers/repo.js');
+    return run(process.execPath, [join(pkg, 'dist/src/cli/bin.js'), 'serve', ...args], { cwd, env: { ...testEnv(cwd), TRELLIS_HOME: join(cwd, '..', 'home') } });
+  }
+});
+
+describe('endpoint records', () => {
+  it('are trusted only after the live identity probe: a killed serve, a recycled port, the wrong slot, a non-loopback url are all offline', async () => {
+    const dir = await demoRepo();
+    const home = join(dir, '..', 'home');
+    const s = await serve(packageCopy(), dir);
+    const online = await readEndpointRecord(home, dir);
+    expect(online).toMatchObject({ online: true, record: { url: s.url, root: dir, pid: s.proc.pid, version: 1, identity: { toplevel: dir, worktree: false } } });
+    expect(await ok(dir, ['status'], { env: { TRELLIS_HOME: home } })).toMatch(new RegExp(`^online: ${dir} is served at ${s.url}`));
+    expect(await ok(dir, [], { env: { TRELLIS_HOME: home } })).toMatch(/^online:/);
+
+    await s.stop('SIGKILL');
+    const stale = await readEndpointRecord(home, dir);
+    expect(stale).toMatchObject({ online: false, reason: expect.stringMatching(/does not answer/) });
+
+    // Something else now answers on the recycled port.
+    const port = Number(new URL(s.url).port);
+    const impostor = http.createServer((_req, res) => res.end(JSON.stringify({ instanceId: 'someone-else', root: dir }))).listen(port, '127.0.0.1');
+    await new Promise((r) => impostor.once('listening', r));
+    try {
+      expect(await readEndpointRecord(home, dir)).toMatchObject({ online: false, reason: expect.stringContaining('another instance') });
+    } finally {
+      impostor.close();
+    }
+
+    const record = JSON.parse(readFileSync(recordPath(home, dir), 'utf8'));
+    const other = await demoRepo();
+    execFileSync('mkdir', ['-p', join(recordPath(home, other), '..')]);
+    writeFileSync(recordPath(home, other), JSON.stringify(record));
+    expect(await readEndpointRecord(home, other)).toMatchObject({ online: false, reason: expect.stringContaining('not this project') });
+
+    writeFileSync(recordPath(home, dir), JSON.stringify({ ...record, url: 'http://192.0.2.1:8787/' }));
+    expect(await readEndpointRecord(home, dir)).toMatchObject({ online: false, reason: expect.stringContaining('not loopback') });
+    const status = await (await import('./helpers/repo.js')).trellis(dir, ['status'], { env: { TRELLIS_HOME: home } });
+    expect(status.code).toBe(1);
+    expect(status.stdout).toMatch(/^offline: .*start one with 'trellis serve'/);
+  });
+
+  it('a clean stop removes only a record that still carries its own instanceId', async () => {
+    const dir = await demoRepo();
+    const home = join(dir, '..', 'home');
+    const pkg = packageCopy();
+    const a = await serve(pkg, dir);
+    expect(await a.stop('SIGINT')).toBe(0);
+    expect(await readEndpointRecord(home, dir)).toEqual({ online: false, reason: 'no endpoint record' });
+
+    const b = await serve(pkg, dir);
+    const path = recordPath(home, dir);
+    const taken = { ...JSON.parse(readFileSync(path, 'utf8')), instanceId: 'a-newer-serve' };
+    writeFileSync(path, JSON.stringify(taken));
+    expect(await b.stop('SIGINT')).toBe(0);
+    expect(JSON.parse(readFileSync(path, 'utf8')).instanceId).toBe('a-newer-serve');
+  });
+
+  it('a linked worktree’s serve registers under its own toplevel and leaves the main checkout’s slot alone', async () => {
+    const dir = await demoRepo();
+    const home = join(dir, '..', 'home');
+    const wt = join(dir, '..', 'wt');
+    git(dir, 'worktree', 'add', '-q', '-b', 'side', wt);
+    const pkg = packageCopy();
+    const main = await serve(pkg, dir);
+    const side = await serve(pkg, wt);
+    expect(recordPath(home, wt)).not.toBe(recordPath(home, dir));
+    expect(await readEndpointRecord(home, dir)).toMatchObject({ online: true, record: { url: main.url, identity: { worktree: false } } });
+    expect(await readEndpointRecord(home, wt)).toMatchObject({ online: true, record: { url: side.url, root: wt, identity: { toplevel: wt, worktree: true } } });
+  });
+});
