@@ -134,6 +134,30 @@ describe('trellis serve: the supervisor', () => {
     expect(await servedBy()).toBe('5');
   });
 
+  it('an SSE stream open across a reload is cut at the drain deadline and the EventSource reconnects to the new child', async () => {
+    const dir = await demoRepo();
+    const pkg = packageCopy();
+    const s = await serve(pkg, dir, { TRELLIS_DRAIN_MS: '300' });
+    const { EventSource } = await import('eventsource');
+    const es = new EventSource(new URL('/api/graph/stream', s.url).href);
+    try {
+      let readies = 0;
+      let next: (() => void) | undefined;
+      es.addEventListener('ready', () => {
+        readies++;
+        next?.();
+      });
+      const ready = (n: number) => new Promise<void>((resolve) => (readies >= n ? resolve() : (next = () => readies >= n && resolve())));
+      await ready(1);
+      writeFileSync(coreJs(pkg), `${readFileSync(coreJs(pkg), 'utf8')}\n// reload\n`);
+      await s.line(/switched to child 2 /);
+      await ready(2);
+      await s.line(/child 1 drained and exited/);
+    } finally {
+      es.close();
+    }
+  });
+
   it('gives the child its own loopback face as TRELLIS_API_URL, never the inherited one; a spec edit does not reload', async () => {
     const dir = await demoRepo();
     const s = await serve(packageCopy(), dir, { TRELLIS_API_URL: 'http://ambient.invalid:9/' });
