@@ -1,10 +1,9 @@
 import type { Issue } from '../projections/index.js';
 import { openProject, type Project } from '../store/project.js';
 import { actOnReply, closeIssue, listIssues, mergedIssues, openIssue, promoteIssue, remarkOnIssue, replyToIssue, showIssue } from '../store/issues/verbs.js';
-import { threadIssue } from '../projections/index.js';
 import { readBody, resolveAuthor } from './input.js';
 import { err, out } from './output.js';
-import { issueLines, issueText, problemLines } from './render.js';
+import { issueLines, issueText, noteLines, problemLines } from './render.js';
 import { UsageError } from './usage-error.js';
 
 export interface VerbContext {
@@ -58,7 +57,7 @@ export const ISSUE_ACTIONS: Record<string, ActionSpec> = {
     usage: 'trellis issue open <concern> [--node <id>]... [--body <text>|-] [--store <store>] [--scenario <id>] [--by <author>] [--json]',
     async run(ctx, p) {
       const body = readBody(ctx.options.body);
-      const { id, thread } = await openIssue(p, {
+      const { id, issue } = await openIssue(p, {
         concern: ctx.args.join(' '),
         nodes: listOptions(ctx.options.node),
         by: author(ctx),
@@ -66,7 +65,7 @@ export const ISSUE_ACTIONS: Record<string, ActionSpec> = {
         ...(ctx.options.scenario !== undefined ? { scenario: String(ctx.options.scenario) } : {}),
         ...(ctx.options.store !== undefined ? { store: String(ctx.options.store) } : {}),
       });
-      await out(ctx.options.json ? json(thread.scope ? thread : threadIssue(thread)) : `${id}\n`);
+      await out(ctx.options.json ? json(issue) : `${id}\n`);
       return 0;
     },
   },
@@ -113,10 +112,10 @@ export const ISSUE_ACTIONS: Record<string, ActionSpec> = {
   },
   promote: {
     args: ['id'],
-    options: ['by', 'json'],
-    usage: 'trellis issue promote <id> [--by <author>] [--json]',
+    options: ['store', 'by', 'json'],
+    usage: 'trellis issue promote <id> [--store <forge>] [--by <author>] [--json]',
     async run(ctx, p) {
-      const issue = await promoteIssue(p, ctx.args[0]!, author(ctx));
+      const issue = await promoteIssue(p, ctx.args[0]!, author(ctx), ctx.options.store === undefined ? undefined : String(ctx.options.store));
       await printIssue(ctx, issue, `${issue.id} ${issue.status}${issue.url ? ` ${issue.url}` : ''}\n`);
       return 0;
     },
@@ -136,12 +135,12 @@ export const ISSUE_ACTIONS: Record<string, ActionSpec> = {
     options: ['node', 'store', 'all', 'json'],
     usage: 'trellis issue ls [--node <id>] [--store <store>] [--all] [--json]',
     async run(ctx, p) {
-      const { issues, problems } = await listIssues(p, {
+      const { issues, problems, notes } = await listIssues(p, {
         ...(ctx.options.node !== undefined ? { node: String(ctx.options.node) } : {}),
         ...(ctx.options.store !== undefined ? { store: String(ctx.options.store) } : {}),
         all: ctx.options.all === true,
       });
-      await err(problemLines(problems));
+      await err(problemLines(problems) + noteLines(notes));
       // Compact JSON for lists: they grow with the project (13 MB for 10,000 threads).
       await out(ctx.options.json ? `${JSON.stringify(issues)}\n` : issueLines(issues));
       return 0;
@@ -163,8 +162,8 @@ export async function runIssue(action: string, ctx: VerbContext): Promise<number
 export async function runIssues(ctx: VerbContext): Promise<number> {
   const usage = 'trellis issues [--json]';
   checkShape({ args: [], options: ['json'], usage, run: async () => 0 }, ctx);
-  const { issues, problems } = await mergedIssues(openProject(ctx.cwd));
-  await err(problemLines(problems));
+  const { issues, problems, notes } = await mergedIssues(openProject(ctx.cwd));
+  await err(problemLines(problems) + noteLines(notes));
   // Compact JSON: this is the unbounded dump scripts pipe into parsers.
   await out(ctx.options.json ? `${JSON.stringify(issues)}\n` : issueLines(issues));
   return 0;

@@ -13,14 +13,16 @@ import { openProject } from '../store/project.js';
 import { findRepository } from '../store/repository.js';
 import { readSpecTree } from '../store/spec/spec-tree.js';
 import { checkShape, type VerbContext } from './issue-commands.js';
-import { out } from './output.js';
+import { err, out } from './output.js';
+import { noteLines } from './render.js';
 
 const noRun = async () => 0;
 
 /** `trellis graph [--json]`: the board, byte for byte what GET /api/graph answers. */
 export async function runGraph(ctx: VerbContext): Promise<number> {
   checkShape({ args: [], options: ['json'], usage: 'trellis graph [--json]', run: noRun }, ctx);
-  const { bytes } = await buildBoard(openProject(ctx.cwd));
+  const { bytes, notes } = await buildBoard(openProject(ctx.cwd));
+  await err(noteLines(notes));
   await out(bytes);
   return 0;
 }
@@ -28,7 +30,8 @@ export async function runGraph(ctx: VerbContext): Promise<number> {
 /** `trellis board [--json]`: the board as a readable tree. */
 export async function runBoard(ctx: VerbContext): Promise<number> {
   checkShape({ args: [], options: ['json'], usage: 'trellis board [--json]', run: noRun }, ctx);
-  const { board } = await buildBoard(openProject(ctx.cwd));
+  const { board, notes } = await buildBoard(openProject(ctx.cwd));
+  await err(noteLines(notes));
   await out(ctx.options.json ? boardBytes(board) : boardText(board));
   return 0;
 }

@@ -31,3 +31,6 @@ function replyText(r: Reply, n: number): string {
 
 export const problemLines = (problems: readonly ThreadProblem[]): string =>
   problems.map((p) => `trellis: thread ${p.id} is unreadable (${p.ref} at ${p.commit}): ${p.reason}\n`).join('');
+
+/** Forges that could not be pulled: one line each. */
+export const noteLines = (notes: readonly string[]): string => notes.map((n) => `trellis: ${n}\n`).join('');

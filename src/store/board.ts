@@ -1,5 +1,5 @@
 import { TrellisError } from '../events/index.js';
-import { assembleBoard, boardBytes, freshness, issueThreads, specMeta, threadFreshness, type Board } from '../projections/index.js';
+import { assembleBoard, boardBytes, specMeta, type Board } from '../projections/index.js';
 import { mergedFrom } from './issues/verbs.js';
 import type { Project } from './project.js';
 import { readSpecTree, type SpecTree } from './spec/spec-tree.js';
@@ -20,19 +20,25 @@ export const freshSources = (p: Project): BoardSources => ({
 });
 
 /** Builds the board from the current state of everything it shows; the one builder for CLI and HTTP. */
-export async function buildBoard(p: Project, sources: BoardSources = freshSources(p), onlyThreads?: ReadonlySet<string>): Promise<{ board: Board; bytes: string }> {
+export async function buildBoard(
+  p: Project,
+  sources: BoardSources = freshSources(p),
+  onlyThreads?: ReadonlySet<string>,
+): Promise<{ board: Board; bytes: string; notes: readonly string[] }> {
   const root = requireRoot(p);
   const { specRoot, trunk } = p.settings();
+  // The CLI pulls the forges first; the server's slice is kept current in the background.
+  const notes = p.forgeReads === 'live' ? (await p.forges.refresh()).failures : [];
   const read = await p.threads.all(onlyThreads ? { only: onlyThreads } : {});
   const overlay = await worktreeOverlay(root, p.gitdir, specRoot, trunk);
-  const list = mergedFrom(read);
+  const list = mergedFrom(p, read);
   const board = assembleBoard({
     specRoot,
     nodes: sources.specTree().nodes.map(specMeta),
     overlay,
     sessions: [],
     issues: list.issues,
-    freshness: freshness(issueThreads(read.threads).map(threadFreshness)),
+    freshness: list.freshness,
   });
-  return { board, bytes: boardBytes(board) };
+  return { board, bytes: boardBytes(board), notes };
 }

@@ -9,7 +9,7 @@ import { readSpecTree, type SpecFileMemo, type SpecTree } from './spec/spec-tree
 import { hasLinkedWorktrees } from './spec/worktrees.js';
 import { TreeWatcher } from './watch-tree.js';
 
-export type ChangeCause = 'issues' | 'specs' | 'config' | 'sessions' | 'worktrees' | 'resync';
+export type ChangeCause = 'issues' | 'forge' | 'specs' | 'config' | 'sessions' | 'worktrees' | 'resync';
 
 export interface BoardChange {
   readonly cause: ChangeCause;
@@ -32,6 +32,8 @@ export interface BoardSnapshot {
 const SETTLE_MS = 5;
 /** A safety net for the watchers: re-derive everything this often even if no event arrived. */
 const RESYNC_MS = 10_000;
+/** How often the server re-lists its forges (conditional requests: an unchanged forge costs 304s). */
+const FORGE_REFRESH_MS = Number(process.env.TRELLIS_FORGE_REFRESH_MS) > 0 ? Number(process.env.TRELLIS_FORGE_REFRESH_MS) : 30_000;
 /** The server writes the projection cache at most this often. */
 const CACHE_SAVE_MS = 2_000;
 const THREAD_REF = /^trellis\/issues\/([A-Za-z0-9][A-Za-z0-9_-]*)(\.lock)?$/;
@@ -62,8 +64,13 @@ export class LiveProject {
   /** Thread ids whose refs changed since the last build; null: something else did, read every tip. */
   private dirtyThreads: Set<string> | null = null;
 
+  private forgeTimer: NodeJS.Timeout | undefined;
+
   constructor(readonly project: Project) {
     project.threads.deferCacheSaves(CACHE_SAVE_MS);
+    // The server's reads use the resident forge slice; a background refresh keeps it current.
+    project.forgeReads = 'resident';
+    project.forges.onChange(() => this.changed('forge'));
   }
 
   /** Starts watching. Safe to skip in tests that only read. */
@@ -85,6 +92,10 @@ export class LiveProject {
     );
     this.watchSpecRoot();
     this.resync = setInterval(() => this.changed('resync'), RESYNC_MS).unref();
+    const refreshForges = () =>
+      void this.project.forges.refresh().then(({ failures }) => failures.forEach((f) => console.error(`trellis: forge refresh: ${f}`)));
+    refreshForges();
+    this.forgeTimer = setInterval(refreshForges, FORGE_REFRESH_MS).unref();
     void this.snapshot().then((s) => (this.lastEtag = s.etag));
     return this;
   }
@@ -96,6 +107,7 @@ export class LiveProject {
     this.specWatcher?.close();
     if (this.pending) clearTimeout(this.pending.timer);
     if (this.resync) clearInterval(this.resync);
+    if (this.forgeTimer) clearInterval(this.forgeTimer);
     try {
       await this.project.threads.flushCache();
     } catch (err) {

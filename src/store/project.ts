@@ -5,6 +5,7 @@ import { GitAppendLog } from './git/append-log.js';
 import { ProjectionCache } from './issues/projection-cache.js';
 import { ThreadStore } from './issues/thread-store.js';
 import { configStamp, loadSettings, type Settings } from './config.js';
+import { ForgeSlice, type DriverFactory } from './forge/slice.js';
 import { findRepository, type Repository } from './repository.js';
 
 /** Everything a verb needs about one repository, opened once per CLI run or server. */
@@ -17,11 +18,30 @@ export interface Project extends Repository {
   readonly random: (n: number) => Uint8Array;
   /** The resolved settings, read on first use: issue verbs work without (or despite) a trellis.json. */
   settings(): Settings;
+  /** The forge issues this process holds. */
+  readonly forges: ForgeSlice;
+  /**
+   * `live`: every read pulls the forges first (the CLI); `resident`: reads use the slice as it is and a
+   * background refresh keeps it current (the server).
+   */
+  forgeReads: 'live' | 'resident';
+  /** Who is online to be looped in on a reply; none until sessions exist. */
+  readonly sessions: SessionRegistry;
 }
+
+/** The seam through which a reply loops in the thread's originator session, if it is online. */
+export interface SessionRegistry {
+  isOnline(sessionId: string): boolean;
+  notify(sessionId: string, message: string): Promise<void>;
+}
+
+export const NO_SESSIONS: SessionRegistry = { isOnline: () => false, notify: async () => {} };
 
 export interface ProjectOptions {
   readonly now?: () => Date;
   readonly random?: (n: number) => Uint8Array;
+  readonly drivers?: DriverFactory;
+  readonly sessions?: SessionRegistry;
 }
 
 export function openProject(cwd: string, opts: ProjectOptions = {}): Project {
@@ -31,13 +51,17 @@ export function openProject(cwd: string, opts: ProjectOptions = {}): Project {
 export function projectAt(repo: Repository, opts: ProjectOptions = {}): Project {
   const data = join(repo.gitdir, 'trellis');
   let settings: { key: string; value: Settings } | undefined;
+  const readSettings = () => {
+    // Re-read when either config file changed: a long-running server follows edits to them.
+    const key = configStamp(repo.root);
+    if (settings?.key !== key) settings = { key, value: loadSettings(repo.root) };
+    return settings.value;
+  };
   return {
-    settings() {
-      // Re-read when either config file changed: a long-running server follows edits to them.
-      const key = configStamp(repo.root);
-      if (settings?.key !== key) settings = { key, value: loadSettings(repo.root) };
-      return settings.value;
-    },
+    settings: readSettings,
+    forges: new ForgeSlice(readSettings, opts.drivers),
+    forgeReads: 'live',
+    sessions: opts.sessions ?? NO_SESSIONS,
     ...repo,
     threads: new ThreadStore(new GitAppendLog(repo.gitdir), new ProjectionCache(join(data, 'cache', 'issues.json'))),
     evidence: new EvidenceStore(join(data, 'evidence')),

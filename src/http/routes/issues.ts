@@ -12,7 +12,6 @@ import {
   showIssue,
   writableStores,
 } from '../../store/issues/verbs.js';
-import { threadIssue } from '../../projections/index.js';
 import { readJson } from '../body.js';
 import type { AppContext } from '../context.js';
 
@@ -21,6 +20,7 @@ const openBody = type({ '+': 'reject', concern: 'string', 'body?': 'string', 'no
 const replyBody = type({ '+': 'reject', body: 'string', 'evidence?': 'string[]', 'by?': 'string' });
 const remarkBody = type({ '+': 'reject', body: 'string', reading: 'string', 'evidence?': 'string[]', 'by?': 'string' });
 const byBody = type({ '+': 'reject', 'by?': 'string' });
+const promoteBody = type({ '+': 'reject', 'by?': 'string', 'store?': 'string' });
 
 /** A write from the dashboard is authored by `human` unless the caller says who it is. */
 const HUMAN = 'human';
@@ -32,14 +32,14 @@ export function issueRoutes(ctx: AppContext): Hono {
 
   app.get('/api/issues', async (c) => {
     const { issues, problems } = await mergedIssues(p);
-    return c.json({ issues, stores: writableStores(), problems });
+    return c.json({ issues, stores: writableStores(p), problems });
   });
   app.get('/api/issues/:id', async (c) => c.json(await showIssue(p, c.req.param('id'))));
 
   app.post('/api/issues', async (c) => {
     const b = await readJson(c, openBody);
-    const { thread } = await openIssue(p, { concern: b.concern, by: b.by ?? HUMAN, ...(b.body !== undefined ? { body: b.body } : {}), ...(b.nodes ? { nodes: b.nodes } : {}), ...(b.store ? { store: b.store } : {}) });
-    return c.json(threadIssue(thread), 201);
+    const { issue } = await openIssue(p, { concern: b.concern, by: b.by ?? HUMAN, ...(b.body !== undefined ? { body: b.body } : {}), ...(b.nodes ? { nodes: b.nodes } : {}), ...(b.store ? { store: b.store } : {}) });
+    return c.json(issue, 201);
   });
   app.post('/api/issues/:id/reply', async (c) => {
     const b = await readJson(c, replyBody);
@@ -63,8 +63,8 @@ export function issueRoutes(ctx: AppContext): Hono {
     return c.json(await closeIssue(p, c.req.param('id'), b.by ?? HUMAN));
   });
   app.post('/api/issues/:id/promote', async (c) => {
-    const b = await readJson(c, byBody, { optional: true });
-    return c.json(await promoteIssue(p, c.req.param('id'), b.by ?? HUMAN));
+    const b = await readJson(c, promoteBody, { optional: true });
+    return c.json(await promoteIssue(p, c.req.param('id'), b.by ?? HUMAN, b.store));
   });
   return app;
 }

@@ -1,14 +1,19 @@
 import { issueNodes, isNodeId, TrellisError, type ThreadCommand } from '../../events/index.js';
 import {
   evalRemarkThreads,
+  freshness,
   issueThreads,
   localIssues,
   mergeIssues,
+  threadFreshness,
   threadIssue,
+  type Freshness,
   type Issue,
   type ThreadState,
 } from '../../projections/index.js';
 import { isEvidenceHash } from '../evidence.js';
+import { parseForgeId, type ForgeEntry } from '../forge/driver.js';
+import { withMarker } from '../forge/marker.js';
 import type { Project } from '../project.js';
 import type { ThreadProblem } from './projection-cache.js';
 import { newThreadId, requireLocalId } from './thread-id.js';
@@ -16,11 +21,12 @@ import type { ThreadsRead } from './thread-store.js';
 
 /*
  * One function per user-facing issue verb, shared by the CLI and the HTTP routes: a surface parses its
- * input, calls one of these, and renders what comes back.
+ * input, calls one of these, and renders what comes back. A forge id (`<host>#<n>`) routes to that
+ * forge's driver; everything else is a local thread. Nothing after this file branches on the store.
  */
 
-/** The stores an issue can be written to. Forges join this list when configured. */
-export const writableStores = (): string[] => ['local'];
+/** The stores an issue can be written to: local, then every configured forge. */
+export const writableStores = (p: Project): string[] => ['local', ...p.forges.stores()];
 
 export interface OpenInput {
   readonly concern: string;
@@ -32,23 +38,34 @@ export interface OpenInput {
   readonly by: string;
 }
 
-export async function openIssue(p: Project, input: OpenInput): Promise<{ id: string; thread: ThreadState }> {
-  requireStore(input.store ?? 'local');
+/** Opens an issue in the chosen store (default local). A forge store creates the forge issue directly. */
+export async function openIssue(p: Project, input: OpenInput): Promise<{ id: string; issue: Issue }> {
+  const store = input.store ?? 'local';
+  requireStore(p, store);
   const concern = requireText(input.concern, 'concern').trim();
   const body = input.body ?? '';
   const explicit = (input.nodes ?? []).map((n) => n.trim());
   const bad = explicit.find((n) => !isNodeId(n));
   if (bad !== undefined) throw new TrellisError('INVALID_INPUT', `'${bad}' is not a node id (a path below the spec root, without .md, e.g. auth/login)`);
+  const nodes = issueNodes(explicit, `${concern}\n${body}`);
+  const by = author(input.by);
+  if (store !== 'local') {
+    if (input.scenario !== undefined) throw new TrellisError('NOT_SUPPORTED', 'eval-remark threads are local; drop --store or --scenario');
+    const created = await p.forges.driver(store)!.create({ title: concern, body: withMarker(body, nodes) });
+    const id = `${store}#${created.number}`;
+    return { id, issue: await readBack(p, id) };
+  }
   const id = newThreadId(p.random);
   const { state } = await p.threads.write(id, {
     type: 'open',
     concern,
     body,
-    nodes: issueNodes(explicit, `${concern}\n${body}`),
+    nodes,
     ...(input.scenario !== undefined ? { scope: { scenario: requireText(input.scenario, 'scenario') } } : {}),
-    ...meta(p, input.by),
+    by,
+    at: p.now().toISOString(),
   });
-  return { id, thread: state };
+  return { id, issue: threadIssue(state) };
 }
 
 export interface ReplyInput {
@@ -57,59 +74,112 @@ export interface ReplyInput {
   readonly by: string;
 }
 
-/** Appends a reply; returns the issue and the new reply's number. */
-export async function replyToIssue(p: Project, id: string, input: ReplyInput): Promise<{ issue: Issue; reply: number }> {
+export interface ReplyResult {
+  readonly issue: Issue;
+  /** The new reply's number. */
+  readonly reply: number;
+  /** The originator session this reply was passed to, when it is online. */
+  readonly loopedIn: string | null;
+}
+
+/**
+ * Replies on either store: a local id appends an event (evidence deduped into the thread); a forge id
+ * posts a real comment, evidence riding the body as image links. Never queued: a forge failure fails.
+ */
+export async function replyToIssue(p: Project, id: string, input: ReplyInput): Promise<ReplyResult> {
   const evidence = requireEvidence(p, input.evidence ?? []);
-  return appendReply(p, id, { type: 'reply', body: requireText(input.body, 'body'), evidence, ...meta(p, input.by) });
+  const body = requireText(input.body, 'body');
+  const by = author(input.by);
+  const forge = forgeTarget(p, id);
+  if (forge) {
+    await forge.driver.comment(forge.number, withEvidenceLinks(body, evidence));
+    const issue = await readBack(p, id);
+    // A forge issue's author is a forge account, never a session: a forge reply loops in no one.
+    return { issue, reply: issue.replies.length, loopedIn: null };
+  }
+  return appendReply(p, id, { type: 'reply', body, evidence, by, at: p.now().toISOString() });
 }
 
 export interface RemarkInput extends ReplyInput {
   readonly reading: string;
 }
 
-/** Appends a remark: a reply with a resolved bit, authored against `reading`. */
-export async function remarkOnIssue(p: Project, id: string, input: RemarkInput): Promise<{ issue: Issue; reply: number }> {
+/** Appends a remark: a reply with a resolved bit, authored against `reading`. Local threads only. */
+export async function remarkOnIssue(p: Project, id: string, input: RemarkInput): Promise<ReplyResult> {
+  localOnly(id, 'remarks');
   const evidence = requireEvidence(p, input.evidence ?? []);
   return appendReply(p, id, {
     type: 'remark',
     body: requireText(input.body, 'body'),
     reading: requireText(input.reading, 'reading'),
     evidence,
-    ...meta(p, input.by),
+    by: author(input.by),
+    at: p.now().toISOString(),
   });
 }
 
 export type ReplyAction = 'resolve' | 'unresolve' | 'retract';
 
-/** Resolves or unresolves a remark, or retracts any reply, by its 1-based number. */
+/** Resolves or unresolves a remark, or retracts any reply, by its 1-based number. Local threads only. */
 export async function actOnReply(p: Project, id: string, action: ReplyAction, reply: number, by: string): Promise<{ issue: Issue; changed: boolean }> {
+  localOnly(id, `${action} of a reply`);
   if (!Number.isInteger(reply) || reply < 1) throw new TrellisError('INVALID_INPUT', `reply number must be a whole number from 1, not ${reply}`);
-  const { state, events } = await p.threads.write(requireIssueId(id), { type: action, reply, ...meta(p, by) });
+  const { state, events } = await p.threads.write(requireLocalId(id), { type: action, reply, by: author(by), at: p.now().toISOString() });
   return { issue: visible(state), changed: events.length > 0 };
 }
 
-/** Closes a local thread: it becomes `landed`. */
+/** Closes an issue: a local thread becomes `landed`; a forge issue is closed by its driver, then read back. */
 export async function closeIssue(p: Project, id: string, by: string): Promise<Issue> {
-  const { state } = await p.threads.write(requireIssueId(id), { type: 'close', ...meta(p, by) });
+  const forge = forgeTarget(p, id);
+  if (forge) {
+    await forge.driver.close(forge.number);
+    return readBack(p, id);
+  }
+  const { state } = await p.threads.write(requireLocalId(id), { type: 'close', by: author(by), at: p.now().toISOString() });
   return visible(state);
 }
 
 /**
- * Promotes an open local thread to the project's forge. Until a forge is configured in trellis.json,
- * refuses with NO_FORGE after checking the thread is a promotable issue.
+ * Promotes an open local thread to a forge: the forge issue is created first (concern as title; body,
+ * `Spec:` marker, evidence hashes and a provenance footer naming the caller), then the local thread is
+ * marked landed with a reply carrying the permalink; its ref stays as the trail. A forge failure fails
+ * loud and leaves the local thread as it was.
  */
-export async function promoteIssue(p: Project, id: string, _by: string): Promise<Issue> {
-  const issue = visible(await p.threads.get(requireIssueId(id)));
+export async function promoteIssue(p: Project, id: string, by: string, store?: string): Promise<Issue> {
+  if (parseForgeId(id)) throw new TrellisError('THREAD_NOT_OPEN', `${id} already lives on its forge: only an open local thread promotes`);
+  const issue = visible(await p.threads.get(requireLocalId(id)));
   if (issue.status !== 'open') throw new TrellisError('THREAD_NOT_OPEN', `the thread is ${issue.status}: only an open thread promotes`);
-  if (p.settings().forges.length === 0) {
+  const stores = p.forges.stores();
+  if (stores.length === 0) {
     throw new TrellisError('NO_FORGE', 'no forge is configured to promote to: add one to "forges" in trellis.json, e.g. [{ "driver": "github", "host": "github.com", "repo": "owner/name" }]');
   }
-  throw new TrellisError('NO_FORGE', `no driver can write to the configured forge (${p.settings().forges.map((f) => `${f.driver}:${f.host}`).join(', ')}) in this version of trellis`);
+  const target = store ?? stores[0]!;
+  requireStore(p, target);
+  if (target === 'local') throw new TrellisError('INVALID_INPUT', 'promote moves a thread to a forge; name a forge store');
+  const caller = author(by);
+  const body = [
+    withMarker(issue.body, issue.nodes),
+    ...(issue.evidence.length ? [`Evidence: ${issue.evidence.map((h) => `sha256:${h}`).join(', ')}`] : []),
+    `---\nPromoted from local thread ${issue.id} by ${caller} with trellis.`,
+  ]
+    .filter(Boolean)
+    .join('\n\n');
+  const created = await p.forges.driver(target)!.create({ title: issue.concern, body });
+  const forgeIssueId = `${target}#${created.number}`;
+  const { state } = await p.threads.write(issue.id, { type: 'promote', forgeId: forgeIssueId, url: created.url, by: caller, at: p.now().toISOString() });
+  await p.forges.refresh(target);
+  return visible(state);
 }
 
-/** One issue, from the same eval-remark-free set every issue surface reads. */
+/** One issue, from the same eval-remark-free merged set every issue surface reads. */
 export async function showIssue(p: Project, id: string): Promise<Issue> {
-  return visible(await p.threads.get(requireIssueId(id)));
+  if (forgeTarget(p, id)) {
+    if (p.forgeReads === 'live') await pullForges(p, parseForgeId(id)!.store, true);
+    const found = p.forges.find(id);
+    if (!found) throw new TrellisError('THREAD_NOT_FOUND', `no issue ${id}`);
+    return found.issue;
+  }
+  return visible(await p.threads.get(requireLocalId(id)));
 }
 
 export interface ListInput {
@@ -123,32 +193,45 @@ export interface IssueList {
   readonly issues: readonly Issue[];
   /** Threads that could not be read, reported by name while the others still list. */
   readonly problems: readonly ThreadProblem[];
+  /** Forges that could not be pulled (CLI reads): the list is local plus their last listing, if any. */
+  readonly notes: readonly string[];
+  readonly freshness: Freshness;
 }
-
-// The store hands back the same read while no ref has moved; so is the list built from it.
-const mergedOf = new WeakMap<object, IssueList>();
 
 /** The merged list, newest first: every store interleaved, eval-remark threads excluded. */
 export async function mergedIssues(p: Project): Promise<IssueList> {
-  return mergedFrom(await p.threads.all());
+  const notes = p.forgeReads === 'live' ? await pullForges(p) : [];
+  const list = mergedFrom(p, await p.threads.all());
+  return notes.length ? { ...list, notes } : list;
 }
 
-/** The merged list of one read of the threads (memoized on that read). */
-export function mergedFrom(read: ThreadsRead): IssueList {
-  let list = mergedOf.get(read);
-  if (!list) mergedOf.set(read, (list = { issues: mergeIssues(localIssues(read.threads)), problems: read.problems }));
+// Memoized per read of the threads and version of the forge slice: a warm server builds nothing twice.
+const mergedOf = new WeakMap<object, { version: number; list: IssueList }>();
+
+/** The merged list of one read of the threads and the forge slice as it is. */
+export function mergedFrom(p: Project, read: ThreadsRead): IssueList {
+  const memo = mergedOf.get(read);
+  if (memo && memo.version === p.forges.version) return memo.list;
+  const forge = p.forges.entries();
+  const list: IssueList = {
+    issues: mergeIssues(localIssues(read.threads), forge.map((e) => e.issue)),
+    problems: read.problems,
+    notes: [],
+    freshness: freshness([...issueThreads(read.threads).map(threadFreshness), ...forge.map(forgeFreshness)]),
+  };
+  mergedOf.set(read, { version: p.forges.version, list });
   return list;
 }
 
 /** The merged list filtered as `trellis issue ls` filters it. */
 export async function listIssues(p: Project, input: ListInput = {}): Promise<IssueList> {
-  if (input.store !== undefined) requireStore(input.store);
-  const { issues, problems } = await mergedIssues(p);
+  if (input.store !== undefined) requireStore(p, input.store);
+  const list = await mergedIssues(p);
   return {
-    issues: issues.filter(
+    ...list,
+    issues: list.issues.filter(
       (i) => (input.all || i.status === 'open') && (input.store === undefined || i.store === input.store) && (input.node === undefined || i.nodes.includes(input.node)),
     ),
-    problems,
   };
 }
 
@@ -158,9 +241,56 @@ export async function evalRemarks(p: Project): Promise<{ threads: ThreadState[];
   return { threads: evalRemarkThreads(threads), problems };
 }
 
-async function appendReply(p: Project, id: string, command: ThreadCommand): Promise<{ issue: Issue; reply: number }> {
-  const { state } = await p.threads.write(requireIssueId(id), command);
-  return { issue: visible(state), reply: state.replies.length };
+/** Pulls the forges now; returns one note per forge that could not be read. */
+async function pullForges(p: Project, only?: string, strict = false): Promise<string[]> {
+  const { failures } = await p.forges.refresh(only);
+  if (strict && failures.length) throw new TrellisError('FORGE_UNREACHABLE', failures[0]!);
+  return failures.map((f) => `${f}; showing the last known forge issues, if any, with the local ones`);
+}
+
+const forgeFreshness = (e: ForgeEntry) => ({ status: e.issue.status, replies: e.issue.replies.length, activity: e.updated, revision: e.issue.replies.length + 1 });
+
+/** After a forge write the answer is the forge's read-back, never a local echo. */
+async function readBack(p: Project, id: string): Promise<Issue> {
+  const { store } = parseForgeId(id)!;
+  const { failures } = await p.forges.refresh(store);
+  const found = p.forges.find(id);
+  if (!found) throw new TrellisError('FORGE_FAILED', `${id} was written but could not be read back${failures.length ? `: ${failures[0]}` : ''}`);
+  return found.issue;
+}
+
+function forgeTarget(p: Project, id: string) {
+  const parsed = parseForgeId(id);
+  if (!parsed) return null;
+  const driver = p.forges.driver(parsed.store);
+  if (!driver) throw new TrellisError('THREAD_NOT_FOUND', `no issue ${id}: no forge '${parsed.store}' is configured`);
+  return { driver, number: parsed.number };
+}
+
+function localOnly(id: string, what: string): void {
+  if (parseForgeId(id)) throw new TrellisError('NOT_SUPPORTED', `${what} exist only on local threads; ${id} lives on its forge`);
+}
+
+async function appendReply(p: Project, id: string, command: ThreadCommand): Promise<ReplyResult> {
+  const { state } = await p.threads.write(requireLocalId(id), command);
+  const issue = visible(state);
+  return { issue, reply: state.replies.length, loopedIn: await loopIn(p, state, command.by) };
+}
+
+/** Passes a reply to the thread's originator if that is a session that is online; silent otherwise. */
+async function loopIn(p: Project, state: ThreadState, replier: string): Promise<string | null> {
+  const originator = state.by;
+  if (originator === replier || !p.sessions.isOnline(originator)) return null;
+  await p.sessions.notify(originator, `New reply on ${state.id} (${state.concern}) from ${replier}`);
+  return originator;
+}
+
+/** Evidence has no field on a forge comment: each hash rides the body as an image link. */
+function withEvidenceLinks(body: string, evidence: readonly string[]): string {
+  if (!evidence.length) return body;
+  const base = process.env.TRELLIS_API_URL;
+  const link = (h: string) => (base ? `![evidence ${h.slice(0, 12)}](${new URL(`api/evidence/${h}`, base).href})` : `![evidence ${h.slice(0, 12)}](sha256:${h})`);
+  return `${body}\n\n${evidence.map(link).join('\n')}`;
 }
 
 /** Eval-remark threads are not issues: to every issue verb they do not exist. */
@@ -169,12 +299,8 @@ function visible(state: ThreadState): Issue {
   return threadIssue(state);
 }
 
-function requireIssueId(id: string): string {
-  return requireLocalId(id);
-}
-
-function requireStore(store: string): void {
-  const stores = writableStores();
+function requireStore(p: Project, store: string): void {
+  const stores = writableStores(p);
   if (!stores.includes(store)) throw new TrellisError('UNKNOWN_STORE', `no store '${store}'; stores here: ${stores.join(', ')}`);
 }
 
@@ -183,13 +309,11 @@ function requireText(value: unknown, field: string): string {
   return value;
 }
 
+const author = (by: string): string => requireText(by, 'author (--by)').trim();
+
 function requireEvidence(p: Project, hashes: readonly string[]): string[] {
   const bad = hashes.find((h) => !isEvidenceHash(h));
   if (bad !== undefined) throw new TrellisError('INVALID_INPUT', `'${bad}' is not an evidence hash (64 lowercase hex digits of sha256)`);
   p.evidence.require(hashes);
   return [...new Set(hashes)];
-}
-
-function meta(p: Project, by: string): { by: string; at: string } {
-  return { by: requireText(by, 'author (--by)').trim(), at: p.now().toISOString() };
 }

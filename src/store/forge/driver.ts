@@ -1,0 +1,40 @@
+import type { Issue } from '../../projections/index.js';
+
+/**
+ * A forge driver: the only code that touches the network. It speaks one forge's API and hands back
+ * issues already in the Issue shape (spec §2.1 rule 5): nothing past it knows which forge, or that there
+ * is one.
+ */
+export interface ForgeDriver {
+  /** The store name issues from this forge carry, and the prefix of their ids: `github.com`. */
+  readonly store: string;
+  /** Every issue (pull requests are not issues), with when each last changed. */
+  list(): Promise<ForgeListing>;
+  /** Creates an issue and returns its number and permalink. */
+  create(input: { title: string; body: string }): Promise<{ number: number; url: string }>;
+  comment(number: number, body: string): Promise<void>;
+  close(number: number): Promise<void>;
+}
+
+export interface ForgeEntry {
+  readonly issue: Issue;
+  /** The forge's last-changed time of the issue: its share of the freshness stamp. */
+  readonly updated: string;
+}
+
+export interface ForgeListing {
+  readonly entries: readonly ForgeEntry[];
+  /** True when every page answered 304: nothing changed since the last listing. */
+  readonly notModified: boolean;
+  /** Requests made, and how many of them were 304s. */
+  readonly requests: number;
+  readonly notModifiedRequests: number;
+}
+
+/** `<host>#<number>`: a forge issue's id. */
+export const forgeId = (store: string, number: number): string => `${store}#${number}`;
+
+export function parseForgeId(id: string): { store: string; number: number } | null {
+  const m = /^([^#\s/]+)#([1-9][0-9]{0,9})$/.exec(id);
+  return m ? { store: m[1]!, number: Number(m[2]) } : null;
+}

@@ -1,0 +1,196 @@
+import { TrellisError } from '../../events/index.js';
+import type { Issue, Label, Reply } from '../../projections/index.js';
+import type { ForgeConfig } from '../config.js';
+import { forgeId, type ForgeDriver, type ForgeEntry, type ForgeListing } from './driver.js';
+import { readMarker, referencedIssues } from './marker.js';
+
+/** The subset of GitHub's issue object the adapter reads. */
+interface GhIssue {
+  number: number;
+  title: string;
+  body: string | null;
+  state: string;
+  html_url: string;
+  user: { login: string } | null;
+  labels: ({ name: string; color?: string | null } | string)[];
+  created_at: string;
+  updated_at: string;
+  pull_request?: unknown;
+}
+
+interface GhComment {
+  issue_url: string;
+  body: string | null;
+  user: { login: string } | null;
+  created_at: string;
+  updated_at: string;
+}
+
+interface Page<T> {
+  readonly etag: string | null;
+  readonly items: T[];
+  readonly next: string | null;
+}
+
+const PER_PAGE = 100;
+
+/**
+ * The GitHub driver: REST v3 against https://api.github.com or a configured API URL (GitHub
+ * Enterprise). Token from the environment variable the config names (`GITHUB_TOKEN` by default).
+ * Listings follow Link headers and are conditional: every page is asked with the ETag it had, so an
+ * unchanged poll is all 304s (free of rate limit on GitHub). When the rate limit is exhausted, it says
+ * so, with the reset time, and sends nothing until then.
+ */
+export class GitHubDriver implements ForgeDriver {
+  readonly store: string;
+  private readonly api: string;
+  private readonly pages = new Map<string, Page<unknown>>();
+  private exhaustedUntil = 0;
+
+  constructor(
+    private readonly config: ForgeConfig,
+    private readonly env: NodeJS.ProcessEnv = process.env,
+  ) {
+    this.store = config.host;
+    this.api = (config.apiUrl ?? 'https://api.github.com').replace(/\/+$/, '');
+    if (!/^[\w.-]+\/[\w.-]+$/.test(config.repo)) throw new TrellisError('INVALID_INPUT', `forge ${config.host}: "repo" must be owner/name, not ${JSON.stringify(config.repo)}`);
+  }
+
+  async list(): Promise<ForgeListing> {
+    const stats = { requests: 0, notModifiedRequests: 0 };
+    const issues = await this.all<GhIssue>(`/repos/${this.config.repo}/issues?state=all&per_page=${PER_PAGE}`, stats);
+    const comments = await this.all<GhComment>(`/repos/${this.config.repo}/issues/comments?per_page=${PER_PAGE}`, stats);
+    return { entries: this.translate(issues, comments), notModified: stats.requests === stats.notModifiedRequests, ...stats };
+  }
+
+  async create(input: { title: string; body: string }): Promise<{ number: number; url: string }> {
+    const created = (await this.request('POST', `/repos/${this.config.repo}/issues`, input)).json as GhIssue;
+    return { number: created.number, url: created.html_url };
+  }
+
+  async comment(number: number, body: string): Promise<void> {
+    await this.request('POST', `/repos/${this.config.repo}/issues/${number}/comments`, { body });
+  }
+
+  async close(number: number): Promise<void> {
+    await this.request('PATCH', `/repos/${this.config.repo}/issues/${number}`, { state: 'closed' });
+  }
+
+  /** Translates once, at the boundary: nothing downstream sees a GitHub field. */
+  private translate(items: GhIssue[], comments: GhComment[]): ForgeEntry[] {
+    const repliesOf = new Map<number, Reply[]>();
+    const lastComment = new Map<number, string>();
+    for (const c of comments) {
+      const n = Number(/\/issues\/(\d+)$/.exec(c.issue_url)?.[1]);
+      if (!n) continue;
+      repliesOf.set(n, [...(repliesOf.get(n) ?? []), { by: c.user?.login ?? 'ghost', at: c.created_at, body: c.body ?? '' }]);
+      if ((lastComment.get(n) ?? '') < c.updated_at) lastComment.set(n, c.updated_at);
+    }
+    // Pull requests are not issues, but one that references an issue and carries a marker binds it too.
+    const viaPulls = new Map<number, string[]>();
+    for (const pr of items.filter((i) => i.pull_request)) {
+      const { nodes } = readMarker(pr.body ?? '');
+      if (!nodes.length) continue;
+      for (const n of referencedIssues(pr.body ?? '', this.config.repo)) viaPulls.set(n, [...(viaPulls.get(n) ?? []), ...nodes]);
+    }
+    return items
+      .filter((i) => !i.pull_request)
+      .map((i): ForgeEntry => {
+        const { nodes, body } = readMarker(i.body ?? '');
+        const issue: Issue = {
+          id: forgeId(this.store, i.number),
+          store: this.store,
+          concern: i.title,
+          by: i.user?.login ?? 'ghost',
+          status: i.state,
+          nodes: [...new Set([...nodes, ...(viaPulls.get(i.number) ?? [])])],
+          created: i.created_at,
+          body,
+          replies: repliesOf.get(i.number) ?? [],
+          evidence: [],
+          labels: i.labels.map((l): Label => (typeof l === 'string' ? { name: l } : { name: l.name, ...(l.color ? { color: l.color } : {}) })),
+          url: i.html_url,
+        };
+        const updated = [i.updated_at, lastComment.get(i.number) ?? ''].sort().at(-1)!;
+        return { issue, updated };
+      });
+  }
+
+  /** Every page of a listing, each asked conditionally with the ETag it last had. */
+  private async all<T>(first: string, stats: { requests: number; notModifiedRequests: number }): Promise<T[]> {
+    const out: T[] = [];
+    for (let url: string | null = `${this.api}${first}`; url; ) {
+      const cached = this.pages.get(url) as Page<T> | undefined;
+      const res = await this.request('GET', url, undefined, cached?.etag ?? undefined);
+      stats.requests++;
+      let page: Page<T>;
+      if (res.status === 304 && cached) {
+        stats.notModifiedRequests++;
+        page = cached;
+      } else {
+        page = { etag: res.headers.get('etag'), items: res.json as T[], next: nextLink(res.headers.get('link')) };
+        this.pages.set(url, page as Page<unknown>);
+      }
+      out.push(...page.items);
+      url = page.next;
+    }
+    return out;
+  }
+
+  private async request(method: string, pathOrUrl: string, body?: unknown, etag?: string): Promise<{ status: number; headers: Headers; json: unknown }> {
+    if (Date.now() < this.exhaustedUntil) {
+      throw new TrellisError('FORGE_FAILED', `${this.store}: API rate limit exhausted until ${new Date(this.exhaustedUntil).toISOString()}; try again then`);
+    }
+    const url = pathOrUrl.startsWith('http') ? pathOrUrl : `${this.api}${pathOrUrl}`;
+    const token = this.env[this.config.tokenEnv ?? 'GITHUB_TOKEN'];
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        method,
+        headers: {
+          Accept: 'application/vnd.github+json',
+          'X-GitHub-Api-Version': '2022-11-28',
+          'User-Agent': 'trellis',
+          ...(token ? { Authorization: `Bearer ${token}` } : {}),
+          ...(etag ? { 'If-None-Match': etag } : {}),
+          ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+        },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        signal: AbortSignal.timeout(Number(this.env.TRELLIS_FORGE_TIMEOUT_MS ?? 10_000)),
+      });
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
+      throw new TrellisError('FORGE_UNREACHABLE', `${this.store} is unreachable (${cause} on ${method} ${new URL(url).pathname})`);
+    }
+    if (res.headers.get('x-ratelimit-remaining') === '0') this.exhaustedUntil = Number(res.headers.get('x-ratelimit-reset') ?? 0) * 1000;
+    if (res.status === 304) return { status: 304, headers: res.headers, json: null };
+    const text = await res.text();
+    let json: unknown = null;
+    try {
+      json = text ? JSON.parse(text) : null;
+    } catch {
+      // a non-JSON answer is reported below by status
+    }
+    if (res.ok) return { status: res.status, headers: res.headers, json };
+    const said = (json as { message?: string } | null)?.message ?? text.slice(0, 200);
+    if ((res.status === 403 || res.status === 429) && this.exhaustedUntil > Date.now()) {
+      throw new TrellisError('FORGE_FAILED', `${this.store}: API rate limit exhausted until ${new Date(this.exhaustedUntil).toISOString()} (${said})`);
+    }
+    const hint =
+      res.status === 401
+        ? `; set ${this.config.tokenEnv ?? 'GITHUB_TOKEN'} to a token with access to ${this.config.repo}`
+        : res.status === 404
+          ? `; check "repo": "${this.config.repo}" in trellis.json and the token's access`
+          : '';
+    throw new TrellisError('FORGE_FAILED', `${this.store} answered ${res.status} to ${method} ${new URL(url).pathname}: ${said}${hint}`);
+  }
+}
+
+function nextLink(link: string | null): string | null {
+  if (!link) return null;
+  for (const part of link.split(',')) {
+    const m = /<([^>]+)>\s*;\s*rel="?next"?/.exec(part);
+    if (m) return m[1]!;
+  }
+  return null;
+}

@@ -1,0 +1,96 @@
+import { TrellisError } from '../../events/index.js';
+import type { ForgeConfig, Settings } from '../config.js';
+import type { ForgeDriver, ForgeEntry } from './driver.js';
+import { GitHubDriver } from './github.js';
+
+export type DriverFactory = (config: ForgeConfig) => ForgeDriver;
+
+export const defaultDriverFactory: DriverFactory = (config) => {
+  if (config.driver === 'github') return new GitHubDriver(config);
+  throw new TrellisError('INVALID_INPUT', `forge ${config.host}: no driver '${config.driver}' (drivers: github)`);
+};
+
+export interface RefreshResult {
+  readonly changed: boolean;
+  /** One line per forge that could not be read; its last listing stays. */
+  readonly failures: readonly string[];
+}
+
+/**
+ * The forge issues a process holds: the last listing of every configured forge. The server keeps it
+ * resident and refreshes it in the background, so its reads never wait on the network; the CLI pulls it
+ * live before each read. A forge that cannot be read keeps its last listing and reports why.
+ */
+export class ForgeSlice {
+  private key = '';
+  private drivers = new Map<string, ForgeDriver>();
+  private listings = new Map<string, readonly ForgeEntry[]>();
+  private listeners: (() => void)[] = [];
+  /** Bumped whenever a listing changes: memo keys for views built from the slice. */
+  version = 0;
+
+  constructor(
+    private readonly settings: () => Settings,
+    private readonly makeDriver: DriverFactory = defaultDriverFactory,
+  ) {}
+
+  /** The configured forges' store names. */
+  stores(): string[] {
+    return [...this.current().keys()];
+  }
+
+  driver(store: string): ForgeDriver | undefined {
+    return this.current().get(store);
+  }
+
+  entries(): ForgeEntry[] {
+    this.current();
+    return [...this.listings.values()].flat();
+  }
+
+  find(id: string): ForgeEntry | undefined {
+    return this.entries().find((e) => e.issue.id === id);
+  }
+
+  onChange(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Lists every forge (or one) now. Never throws for a forge that fails: it says so in `failures`. */
+  async refresh(only?: string): Promise<RefreshResult> {
+    const failures: string[] = [];
+    let changed = false;
+    await Promise.all(
+      [...this.current()].map(async ([store, driver]) => {
+        if (only !== undefined && store !== only) return;
+        try {
+          const listing = await driver.list();
+          if (!listing.notModified || !this.listings.has(store)) {
+            this.listings.set(store, listing.entries);
+            changed = true;
+          }
+        } catch (err) {
+          failures.push((err as Error).message);
+        }
+      }),
+    );
+    if (changed) {
+      this.version++;
+      for (const l of this.listeners) l();
+    }
+    return { changed, failures };
+  }
+
+  /** Drivers for the forges the settings name now; rebuilt when `forges` in trellis.json changes. */
+  private current(): Map<string, ForgeDriver> {
+    const forges = this.settings().forges;
+    const key = JSON.stringify(forges);
+    if (key !== this.key) {
+      this.key = key;
+      this.drivers = new Map(forges.map((f) => [f.host, this.makeDriver(f)]));
+      for (const store of this.listings.keys()) if (!this.drivers.has(store)) this.listings.delete(store);
+      this.version++;
+    }
+    return this.drivers;
+  }
+}
