@@ -1,5 +1,6 @@
 import { TrellisError } from '../events/index.js';
 import { assembleBoard, boardBytes, specMeta, type Board } from '../projections/index.js';
+import type { ThreadsRead } from './issues/thread-store.js';
 import { mergedFrom } from './issues/verbs.js';
 import type { Project } from './project.js';
 import { readSpecTree, type SpecTree } from './spec/spec-tree.js';
@@ -23,13 +24,13 @@ export const freshSources = (p: Project): BoardSources => ({
 export async function buildBoard(
   p: Project,
   sources: BoardSources = freshSources(p),
-  onlyThreads?: ReadonlySet<string>,
+  readThreads: () => Promise<ThreadsRead> = () => p.threads.all(),
 ): Promise<{ board: Board; bytes: string; notes: readonly string[] }> {
   const root = requireRoot(p);
   const { specRoot, trunk } = p.settings();
   // The CLI pulls the forges first; the server's slice is kept current in the background.
   const notes = p.forgeReads === 'live' ? (await p.forges.refresh()).failures : [];
-  const read = await p.threads.all(onlyThreads ? { only: onlyThreads } : {});
+  const read = await readThreads();
   const overlay = await worktreeOverlay(root, p.gitdir, specRoot, trunk);
   const list = mergedFrom(p, read);
   const board = assembleBoard({

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import mittModule, { type Emitter } from 'mitt';
 import type { Board } from '../projections/index.js';
 import { buildBoard, requireRoot, type BoardSources } from './board.js';
+import type { ThreadsRead } from './issues/thread-store.js';
 import type { Project } from './project.js';
 import { readSpecTree, type SpecFileMemo, type SpecTree } from './spec/spec-tree.js';
 import { hasLinkedWorktrees } from './spec/worktrees.js';
@@ -123,10 +124,8 @@ export class LiveProject {
     if (!volatile && this.memo?.generation === this.generation) return this.memo.snapshot;
     if (this.building && !volatile) return this.building;
     const generation = this.generation;
-    const only = this.dirtyThreads;
-    this.dirtyThreads = new Set();
     const started = performance.now();
-    const build = buildBoard(this.project, this.sources(), only ?? undefined).then(({ board, bytes }) => {
+    const build = buildBoard(this.project, this.sources(), () => this.readThreads()).then(({ board, bytes }) => {
       const snapshot = { board, bytes, etag: `"${createHash('sha1').update(bytes).digest('base64url')}"` };
       this.stats.rebuilds++;
       this.stats.lastRebuildMs = performance.now() - started;
@@ -139,6 +138,16 @@ export class LiveProject {
     } finally {
       if (this.building === build) this.building = undefined;
     }
+  }
+
+  /**
+   * Every thread at its current tip, reading only the refs the watchers saw move since the last read
+   * (all of them the first time, and after any event that did not name a thread).
+   */
+  readThreads(): Promise<ThreadsRead> {
+    const only = this.dirtyThreads;
+    this.dirtyThreads = new Set();
+    return this.project.threads.all(only ? { only } : {});
   }
 
   /** Spec tree, memoized until something under the spec root (or the config) changes; unchanged files are not re-parsed. */

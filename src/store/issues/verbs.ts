@@ -198,10 +198,13 @@ export interface IssueList {
   readonly freshness: Freshness;
 }
 
-/** The merged list, newest first: every store interleaved, eval-remark threads excluded. */
-export async function mergedIssues(p: Project): Promise<IssueList> {
+/**
+ * The merged list, newest first: every store interleaved, eval-remark threads excluded. A server passes
+ * its own incremental read of the threads.
+ */
+export async function mergedIssues(p: Project, readThreads: () => Promise<ThreadsRead> = () => p.threads.all()): Promise<IssueList> {
   const notes = p.forgeReads === 'live' ? await pullForges(p) : [];
-  const list = mergedFrom(p, await p.threads.all());
+  const list = mergedFrom(p, await readThreads());
   return notes.length ? { ...list, notes } : list;
 }
 
