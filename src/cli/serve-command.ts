@@ -53,18 +53,21 @@ export async function runServe(ctx: VerbContext): Promise<number> {
     drainMs: positiveMs(process.env.TRELLIS_DRAIN_MS, 10_000),
     log: (line) => void out(`trellis: ${line}\n`),
   });
+  // Signals are caught before start-up ends: a stop asked for meanwhile waits for it, then stops cleanly.
+  let started: Promise<void> = Promise.resolve();
+  const stopped = new Promise<void>((resolve) => {
+    const stop = () => void started.catch(() => {}).then(() => supervisor.stop()).then(resolve);
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
   try {
-    await supervisor.start();
+    started = supervisor.start();
+    await started;
   } catch (e) {
     if (e instanceof BindError) throw new TrellisError('INVALID_INPUT', e.message);
     if (e instanceof Error && e.name === 'BootError') throw new TrellisError('INVALID_INPUT', `the server could not start: ${e.message}`);
     throw e;
   }
-  const stopped = new Promise<void>((resolve) => {
-    const stop = () => void supervisor.stop().then(resolve);
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
   await stopped;
   return 0;
 }
