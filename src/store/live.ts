@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import mittModule, { type Emitter } from 'mitt';
 import type { Board } from '../projections/index.js';
 import { buildBoard, requireRoot, type BoardSources } from './board.js';
+import { mergedFrom } from './issues/verbs.js';
 import type { ThreadsRead } from './issues/thread-store.js';
 import type { Project } from './project.js';
 import { readSpecTree, type SpecFileMemo, type SpecTree } from './spec/spec-tree.js';
@@ -14,8 +15,9 @@ export type ChangeCause = 'issues' | 'forge' | 'specs' | 'config' | 'sessions' |
 
 export interface BoardChange {
   readonly cause: ChangeCause;
-  readonly etag: string;
   readonly freshness: Board['freshness'];
+  /** The event's JSON, serialized once for every subscriber. */
+  readonly json: string;
 }
 
 type Events = { change: BoardChange };
@@ -33,6 +35,13 @@ export interface BoardSnapshot {
 const SETTLE_MS = 5;
 /** A safety net for the watchers: re-derive everything this often even if no event arrived. */
 const RESYNC_MS = 10_000;
+/**
+ * A request can arrive in the same turn of the event loop as the watcher event of a ref another
+ * process moved just before sending it. The kernel queued that event before the request was sent, so it
+ * is delivered in the same poll phase; yielding to the check phase lets it land first. One tick, no
+ * I/O: the board is never stale with respect to a write that finished before the request.
+ */
+const watchersCaughtUp = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** How often the server re-lists its forges (conditional requests: an unchanged forge costs 304s). */
 const FORGE_REFRESH_MS = Number(process.env.TRELLIS_FORGE_REFRESH_MS) > 0 ? Number(process.env.TRELLIS_FORGE_REFRESH_MS) : 30_000;
 /** The server writes the projection cache at most this often. */
@@ -59,6 +68,7 @@ export class LiveProject {
   private pending: { causes: Set<ChangeCause>; timer: NodeJS.Timeout } | undefined;
   private resync: NodeJS.Timeout | undefined;
   private lastEtag: string | undefined;
+  private lastStamp: string | undefined;
   private building: Promise<BoardSnapshot> | undefined;
   /** Diagnostics: how many rebuilds ran and how long the last one took. */
   readonly stats = { rebuilds: 0, lastRebuildMs: 0 };
@@ -97,7 +107,10 @@ export class LiveProject {
       void this.project.forges.refresh().then(({ failures }) => failures.forEach((f) => console.error(`trellis: forge refresh: ${f}`)));
     refreshForges();
     this.forgeTimer = setInterval(refreshForges, FORGE_REFRESH_MS).unref();
-    void this.snapshot().then((s) => (this.lastEtag = s.etag));
+    void this.snapshot().then((s) => {
+      this.lastEtag = s.etag;
+      this.lastStamp = JSON.stringify(s.board.freshness);
+    });
     return this;
   }
 
@@ -119,6 +132,7 @@ export class LiveProject {
 
   /** The board as of now, with its bytes and ETag; rebuilt only when an input changed. */
   async snapshot(): Promise<BoardSnapshot> {
+    await watchersCaughtUp();
     // Linked worktrees change by edits no watcher here sees: their overlay is re-derived every time.
     const volatile = hasLinkedWorktrees(this.project.gitdir);
     if (!volatile && this.memo?.generation === this.generation) return this.memo.snapshot;
@@ -144,7 +158,8 @@ export class LiveProject {
    * Every thread at its current tip, reading only the refs the watchers saw move since the last read
    * (all of them the first time, and after any event that did not name a thread).
    */
-  readThreads(): Promise<ThreadsRead> {
+  async readThreads(): Promise<ThreadsRead> {
+    await watchersCaughtUp();
     const only = this.dirtyThreads;
     this.dirtyThreads = new Set();
     return this.project.threads.all(only ? { only } : {});
@@ -176,19 +191,37 @@ export class LiveProject {
     return { specTree: () => this.specTree() };
   }
 
+  /**
+   * Says a change to subscribers once the board it affects has really changed. A thread or forge
+   * change always moves the freshness stamp (spec §2.1 rule 8), which is cheap to recompute, so those
+   * are announced at once and the board is rebuilt by whoever asks for it next; anything else is
+   * announced only if the rebuilt board's bytes differ.
+   */
   private async settle(causes: Set<ChangeCause>): Promise<void> {
     this.pending = undefined;
-    let snap: BoardSnapshot;
-    try {
-      snap = await this.snapshot();
-    } catch (err) {
-      console.error(`trellis: board rebuild after a change failed: ${(err as Error).message}`);
-      return;
-    }
-    if (snap.etag === this.lastEtag) return;
-    this.lastEtag = snap.etag;
     const cause = [...causes].find((c) => c !== 'resync') ?? 'resync';
-    this.bus.emit('change', { cause, etag: snap.etag, freshness: snap.board.freshness });
+    try {
+      if ([...causes].every((c) => c === 'issues' || c === 'forge')) {
+        const { freshness } = mergedFrom(this.project, await this.readThreads());
+        const stamp = JSON.stringify(freshness);
+        if (stamp === this.lastStamp) return;
+        this.lastStamp = stamp;
+        this.emit(cause, freshness);
+        return;
+      }
+      const snap = await this.snapshot();
+      const stamp = JSON.stringify(snap.board.freshness);
+      if (snap.etag === this.lastEtag) return;
+      this.lastEtag = snap.etag;
+      this.lastStamp = stamp;
+      this.emit(cause, snap.board.freshness);
+    } catch (err) {
+      console.error(`trellis: reading the change failed: ${(err as Error).message}`);
+    }
+  }
+
+  private emit(cause: ChangeCause, freshness: Board['freshness']): void {
+    this.bus.emit('change', { cause, freshness, json: JSON.stringify({ cause, freshness }) });
   }
 
   private watch(path: string, classify: (name: string) => ChangeCause | null): FSWatcher | undefined {

@@ -21,7 +21,7 @@ const HEARTBEAT_MS = 15_000;
  *
  * GET /api/graph/stream (SSE) events:
  *   `ready`  once on connect: { etag, freshness }
- *   `graph`  whenever the board's bytes change: { cause, etag, freshness }, cause one of
+ *   `graph`  whenever the board changes: { cause, freshness }, cause one of
  *            issues | forge | specs | config | sessions | worktrees | resync
  * A client refetches /api/graph (with If-None-Match) on `graph`.
  */
@@ -54,7 +54,7 @@ export function graphRoutes(ctx: AppContext): Hono {
         await stream.writeSSE({ event: 'ready', data: JSON.stringify({ etag: snap.etag, freshness: snap.board.freshness }) });
         while (!closed) {
           const change = queue.shift();
-          if (change) await stream.writeSSE({ event: 'graph', data: JSON.stringify(change) });
+          if (change) await stream.writeSSE({ event: 'graph', data: change.json });
           else await new Promise<void>((resolve) => (wake = resolve));
           wake = undefined;
         }

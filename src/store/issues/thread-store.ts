@@ -63,7 +63,17 @@ export class ThreadStore {
    * `only`: the caller knows (from file system events) that no thread outside these ids moved since the
    * last call, so only their refs are read; the first call always reads every tip.
    */
-  async all(opts: { only?: ReadonlySet<string> } = {}): Promise<ThreadsRead> {
+  all(opts: { only?: ReadonlySet<string> } = {}): Promise<ThreadsRead> {
+    // One read at a time: two interleaved reads could each fold a different tip of the same thread and
+    // the older one could land last.
+    const run = this.reading.then(() => this.readAll(opts));
+    this.reading = run.catch(() => {});
+    return run;
+  }
+
+  private reading: Promise<unknown> = Promise.resolve();
+
+  private async readAll(opts: { only?: ReadonlySet<string> }): Promise<ThreadsRead> {
     const tips = this.fullyRead && opts.only ? this.someTips(opts.only) : this.log.tips(THREAD_REF_PREFIX);
     const partial = this.fullyRead && opts.only !== undefined;
     this.fullyRead = true;
