@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { join } from 'node:path';
@@ -158,6 +158,17 @@ describe('trellis serve: the supervisor', () => {
     }
   });
 
+  it('outside a Trellis project, serves a fresh copy of the demo project under TRELLIS_HOME', async () => {
+    const home = tempDir();
+    const outside = tempDir();
+    const s = await startServe(packageCopy(), outside, { ...testEnv(outside), TRELLIS_HOME: home });
+    running.push(s);
+    const line = await s.line(/serving a fresh copy of the demo project at/, 'stderr');
+    expect(line).toContain(join(home, 'demo', 'leaf-and-kettle-'));
+    const board = await (await fetch(new URL('/api/graph', s.url))).json();
+    expect(board.nodes).toHaveLength(20);
+  });
+
   it('gives the child its own loopback face as TRELLIS_API_URL, never the inherited one; a spec edit does not reload', async () => {
     const dir = await demoRepo();
     const s = await serve(packageCopy(), dir, { TRELLIS_API_URL: 'http://ambient.invalid:9/' });
@@ -181,17 +192,29 @@ describe('trellis serve: the supervisor', () => {
 });
 
 describe('trellis serve: the bind contract', () => {
+  /** Processes whose command line runs this package copy's child entry, read from /proc. */
   const childrenOf = (pkg: string) => {
-    try {
-      return execFileSync('pgrep', ['-f', join(pkg, 'dist/src/http/child-main.js')], { encoding: 'utf8' }).trim();
-    } catch {
-      return '';
-    }
+    const entry = join(pkg, 'dist/src/http/child-main.js');
+    return readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .filter((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(entry);
+        } catch {
+          return false;
+        }
+      })
+      .join(' ');
   };
 
   it('a port in use, or an address that cannot be bound: a loud non-zero exit naming the port, no child left behind', async () => {
     const dir = await demoRepo();
     const pkg = packageCopy();
+    // The check below can see a child: while one serves, it is found.
+    const live = await serve(pkg, dir);
+    expect(childrenOf(pkg)).not.toBe('');
+    await live.stop();
+    expect(childrenOf(pkg)).toBe('');
     const blocker = net.createServer().listen(0, '127.0.0.1');
     await new Promise((r) => blocker.once('listening', r));
     const port = (blocker.address() as net.AddressInfo).port;
