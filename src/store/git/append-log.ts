@@ -36,8 +36,9 @@ export class GitAppendLog {
     this.bulk = revListChainReader(gitdir);
   }
 
+  /** Tips of the refs under `prefix`, keyed by their names relative to it. */
   tips(prefix: string): Map<string, string> {
-    return readTips(this.gitdir, prefix);
+    return readTips(this.gitdir, prefix, { relative: true });
   }
 
   tip(ref: string): string | null {

@@ -83,14 +83,13 @@ export class ThreadStore {
     }
     let changed = false;
     for (const id of partial ? opts.only! : this.known.keys()) {
-      if (this.known.has(id) && !tips.has(threadRef(id))) {
+      if (this.known.has(id) && !tips.has(id)) {
         this.known.delete(id);
         changed = true;
       }
     }
     const stale: { id: string; tip: string }[] = [];
-    for (const [ref, tip] of tips) {
-      const id = ref.slice(THREAD_REF_PREFIX.length);
+    for (const [id, tip] of tips) {
       if (this.known.get(id)?.tip !== tip) stale.push({ id, tip });
     }
     if (stale.length) {
@@ -116,7 +115,7 @@ export class ThreadStore {
     const tips = new Map<string, string>();
     for (const id of ids) {
       const tip = this.log.tip(threadRef(id));
-      if (tip) tips.set(threadRef(id), tip);
+      if (tip) tips.set(id, tip);
     }
     return tips;
   }
