@@ -145,6 +145,18 @@ describe('writes across stores', () => {
     }
   });
 
+  it('two promotes of one thread at once make one forge issue; the other is refused', async () => {
+    const api = await serveDir(dir);
+    try {
+      const before = forge.issues.length;
+      const [a, b] = await Promise.all([api.get('/api/issues/cancelpacked/promote', post({})), api.get('/api/issues/cancelpacked/promote', post({}))]);
+      expect([a.status, b.status].sort()).toEqual([200, 409]);
+      expect(forge.issues.length).toBe(before + 1);
+    } finally {
+      await api.close();
+    }
+  });
+
   it('over HTTP, promote is authored by `human` and answers with the read-back', async () => {
     const api = await serveDir(dir);
     try {

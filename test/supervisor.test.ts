@@ -158,6 +158,38 @@ describe('trellis serve: the supervisor', () => {
     }
   });
 
+  it('a serving child that dies is replaced; the port holds connections meanwhile', async () => {
+    const dir = await demoRepo();
+    const s = await serve(packageCopy(), dir);
+    const inst = await (await fetch(new URL('/api/instance', s.url))).json();
+    const childPid = Number(/pid (\d+)/.exec(s.lines.find((l) => /serving/.test(l))!)![1]);
+    expect(inst.pid).toBe(childPid);
+    process.kill(childPid, 'SIGKILL');
+    await s.line(/child 1 exited unexpectedly/);
+    await s.line(/switched to child 2 /);
+    const res = await new Promise<http.IncomingMessage>((resolve, reject) => http.get(new URL('/health', s.url), { agent: false }, resolve).on('error', reject));
+    res.resume();
+    expect([res.statusCode, res.headers['x-trellis-child']]).toEqual([200, '2']);
+  });
+
+  it('stops on SIGINT even with an SSE stream open: the stream is cut at the drain deadline, the record removed', async () => {
+    const dir = await demoRepo();
+    const home = join(dir, '..', 'home');
+    const s = await serve(packageCopy(), dir, { TRELLIS_DRAIN_MS: '500' });
+    const streamClosed = new Promise<void>((resolve, reject) => {
+      http
+        .get(new URL('/api/graph/stream', s.url), (res) => {
+          res.once('data', () => s.proc.kill('SIGINT'));
+          res.on('close', () => resolve());
+          res.on('error', () => resolve());
+        })
+        .on('error', reject);
+    });
+    await streamClosed;
+    expect(await s.exited).toBe(0);
+    expect(await readEndpointRecord(home, dir)).toEqual({ online: false, reason: 'no endpoint record' });
+  });
+
   it('outside a Trellis project, serves a fresh copy of the demo project under TRELLIS_HOME', async () => {
     const home = tempDir();
     const outside = tempDir();

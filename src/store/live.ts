@@ -69,7 +69,8 @@ export class LiveProject {
   private resync: NodeJS.Timeout | undefined;
   private lastEtag: string | undefined;
   private lastStamp: string | undefined;
-  private building: Promise<BoardSnapshot> | undefined;
+  /** A build in flight, shared only with requests of the same generation. */
+  private building: { generation: number; promise: Promise<BoardSnapshot> } | undefined;
   /** Diagnostics: how many rebuilds ran and how long the last one took. */
   readonly stats = { rebuilds: 0, lastRebuildMs: 0 };
   /** Thread ids whose refs changed since the last build; null: something else did, read every tip. */
@@ -136,7 +137,7 @@ export class LiveProject {
     // Linked worktrees change by edits no watcher here sees: their overlay is re-derived every time.
     const volatile = hasLinkedWorktrees(this.project.gitdir);
     if (!volatile && this.memo?.generation === this.generation) return this.memo.snapshot;
-    if (this.building && !volatile) return this.building;
+    if (this.building && !volatile && this.building.generation === this.generation) return this.building.promise;
     const generation = this.generation;
     const started = performance.now();
     const build = buildBoard(this.project, this.sources(), () => this.readThreads()).then(({ board, bytes }) => {
@@ -146,11 +147,11 @@ export class LiveProject {
       if (!volatile) this.memo = { generation, snapshot };
       return snapshot;
     });
-    this.building = build;
+    this.building = { generation, promise: build };
     try {
       return await build;
     } finally {
-      if (this.building === build) this.building = undefined;
+      if (this.building?.promise === build) this.building = undefined;
     }
   }
 

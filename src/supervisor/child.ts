@@ -29,6 +29,7 @@ export class BootError extends Error {
 export async function bootChild(opts: BootOptions): Promise<ChildHandle> {
   const proc = fork(opts.entry, [], { env: { ...opts.env, TRELLIS_CHILD_ID: String(opts.id) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = once(proc, 'exit').then(([code]) => code as number | null);
+  const how = () => (proc.signalCode ? `was killed by ${proc.signalCode}` : `exited with code ${proc.exitCode}`);
   const deadline = Date.now() + opts.bootMs;
   const fail = async (reason: string): Promise<never> => {
     proc.kill('SIGKILL');
@@ -37,13 +38,13 @@ export async function bootChild(opts: BootOptions): Promise<ChildHandle> {
   };
   const port = await Promise.race([
     new Promise<number>((resolve) => proc.on('message', (m: { type?: string; port?: number }) => m?.type === 'listening' && resolve(m.port!))),
-    exited.then((code) => -1 - (code ?? 0)),
+    exited.then(() => -1),
     new Promise<number>((resolve) => setTimeout(() => resolve(0), opts.bootMs).unref()),
   ]);
-  if (port < 0) return fail(`exited with code ${-1 - port} before listening (its error is above)`);
+  if (port < 0) return fail(`${how()} before listening (its error is above)`);
   if (port === 0) return fail(`did not listen within ${opts.bootMs} ms`);
   while (Date.now() < deadline) {
-    if (proc.exitCode !== null) return fail(`exited with code ${proc.exitCode} before answering /health`);
+    if (proc.exitCode !== null || proc.signalCode !== null) return fail(`${how()} before answering /health`);
     try {
       const res = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(Math.max(50, deadline - Date.now())) });
       if (res.ok) {

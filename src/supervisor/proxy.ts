@@ -25,6 +25,11 @@ export class SwitchableProxy {
     for (const client of this.waiting.splice(0)) this.pair(client, port);
   }
 
+  /** Holds new connections (until the next switchTo) while no child can take them. */
+  hold(): void {
+    this.target = null;
+  }
+
   get connections(): number {
     return this.open.size;
   }

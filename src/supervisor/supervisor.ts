@@ -97,7 +97,9 @@ export class Supervisor {
     clearTimeout(this.settle);
     for (const w of this.watchers) w.close();
     await this.reloading;
-    await new Promise<void>((resolve) => this.proxy.server.close(() => resolve()));
+    // Stop accepting, without waiting: close() calls back only when every proxied connection has
+    // ended, and an open SSE stream ends only when the child's drain deadline cuts it.
+    this.proxy.server.close();
     if (this.current) await drainChild(this.current, this.opts.drainMs);
     await this.proxy.close();
     removeEndpointRecord(this.opts.home, this.opts.root, this.instanceId);
@@ -112,7 +114,7 @@ export class Supervisor {
       next = await this.boot(this.publicUrl);
     } catch (err) {
       if (!(err instanceof BootError)) throw err;
-      this.opts.log(`reload discarded: ${err.message}; still serving child ${this.current?.id}`);
+      this.opts.log(`reload discarded: ${err.message}; ${this.current ? `still serving child ${this.current.id}` : 'no child is serving; retrying'}`);
       return;
     }
     const old = this.current;
@@ -123,12 +125,19 @@ export class Supervisor {
     this.watchDeath(next);
   }
 
-  /** A serving child that dies is replaced; the proxy keeps the port meanwhile. */
+  /**
+   * A serving child that dies is replaced; meanwhile the proxy holds new connections instead of sending
+   * them to a dead port, and a replacement that fails to boot is retried with backoff.
+   */
   private watchDeath(child: ChildHandle): void {
-    void child.exited.then((code) => {
-      if (this.current === child && !this.stopping) {
-        this.opts.log(`child ${child.id} exited unexpectedly with code ${code}; booting a replacement`);
-        void this.reload('replacing a dead child');
+    void child.exited.then(async (code) => {
+      if (this.current !== child || this.stopping) return;
+      this.current = undefined;
+      this.proxy.hold();
+      this.opts.log(`child ${child.id} exited unexpectedly with code ${code}; booting a replacement`);
+      for (let delay = 200; !this.current && !this.stopping; delay = Math.min(delay * 2, 10_000)) {
+        await this.reload('replacing a dead child');
+        if (!this.current) await new Promise((r) => setTimeout(r, delay));
       }
     });
   }

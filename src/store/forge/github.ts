@@ -164,7 +164,12 @@ export class GitHubDriver implements ForgeDriver {
     }
     if (res.headers.get('x-ratelimit-remaining') === '0') this.exhaustedUntil = Number(res.headers.get('x-ratelimit-reset') ?? 0) * 1000;
     if (res.status === 304) return { status: 304, headers: res.headers, json: null };
-    const text = await res.text();
+    let text: string;
+    try {
+      text = await res.text();
+    } catch (err) {
+      throw new TrellisError('FORGE_UNREACHABLE', `${this.store} stopped answering mid-response (${(err as Error).name} on ${method} ${new URL(url).pathname})`);
+    }
     let json: unknown = null;
     try {
       json = text ? JSON.parse(text) : null;

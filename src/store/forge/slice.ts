@@ -26,6 +26,8 @@ export class ForgeSlice {
   private drivers = new Map<string, ForgeDriver>();
   private listings = new Map<string, readonly ForgeEntry[]>();
   private listeners: (() => void)[] = [];
+  private readonly started = new Map<string, number>();
+  private readonly applied = new Map<string, number>();
   /** Bumped whenever a listing changes: memo keys for views built from the slice. */
   version = 0;
 
@@ -63,8 +65,13 @@ export class ForgeSlice {
     await Promise.all(
       [...this.current()].map(async ([store, driver]) => {
         if (only !== undefined && store !== only) return;
+        // A listing started before the last one applied is older than it: never let it land over it.
+        const started = (this.started.get(store) ?? 0) + 1;
+        this.started.set(store, started);
         try {
           const listing = await driver.list();
+          if (started < (this.applied.get(store) ?? 0)) return;
+          this.applied.set(store, started);
           if (!listing.notModified || !this.listings.has(store)) {
             this.listings.set(store, listing.entries);
             changed = true;
@@ -86,8 +93,10 @@ export class ForgeSlice {
     const forges = this.settings().forges;
     const key = JSON.stringify(forges);
     if (key !== this.key) {
+      // Built before it is adopted: a config whose driver cannot be made throws every time, not once.
+      const drivers = new Map(forges.map((f) => [f.host, this.makeDriver(f)]));
       this.key = key;
-      this.drivers = new Map(forges.map((f) => [f.host, this.makeDriver(f)]));
+      this.drivers = drivers;
       for (const store of this.listings.keys()) if (!this.drivers.has(store)) this.listings.delete(store);
       this.version++;
     }

@@ -60,7 +60,8 @@ export class CatFileBatch {
     this.proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     this.proc.stdout.on('data', (chunk: Buffer) => this.receive(chunk));
     this.proc.on('error', (err) => this.fail(err));
-    this.proc.on('exit', (code) => {
+    // 'close', not 'exit': git may exit before its last answers are read from the pipe.
+    this.proc.on('close', (code) => {
       if (this.head < this.waiting.length) this.fail(new Error(`git cat-file exited with ${code}: ${stderr.trim()}`));
     });
     this.proc.stdin.on('error', (err) => this.fail(err));

@@ -73,3 +73,19 @@ function runChainReaderContract(name: string, make: (gitdir: string) => ChainRea
 runChainReaderContract('isomorphic-git', isoChainReader);
 runChainReaderContract('git cat-file --batch', catFileChainReader);
 runChainReaderContract('git rev-list + buffered cat-file', revListChainReader);
+
+describe('bulk reads at once', () => {
+  it('never report a healthy chain as broken when many run together (git may exit before its last answers are read)', async () => {
+    const dir = tempRepo();
+    const log = new GitAppendLog(join(dir, '.git'));
+    const tips = Array.from({ length: 20 }, (_, t) => {
+      let tip: string | null = null;
+      for (let n = 0; n < 5; n++) tip = log.commit(tip, [record(t * 10 + n)]);
+      return tip!;
+    });
+    const reads = await Promise.all(Array.from({ length: 8 }, () => revListChainReader(join(dir, '.git')).read(tips.map((tip) => ({ tip, stopAt: null })))));
+    const broken = reads.flat().filter((r) => !r.ok);
+    expect(broken).toEqual([]);
+    expect(reads.flat().every((r) => r.ok && r.entries.length === 5)).toBe(true);
+  });
+});

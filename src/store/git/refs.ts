@@ -13,8 +13,13 @@ const OID = /^[0-9a-f]{40}$/;
 export function readTips(gitdir: string, prefix: string, opts: { relative?: boolean } = {}): Map<string, string> {
   const tips = new Map<string, string>();
   const cut = opts.relative ? prefix.length : 0;
-  for (const [ref, oid] of readPackedRefs(gitdir)) if (ref.startsWith(prefix)) tips.set(ref.slice(cut), oid);
+  // Loose first, then packed-refs: `git pack-refs --prune` writes packed-refs before it deletes a loose
+  // ref, so read in this order a ref is always in one place or the other, even mid-pack.
   walkLoose(gitdir, prefix, tips, opts.relative ? '' : prefix);
+  for (const [ref, oid] of readPackedRefs(gitdir)) {
+    const key = ref.slice(cut);
+    if (ref.startsWith(prefix) && !tips.has(key)) tips.set(key, oid);
+  }
   return tips;
 }
 

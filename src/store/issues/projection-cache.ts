@@ -43,7 +43,8 @@ export class ProjectionCache {
 
   async save(snapshots: ReadonlyMap<string, ThreadSnapshot>): Promise<void> {
     await mkdir(dirname(this.path), { recursive: true });
-    const body = JSON.stringify({ format: CACHE_FORMAT, threads: Object.fromEntries(snapshots) });
+    // Only folded states are cached: a problem is re-derived from the refs, never trusted from disk.
+    const body = JSON.stringify({ format: CACHE_FORMAT, threads: Object.fromEntries([...snapshots].filter(([, s]) => 'state' in s)) });
     await writeFileAtomic(this.path, body, { fsync: false });
   }
 }

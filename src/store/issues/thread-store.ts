@@ -72,6 +72,8 @@ export class ThreadStore {
   }
 
   private reading: Promise<unknown> = Promise.resolve();
+  /** Threads whose last read failed for a reason that may pass; they are read again next time. */
+  private readonly transient = new Set<string>();
 
   private async readAll(opts: { only?: ReadonlySet<string> }): Promise<ThreadsRead> {
     const tips = this.fullyRead && opts.only ? this.someTips(opts.only) : this.log.tips(THREAD_REF_PREFIX);
@@ -90,7 +92,7 @@ export class ThreadStore {
     }
     const stale: { id: string; tip: string }[] = [];
     for (const [id, tip] of tips) {
-      if (this.known.get(id)?.tip !== tip) stale.push({ id, tip });
+      if (this.known.get(id)?.tip !== tip || this.transient.has(id)) stale.push({ id, tip });
     }
     if (stale.length) {
       await this.refresh(stale);
@@ -177,7 +179,14 @@ export class ThreadStore {
       return snap && 'state' in snap ? snap : undefined;
     });
     const results = await this.log.read(stale.map(({ tip }, i) => ({ tip, stopAt: bases[i]?.tip ?? null })));
-    stale.forEach(({ id, tip }, i) => this.known.set(id, foldChain(id, tip, bases[i], results[i]!)));
+    stale.forEach(({ id, tip }, i) => {
+      const snap = foldChain(id, tip, bases[i], results[i]!);
+      this.known.set(id, snap);
+      // A commit that could not be read may be there next time (a repack, a fetch in progress): only a
+      // payload that does not parse is remembered as a problem of that tip.
+      if ('problem' in snap && !results[i]!.ok) this.transient.add(id);
+      else this.transient.delete(id);
+    });
     this.lastRead = undefined;
   }
 }

@@ -1,4 +1,4 @@
-import { issueNodes, isNodeId, TrellisError, type ThreadCommand } from '../../events/index.js';
+import { issueNodes, isNodeId, isTrellisError, TrellisError, type ThreadCommand } from '../../events/index.js';
 import {
   evalRemarkThreads,
   freshness,
@@ -53,7 +53,7 @@ export async function openIssue(p: Project, input: OpenInput): Promise<{ id: str
     if (input.scenario !== undefined) throw new TrellisError('NOT_SUPPORTED', 'eval-remark threads are local; drop --store or --scenario');
     const created = await p.forges.driver(store)!.create({ title: concern, body: withMarker(body, nodes) });
     const id = `${store}#${created.number}`;
-    return { id, issue: await readBack(p, id) };
+    return { id, issue: await readBack(p, id, `created ${id} (${created.url})`) };
   }
   const id = newThreadId(p.random);
   const { state } = await p.threads.write(id, {
@@ -145,7 +145,18 @@ export async function closeIssue(p: Project, id: string, by: string): Promise<Is
  * marked landed with a reply carrying the permalink; its ref stays as the trail. A forge failure fails
  * loud and leaves the local thread as it was.
  */
-export async function promoteIssue(p: Project, id: string, by: string, store?: string): Promise<Issue> {
+export function promoteIssue(p: Project, id: string, by: string, store?: string): Promise<Issue> {
+  // One promote of a thread at a time in this process, so two clicks make one forge issue.
+  const prior = promoting.get(id) ?? Promise.resolve();
+  const run = prior.catch(() => {}).then(() => promoteOnce(p, id, by, store));
+  promoting.set(id, run);
+  void run.finally(() => promoting.get(id) === run && promoting.delete(id)).catch(() => {});
+  return run;
+}
+
+const promoting = new Map<string, Promise<unknown>>();
+
+async function promoteOnce(p: Project, id: string, by: string, store?: string): Promise<Issue> {
   if (parseForgeId(id)) throw new TrellisError('THREAD_NOT_OPEN', `${id} already lives on its forge: only an open local thread promotes`);
   const issue = visible(await p.threads.get(requireLocalId(id)));
   if (issue.status !== 'open') throw new TrellisError('THREAD_NOT_OPEN', `the thread is ${issue.status}: only an open thread promotes`);
@@ -166,7 +177,16 @@ export async function promoteIssue(p: Project, id: string, by: string, store?: s
     .join('\n\n');
   const created = await p.forges.driver(target)!.create({ title: issue.concern, body });
   const forgeIssueId = `${target}#${created.number}`;
-  const { state } = await p.threads.write(issue.id, { type: 'promote', forgeId: forgeIssueId, url: created.url, by: caller, at: p.now().toISOString() });
+  let state: ThreadState;
+  try {
+    ({ state } = await p.threads.write(issue.id, { type: 'promote', forgeId: forgeIssueId, url: created.url, by: caller, at: p.now().toISOString() }));
+  } catch (err) {
+    // The forge issue exists now: say where, so nobody promotes again and makes a second one.
+    throw new TrellisError(
+      isTrellisError(err) ? err.code : 'FORGE_FAILED',
+      `created ${forgeIssueId} (${created.url}), but the local thread could not be marked landed: ${(err as Error).message}`,
+    );
+  }
   await p.forges.refresh(target);
   return visible(state);
 }
@@ -254,11 +274,11 @@ async function pullForges(p: Project, only?: string, strict = false): Promise<st
 const forgeFreshness = (e: ForgeEntry) => ({ status: e.issue.status, replies: e.issue.replies.length, activity: e.updated, revision: e.issue.replies.length + 1 });
 
 /** After a forge write the answer is the forge's read-back, never a local echo. */
-async function readBack(p: Project, id: string): Promise<Issue> {
+async function readBack(p: Project, id: string, done = `wrote ${id}`): Promise<Issue> {
   const { store } = parseForgeId(id)!;
   const { failures } = await p.forges.refresh(store);
   const found = p.forges.find(id);
-  if (!found) throw new TrellisError('FORGE_FAILED', `${id} was written but could not be read back${failures.length ? `: ${failures[0]}` : ''}`);
+  if (!found) throw new TrellisError('FORGE_FAILED', `${done}, but could not read it back${failures.length ? ` (${failures[0]})` : ''}; the write happened, do not repeat it`);
   return found.issue;
 }
 
