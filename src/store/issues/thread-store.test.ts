@@ -30,41 +30,36 @@ describe('ThreadStore', () => {
     expect(await store(dir).get('t1')).toEqual(state);
   });
 
-  it('re-decides after losing a compare-and-swap: a close raced by another close is refused', async () => {
-    const dir = tempRepo();
+  /** A store whose first compare-and-swap is beaten by `rival` writing `command` to t1 just before it. */
+  async function racedStore(dir: string, command: ThreadCommand) {
     const rival = store(dir);
     await rival.write('t1', open('race'));
-    let raced = false;
+    const race = { happened: false };
     class RacedLog extends GitAppendLog {
       override async swap(ref: string, expected: string | null, next: string) {
-        if (!raced) {
-          raced = true;
-          await rival.write('t1', { type: 'close', by: 'rival', at: at() });
+        if (!race.happened) {
+          race.happened = true;
+          await rival.write('t1', command);
         }
         return super.swap(ref, expected, next);
       }
     }
-    const s = store(dir, new RacedLog(join(dir, '.git')));
+    return { s: store(dir, new RacedLog(join(dir, '.git'))), race };
+  }
+
+  it('re-decides after losing a compare-and-swap: a close raced by another close is refused', async () => {
+    const dir = tempRepo();
+    const { s, race } = await racedStore(dir, { type: 'close', by: 'rival', at: at() });
     await expect(s.write('t1', { type: 'close', by: 'ann', at: at() })).rejects.toMatchObject({ code: 'THREAD_NOT_OPEN' });
-    expect(raced).toBe(true);
+    expect(race.happened).toBe(true);
     expect(git(dir, 'log', '--format=%an %s', threadRef('t1'))).toBe('rival close: landed\nann open: race\n');
   });
 
   it('a reply raced by another reply is retried on top of it', async () => {
     const dir = tempRepo();
-    const rival = store(dir);
-    await rival.write('t1', open('race'));
-    let raced = false;
-    class RacedLog extends GitAppendLog {
-      override async swap(ref: string, expected: string | null, next: string) {
-        if (!raced) {
-          raced = true;
-          await rival.write('t1', reply('rival'));
-        }
-        return super.swap(ref, expected, next);
-      }
-    }
-    const { state } = await store(dir, new RacedLog(join(dir, '.git'))).write('t1', reply('mine'));
+    const { s, race } = await racedStore(dir, reply('rival'));
+    const { state } = await s.write('t1', reply('mine'));
+    expect(race.happened).toBe(true);
     expect(state.replies.map((r) => r.body)).toEqual(['rival', 'mine']);
     expect(state.clock).toBe(3);
   });
