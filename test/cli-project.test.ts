@@ -69,6 +69,21 @@ describe('trellis doctor', () => {
   });
 });
 
+describe('trellis doctor on many loose refs', () => {
+  it('suggests packing them, and is satisfied once they are packed', async () => {
+    const dir = tempRepo();
+    const id = (await ok(dir, ['issue', 'open', 'one of many'])).trim();
+    const refs = join(dir, '.git/refs/trellis/issues');
+    const tip = readFileSync(join(refs, id), 'utf8');
+    for (let i = 0; i < 5_001; i++) writeFileSync(join(refs, `copy${i}`), tip);
+    const warned = JSON.parse((await trellis(dir, ['doctor', '--json'])).stdout);
+    expect(warned).toContainEqual({ level: 'warn', what: expect.stringContaining('5002 issue refs are loose files'), repair: expect.stringContaining('git pack-refs --all') });
+    git(dir, 'pack-refs', '--all');
+    const after = JSON.parse((await trellis(dir, ['doctor', '--json'])).stdout);
+    expect(after.some((f: { what: string }) => f.what.includes('loose files'))).toBe(false);
+  });
+});
+
 describe('trellis board and graph', () => {
   it('board prints a readable tree; graph --json flushes whole into a pipe', async () => {
     const dir = await demoRepo();
