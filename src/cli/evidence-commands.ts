@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { TrellisError } from '../events/index.js';
 import { openProject } from '../store/project.js';
-import { checkShape, type VerbContext } from './issue-commands.js';
+import { checkShape, type VerbContext } from './shape.js';
 import { out } from './output.js';
 import { UsageError } from './usage-error.js';
 
@@ -14,7 +14,7 @@ export const evidenceUsage = (): string => `  ${PUT}\n  ${GET}`;
 /** `trellis evidence put|get`: content-addressed evidence bytes. */
 export async function runEvidence(action: string, ctx: VerbContext): Promise<number> {
   if (action === 'put') {
-    checkShape({ args: ['file'], options: ['json'], usage: PUT, run: async () => 0 }, ctx);
+    checkShape({ args: ['file'], options: ['json'], usage: PUT }, ctx);
     const file = ctx.args[0]!;
     const source = file === '-' ? process.stdin : createReadStream(file);
     const opened = new Promise<void>((resolve, reject) => {
@@ -30,7 +30,7 @@ export async function runEvidence(action: string, ctx: VerbContext): Promise<num
     return 0;
   }
   if (action === 'get') {
-    checkShape({ args: ['hash'], options: ['range'], usage: GET, run: async () => 0 }, ctx);
+    checkShape({ args: ['hash'], options: ['range'], usage: GET }, ctx);
     const range = ctx.options.range === undefined ? undefined : parseRange(String(ctx.options.range));
     const { stream } = openProject(ctx.cwd).evidence.open(ctx.args[0]!, range);
     await pipeline(stream, process.stdout, { end: false });

@@ -4,19 +4,10 @@ import { actOnReply, closeIssue, listIssues, mergedIssues, openIssue, promoteIss
 import { readBody, resolveAuthor } from './input.js';
 import { err, out } from './output.js';
 import { issueLines, issueText, noteLines, problemLines } from './render.js';
+import { checkShape, type Shape, type VerbContext } from './shape.js';
 import { UsageError } from './usage-error.js';
 
-export interface VerbContext {
-  readonly cwd: string;
-  readonly args: readonly string[];
-  readonly options: Readonly<Record<string, unknown>>;
-}
-
-interface ActionSpec {
-  /** Positional arguments after the action; `...` marks the rest joined as one text. */
-  readonly args: readonly string[];
-  readonly options: readonly string[];
-  readonly usage: string;
+interface ActionSpec extends Shape {
   readonly run: (ctx: VerbContext, p: Project) => Promise<number>;
 }
 
@@ -161,29 +152,10 @@ export async function runIssue(action: string, ctx: VerbContext): Promise<number
 /** `trellis issues [--json]`: the whole merged list, every status. */
 export async function runIssues(ctx: VerbContext): Promise<number> {
   const usage = 'trellis issues [--json]';
-  checkShape({ args: [], options: ['json'], usage, run: async () => 0 }, ctx);
+  checkShape({ args: [], options: ['json'], usage }, ctx);
   const { issues, problems, notes } = await mergedIssues(openProject(ctx.cwd));
   await err(problemLines(problems) + noteLines(notes));
   // Compact JSON: this is the unbounded dump scripts pipe into parsers.
   await out(ctx.options.json ? `${JSON.stringify(issues)}\n` : issueLines(issues));
   return 0;
-}
-
-/** Options that take no value. */
-const FLAGS = new Set(['json', 'all', 'git']);
-
-export function checkShape(spec: ActionSpec, ctx: VerbContext): void {
-  const rest = spec.args[0]?.startsWith('...');
-  const want = spec.args.length;
-  if (rest ? ctx.args.length < 1 : ctx.args.length !== want) {
-    const what = ctx.args.length < want || rest ? `missing ${spec.args.slice(ctx.args.length).map((a) => `<${a.replace('...', '')}>`).join(' ')}` : `unexpected '${ctx.args.slice(want).join(' ')}'`;
-    throw new UsageError(what, spec.usage);
-  }
-  for (const [name, value] of Object.entries(ctx.options)) {
-    if (name === '--' || value === undefined) continue;
-    if (!spec.options.includes(name)) throw new UsageError(`--${name} does not apply here`, spec.usage);
-    const flag = FLAGS.has(name);
-    if (!flag && (value === true || value === false)) throw new UsageError(`--${name} needs a value`, spec.usage);
-    if (flag && typeof value !== 'boolean') throw new UsageError(`--${name} takes no value`, spec.usage);
-  }
 }

@@ -12,15 +12,13 @@ import { THREAD_REF_PREFIX } from '../store/issues/thread-store.js';
 import { openProject } from '../store/project.js';
 import { findRepository } from '../store/repository.js';
 import { readSpecTree } from '../store/spec/spec-tree.js';
-import { checkShape, type VerbContext } from './issue-commands.js';
+import { checkShape, type VerbContext } from './shape.js';
 import { err, out } from './output.js';
 import { noteLines } from './render.js';
 
-const noRun = async () => 0;
-
 /** `trellis graph [--json]`: the board, byte for byte what GET /api/graph answers. */
 export async function runGraph(ctx: VerbContext): Promise<number> {
-  checkShape({ args: [], options: ['json'], usage: 'trellis graph [--json]', run: noRun }, ctx);
+  checkShape({ args: [], options: ['json'], usage: 'trellis graph [--json]' }, ctx);
   const { bytes, notes } = await buildBoard(openProject(ctx.cwd));
   await err(noteLines(notes));
   await out(bytes);
@@ -29,7 +27,7 @@ export async function runGraph(ctx: VerbContext): Promise<number> {
 
 /** `trellis board [--json]`: the board as a readable tree. */
 export async function runBoard(ctx: VerbContext): Promise<number> {
-  checkShape({ args: [], options: ['json'], usage: 'trellis board [--json]', run: noRun }, ctx);
+  checkShape({ args: [], options: ['json'], usage: 'trellis board [--json]' }, ctx);
   const { board, notes } = await buildBoard(openProject(ctx.cwd));
   await err(noteLines(notes));
   await out(ctx.options.json ? boardBytes(board) : boardText(board));
@@ -58,7 +56,7 @@ export function boardText(board: Board): string {
 
 /** `trellis guidance [--json]`: the guidance catalog, the same as GET /api/guidance. */
 export async function runGuidance(ctx: VerbContext): Promise<number> {
-  checkShape({ args: [], options: ['json'], usage: 'trellis guidance [--json]', run: noRun }, ctx);
+  checkShape({ args: [], options: ['json'], usage: 'trellis guidance [--json]' }, ctx);
   const p = openProject(ctx.cwd);
   const root = requireRoot(p);
   const catalog = guidanceCatalog(root, readPlugins(root, p.settings().pluginRoot));
@@ -81,7 +79,7 @@ What this project is for, in a few sentences. Every other node hangs below this 
 
 /** `trellis init [--harness <name>] [--git]`: sets a folder up as a Trellis project; running it again changes nothing. */
 export async function runInit(ctx: VerbContext): Promise<number> {
-  checkShape({ args: [], options: ['harness', 'git'], usage: 'trellis init [--harness <name>] [--git]', run: noRun }, ctx);
+  checkShape({ args: [], options: ['harness', 'git'], usage: 'trellis init [--harness <name>] [--git]' }, ctx);
   const said: string[] = [];
   let root: string;
   try {
@@ -135,7 +133,7 @@ interface Finding {
 
 /** `trellis doctor [--json]`: checks the project; each finding carries its repair; exit 1 when any is an error. */
 export async function runDoctor(ctx: VerbContext): Promise<number> {
-  checkShape({ args: [], options: ['json'], usage: 'trellis doctor [--json]', run: noRun }, ctx);
+  checkShape({ args: [], options: ['json'], usage: 'trellis doctor [--json]' }, ctx);
   const findings: Finding[] = [];
   const add = (level: Finding['level'], what: string, repair?: string) => findings.push({ level, what, ...(repair ? { repair } : {}) });
   let p;

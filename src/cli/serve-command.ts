@@ -1,23 +1,19 @@
 import { existsSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { TrellisError } from '../events/index.js';
 import { BindError } from '../http/bind.js';
 import { CONFIG_FILE } from '../store/config.js';
 import { createDemoProject } from '../store/demo.js';
-import type { EndpointIdentity } from '../store/endpoint-record.js';
+import { trellisHome, type EndpointIdentity } from '../store/endpoint-record.js';
 import { packageRoot } from '../store/package-root.js';
 import { openProject, type Project } from '../store/project.js';
 import { Supervisor } from '../supervisor/supervisor.js';
-import { checkShape, type VerbContext } from './issue-commands.js';
+import { checkShape, type VerbContext } from './shape.js';
 import { err, out } from './output.js';
 import { UsageError } from './usage-error.js';
 
 const USAGE = 'trellis serve [--port <port>] [--host <address>]';
 export const DEFAULT_PORT = 8787;
-
-/** `~/.trellis`, or TRELLIS_HOME. */
-export const trellisHome = (env: NodeJS.ProcessEnv = process.env): string => env.TRELLIS_HOME || join(homedir(), '.trellis');
 
 const positiveMs = (s: string | undefined, fallback: number) => {
   const n = Number(s);
@@ -30,7 +26,7 @@ const positiveMs = (s: string | undefined, fallback: number) => {
  * project, made under `$TRELLIS_HOME/demo/`.
  */
 export async function runServe(ctx: VerbContext): Promise<number> {
-  checkShape({ args: [], options: ['port', 'host'], usage: USAGE, run: async () => 0 }, ctx);
+  checkShape({ args: [], options: ['port', 'host'], usage: USAGE }, ctx);
   const port = ctx.options.port === undefined ? Number(process.env.TRELLIS_PORT ?? DEFAULT_PORT) : Number(ctx.options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port takes a port number from 0 to 65535, not '${String(ctx.options.port)}'`, USAGE);
   const host = ctx.options.host === undefined ? '127.0.0.1' : String(ctx.options.host);

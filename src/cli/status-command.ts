@@ -1,13 +1,12 @@
 import { TrellisError } from '../events/index.js';
-import { readEndpointRecord } from '../store/endpoint-record.js';
+import { readEndpointRecord, trellisHome } from '../store/endpoint-record.js';
 import { openProject } from '../store/project.js';
-import { checkShape, type VerbContext } from './issue-commands.js';
+import { checkShape, type VerbContext } from './shape.js';
 import { out } from './output.js';
-import { trellisHome } from './serve-command.js';
 
 /** `trellis status [--json]`: finds this project's backend through its endpoint record; exit 1 when offline. */
 export async function runStatus(ctx: VerbContext): Promise<number> {
-  checkShape({ args: [], options: ['json'], usage: 'trellis status [--json]', run: async () => 0 }, ctx);
+  checkShape({ args: [], options: ['json'], usage: 'trellis status [--json]' }, ctx);
   const p = openProject(ctx.cwd);
   if (!p.root) throw new TrellisError('NOT_A_REPOSITORY', 'a bare repository has no backend; run trellis in a checkout');
   const verdict = await readEndpointRecord(trellisHome(), p.root);

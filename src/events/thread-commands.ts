@@ -18,8 +18,6 @@ export type ThreadCommand = CommandMeta &
     | { readonly type: 'promote'; readonly forgeId: string; readonly url: string }
   );
 
-export type ThreadCommandType = ThreadCommand['type'];
-
 /**
  * The facts `decide` needs about a thread. The thread projection satisfies this shape structurally, so
  * there is one fold, not a second copy for decisions.

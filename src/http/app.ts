@@ -1,6 +1,9 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
+import { requireRoot } from '../store/board.js';
+import type { LiveProject } from '../store/live.js';
+import type { Project } from '../store/project.js';
 import type { AppContext } from './context.js';
 import { errorBody, notFound, onError } from './errors.js';
 import { coreRoutes } from './routes/core.js';
@@ -11,6 +14,11 @@ import { specRoutes } from './routes/specs.js';
 
 /** Largest JSON request body; evidence uploads have their own, larger limit. */
 export const JSON_LIMIT_BYTES = 1 << 20;
+
+/** The app for `project`, answering as instance `instanceId` (in-process serve and the supervisor's child alike). */
+export function projectApp(project: Project, live: LiveProject, instanceId: string): Hono {
+  return createApp({ project, live, instance: { instanceId, root: requireRoot(project), startedAt: project.now().toISOString() } });
+}
 
 /** The per-project HTTP API (spec §4.1, §4.2). Routes are thin: parse, call a verb, render. */
 export function createApp(ctx: AppContext): Hono {

@@ -9,10 +9,9 @@
  * { type: 'api-url', url } and { type: 'drain', deadlineMs }.
  */
 import { Hono } from 'hono';
-import { requireRoot } from '../store/board.js';
 import { LiveProject } from '../store/live.js';
 import { openProject } from '../store/project.js';
-import { createApp } from './app.js';
+import { projectApp } from './app.js';
 import { notFound, onError } from './errors.js';
 import { installProcessGuards } from './process-guards.js';
 import { createReapedServer } from './create-server.js';
@@ -36,7 +35,7 @@ app.use(async (c, next) => {
   // While draining, every answer tells the client to reconnect, which the proxy sends to the new child.
   if (draining) c.header('Connection', 'close');
 });
-app.route('/', createApp({ project, live, instance: { instanceId, root: requireRoot(project), startedAt: project.now().toISOString() } }));
+app.route('/', projectApp(project, live, instanceId));
 app.notFound(notFound);
 app.onError(onError);
 

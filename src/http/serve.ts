@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { requireRoot } from '../store/board.js';
 import { LiveProject } from '../store/live.js';
 import type { Project } from '../store/project.js';
-import { createApp } from './app.js';
+import { projectApp } from './app.js';
 import { bindPublic } from './bind.js';
 import { createReapedServer } from './create-server.js';
 
@@ -22,7 +21,7 @@ export async function serveProject(project: Project, opts: { port: number; host?
   const host = opts.host ?? '127.0.0.1';
   const instanceId = opts.instanceId ?? randomUUID();
   const live = new LiveProject(project).start();
-  const app = createApp({ project, live, instance: { instanceId, root: requireRoot(project), startedAt: project.now().toISOString() } });
+  const app = projectApp(project, live, instanceId);
   const server = createReapedServer(app.fetch);
   let port: number;
   try {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 
@@ -11,6 +12,9 @@ import writeFileAtomic from 'write-file-atomic';
  *   1 — initial: { version, url, pid, instanceId, root, identity: { toplevel, gitCommonDir, worktree }, startedAt }.
  */
 export const RECORD_VERSION = 1;
+
+/** The per-user home of Trellis: `~/.trellis`, or TRELLIS_HOME. */
+export const trellisHome = (env: NodeJS.ProcessEnv = process.env): string => env.TRELLIS_HOME || join(homedir(), '.trellis');
 
 export interface EndpointIdentity {
   /** The served working tree's toplevel (a linked worktree's own, never the main checkout's). */

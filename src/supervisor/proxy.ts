@@ -30,10 +30,6 @@ export class SwitchableProxy {
     this.target = null;
   }
 
-  get connections(): number {
-    return this.open.size;
-  }
-
   close(): Promise<void> {
     return new Promise((resolve) => {
       this.server.close(() => resolve());
