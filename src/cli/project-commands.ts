@@ -161,7 +161,13 @@ export async function runDoctor(ctx: VerbContext): Promise<number> {
   }
 
   if (p.root && settings) {
-    const tree = readSpecTree(p.root, settings.specRoot);
+    let tree;
+    try {
+      tree = readSpecTree(p.root, settings.specRoot);
+    } catch (err) {
+      add('error', (err as Error).message, `make ${settings.specRoot} a real folder inside the project`);
+      tree = { nodes: [] as never[] };
+    }
     if (tree.nodes.length === 0) add('warn', `no spec nodes under ${settings.specRoot}/`, "run 'trellis init' to write a first node");
     else add('ok', `${tree.nodes.length} spec nodes under ${settings.specRoot}/`);
     for (const n of tree.nodes) if (n.problem) add('error', `${n.path}: ${n.problem}`, `fix the front matter of ${n.path}`);

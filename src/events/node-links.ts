@@ -1,7 +1,9 @@
 /** A spec node id: the path below the spec root without `.md`, e.g. `auth/login` (DESIGN.md §4). */
 const NODE_ID = /^[A-Za-z0-9_][A-Za-z0-9_.-]*(\/[A-Za-z0-9_][A-Za-z0-9_.-]*)*$/;
 
-export const isNodeId = (s: string): boolean => NODE_ID.test(s) && !s.split('/').some((p) => p === '..' || p.endsWith('.md'));
+/** Longest node id: it becomes a path below the spec root, and a file name has to fit the file system. */
+export const MAX_NODE_ID = 512;
+export const isNodeId = (s: string): boolean => s.length <= MAX_NODE_ID && NODE_ID.test(s) && !s.split('/').some((p) => p === '..' || p.endsWith('.md'));
 
 const LINK = /\[\[([^\[\]\n|]+?)(?:\|[^\]\n]*)?\]\]/g;
 

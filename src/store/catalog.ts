@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, statfsSync } from 'node:fs';
 import { cpus, freemem, loadavg, totalmem } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { isCode } from './git/refs.js';
+import { confinedPath, isBelow } from './safe-path.js';
 
 /*
  * Read-only catalogs a project offers its dashboard and agents: config-root plugins, slash commands,
@@ -35,6 +36,9 @@ export interface Plugin {
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 function sourceRef(root: string, abs: string): SourceRef | null {
+  // A file that is (or runs through) a symlink out of the project is not part of any catalog: not even
+  // its hash leaves, since a hash confirms a guess of the bytes.
+  if (!isBelow(root, abs)) return null;
   try {
     return { path: relative(root, abs), hash: sha256(readFileSync(abs)) };
   } catch (err) {
@@ -57,6 +61,7 @@ function dirNames(dir: string): string[] {
 /** Every plugin under the plugin root; one whose plugin.json does not parse is listed with its problem. */
 export function readPlugins(root: string, pluginRoot: string): Plugin[] {
   const base = join(root, pluginRoot);
+  if (!isBelow(root, base)) return [];
   return dirNames(base).flatMap((dir): Plugin[] => {
     const manifest = join(base, dir, 'plugin.json');
     const source = sourceRef(root, manifest);
@@ -71,7 +76,11 @@ export function readPlugins(root: string, pluginRoot: string): Plugin[] {
     }
     const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is Record<string, unknown> => typeof x === 'object' && x !== null) : []);
     const str = (v: unknown, fallback = '') => (typeof v === 'string' ? v : fallback);
-    const fileRef = (f: unknown) => (typeof f === 'string' && !f.split('/').includes('..') ? sourceRef(root, join(base, dir, f)) : null);
+    // A plugin's files stay inside its own folder.
+    const fileRef = (f: unknown) => {
+      const path = typeof f === 'string' ? confinedPath(join(base, dir), f) : null;
+      return path ? sourceRef(root, path) : null;
+    };
     return [
       {
         name: str(raw.name, dir),

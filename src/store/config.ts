@@ -2,6 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { TrellisError } from '../events/index.js';
 import { isCode } from './git/refs.js';
+import { unsafeRelativePath } from './safe-path.js';
 
 export const CONFIG_FILE = 'trellis.json';
 export const LOCAL_CONFIG_FILE = 'trellis.local.json';
@@ -70,14 +71,17 @@ export function loadSettings(root: string | null): Settings {
     return v;
   };
   const specRoot = str('specRoot', DEFAULT_SETTINGS.specRoot)!.replace(/\/+$/, '');
-  if (specRoot.startsWith('/') || specRoot.split('/').includes('..')) {
-    throw new TrellisError('INVALID_INPUT', `${CONFIG_FILE}: "specRoot" must be a folder inside the project, not ${JSON.stringify(specRoot)}`);
+  const pluginRoot = str('pluginRoot', DEFAULT_SETTINGS.pluginRoot)!.replace(/\/+$/, '');
+  for (const [key, value] of [['specRoot', specRoot], ['pluginRoot', pluginRoot]] as const) {
+    if (value !== '.' && unsafeRelativePath(value)) {
+      throw new TrellisError('INVALID_INPUT', `${CONFIG_FILE}: "${key}" must be a folder inside the project, not ${JSON.stringify(value)}`);
+    }
   }
   return {
     specRoot,
     trunk: str('trunk', null),
     harness: str('harness', null),
-    pluginRoot: str('pluginRoot', DEFAULT_SETTINGS.pluginRoot)!,
+    pluginRoot,
     forges: forgesOf(merged.forges),
     sources: { committed: committed !== null, local: local !== null },
   };

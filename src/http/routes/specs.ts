@@ -5,6 +5,7 @@ import { requireRoot } from '../../store/board.js';
 import { specDiff, specHistory } from '../../store/spec/history.js';
 import { requireNode } from '../../store/spec/spec-tree.js';
 import { editDelta } from '../../store/spec/worktrees.js';
+import { MAX_PATH_INPUT, requireNodeId } from '../../store/safe-path.js';
 import type { AppContext } from '../context.js';
 
 /**
@@ -35,10 +36,14 @@ export function specRoutes(ctx: AppContext): Hono {
   app.get('/api/edit', async (c) => {
     const id = c.req.query('node');
     if (!id) throw new TrellisError('INVALID_INPUT', 'GET /api/edit needs ?node=<id> (and optionally &worktree=<path or branch>)');
-    const known = ctx.live.specTree().byId.get(id);
+    requireNodeId(id);
     const worktree = c.req.query('worktree');
-    const path = known?.path ?? `${ctx.project.settings().specRoot}/${id}.md`;
-    return c.json(await editDelta(root(), { node: id, path, trunk: ctx.project.settings().trunk, ...(worktree ? { worktree } : {}) }));
+    if (worktree !== undefined && (worktree.length > MAX_PATH_INPUT || /[\u0000-\u001f]/.test(worktree))) {
+      throw new TrellisError('INVALID_INPUT', 'worktree must be a worktree path or branch name without control characters');
+    }
+    const { specRoot, trunk } = ctx.project.settings();
+    const path = ctx.live.specTree().byId.get(id)?.path ?? `${specRoot}/${id}.md`;
+    return c.json(await editDelta(root(), { node: id, path, specRoot, trunk, ...(worktree ? { worktree } : {}) }));
   });
 
   const node = (id: string) => requireNode(ctx.live.specTree(), id);

@@ -1,8 +1,9 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { TrellisError } from '../../events/index.js';
+import { isNodeId, TrellisError } from '../../events/index.js';
 import { nodeIdOf, parseSpecNode, type SpecNode } from '../../projections/spec-node.js';
 import { isCode } from '../git/refs.js';
+import { isBelow, MAX_PATH_INPUT } from '../safe-path.js';
 
 /** The spec tree as the file system holds it now (working tree, not git): the live read. */
 export interface SpecTree {
@@ -20,6 +21,8 @@ export type SpecFileMemo = Map<string, { stamp: string; parentKey: string; node:
 
 export function readSpecTree(root: string, specRoot: string, memo?: SpecFileMemo): SpecTree {
   const base = join(root, specRoot);
+  // A spec root that is (or runs through) a symlink out of the project serves nothing from there.
+  if (!isBelow(root, base)) throw new TrellisError('INVALID_INPUT', `the spec root ${specRoot} resolves outside the project; point "specRoot" in trellis.json at a folder inside it`);
   const files: { id: string; path: string }[] = [];
   walk(base, (abs) => {
     const id = nodeIdOf(relative(base, abs).split('\\').join('/'));
@@ -72,7 +75,7 @@ function walk(dir: string, visit: (abs: string) => void): void {
 }
 
 export function requireNode(tree: SpecTree, id: string): SpecNode {
-  const node = tree.byId.get(id);
+  const node = isNodeId(id) && id.length <= MAX_PATH_INPUT ? tree.byId.get(id) : undefined;
   if (!node) throw new TrellisError('NODE_NOT_FOUND', `no spec node '${id}'`);
   return node;
 }

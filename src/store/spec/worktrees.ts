@@ -4,6 +4,7 @@ import { TrellisError } from '../../events/index.js';
 import { nodeIdOf } from '../../projections/spec-node.js';
 import { git, gitRaw } from '../git/run-git.js';
 import { countLines } from './history.js';
+import { isBelow, unsafeRelativePath } from '../safe-path.js';
 
 export interface Worktree {
   readonly path: string;
@@ -98,10 +99,14 @@ export interface EditDelta {
  * A node's in-flight delta in one worktree: its working-tree file against the worktree's fork point. A
  * new untracked node is an all-additions diff.
  */
-export async function editDelta(cwd: string, opts: { node: string; path: string; worktree?: string; trunk: string | null }): Promise<EditDelta> {
+export async function editDelta(cwd: string, opts: { node: string; path: string; specRoot: string; worktree?: string; trunk: string | null }): Promise<EditDelta> {
   const worktrees = await listWorktrees(cwd);
   const wt = opts.worktree === undefined ? worktrees.find((w) => w.main) : worktrees.find((w) => w.path === resolve(opts.worktree!) || w.branch === opts.worktree);
   if (!wt) throw new TrellisError('NOT_FOUND', `no worktree '${opts.worktree}'; 'git worktree list' shows them`);
+  // The node's file must stay below the worktree's spec root, symlinks resolved: never bytes from elsewhere.
+  if (!isBelow(join(wt.path, opts.specRoot), join(wt.path, opts.path)) || !(opts.specRoot === '.' || opts.path.startsWith(`${opts.specRoot}/`)) || unsafeRelativePath(opts.path)) {
+    throw new TrellisError('NODE_NOT_FOUND', `no spec node '${opts.node}' in ${wt.path}`);
+  }
   const fork = await forkPoint(wt, trunkOf(worktrees, opts.trunk));
   const atFork = fork ? (await gitRaw(wt.path, ['cat-file', '-e', `${fork}:${opts.path}`])).code === 0 : false;
   const onDisk = existsSync(join(wt.path, opts.path));
