@@ -7,7 +7,7 @@ import { buildBoard, requireRoot } from '../store/board.js';
 import { readPlugins, guidanceCatalog } from '../store/catalog.js';
 import { CONFIG_FILE, LOCAL_CONFIG_FILE, loadSettings, readConfigFile } from '../store/config.js';
 import { defaultLockOptions } from '../store/git/refs.js';
-import { CACHE_FORMAT } from '../store/issues/projection-cache.js';
+import { CACHE_FORMAT } from '../store/streams/projection-cache.js';
 import { THREAD_REF_PREFIX } from '../store/issues/thread-store.js';
 import { openProject } from '../store/project.js';
 import { findRepository } from '../store/repository.js';
@@ -188,12 +188,12 @@ export async function runDoctor(ctx: VerbContext): Promise<number> {
 
   const read = await p.threads.all();
   for (const problem of read.problems) add('error', `thread ${problem.id} is unreadable at ${problem.commit}: ${problem.reason}`, `inspect with 'git log ${problem.ref}'; reset the ref to the last good commit with 'git update-ref ${problem.ref} <commit>'`);
-  add('ok', `${read.threads.length} threads readable`);
+  add('ok', `${read.states.length} threads readable`);
   const cachePath = join(p.gitdir, 'trellis/cache/issues.json');
   const cache = readCacheHeader(cachePath);
   // all() above has just brought the cache in line with the refs; a mismatch now means it cannot be written.
   if (cache.format !== CACHE_FORMAT) add('warn', `projection cache ${cachePath} is ${cache.format === null ? 'unreadable' : `format ${cache.format}`}`, `delete it; it is rebuilt from the refs`);
-  else if (cache.threads !== read.threads.length + read.problems.length) add('warn', `projection cache holds ${cache.threads} threads, the refs ${read.threads.length + read.problems.length}`, 'delete it; it is rebuilt from the refs');
+  else if (cache.threads !== read.states.length + read.problems.length) add('warn', `projection cache holds ${cache.threads} threads, the refs ${read.states.length + read.problems.length}`, 'delete it; it is rebuilt from the refs');
   else add('ok', 'projection cache matches the refs');
   return report(ctx, findings);
 }

@@ -1,5 +1,5 @@
 import type { Issue, Reply } from '../projections/index.js';
-import type { ThreadProblem } from '../store/issues/projection-cache.js';
+import type { StreamProblem } from '../store/streams/projection-cache.js';
 
 const day = (iso: string) => iso.replace('T', ' ').slice(0, 16);
 
@@ -29,7 +29,7 @@ function replyText(r: Reply, n: number): string {
   return `\n── ${n} · ${r.by} · ${r.at}${marks.length ? ` · ${marks.join(' · ')}` : ''}\n${r.retracted ? '' : `${r.body.trimEnd()}\n`}`;
 }
 
-export const problemLines = (problems: readonly ThreadProblem[]): string =>
+export const problemLines = (problems: readonly StreamProblem[]): string =>
   problems.map((p) => `trellis: thread ${p.id} is unreadable (${p.ref} at ${p.commit}): ${p.reason}\n`).join('');
 
 /** Forges that could not be pulled: one line each. */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { EvidenceStore } from './evidence.js';
 import { GitAppendLog } from './git/append-log.js';
-import { ProjectionCache } from './issues/projection-cache.js';
+import { ProjectionCache } from './streams/projection-cache.js';
 import { ThreadStore } from './issues/thread-store.js';
 import { configStamp, loadSettings, type Settings } from './config.js';
 import { ForgeSlice, type DriverFactory } from './forge/slice.js';

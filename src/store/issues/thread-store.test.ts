@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ThreadCommand } from '../../events/index.js';
 import { cleanupRepos, git, tempRepo } from '../../../test/helpers/repo.js';
 import { GitAppendLog } from '../git/append-log.js';
-import { CACHE_FORMAT, ProjectionCache } from './projection-cache.js';
+import { CACHE_FORMAT, ProjectionCache } from '../streams/projection-cache.js';
 import { ThreadStore, threadRef } from './thread-store.js';
 
 afterAll(cleanupRepos);
@@ -69,23 +69,23 @@ describe('ThreadStore', () => {
     const a = store(dir);
     await a.write('t1', open('one'));
     await a.write('t2', open('two'));
-    expect((await a.all()).threads.map((t) => t.concern).sort()).toEqual(['one', 'two']);
+    expect((await a.all()).states.map((t) => t.concern).sort()).toEqual(['one', 'two']);
 
     // another writer (another store = another process's view) appends
     await store(dir).write('t1', reply('from elsewhere'));
-    expect((await a.all()).threads.find((t) => t.id === 't1')!.replies).toHaveLength(1);
+    expect((await a.all()).states.find((t) => t.id === 't1')!.replies).toHaveLength(1);
 
     // a hand edit moves the ref back
     const first = git(dir, 'rev-list', '--max-parents=0', threadRef('t1')).trim();
     git(dir, 'update-ref', threadRef('t1'), first);
-    expect((await a.all()).threads.find((t) => t.id === 't1')!.replies).toHaveLength(0);
+    expect((await a.all()).states.find((t) => t.id === 't1')!.replies).toHaveLength(0);
 
     // a fresh process with only the on-disk cache sees the hand edit too
-    expect((await store(dir).all()).threads.find((t) => t.id === 't1')!.replies).toHaveLength(0);
+    expect((await store(dir).all()).states.find((t) => t.id === 't1')!.replies).toHaveLength(0);
 
     // a thread deleted by hand disappears
     git(dir, 'update-ref', '-d', threadRef('t2'));
-    expect((await a.all()).threads.map((t) => t.id)).toEqual(['t1']);
+    expect((await a.all()).states.map((t) => t.id)).toEqual(['t1']);
 
     // threads arriving by git fetch from a clone appear
     const clone = join(dir, '..', `${dir.split('/').pop()}-clone`);
@@ -93,7 +93,7 @@ describe('ThreadStore', () => {
     git(clone, 'fetch', '-q', dir, 'refs/trellis/*:refs/trellis/*');
     await store(clone).write('t9', open('from the clone'));
     git(dir, 'fetch', '-q', clone, 'refs/trellis/*:refs/trellis/*');
-    expect((await a.all()).threads.map((t) => t.id).sort()).toEqual(['t1', 't9']);
+    expect((await a.all()).states.map((t) => t.id).sort()).toEqual(['t1', 't9']);
     execFileSync('rm', ['-rf', clone]);
   });
 
@@ -105,10 +105,10 @@ describe('ThreadStore', () => {
     const tip = git(dir, 'rev-parse', threadRef('t1')).trim();
     // a cache claiming the right tip but in an old format must not be believed
     writeFileSync(path, JSON.stringify({ format: CACHE_FORMAT - 1, threads: { t1: { tip, state: { id: 't1', concern: 'LIE' } } } }));
-    expect((await store(dir).all()).threads[0]!.concern).toBe('one');
+    expect((await store(dir).all()).states[0]!.concern).toBe('one');
     expect(JSON.parse(readFileSync(path, 'utf8')).format).toBe(CACHE_FORMAT);
     writeFileSync(path, '{"format":1,"thr');
-    expect((await store(dir).all()).threads[0]!.concern).toBe('one');
+    expect((await store(dir).all()).states[0]!.concern).toBe('one');
   });
 
   it('reports a thread whose event.json is corrupt by name; the others still list', async () => {
@@ -121,7 +121,7 @@ describe('ThreadStore', () => {
     const commit = git(dir, 'commit-tree', tree, '-p', threadRef('bad'), '-m', 'reply: garbage').trim();
     git(dir, 'update-ref', threadRef('bad'), commit);
 
-    const { threads, problems } = await store(dir).all();
+    const { states: threads, problems } = await store(dir).all();
     expect(threads.map((t) => t.id)).toEqual(['good']);
     expect(problems).toEqual([{ id: 'bad', ref: threadRef('bad'), commit, reason: expect.stringMatching(/^event\.json is not JSON/) }]);
     await expect(store(dir).write('bad', reply('x'))).rejects.toMatchObject({ code: 'CORRUPT_EVENT', message: expect.stringContaining(commit) });
@@ -134,7 +134,7 @@ describe('ThreadStore', () => {
       await s.write(`t${i}`, open(`thread ${i}`));
       await s.write(`t${i}`, reply(`reply ${i}`));
     }
-    const { threads, problems } = await store(dir).all();
+    const { states: threads, problems } = await store(dir).all();
     expect(problems).toEqual([]);
     expect(threads).toHaveLength(30);
     expect(threads.every((t) => t.replies.length === 1 && t.replies[0]!.body === `reply ${t.id.slice(1)}`)).toBe(true);
@@ -148,15 +148,15 @@ describe('ThreadStore.all({ only })', () => {
     await writer.write('a', open('a'));
     await writer.write('b', open('b'));
     const reader = store(dir);
-    expect((await reader.all({ only: new Set() })).threads.map((t) => t.id).sort()).toEqual(['a', 'b']);
+    expect((await reader.all({ only: new Set() })).states.map((t) => t.id).sort()).toEqual(['a', 'b']);
     await writer.write('a', reply('to a'));
     await writer.write('b', reply('to b'));
     await writer.write('c', open('c'));
     const partial = await reader.all({ only: new Set(['a', 'c']) });
-    const replies = (id: string) => partial.threads.find((t) => t.id === id)?.replies.length;
+    const replies = (id: string) => partial.states.find((t) => t.id === id)?.replies.length;
     expect([replies('a'), replies('b'), replies('c')]).toEqual([1, 0, 0]);
     git(dir, 'update-ref', '-d', threadRef('c'));
-    expect((await reader.all({ only: new Set(['c']) })).threads.map((t) => t.id).sort()).toEqual(['a', 'b']);
-    expect((await reader.all()).threads.find((t) => t.id === 'b')!.replies).toHaveLength(1);
+    expect((await reader.all({ only: new Set(['c']) })).states.map((t) => t.id).sort()).toEqual(['a', 'b']);
+    expect((await reader.all()).states.find((t) => t.id === 'b')!.replies).toHaveLength(1);
   });
 });

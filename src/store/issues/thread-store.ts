@@ -1,214 +1,31 @@
-import {
-  decideThread,
-  describeEvent,
-  parseThreadEvent,
-  TrellisError,
-  type ThreadCommand,
-  type ThreadEvent,
-} from '../../events/index.js';
+import { decideThread, describeEvent, parseThreadEvent, type ThreadCommand, type ThreadEvent } from '../../events/index.js';
 import { evolveThread, initialThread, type ThreadState } from '../../projections/index.js';
-import type { ChainResult } from '../git/chain.js';
 import type { GitAppendLog } from '../git/append-log.js';
-import type { ProjectionCache, ThreadProblem, ThreadSnapshot } from './projection-cache.js';
+import type { ProjectionCache } from '../streams/projection-cache.js';
+import type { StreamKind } from '../streams/stream-kind.js';
+import { StreamStore, type StreamsRead } from '../streams/stream-store.js';
 
 export const THREAD_REF_PREFIX = 'refs/trellis/issues/';
 export const threadRef = (id: string): string => `${THREAD_REF_PREFIX}${id}`;
 
-/** How often a writer re-reads and re-decides after losing a compare-and-swap before giving up. */
-const MAX_ATTEMPTS = 100;
+/** Local issue threads as a stream kind: one ref per thread, opened first, then replies and the rest. */
+export const threadKind: StreamKind<ThreadEvent, ThreadState, ThreadCommand> = {
+  noun: 'thread',
+  refPrefix: THREAD_REF_PREFIX,
+  firstEvent: 'opened',
+  initial: initialThread,
+  evolve: evolveThread,
+  parse: parseThreadEvent,
+  decide: decideThread,
+  describe: describeEvent,
+  exists: (state) => state.status !== 'absent',
+};
 
-export interface ThreadsRead {
-  readonly threads: readonly ThreadState[];
-  readonly problems: readonly ThreadProblem[];
-}
+export type ThreadsRead = StreamsRead<ThreadState>;
 
-/**
- * Local issue threads over a git append log: folds refs into thread states (incrementally, from the
- * last tip this process or the projection cache has seen) and appends decided events with
- * compare-and-swap.
- */
-export class ThreadStore {
-  private readonly known = new Map<string, ThreadSnapshot>();
-  private cacheLoaded = false;
-  /** The last answer of all(), reused while no tip has moved so warm reads build nothing. */
-  private lastRead: ThreadsRead | undefined;
-  /** Whether all() has read every tip at least once (a precondition for reading only some). */
-  private fullyRead = false;
-  private cacheSave: { delayMs: number; timer?: NodeJS.Timeout } | undefined;
-
-  constructor(
-    private readonly log: GitAppendLog,
-    private readonly cache: ProjectionCache,
-  ) {}
-
-  /**
-   * A long-running reader (the server) writes the projection cache at most every `delayMs` instead of
-   * after every change: a 10,000-thread cache is ~100 ms to serialize, too much for every write.
-   */
-  deferCacheSaves(delayMs: number): void {
-    this.cacheSave = { delayMs };
+/** Local issue threads over a git append log: the generic stream store of the thread kind. */
+export class ThreadStore extends StreamStore<ThreadEvent, ThreadState, ThreadCommand> {
+  constructor(log: GitAppendLog, cache: ProjectionCache<ThreadState>) {
+    super(threadKind, log, cache);
   }
-
-  /** Writes a deferred cache save now (on shutdown). */
-  async flushCache(): Promise<void> {
-    if (this.cacheSave?.timer) {
-      clearTimeout(this.cacheSave.timer);
-      this.cacheSave.timer = undefined;
-      await this.cache.save(this.known);
-    }
-  }
-
-  /**
-   * Every thread at its current tip. Corrupt threads are reported by name; the others still list.
-   * `only`: the caller knows (from file system events) that no thread outside these ids moved since the
-   * last call, so only their refs are read; the first call always reads every tip.
-   */
-  all(opts: { only?: ReadonlySet<string> } = {}): Promise<ThreadsRead> {
-    // One read at a time: two interleaved reads could each fold a different tip of the same thread and
-    // the older one could land last.
-    const run = this.reading.then(() => this.readAll(opts));
-    this.reading = run.catch(() => {});
-    return run;
-  }
-
-  private reading: Promise<unknown> = Promise.resolve();
-  /** Threads whose last read failed for a reason that may pass; they are read again next time. */
-  private readonly transient = new Set<string>();
-
-  private async readAll(opts: { only?: ReadonlySet<string> }): Promise<ThreadsRead> {
-    const tips = this.fullyRead && opts.only ? this.someTips(opts.only) : this.log.tips(THREAD_REF_PREFIX);
-    const partial = this.fullyRead && opts.only !== undefined;
-    this.fullyRead = true;
-    if (!this.cacheLoaded) {
-      for (const [id, snap] of this.cache.load()) if (!this.known.has(id)) this.known.set(id, snap);
-      this.cacheLoaded = true;
-    }
-    let changed = false;
-    for (const id of partial ? opts.only! : this.known.keys()) {
-      if (this.known.has(id) && !tips.has(id)) {
-        this.known.delete(id);
-        changed = true;
-      }
-    }
-    const stale: { id: string; tip: string }[] = [];
-    for (const [id, tip] of tips) {
-      if (this.known.get(id)?.tip !== tip || this.transient.has(id)) stale.push({ id, tip });
-    }
-    if (stale.length) {
-      await this.refresh(stale);
-      changed = true;
-    }
-    if (changed) {
-      this.lastRead = undefined;
-      await this.saveCache();
-    }
-    if (this.lastRead) return this.lastRead;
-    const threads: ThreadState[] = [];
-    const problems: ThreadProblem[] = [];
-    for (const snap of this.known.values()) {
-      if ('state' in snap) threads.push(snap.state);
-      else problems.push(snap.problem);
-    }
-    this.lastRead = { threads, problems };
-    return this.lastRead;
-  }
-
-  private someTips(ids: ReadonlySet<string>): Map<string, string> {
-    const tips = new Map<string, string>();
-    for (const id of ids) {
-      const tip = this.log.tip(threadRef(id));
-      if (tip) tips.set(id, tip);
-    }
-    return tips;
-  }
-
-  private async saveCache(): Promise<void> {
-    if (!this.cacheSave) return this.cache.save(this.known);
-    const deferred = this.cacheSave;
-    deferred.timer ??= setTimeout(() => {
-      deferred.timer = undefined;
-      this.cache.save(this.known).catch((err) => console.error(`trellis: cannot write the projection cache: ${(err as Error).message}`));
-    }, deferred.delayMs).unref();
-  }
-
-  /** One thread at its current tip, without reading the others. */
-  async get(id: string): Promise<ThreadState> {
-    const snap = await this.snapshotAt(id, this.log.tip(threadRef(id)));
-    return stateOrThrow(snap, id);
-  }
-
-  /**
-   * Decides `command` against the thread's current state and appends the events. When another writer
-   * moved the ref meanwhile, re-reads, re-decides (the command may now be refused) and retries.
-   */
-  async write(id: string, command: ThreadCommand): Promise<{ state: ThreadState; events: ThreadEvent[] }> {
-    const ref = threadRef(id);
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const tip = this.log.tip(ref);
-      const state = stateOrThrow(await this.snapshotAt(id, tip), id);
-      const events = decideThread(state, command);
-      if (events.length === 0) return { state, events };
-      const next = this.log.commit(
-        tip,
-        events.map((e) => ({ bytes: Buffer.from(JSON.stringify(e)), subject: describeEvent(e), author: e.by, at: new Date(e.at) })),
-      );
-      if (await this.log.swap(ref, tip, next)) {
-        const after = events.reduce(evolveThread, state);
-        this.known.set(id, { tip: next, state: after });
-        this.lastRead = undefined;
-        return { state: after, events };
-      }
-    }
-    throw new TrellisError('APPEND_CONFLICT', `${ref} kept moving under ${MAX_ATTEMPTS} attempts to append; try again`);
-  }
-
-  private async snapshotAt(id: string, tip: string | null): Promise<ThreadSnapshot | null> {
-    if (tip === null) {
-      if (this.known.delete(id)) this.lastRead = undefined;
-      return null;
-    }
-    const have = this.known.get(id);
-    if (have?.tip === tip) return have;
-    await this.refresh([{ id, tip }]);
-    return this.known.get(id) ?? null;
-  }
-
-  private async refresh(stale: readonly { id: string; tip: string }[]): Promise<void> {
-    const bases = stale.map(({ id }) => {
-      const snap = this.known.get(id);
-      return snap && 'state' in snap ? snap : undefined;
-    });
-    const results = await this.log.read(stale.map(({ tip }, i) => ({ tip, stopAt: bases[i]?.tip ?? null })));
-    stale.forEach(({ id, tip }, i) => {
-      const snap = foldChain(id, tip, bases[i], results[i]!);
-      this.known.set(id, snap);
-      // A commit that could not be read may be there next time (a repack, a fetch in progress): only a
-      // payload that does not parse is remembered as a problem of that tip.
-      if ('problem' in snap && !results[i]!.ok) this.transient.add(id);
-      else this.transient.delete(id);
-    });
-    this.lastRead = undefined;
-  }
-}
-
-function foldChain(id: string, tip: string, base: { tip: string; state: ThreadState } | undefined, result: ChainResult): ThreadSnapshot {
-  const ref = threadRef(id);
-  if (!result.ok) return { tip, problem: { id, ref, commit: result.oid, reason: result.reason } };
-  let state = result.reachedStop && base ? base.state : initialThread(id);
-  for (const { oid, bytes } of result.entries) {
-    const parsed = parseThreadEvent(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
-    if (!parsed.ok) return { tip, problem: { id, ref, commit: oid, reason: `event.json ${parsed.reason}` } };
-    state = evolveThread(state, parsed.event);
-  }
-  if (state.status === 'absent') return { tip, problem: { id, ref, commit: tip, reason: 'the log does not begin with an opened event' } };
-  return { tip, state };
-}
-
-function stateOrThrow(snap: ThreadSnapshot | null, id: string): ThreadState {
-  if (snap === null) return initialThread(id);
-  if ('problem' in snap) {
-    const p = snap.problem;
-    throw new TrellisError('CORRUPT_EVENT', `thread ${id} cannot be read: ${p.ref} at ${p.commit}: ${p.reason}; inspect it with 'git log ${p.ref}'`);
-  }
-  return snap.state;
 }

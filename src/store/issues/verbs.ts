@@ -15,7 +15,7 @@ import { isEvidenceHash } from '../evidence.js';
 import { parseForgeId, type ForgeEntry } from '../forge/driver.js';
 import { withMarker } from '../forge/marker.js';
 import type { Project } from '../project.js';
-import type { ThreadProblem } from './projection-cache.js';
+import type { StreamProblem } from '../streams/projection-cache.js';
 import { newThreadId, requireLocalId } from './thread-id.js';
 import type { ThreadsRead } from './thread-store.js';
 
@@ -212,7 +212,7 @@ export interface ListInput {
 export interface IssueList {
   readonly issues: readonly Issue[];
   /** Threads that could not be read, reported by name while the others still list. */
-  readonly problems: readonly ThreadProblem[];
+  readonly problems: readonly StreamProblem[];
   /** Forges that could not be pulled (CLI reads): the list is local plus their last listing, if any. */
   readonly notes: readonly string[];
   readonly freshness: Freshness;
@@ -237,10 +237,10 @@ export function mergedFrom(p: Project, read: ThreadsRead): IssueList {
   if (memo && memo.version === p.forges.version) return memo.list;
   const forge = p.forges.entries();
   const list: IssueList = {
-    issues: mergeIssues(localIssues(read.threads), forge.map((e) => e.issue)),
+    issues: mergeIssues(localIssues(read.states), forge.map((e) => e.issue)),
     problems: read.problems,
     notes: [],
-    freshness: freshness([...issueThreads(read.threads).map(threadFreshness), ...forge.map(forgeFreshness)]),
+    freshness: freshness([...issueThreads(read.states).map(threadFreshness), ...forge.map(forgeFreshness)]),
   };
   mergedOf.set(read, { version: p.forges.version, list });
   return list;
@@ -259,8 +259,8 @@ export async function listIssues(p: Project, input: ListInput = {}): Promise<Iss
 }
 
 /** The separate read that keeps only eval-remark threads, for the eval scoreboard. */
-export async function evalRemarks(p: Project): Promise<{ threads: ThreadState[]; problems: readonly ThreadProblem[] }> {
-  const { threads, problems } = await p.threads.all();
+export async function evalRemarks(p: Project): Promise<{ threads: ThreadState[]; problems: readonly StreamProblem[] }> {
+  const { states: threads, problems } = await p.threads.all();
   return { threads: evalRemarkThreads(threads), problems };
 }
 

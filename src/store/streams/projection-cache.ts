@@ -2,18 +2,18 @@ import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
-import type { ThreadState } from '../../projections/index.js';
 
 /**
  * Cache format versions (`format`); a file of any other version is ignored and rebuilt:
- *   1 — initial: thread id → { tip, state } or { tip, problem }.
+ *   1 — initial: stream id → { tip, state } (the key `threads` is kept for every stream kind).
  */
 export const CACHE_FORMAT = 1;
 
-/** A thread as of one tip: its folded state, or why it could not be folded. */
-export type ThreadSnapshot = { readonly tip: string; readonly state: ThreadState } | { readonly tip: string; readonly problem: ThreadProblem };
+/** A stream as of one tip: its folded state, or why it could not be folded. */
+export type StreamSnapshot<S> = { readonly tip: string; readonly state: S } | { readonly tip: string; readonly problem: StreamProblem };
 
-export interface ThreadProblem {
+/** A stream that cannot be folded: which ref, which commit, and why. */
+export interface StreamProblem {
   readonly id: string;
   readonly ref: string;
   readonly commit: string;
@@ -24,10 +24,10 @@ export interface ThreadProblem {
  * The projection cache: rebuildable, never the source of truth. Every entry is keyed on the tip it
  * summarizes, so a ref moved by another process, `git fetch` or a hand edit simply misses.
  */
-export class ProjectionCache {
+export class ProjectionCache<S> {
   constructor(readonly path: string) {}
 
-  load(): Map<string, ThreadSnapshot> {
+  load(): Map<string, StreamSnapshot<S>> {
     let raw: unknown;
     try {
       raw = JSON.parse(readFileSync(this.path, 'utf8'));
@@ -38,10 +38,10 @@ export class ProjectionCache {
     if (typeof raw !== 'object' || raw === null || (raw as { format?: unknown }).format !== CACHE_FORMAT) return new Map();
     const threads = (raw as { threads?: unknown }).threads;
     if (typeof threads !== 'object' || threads === null) return new Map();
-    return new Map(Object.entries(threads as Record<string, ThreadSnapshot>));
+    return new Map(Object.entries(threads as Record<string, StreamSnapshot<S>>));
   }
 
-  async save(snapshots: ReadonlyMap<string, ThreadSnapshot>): Promise<void> {
+  async save(snapshots: ReadonlyMap<string, StreamSnapshot<S>>): Promise<void> {
     await mkdir(dirname(this.path), { recursive: true });
     // Only folded states are cached: a problem is re-derived from the refs, never trusted from disk.
     const body = JSON.stringify({ format: CACHE_FORMAT, threads: Object.fromEntries([...snapshots].filter(([, s]) => 'state' in s)) });

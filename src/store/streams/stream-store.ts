@@ -1,0 +1,211 @@
+import { TrellisError } from '../../events/errors.js';
+import type { ChainResult } from '../git/chain.js';
+import type { GitAppendLog } from '../git/append-log.js';
+import type { ProjectionCache, StreamProblem, StreamSnapshot } from './projection-cache.js';
+import type { StoredEvent, StreamKind } from './stream-kind.js';
+
+/** How often a writer re-reads and re-decides after losing a compare-and-swap before giving up. */
+const MAX_ATTEMPTS = 100;
+
+/** Every stream of a kind at its current tip: the folded ones, and the ones that cannot be folded. */
+export interface StreamsRead<S> {
+  readonly states: readonly S[];
+  readonly problems: readonly StreamProblem[];
+}
+
+/**
+ * The one store for every kind of event stream (issue threads, sessions, eval readings) over a git
+ * append log: folds refs into states (incrementally, from the last tip this process or the projection
+ * cache has seen) and appends decided events with compare-and-swap. The kind says what the events mean.
+ */
+export class StreamStore<E extends StoredEvent, S, C> {
+  private readonly known = new Map<string, StreamSnapshot<S>>();
+  private cacheLoaded = false;
+  /** The last answer of all(), reused while no tip has moved so warm reads build nothing. */
+  private lastRead: StreamsRead<S> | undefined;
+  /** Whether all() has read every tip at least once (a precondition for reading only some). */
+  private fullyRead = false;
+  private cacheSave: { delayMs: number; timer?: NodeJS.Timeout } | undefined;
+
+  constructor(
+    readonly kind: StreamKind<E, S, C>,
+    private readonly log: GitAppendLog,
+    private readonly cache: ProjectionCache<S>,
+  ) {}
+
+  /** The ref of stream `id`. */
+  ref(id: string): string {
+    return `${this.kind.refPrefix}${id}`;
+  }
+
+  /**
+   * A long-running reader (the server) writes the projection cache at most every `delayMs` instead of
+   * after every change: a 10,000-thread cache is ~100 ms to serialize, too much for every write.
+   */
+  deferCacheSaves(delayMs: number): void {
+    this.cacheSave = { delayMs };
+  }
+
+  /** Writes a deferred cache save now (on shutdown). */
+  async flushCache(): Promise<void> {
+    if (this.cacheSave?.timer) {
+      clearTimeout(this.cacheSave.timer);
+      this.cacheSave.timer = undefined;
+      await this.cache.save(this.known);
+    }
+  }
+
+  /**
+   * Every stream at its current tip. Corrupt streams are reported by name; the others still list.
+   * `only`: the caller knows (from file system events) that no stream outside these ids moved since the
+   * last call, so only their refs are read; the first call always reads every tip.
+   */
+  all(opts: { only?: ReadonlySet<string> } = {}): Promise<StreamsRead<S>> {
+    // One read at a time: two interleaved reads could each fold a different tip of the same stream and
+    // the older one could land last.
+    const run = this.reading.then(() => this.readAll(opts));
+    this.reading = run.catch(() => {});
+    return run;
+  }
+
+  private reading: Promise<unknown> = Promise.resolve();
+  /** Streams whose last read failed for a reason that may pass; they are read again next time. */
+  private readonly transient = new Set<string>();
+
+  private async readAll(opts: { only?: ReadonlySet<string> }): Promise<StreamsRead<S>> {
+    const tips = this.fullyRead && opts.only ? this.someTips(opts.only) : this.log.tips(this.kind.refPrefix);
+    const partial = this.fullyRead && opts.only !== undefined;
+    this.fullyRead = true;
+    if (!this.cacheLoaded) {
+      for (const [id, snap] of this.cache.load()) if (!this.known.has(id)) this.known.set(id, snap);
+      this.cacheLoaded = true;
+    }
+    let changed = false;
+    for (const id of partial ? opts.only! : this.known.keys()) {
+      if (this.known.has(id) && !tips.has(id)) {
+        this.known.delete(id);
+        changed = true;
+      }
+    }
+    const stale: { id: string; tip: string }[] = [];
+    for (const [id, tip] of tips) {
+      if (this.known.get(id)?.tip !== tip || this.transient.has(id)) stale.push({ id, tip });
+    }
+    if (stale.length) {
+      await this.refresh(stale);
+      changed = true;
+    }
+    if (changed) {
+      this.lastRead = undefined;
+      await this.saveCache();
+    }
+    if (this.lastRead) return this.lastRead;
+    const states: S[] = [];
+    const problems: StreamProblem[] = [];
+    for (const snap of this.known.values()) {
+      if ('state' in snap) states.push(snap.state);
+      else problems.push(snap.problem);
+    }
+    this.lastRead = { states, problems };
+    return this.lastRead;
+  }
+
+  private someTips(ids: ReadonlySet<string>): Map<string, string> {
+    const tips = new Map<string, string>();
+    for (const id of ids) {
+      const tip = this.log.tip(this.ref(id));
+      if (tip) tips.set(id, tip);
+    }
+    return tips;
+  }
+
+  private async saveCache(): Promise<void> {
+    if (!this.cacheSave) return this.cache.save(this.known);
+    const deferred = this.cacheSave;
+    deferred.timer ??= setTimeout(() => {
+      deferred.timer = undefined;
+      this.cache.save(this.known).catch((err) => console.error(`trellis: cannot write the projection cache: ${(err as Error).message}`));
+    }, deferred.delayMs).unref();
+  }
+
+  /** One stream at its current tip, without reading the others (the kind's initial state if absent). */
+  async get(id: string): Promise<S> {
+    const snap = await this.snapshotAt(id, this.log.tip(this.ref(id)));
+    return this.stateOrThrow(snap, id);
+  }
+
+  /**
+   * Decides `command` against the stream's current state and appends the events. When another writer
+   * moved the ref meanwhile, re-reads, re-decides (the command may now be refused) and retries.
+   */
+  async write(id: string, command: C): Promise<{ state: S; events: E[] }> {
+    const ref = this.ref(id);
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const tip = this.log.tip(ref);
+      const state = this.stateOrThrow(await this.snapshotAt(id, tip), id);
+      const events = this.kind.decide(state, command);
+      if (events.length === 0) return { state, events };
+      const next = this.log.commit(
+        tip,
+        events.map((e) => ({ bytes: Buffer.from(JSON.stringify(e)), subject: this.kind.describe(e), author: e.by, at: new Date(e.at) })),
+      );
+      if (await this.log.swap(ref, tip, next)) {
+        const after = events.reduce((s, e) => this.kind.evolve(s, e), state);
+        this.known.set(id, { tip: next, state: after });
+        this.lastRead = undefined;
+        return { state: after, events };
+      }
+    }
+    throw new TrellisError('APPEND_CONFLICT', `${ref} kept moving under ${MAX_ATTEMPTS} attempts to append; try again`);
+  }
+
+  private async snapshotAt(id: string, tip: string | null): Promise<StreamSnapshot<S> | null> {
+    if (tip === null) {
+      if (this.known.delete(id)) this.lastRead = undefined;
+      return null;
+    }
+    const have = this.known.get(id);
+    if (have?.tip === tip) return have;
+    await this.refresh([{ id, tip }]);
+    return this.known.get(id) ?? null;
+  }
+
+  private async refresh(stale: readonly { id: string; tip: string }[]): Promise<void> {
+    const bases = stale.map(({ id }) => {
+      const snap = this.known.get(id);
+      return snap && 'state' in snap ? snap : undefined;
+    });
+    const results = await this.log.read(stale.map(({ tip }, i) => ({ tip, stopAt: bases[i]?.tip ?? null })));
+    stale.forEach(({ id, tip }, i) => {
+      const snap = this.foldChain(id, tip, bases[i], results[i]!);
+      this.known.set(id, snap);
+      // A commit that could not be read may be there next time (a repack, a fetch in progress): only a
+      // payload that does not parse is remembered as a problem of that tip.
+      if ('problem' in snap && !results[i]!.ok) this.transient.add(id);
+      else this.transient.delete(id);
+    });
+    this.lastRead = undefined;
+  }
+
+  private foldChain(id: string, tip: string, base: { tip: string; state: S } | undefined, result: ChainResult): StreamSnapshot<S> {
+    const ref = this.ref(id);
+    if (!result.ok) return { tip, problem: { id, ref, commit: result.oid, reason: result.reason } };
+    let state = result.reachedStop && base ? base.state : this.kind.initial(id);
+    for (const { oid, bytes } of result.entries) {
+      const parsed = this.kind.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+      if (!parsed.ok) return { tip, problem: { id, ref, commit: oid, reason: `event.json ${parsed.reason}` } };
+      state = this.kind.evolve(state, parsed.event);
+    }
+    if (!this.kind.exists(state)) return { tip, problem: { id, ref, commit: tip, reason: `the log does not begin with an '${this.kind.firstEvent}' event` } };
+    return { tip, state };
+  }
+
+  private stateOrThrow(snap: StreamSnapshot<S> | null, id: string): S {
+    if (snap === null) return this.kind.initial(id);
+    if ('problem' in snap) {
+      const p = snap.problem;
+      throw new TrellisError('CORRUPT_EVENT', `${this.kind.noun} ${id} cannot be read: ${p.ref} at ${p.commit}: ${p.reason}; inspect it with 'git log ${p.ref}'`);
+    }
+    return snap.state;
+  }
+}
