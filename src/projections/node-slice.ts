@@ -12,12 +12,21 @@ const slim = (i: Issue): SlimIssue => ({ id: i.id, store: i.store, concern: i.co
  * `issues` (in the order given, which is the merged order) and the open subset `openIssues`.
  */
 export function nodeSlice(merged: readonly Issue[]): Record<string, NodeIssues> {
-  const out: Record<string, { issues: SlimIssue[]; openIssues: SlimIssue[] }> = {};
+  // Linear in the bound pairs: one Set of ids per node instead of a scan of its list per issue (10,000
+  // issues on one node were 257 ms; a node id like `__proto__` is a plain key of a prototype-free record).
+  const out: Record<string, { issues: SlimIssue[]; openIssues: SlimIssue[] }> = Object.create(null);
+  const seen = new Map<string, Set<string>>();
   for (const issue of merged) {
     const s = slim(issue);
     for (const node of issue.nodes) {
-      const entry = (out[node] ??= { issues: [], openIssues: [] });
-      if (entry.issues.some((x) => x.id === s.id)) continue;
+      let ids = seen.get(node);
+      if (!ids) {
+        seen.set(node, (ids = new Set()));
+        out[node] = { issues: [], openIssues: [] };
+      }
+      if (ids.has(s.id)) continue;
+      ids.add(s.id);
+      const entry = out[node]!;
       entry.issues.push(s);
       if (issue.status === 'open') entry.openIssues.push(s);
     }

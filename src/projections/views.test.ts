@@ -65,6 +65,21 @@ describe('node slice', () => {
   it('lists an issue once per node even when the node is repeated', () => {
     expect(nodeSlice([issue('a', 't', 'local', 'open', ['n', 'n'])]).n!.issues).toHaveLength(1);
   });
+
+  it('keeps node ids that name Object.prototype members as plain keys', () => {
+    const slice = nodeSlice([issue('a', 't', 'local', 'open', ['__proto__', 'constructor', 'toString'])]);
+    expect(Object.keys(slice).sort()).toEqual(['__proto__', 'constructor', 'toString']);
+    expect(slice['__proto__']!.issues.map((i) => i.id)).toEqual(['a']);
+    expect(slice.constructor!.openIssues.map((i) => i.id)).toEqual(['a']);
+  });
+
+  it('lists 20,000 issues on one node once each, in merged order', () => {
+    const many = Array.from({ length: 20_000 }, (_, n) => issue(`i${n}`, 't', 'local', n % 2 ? 'open' : 'landed', ['hot', 'hot']));
+    const slice = nodeSlice(many);
+    expect(slice.hot!.issues).toHaveLength(20_000);
+    expect(slice.hot!.openIssues).toHaveLength(10_000);
+    expect(slice.hot!.issues[19_999]!.id).toBe('i19999');
+  });
 });
 
 describe('freshness stamp', () => {
