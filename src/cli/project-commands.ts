@@ -7,7 +7,7 @@ import { buildBoard, requireRoot } from '../store/board.js';
 import { readPlugins, guidanceCatalog } from '../store/catalog.js';
 import { CONFIG_FILE, LOCAL_CONFIG_FILE, loadSettings, readConfigFile } from '../store/config.js';
 import { defaultLockOptions } from '../store/git/refs.js';
-import { CACHE_FORMAT } from '../store/streams/projection-cache.js';
+import { CACHE_FORMAT, ProjectionCache } from '../store/streams/projection-cache.js';
 import { THREAD_REF_PREFIX } from '../store/issues/thread-store.js';
 import { openProject } from '../store/project.js';
 import { findRepository } from '../store/repository.js';
@@ -190,11 +190,11 @@ export async function runDoctor(ctx: VerbContext): Promise<number> {
   for (const problem of read.problems) add('error', `thread ${problem.id} is unreadable at ${problem.commit}: ${problem.reason}`, `inspect with 'git log ${problem.ref}'; reset the ref to the last good commit with 'git update-ref ${problem.ref} <commit>'`);
   add('ok', `${read.states.length} threads readable`);
   const cachePath = join(p.gitdir, 'trellis/cache/issues.json');
-  const cache = readCacheHeader(cachePath);
+  const cache = new ProjectionCache(cachePath).inspect();
   // all() above has just brought the cache in line with the refs; a mismatch now means it cannot be written.
   if (cache.format !== CACHE_FORMAT) add('warn', `projection cache ${cachePath} is ${cache.format === null ? 'unreadable' : `format ${cache.format}`}`, `delete it; it is rebuilt from the refs`);
-  else if (cache.threads !== read.states.length + read.problems.length) add('warn', `projection cache holds ${cache.threads} threads, the refs ${read.states.length + read.problems.length}`, 'delete it; it is rebuilt from the refs');
-  else add('ok', 'projection cache matches the refs');
+  else if (cache.streams !== read.states.length) add('warn', `projection cache holds ${cache.streams} threads, the refs ${read.states.length}`, 'delete it; it is rebuilt from the refs');
+  else add('ok', `projection cache matches the refs (${cache.lines} journal lines)`);
   return report(ctx, findings);
 }
 
@@ -214,15 +214,6 @@ function findLocks(dir: string): string[] {
     return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? findLocks(join(dir, e.name)) : e.name.endsWith('.lock') ? [join(dir, e.name)] : []));
   } catch {
     return [];
-  }
-}
-
-function readCacheHeader(path: string): { format: number | null; threads: number } {
-  try {
-    const raw = JSON.parse(readFileSync(path, 'utf8')) as { format?: unknown; threads?: Record<string, unknown> };
-    return { format: typeof raw.format === 'number' ? raw.format : null, threads: Object.keys(raw.threads ?? {}).length };
-  } catch {
-    return { format: null, threads: 0 };
   }
 }
 

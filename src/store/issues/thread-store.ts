@@ -1,5 +1,5 @@
 import { decideThread, describeEvent, parseThreadEvent, type ThreadCommand, type ThreadEvent } from '../../events/index.js';
-import { evolveThread, initialThread, type ThreadState } from '../../projections/index.js';
+import { evolveThread, initialThread, type ThreadState } from '../../projections/thread.js';
 import type { GitAppendLog } from '../git/append-log.js';
 import type { ProjectionCache } from '../streams/projection-cache.js';
 import type { StreamKind } from '../streams/stream-kind.js';

@@ -1,16 +1,10 @@
 import { issueNodes, isNodeId, isTrellisError, TrellisError, type ThreadCommand } from '../../events/index.js';
-import {
-  evalRemarkThreads,
-  freshness,
-  issueThreads,
-  localIssues,
-  mergeIssues,
-  threadFreshness,
-  threadIssue,
-  type Freshness,
-  type Issue,
-  type ThreadState,
-} from '../../projections/index.js';
+// Each projection from its own module: the index also carries the spec-node parser and its YAML library
+// (~35 ms to load), which no issue verb needs (CLI start-up, issue 8).
+import { freshness, threadFreshness, type Freshness } from '../../projections/freshness.js';
+import { evalRemarkThreads, issueThreads, localIssues, mergeIssues } from '../../projections/issue-list.js';
+import type { Issue } from '../../projections/issue.js';
+import { threadIssue, type ThreadState } from '../../projections/thread.js';
 import { isEvidenceHash } from '../evidence.js';
 import { parseForgeId, type ForgeEntry } from '../forge/driver.js';
 import { withMarker } from '../forge/marker.js';

@@ -26,6 +26,8 @@ export class StreamStore<E extends StoredEvent, S, C> {
   /** Whether all() has read every tip at least once (a precondition for reading only some). */
   private fullyRead = false;
   private cacheSave: { delayMs: number; timer?: NodeJS.Timeout } | undefined;
+  /** Streams whose snapshot changed since the cache last saved them: a save appends only these. */
+  private readonly unsaved = new Set<string>();
 
   constructor(
     readonly kind: StreamKind<E, S, C>,
@@ -39,8 +41,8 @@ export class StreamStore<E extends StoredEvent, S, C> {
   }
 
   /**
-   * A long-running reader (the server) writes the projection cache at most every `delayMs` instead of
-   * after every change: a 10,000-thread cache is ~100 ms to serialize, too much for every write.
+   * A long-running reader (the server) saves the projection cache at most every `delayMs` instead of
+   * after every change, so a burst of writes appends once.
    */
   deferCacheSaves(delayMs: number): void {
     this.cacheSave = { delayMs };
@@ -51,7 +53,7 @@ export class StreamStore<E extends StoredEvent, S, C> {
     if (this.cacheSave?.timer) {
       clearTimeout(this.cacheSave.timer);
       this.cacheSave.timer = undefined;
-      await this.cache.save(this.known);
+      await this.persist();
     }
   }
 
@@ -84,6 +86,7 @@ export class StreamStore<E extends StoredEvent, S, C> {
     for (const id of partial ? opts.only! : this.known.keys()) {
       if (this.known.has(id) && !tips.has(id)) {
         this.known.delete(id);
+        this.unsaved.add(id);
         changed = true;
       }
     }
@@ -120,17 +123,34 @@ export class StreamStore<E extends StoredEvent, S, C> {
   }
 
   private async saveCache(): Promise<void> {
-    if (!this.cacheSave) return this.cache.save(this.known);
+    if (!this.cacheSave) return this.persist();
     const deferred = this.cacheSave;
     deferred.timer ??= setTimeout(() => {
       deferred.timer = undefined;
-      this.cache.save(this.known).catch((err) => console.error(`trellis: cannot write the projection cache: ${(err as Error).message}`));
+      this.persist().catch((err) => console.error(`trellis: cannot write the projection cache: ${(err as Error).message}`));
     }, deferred.delayMs).unref();
+  }
+
+  /**
+   * Appends the streams that changed since the last save (O(change)); only a process that has read
+   * every tip rewrites the whole cache, when it is absent, of another format, or has too much slack.
+   */
+  private async persist(): Promise<void> {
+    if (this.fullyRead && this.cacheLoaded && this.cache.wantsRewrite(this.known.size)) {
+      this.unsaved.clear();
+      return this.cache.rewrite(this.known);
+    }
+    const changes = new Map<string, StreamSnapshot<S> | null>();
+    for (const id of this.unsaved) changes.set(id, this.known.get(id) ?? null);
+    this.unsaved.clear();
+    return this.cache.append(changes);
   }
 
   /** One stream at its current tip, without reading the others (the kind's initial state if absent). */
   async get(id: string): Promise<S> {
-    const snap = await this.snapshotAt(id, this.log.tip(this.ref(id)));
+    const tip = this.log.tip(this.ref(id));
+    this.fromCache(id, tip);
+    const snap = await this.snapshotAt(id, tip);
     return this.stateOrThrow(snap, id);
   }
 
@@ -142,6 +162,7 @@ export class StreamStore<E extends StoredEvent, S, C> {
     const ref = this.ref(id);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const tip = this.log.tip(ref);
+      if (attempt === 0) this.fromCache(id, tip);
       const state = this.stateOrThrow(await this.snapshotAt(id, tip), id);
       const events = this.kind.decide(state, command);
       if (events.length === 0) return { state, events };
@@ -152,11 +173,23 @@ export class StreamStore<E extends StoredEvent, S, C> {
       if (await this.log.swap(ref, tip, next)) {
         const after = events.reduce((s, e) => this.kind.evolve(s, e), state);
         this.known.set(id, { tip: next, state: after });
+        this.unsaved.add(id);
         this.lastRead = undefined;
+        await this.saveCache();
         return { state: after, events };
       }
     }
     throw new TrellisError('APPEND_CONFLICT', `${ref} kept moving under ${MAX_ATTEMPTS} attempts to append; try again`);
+  }
+
+  /**
+   * A process that has not loaded the cache (a CLI verb on one stream) takes the stream's fold from the
+   * cache's journal when it is at exactly `tip`: no git process, no chain read.
+   */
+  private fromCache(id: string, tip: string | null): void {
+    if (tip === null || this.cacheLoaded || this.known.get(id)?.tip === tip) return;
+    const cached = this.cache.lookup(id);
+    if (cached?.tip === tip) this.known.set(id, cached);
   }
 
   private async snapshotAt(id: string, tip: string | null): Promise<StreamSnapshot<S> | null> {
@@ -179,6 +212,7 @@ export class StreamStore<E extends StoredEvent, S, C> {
     stale.forEach(({ id, tip }, i) => {
       const snap = this.foldChain(id, tip, bases[i], results[i]!);
       this.known.set(id, snap);
+      this.unsaved.add(id);
       // A commit that could not be read may be there next time (a repack, a fetch in progress): only a
       // payload that does not parse is remembered as a problem of that tip.
       if ('problem' in snap && !results[i]!.ok) this.transient.add(id);
