@@ -84,6 +84,7 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
 
   cli
     .command('doctor', 'Check the repository, config, spec tree, locks and caches; each finding with its repair')
+    .option('--repair', 'Repair what it can: pack loose objects and refs (git gc)')
     .option('--json', 'Print findings as JSON')
     .action((options: Options) => lazy(projectCommands, (m) => m.runDoctor(ctx([], options))));
 

@@ -8,6 +8,7 @@ import { readPlugins, guidanceCatalog } from '../store/catalog.js';
 import { CONFIG_FILE, LOCAL_CONFIG_FILE, loadSettings, readConfigFile } from '../store/config.js';
 import { defaultLockOptions } from '../store/git/refs.js';
 import { CACHE_FORMAT, ProjectionCache } from '../store/streams/projection-cache.js';
+import { GC_AUTO, Housekeeping, looseObjectEstimate } from '../store/git/housekeeping.js';
 import { THREAD_REF_PREFIX } from '../store/issues/thread-store.js';
 import { openProject } from '../store/project.js';
 import { findRepository } from '../store/repository.js';
@@ -133,7 +134,7 @@ interface Finding {
 
 /** `trellis doctor [--json]`: checks the project; each finding carries its repair; exit 1 when any is an error. */
 export async function runDoctor(ctx: VerbContext): Promise<number> {
-  checkShape({ args: [], options: ['json'], usage: 'trellis doctor [--json]' }, ctx);
+  checkShape({ args: [], options: ['json', 'repair'], usage: 'trellis doctor [--json] [--repair]' }, ctx);
   const findings: Finding[] = [];
   const add = (level: Finding['level'], what: string, repair?: string) => findings.push({ level, what, ...(repair ? { repair } : {}) });
   let p;
@@ -181,7 +182,19 @@ export async function runDoctor(ctx: VerbContext): Promise<number> {
     else add('warn', `lock ${lock} is held right now`, 'run doctor again in a moment');
   }
 
-  const loose = countLoose(join(p.gitdir, THREAD_REF_PREFIX));
+  let loose = countLoose(join(p.gitdir, THREAD_REF_PREFIX));
+  let looseObjects = looseObjectEstimate(p.gitdir);
+  if (ctx.options.repair && (loose > LOOSE_REFS_WARN || looseObjects > GC_AUTO)) {
+    // The repair of untidy storage is git's own: a full gc packs objects and refs (safe beside writers).
+    const gc = await new Housekeeping(p.gitdir).run({ force: true });
+    if (gc.code === 0) add('ok', `packed ${loose} loose issue refs and about ${looseObjects} loose objects (git gc)`);
+    else add('error', `git gc failed: ${gc.stderr.trim().split('\n')[0]}`, "run 'git gc' yourself and read what it says");
+    loose = countLoose(join(p.gitdir, THREAD_REF_PREFIX));
+    looseObjects = looseObjectEstimate(p.gitdir);
+  }
+  if (looseObjects > GC_AUTO) {
+    add('warn', `about ${looseObjects} loose objects: more than git's gc.auto (${GC_AUTO}); reads slow down until they are packed`, "run 'trellis doctor --repair' (it runs git gc); writes also start a background 'git gc --auto'");
+  }
   if (loose > LOOSE_REFS_WARN) {
     add('warn', `${loose} issue refs are loose files: every full read opens each one (about 40 ms per 10,000)`, "run 'git pack-refs --all' (git gc does it too); reads of packed refs take about 2 ms");
   }

@@ -1,6 +1,7 @@
 import { PAYLOAD, type ChainReader, type ChainRequest, type ChainResult } from './chain.js';
 import { isoChainReader } from './iso-chain-reader.js';
 import { revListChainReader } from './rev-list-chain-reader.js';
+import { Housekeeping } from './housekeeping.js';
 import { commitObject, singleFileTree, writeObject } from './loose-objects.js';
 import { compareAndSwapRef, defaultLockOptions, readTip, readTips, type LockOptions } from './refs.js';
 
@@ -27,6 +28,8 @@ const FEW_CHAINS = 8;
 export class GitAppendLog {
   private readonly small: ChainReader;
   private readonly bulk: ChainReader;
+  /** Packs loose objects and refs in the background once git's gc.auto estimate is passed. */
+  readonly housekeeping: Housekeeping;
 
   constructor(
     readonly gitdir: string,
@@ -34,6 +37,7 @@ export class GitAppendLog {
   ) {
     this.small = isoChainReader(gitdir);
     this.bulk = revListChainReader(gitdir);
+    this.housekeeping = new Housekeeping(gitdir);
   }
 
   /** Tips of the refs under `prefix`, keyed by their names relative to it. */
@@ -64,8 +68,10 @@ export class GitAppendLog {
   }
 
   /** Moves `ref` from `expected` to `next` if nobody moved it meanwhile (see compareAndSwapRef). */
-  swap(ref: string, expected: string | null, next: string): Promise<boolean> {
-    return compareAndSwapRef(this.gitdir, ref, expected, next, this.lock);
+  async swap(ref: string, expected: string | null, next: string): Promise<boolean> {
+    const moved = await compareAndSwapRef(this.gitdir, ref, expected, next, this.lock);
+    if (moved) this.housekeeping.afterWrite();
+    return moved;
   }
 }
 

@@ -19,10 +19,20 @@ export function writeObject(gitdir: string, type: 'blob' | 'tree' | 'commit', co
   const dir = join(gitdir, 'objects', oid.slice(0, 2));
   const path = join(dir, oid.slice(2));
   if (existsSync(path)) return oid;
-  mkdirSync(dir, { recursive: true });
   const tmp = join(dir, `tmp_obj_${randomBytes(6).toString('hex')}`);
+  const bytes = deflateSync(raw);
   try {
-    writeFileSync(tmp, deflateSync(raw), { mode: 0o444 });
+    // `git prune-packed` (in a background gc) removes fan-out folders it emptied: one can vanish
+    // between our mkdir and our write. Make it again and retry, as git's own object writer does.
+    for (let attempt = 0; ; attempt++) {
+      mkdirSync(dir, { recursive: true });
+      try {
+        writeFileSync(tmp, bytes, { mode: 0o444 });
+        break;
+      } catch (err) {
+        if (attempt >= 10 || (err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
+    }
     renameSync(tmp, path);
   } finally {
     rmSync(tmp, { force: true });
