@@ -50,8 +50,18 @@ export class GitAppendLog {
   }
 
   read(requests: readonly ChainRequest[]): Promise<ChainResult[]> {
-    const catchUp = requests.length <= FEW_CHAINS && requests.every((r) => r.stopAt !== null);
-    return (catchUp ? this.small : this.bulk).read(requests);
+    return (this.isCatchUp(requests) ? this.small : this.bulk).read(requests);
+  }
+
+  /** `read`, streamed: each chain's result is handed over as soon as it is read (see ChainReader.readEach). */
+  async readEach(requests: readonly ChainRequest[], onResult: (index: number, result: ChainResult) => void): Promise<void> {
+    const reader = this.isCatchUp(requests) ? this.small : this.bulk;
+    if (reader.readEach) return reader.readEach(requests, onResult);
+    (await reader.read(requests)).forEach((r, i) => onResult(i, r));
+  }
+
+  private isCatchUp(requests: readonly ChainRequest[]): boolean {
+    return requests.length <= FEW_CHAINS && requests.every((r) => r.stopAt !== null);
   }
 
   /** Writes the commits for `records` on top of `parent` and returns the new tip; no ref moves. */

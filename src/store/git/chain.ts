@@ -24,6 +24,11 @@ export type ChainResult =
 
 export interface ChainReader {
   read(requests: readonly ChainRequest[]): Promise<ChainResult[]>;
+  /**
+   * Hands each chain's result to `onResult` (with its index in `requests`) as soon as it is read, in any
+   * order, so a caller can fold it and let its bytes go; resolves once every request has had its answer.
+   */
+  readEach?(requests: readonly ChainRequest[], onResult: (index: number, result: ChainResult) => void): Promise<void>;
 }
 
 export const PAYLOAD = 'event.json';

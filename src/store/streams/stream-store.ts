@@ -208,16 +208,21 @@ export class StreamStore<E extends StoredEvent, S, C> {
       const snap = this.known.get(id);
       return snap && 'state' in snap ? snap : undefined;
     });
-    const results = await this.log.read(stale.map(({ tip }, i) => ({ tip, stopAt: bases[i]?.tip ?? null })));
-    stale.forEach(({ id, tip }, i) => {
-      const snap = this.foldChain(id, tip, bases[i], results[i]!);
-      this.known.set(id, snap);
-      this.unsaved.add(id);
-      // A commit that could not be read may be there next time (a repack, a fetch in progress): only a
-      // payload that does not parse is remembered as a problem of that tip.
-      if ('problem' in snap && !results[i]!.ok) this.transient.add(id);
-      else this.transient.delete(id);
-    });
+    // Each chain is folded the moment it is read, so its events' bytes never pile up (a cold read of
+    // 50,000 threads held every event at once before).
+    await this.log.readEach(
+      stale.map(({ tip }, i) => ({ tip, stopAt: bases[i]?.tip ?? null })),
+      (i, result) => {
+        const { id, tip } = stale[i]!;
+        const snap = this.foldChain(id, tip, bases[i], result);
+        this.known.set(id, snap);
+        this.unsaved.add(id);
+        // A commit that could not be read may be there next time (a repack, a fetch in progress): only a
+        // payload that does not parse is remembered as a problem of that tip.
+        if ('problem' in snap && !result.ok) this.transient.add(id);
+        else this.transient.delete(id);
+      },
+    );
     this.lastRead = undefined;
   }
 
