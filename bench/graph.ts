@@ -29,7 +29,7 @@ async function boardRepo(): Promise<{ dir: string; cleanup: () => void; ids: str
   return { ...repo, ids };
 }
 
-async function startServer(dir: string): Promise<{ url: string; child: ChildProcess }> {
+export async function startServer(dir: string): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -117,7 +117,7 @@ export async function graphBench(): Promise<void> {
   }
 }
 
-async function stopServer(child: ChildProcess): Promise<void> {
+export async function stopServer(child: ChildProcess): Promise<void> {
   const exited = once(child, 'exit');
   child.kill('SIGTERM');
   await exited;
