@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import mittModule, { type Emitter } from 'mitt';
 import type { Board } from '../projections/index.js';
 import { buildBoard, requireRoot, type BoardSources } from './board.js';
-import { mergedFrom } from './issues/verbs.js';
+import { freshnessFrom } from './issues/verbs.js';
 import type { ThreadsRead } from './issues/thread-store.js';
 import type { Project } from './project.js';
 import { readSpecTree, type SpecFileMemo, type SpecTree } from './spec/spec-tree.js';
@@ -203,7 +203,7 @@ export class LiveProject {
     const cause = [...causes].find((c) => c !== 'resync') ?? 'resync';
     try {
       if ([...causes].every((c) => c === 'issues' || c === 'forge')) {
-        const { freshness } = mergedFrom(this.project, await this.readThreads());
+        const freshness = freshnessFrom(this.project, await this.readThreads());
         const stamp = JSON.stringify(freshness);
         if (stamp === this.lastStamp) return;
         this.lastStamp = stamp;

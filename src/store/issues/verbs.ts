@@ -240,6 +240,23 @@ export function mergedFrom(p: Project, read: ThreadsRead): IssueList {
   return list;
 }
 
+const freshnessOf = new WeakMap<object, { version: number; freshness: Freshness }>();
+
+/**
+ * The freshness stamp of one read of the threads and the forge slice, without building the merged list:
+ * one pass, no sort (a thread write at 50,000 threads announces its change in a few milliseconds).
+ */
+export function freshnessFrom(p: Project, read: ThreadsRead): Freshness {
+  const memo = mergedOf.get(read) ?? freshnessOf.get(read);
+  if (memo && memo.version === p.forges.version) return 'list' in memo ? memo.list.freshness : memo.freshness;
+  const entries: ReturnType<typeof threadFreshness>[] = [];
+  for (const t of issueThreads(read.states)) entries.push(threadFreshness(t));
+  for (const e of p.forges.entries()) entries.push(forgeFreshness(e));
+  const stamp = freshness(entries);
+  freshnessOf.set(read, { version: p.forges.version, freshness: stamp });
+  return stamp;
+}
+
 /** The merged list filtered as `trellis issue ls` filters it. */
 export async function listIssues(p: Project, input: ListInput = {}): Promise<IssueList> {
   if (input.store !== undefined) requireStore(p, input.store);
