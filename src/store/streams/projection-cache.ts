@@ -29,8 +29,10 @@ export interface StreamProblem {
 const SLICE = 500;
 /** A journal this much longer than the streams it describes (or longer than `live × 2`) is compacted. */
 const SLACK = 1_024;
-/** Scanning back from the journal's end for one stream reads this much at a time. */
+/** Scanning back from the journal's end for one stream reads this much at a time, and at most this far. */
 const SCAN_BLOCK = 1 << 20;
+/** Past this, reading the stream's own chain through git is cheaper than scanning on (~10 ms either way). */
+const MAX_SCAN = 8 << 20;
 
 interface Header {
   readonly format: number;
@@ -123,7 +125,7 @@ export class ProjectionCache<S> {
       const needle = Buffer.from(`\n{"id":${JSON.stringify(id)},`);
       let end = size;
       let carry = Buffer.alloc(0);
-      while (end > 0) {
+      while (end > 0 && size - end < MAX_SCAN) {
         const start = Math.max(0, end - SCAN_BLOCK);
         const block = Buffer.alloc(end - start);
         readSync(fd, block, 0, block.length, start);
