@@ -1,4 +1,4 @@
-import { issueNodes, isNodeId, isTrellisError, TrellisError, type ThreadCommand } from '../../events/index.js';
+import { issueNodes, isNodeId, isTrellisError, TrellisError, type ScenarioScope, type ThreadCommand } from '../../events/index.js';
 import {
   evalRemarkThreads,
   freshness,
@@ -11,6 +11,7 @@ import {
   type Issue,
   type ThreadState,
 } from '../../projections/index.js';
+import { findReading } from '../eval/readings.js';
 import { isEvidenceHash } from '../evidence.js';
 import { parseForgeId, type ForgeEntry } from '../forge/driver.js';
 import { withMarker } from '../forge/marker.js';
@@ -34,6 +35,8 @@ export interface OpenInput {
   readonly nodes?: readonly string[];
   /** Opens an eval-remark thread scoped to this scenario: never an issue, kept for the eval scoreboard. */
   readonly scenario?: string;
+  /** With `scenario`: the reading the remark is filed against; its filer becomes the thread's originator. */
+  readonly reading?: string;
   readonly store?: string;
   readonly by: string;
 }
@@ -55,13 +58,20 @@ export async function openIssue(p: Project, input: OpenInput): Promise<{ id: str
     const id = `${store}#${created.number}`;
     return { id, issue: await readBack(p, id, `created ${id} (${created.url})`) };
   }
+  if (input.reading !== undefined && input.scenario === undefined) throw new TrellisError('INVALID_INPUT', 'a reading is filed against within its scenario: give --scenario too');
+  let scope: ScenarioScope | undefined;
+  if (input.scenario !== undefined) {
+    const scenario = requireText(input.scenario, 'scenario').trim();
+    const reading = input.reading === undefined ? undefined : await findReading(p, scenario, requireText(input.reading, 'reading').trim());
+    scope = reading ? { scenario, reading: reading.id, originator: reading.by } : { scenario };
+  }
   const id = newThreadId(p.random);
   const { state } = await p.threads.write(id, {
     type: 'open',
     concern,
     body,
     nodes,
-    ...(input.scenario !== undefined ? { scope: { scenario: requireText(input.scenario, 'scenario') } } : {}),
+    ...(scope ? { scope } : {}),
     by,
     at: p.now().toISOString(),
   });
