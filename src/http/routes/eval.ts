@@ -50,7 +50,7 @@ export function evalRoutes(ctx: AppContext): Hono {
       ...(b.scope !== undefined ? { scope: b.scope } : {}),
       ...(b.evidence !== undefined ? { evidence: b.evidence } : {}),
       ...(b.durationMs !== undefined ? { durationMs: b.durationMs } : {}),
-    });
+    }, sources);
     return c.json(reading, 201);
   });
   return app;

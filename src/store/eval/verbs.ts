@@ -132,6 +132,9 @@ export async function evalDetail(p: Project, scenario: string, scope: string | u
   };
 }
 
+/** A write needs the scopes and declarations only, not the readings or the threads. */
+const NO_READS = { readEvals: async () => ({ states: [], problems: [] }), readThreads: async () => ({ states: [], problems: [] }) };
+
 export interface RecordInput {
   readonly outcome: string;
   readonly score?: number;
@@ -143,8 +146,8 @@ export interface RecordInput {
 }
 
 /** Files an externally measured reading of a declared scenario in a live scope (default trunk). */
-export async function recordReading(p: Project, scenario: string, input: RecordInput): Promise<Reading> {
-  const { scopes, declarations } = await inputs(p, { readEvals: async () => ({ states: [], problems: [] }), readThreads: async () => ({ states: [], problems: [] }) });
+export async function recordReading(p: Project, scenario: string, input: RecordInput, sources: EvalSources = {}): Promise<Reading> {
+  const { scopes, declarations } = await inputs(p, { ...sources, ...NO_READS });
   const scope = requireScope(scopes, input.scope);
   requireDeclared(declarations, scenario);
   if (input.evidence !== undefined) {
@@ -174,7 +177,7 @@ export interface RunInput {
  * reading for each with its output as evidence. Every scenario is checked before the first one runs.
  */
 export async function runScenarios(p: Project, input: RunInput): Promise<Reading[]> {
-  const { scopes, declarations } = await inputs(p, { readEvals: async () => ({ states: [], problems: [] }), readThreads: async () => ({ states: [], problems: [] }) });
+  const { scopes, declarations } = await inputs(p, NO_READS);
   const scope = requireScope(scopes, input.scope);
   const here = declarations.find((d) => d.scope.name === scope.name)!.scenarios;
   const wanted = input.scenarios?.length ? input.scenarios : here.map((s) => s.id);
