@@ -99,6 +99,11 @@ describe('the demo project’s scenarios, run and read back', () => {
     const routed = await json(await api.get('/api/issues', post({ concern: 'Flaky?', scenario: BACK, reading: reading.id, by: 'cy' })));
     expect(routed).toMatchObject({ status: 201, body: { id: expect.any(String), scenario: BACK, reading: reading.id } });
     expect((await json(await api.get('/api/issues', post({ concern: 'x', scenario: BACK, reading: 'nope' })))).status).toBe(404);
+    const replied = await json(await api.get(`/api/eval-remarks/${thread}/reply`, post({ body: 'looking', by: 'dee' })));
+    expect(replied).toMatchObject({ status: 200, body: { reply: 1, loopedIn: null, thread: { id: thread, reading: reading.id, originator: reading.by } } });
+    expect((await json(await api.get(`/api/eval-remarks/${thread}`))).body.replies).toEqual([{ by: 'dee', at: expect.any(String), body: 'looking' }]);
+    expect((await api.get('/api/eval-remarks/pwreset30min')).status).toBe(404);
+    expect((await api.get('/api/eval-remarks/pwreset30min/reply', post({ body: 'x' }))).status).toBe(404);
     const missing = await trellis(dir, ['issue', 'open', 'x', '--scenario', BACK, '--reading', 'nope']);
     expect([missing.code, missing.stderr]).toEqual([1, expect.stringContaining("no reading 'nope'")]);
   });
@@ -269,5 +274,41 @@ process.stdin.on('end', () => { const b = JSON.parse(text); console.log(JSON.str
     const out = JSON.parse(shell(dir, `node '${BIN}' eval ls --json | node ${parser}`));
     expect(out.bytes).toBeGreaterThan(2_000_000);
     expect(out).toMatchObject({ n: 2200, first: 'pass' });
+  });
+});
+
+describe('replies on an eval remark', () => {
+  it('loop in the reading’s filer (not the remark’s author) when that session is online; issue verbs refuse the thread without writing', async () => {
+    const { openIssue, replyToIssue } = await import('../src/store/issues/verbs.js');
+    const { recordReading } = await import('../src/store/eval/verbs.js');
+    const { replyToRemark, showRemark } = await import('../src/store/eval/remarks.js');
+    const { openProject } = await import('../src/store/project.js');
+    const dir = tempRepo();
+    declare(dir, 'n', ['{ id: n/works, run: "true" }']);
+    const online = new Set<string>();
+    const told: [string, string][] = [];
+    const p = openProject(dir, { sessions: { isOnline: (id) => online.has(id), notify: async (id, msg) => void told.push([id, msg]) } });
+    const reading = await recordReading(p, 'n/works', { outcome: 'fail', by: 'sess-7' });
+    const { id } = await openIssue(p, { concern: 'Fails on CI only', scenario: 'n/works', reading: reading.id, by: 'bob' });
+    expect(await showRemark(p, id)).toMatchObject({ scenario: 'n/works', reading: reading.id, by: 'bob', originator: 'sess-7' });
+
+    expect((await replyToRemark(p, id, { body: 'while offline', by: 'cy' })).loopedIn).toBeNull();
+    online.add('sess-7');
+    online.add('bob');
+    const r = await replyToRemark(p, id, { body: 'now online', by: 'cy' });
+    expect([r.loopedIn, r.reply]).toEqual(['sess-7', 2]);
+    expect(told).toEqual([['sess-7', expect.stringContaining('from cy')]]);
+    expect((await replyToRemark(p, id, { body: 'my own', by: 'sess-7' })).loopedIn).toBeNull();
+
+    const tip = git(dir, 'rev-parse', `refs/trellis/issues/${id}`);
+    await expect(replyToIssue(p, id, { body: 'as an issue', by: 'cy' })).rejects.toMatchObject({ code: 'THREAD_NOT_FOUND' });
+    expect(git(dir, 'rev-parse', `refs/trellis/issues/${id}`)).toBe(tip);
+    const { id: issue } = await openIssue(p, { concern: 'a real issue', by: 'bob' });
+    await expect(replyToRemark(p, issue, { body: 'x', by: 'cy' })).rejects.toMatchObject({ code: 'THREAD_NOT_FOUND' });
+
+    // The CLI and the route reach the same verbs.
+    expect((await ok(dir, ['eval', 'reply', id, '--body', 'from the cli', '--by', 'dee'])).trim()).toBe('4');
+    expect(JSON.parse(await ok(dir, ['eval', 'remark', id, '--json'])).replies.map((x: { by: string }) => x.by)).toEqual(['cy', 'cy', 'sess-7', 'dee']);
+    expect((await trellis(dir, ['issue', 'show', id])).code).toBe(1);
   });
 });

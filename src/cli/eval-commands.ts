@@ -1,8 +1,9 @@
 import { isOutcome, OUTCOMES, type Reading } from '../events/index.js';
 import type { Scoreboard } from '../projections/index.js';
+import { replyToRemark, showRemark } from '../store/eval/remarks.js';
 import { evalDetail, recordReading, runScenarios, scoreboard, type EvalDetail } from '../store/eval/verbs.js';
 import { openProject, type Project } from '../store/project.js';
-import { resolveAuthor } from './input.js';
+import { readBody, resolveAuthor } from './input.js';
 import { err, out } from './output.js';
 import { problemLines } from './render.js';
 import { checkShape, type Shape, type VerbContext } from './shape.js';
@@ -75,6 +76,28 @@ export const EVAL_ACTIONS: Record<string, ActionSpec> = {
     async run(ctx, p) {
       const detail = await evalDetail(p, ctx.args[0]!, scopeOf(ctx));
       await out(ctx.options.json ? `${JSON.stringify(detail, null, 2)}\n` : detailText(detail));
+      return 0;
+    },
+  },
+  remark: {
+    args: ['thread'],
+    options: ['json'],
+    usage: 'trellis eval remark <thread> [--json]',
+    async run(ctx, p) {
+      const t = await showRemark(p, ctx.args[0]!);
+      const text = [`${t.id}  ${t.status}  ${t.scenario}${t.reading ? ` reading ${t.reading}` : ''}  ${t.concern}`, `by ${t.by} · originator ${t.originator} · ${t.created}`, ...(t.body ? ['', t.body] : []), ...t.replies.map((r, i) => `\n#${i + 1} ${r.by} · ${r.at}\n${r.body}`)];
+      await out(ctx.options.json ? `${JSON.stringify(t, null, 2)}\n` : `${text.join('\n')}\n`);
+      return 0;
+    },
+  },
+  reply: {
+    args: ['thread'],
+    options: ['body', 'evidence', 'by', 'json'],
+    usage: 'trellis eval reply <thread> [--body <text>|-] [--evidence <hash>]... [--by <author>] [--json]',
+    async run(ctx, p) {
+      const evidence = ctx.options.evidence === undefined ? [] : (Array.isArray(ctx.options.evidence) ? ctx.options.evidence : [ctx.options.evidence]).map(String);
+      const r = await replyToRemark(p, ctx.args[0]!, { body: readBody(ctx.options.body) ?? '', evidence, by: author(ctx) });
+      await out(ctx.options.json ? `${JSON.stringify(r, null, 2)}\n` : `${r.reply}${r.loopedIn ? ` (looped in ${r.loopedIn})` : ''}\n`);
       return 0;
     },
   },

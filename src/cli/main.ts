@@ -61,12 +61,13 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
     .action((options: Options) => lazy(issueCommands, (m) => m.runIssues(ctx([], options))));
 
   cli
-    .command('eval <action> [...args]', 'Eval scenarios: run, record, ls (the scoreboard), show')
+    .command('eval <action> [...args]', 'Eval scenarios: run, record, ls (the scoreboard), show; remark threads: remark, reply')
     .usage('eval <action> [...args] [options]   (see the README for each action)')
     .option('--scope <s>', 'trunk (default), a session id, or a linked worktree\'s branch')
     .option('--outcome <o>', 'record: pass, fail or error')
     .option('--score <n>', 'record: a number the measurement scored')
-    .option('--evidence <hash>', 'record: evidence hash of the measurement\'s output')
+    .option('--evidence <hash>', 'record: evidence hash of the measurement\'s output; reply: evidence to attach')
+    .option('--body <text>', "reply: body text; '-' reads standard input")
     .option('--by <author>', 'Author (default: $TRELLIS_SESSION, else git user.name)')
     .option('--json', 'Print JSON')
     .action((action: string, args: string[], options: Options) => lazy(() => import('./eval-commands.js'), (m) => m.runEval(action, ctx(args, options))));

@@ -1,6 +1,7 @@
 import { type } from 'arktype';
 import { Hono, type Context } from 'hono';
 import { TrellisError } from '../../events/index.js';
+import { replyToRemark, showRemark } from '../../store/eval/remarks.js';
 import { evalDetail, recordReading, scoreboard, type EvalSources } from '../../store/eval/verbs.js';
 import { readJson } from '../body.js';
 import type { AppContext } from '../context.js';
@@ -17,6 +18,8 @@ const readingBody = type({
   'by?': 'string',
 });
 
+const replyBody = type({ '+': 'reject', body: 'string', 'evidence?': 'string[]', 'by?': 'string' });
+
 /** A write from the dashboard is filed by `human` unless the caller says who it is. */
 const HUMAN = 'human';
 
@@ -26,6 +29,8 @@ const HUMAN = 'human';
  *   GET  /api/eval                          the scoreboard
  *   GET  /api/eval/<scenario>?scope=<s>     the detail (measured | unmeasured | absent-from-trunk, fallback)
  *   POST /api/eval/<scenario>/readings      file a reading { outcome, score?, scope?, evidence?, durationMs?, by? }
+ *   GET  /api/eval-remarks/:id              an eval-remark thread (never under /api/issues)
+ *   POST /api/eval-remarks/:id/reply        reply { body, evidence?, by? }; loops in the reading's filer
  */
 export function evalRoutes(ctx: AppContext): Hono {
   const app = new Hono();
@@ -52,6 +57,11 @@ export function evalRoutes(ctx: AppContext): Hono {
       ...(b.durationMs !== undefined ? { durationMs: b.durationMs } : {}),
     }, sources);
     return c.json(reading, 201);
+  });
+  app.get('/api/eval-remarks/:id', async (c) => c.json(await showRemark(p, c.req.param('id'))));
+  app.post('/api/eval-remarks/:id/reply', async (c) => {
+    const b = await readJson(c, replyBody);
+    return c.json(await replyToRemark(p, c.req.param('id'), { body: b.body, evidence: b.evidence ?? [], by: b.by ?? HUMAN }));
   });
   return app;
 }

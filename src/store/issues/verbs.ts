@@ -305,6 +305,8 @@ function localOnly(id: string, what: string): void {
 }
 
 async function appendReply(p: Project, id: string, command: ThreadCommand): Promise<ReplyResult> {
+  // An eval-remark thread does not exist to issue verbs: refuse before writing, not after.
+  visible(await p.threads.get(requireLocalId(id)));
   const { state } = await p.threads.write(requireLocalId(id), command);
   const issue = visible(state);
   return { issue, reply: state.replies.length, loopedIn: await loopIn(p, state, command.by) };
