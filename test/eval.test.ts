@@ -255,6 +255,26 @@ describe('a scenario whose command hangs', () => {
   });
 });
 
+describe('a scenario run interrupted', () => {
+  it('a signal to trellis ends the scenario’s process group too', async () => {
+    const dir = tempRepo();
+    const marker = `${process.pid}${(Date.now() + 7) % 100000}`;
+    declare(dir, 'slow', [`{ id: slow/forever, run: "sleep 6${marker} & sleep 9${marker}", timeoutS: 600 }`]);
+    const child = spawn(process.execPath, [BIN, 'eval', 'run'], { cwd: dir, env: testEnv(dir), stdio: 'ignore' });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)));
+    for (let i = 0; i < 500 && processesWith(`sleep 9${marker}`).length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(processesWith(`sleep 6${marker}`)).toHaveLength(1);
+    child.kill('SIGTERM');
+    expect(await exited).toBe('SIGTERM');
+    // SIGKILL is delivered when the target next runs: wait (bounded) for the kernel to finish it.
+    for (let i = 0; i < 200 && processesWith(`${marker}`).filter((p) => p !== process.pid).length; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(processesWith(`sleep 6${marker}`)).toEqual([]);
+    expect(processesWith(`sleep 9${marker}`)).toEqual([]);
+    // Nothing was filed for the run that did not finish.
+    expect(git(dir, 'for-each-ref', 'refs/trellis/evals')).toBe('');
+  });
+});
+
 describe('eval ls --json into a pipe', () => {
   it('a scoreboard of more than 2 MB arrives whole in a slow JSON parser', async () => {
     const dir = tempRepo();

@@ -3,6 +3,7 @@ import type { Outcome } from '../../events/index.js';
 
 /** Output kept as evidence per run; past this the rest is dropped and the evidence says so. */
 const MAX_OUTPUT_BYTES = 16 << 20;
+const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 export interface ScenarioRun {
   readonly outcome: Outcome;
@@ -47,6 +48,14 @@ export function runScenario(command: string, opts: { cwd: string; timeoutS: numb
         // ESRCH: the group is already empty.
       }
     };
+    // The command's group is not the terminal's foreground group, so Ctrl-C would not reach it: a
+    // signal that ends this process ends the command's group first.
+    const onSignal = (signal: NodeJS.Signals) => {
+      killGroup();
+      for (const s of SIGNALS) process.off(s, onSignal);
+      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+    };
+    for (const s of SIGNALS) process.on(s, onSignal);
     const timer = setTimeout(() => {
       timedOut = true;
       killGroup();
@@ -65,6 +74,7 @@ export function runScenario(command: string, opts: { cwd: string; timeoutS: numb
       if (finished) return;
       finished = true;
       clearTimeout(timer);
+      for (const s of SIGNALS) process.off(s, onSignal);
       const durationMs = Math.round(performance.now() - started);
       const notes: string[] = [];
       if (truncated) notes.push(`[trellis: output truncated at ${MAX_OUTPUT_BYTES} bytes]`);
