@@ -255,6 +255,28 @@ describe('a scenario whose command hangs', () => {
   });
 });
 
+describe('readings that cannot be read', () => {
+  it('are reported by scenario while every other scenario still lists; the cache is a file of its own', async () => {
+    const dir = tempRepo();
+    declare(dir, 'n', ['{ id: n/good, run: "true" }', '{ id: n/bad, run: "true" }']);
+    await ok(dir, ['eval', 'run', 'n/good']);
+    const blob = shell(dir, `printf '{"v":1,"type":"measured"}' | git hash-object -w --stdin`).trim();
+    const tree = shell(dir, `printf '100644 blob ${blob}\tevent.json\n' | git mktree`).trim();
+    const commit = shell(dir, `git commit-tree ${tree} -m 'hand-made'`).trim();
+    git(dir, 'update-ref', 'refs/trellis/evals/n+bad', commit);
+    const r = await trellis(dir, ['eval', 'ls', '--json']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`trellis: the readings of n/bad are unreadable (refs/trellis/evals/n+bad at ${commit})`);
+    const board = JSON.parse(r.stdout);
+    expect(board.problems).toEqual([expect.objectContaining({ id: 'n+bad', commit })]);
+    expect(board.scenarios.find((s: { id: string }) => s.id === 'n/good').cells[0].latest.outcome).toBe('pass');
+    expect(JSON.parse(readFileSync(join(dir, '.git/trellis/cache/evals.json'), 'utf8')).threads).toHaveProperty(['n+good']);
+    // A write to the unreadable stream is refused, naming the ref, rather than appending to it.
+    const w = await trellis(dir, ['eval', 'record', 'n/bad', '--outcome', 'pass']);
+    expect([w.code, w.stderr]).toEqual([1, expect.stringContaining("inspect it with 'git log refs/trellis/evals/n+bad'")]);
+  });
+});
+
 describe('a scenario run interrupted', () => {
   it('a signal to trellis ends the scenario’s process group too', async () => {
     const dir = tempRepo();

@@ -1,11 +1,10 @@
-import { isOutcome, OUTCOMES, type Reading } from '../events/index.js';
+import { isOutcome, OUTCOMES, scenarioOfKey, type Reading } from '../events/index.js';
 import type { Scoreboard } from '../projections/index.js';
 import { replyToRemark, showRemark } from '../store/eval/remarks.js';
 import { evalDetail, recordReading, runScenarios, scoreboard, type EvalDetail } from '../store/eval/verbs.js';
 import { openProject, type Project } from '../store/project.js';
 import { readBody, resolveAuthor } from './input.js';
 import { err, out } from './output.js';
-import { problemLines } from './render.js';
 import { checkShape, type Shape, type VerbContext } from './shape.js';
 import { UsageError } from './usage-error.js';
 
@@ -63,7 +62,7 @@ export const EVAL_ACTIONS: Record<string, ActionSpec> = {
     usage: 'trellis eval ls [--json]',
     async run(ctx, p) {
       const board = await scoreboard(p);
-      await err(problemLines(board.problems));
+      await err(board.problems.map((q) => `trellis: the readings of ${scenarioOfKey(q.id)} are unreadable (${q.ref} at ${q.commit}): ${q.reason}; inspect with 'git log ${q.ref}'\n`).join(''));
       // Compact JSON: the scoreboard grows with scenarios × scopes and is piped into parsers.
       await out(ctx.options.json ? `${JSON.stringify(board)}\n` : scoreboardText(board));
       return 0;
