@@ -271,6 +271,7 @@ describe('readings that cannot be read', () => {
     expect(board.problems).toEqual([expect.objectContaining({ id: 'n+bad', commit })]);
     expect(board.scenarios.find((s: { id: string }) => s.id === 'n/good').cells[0].latest.outcome).toBe('pass');
     expect(JSON.parse(readFileSync(join(dir, '.git/trellis/cache/evals.json'), 'utf8')).threads).toHaveProperty(['n+good']);
+    expect(JSON.parse(await ok(dir, ['eval', 'show', 'n/bad', '--json']))).toMatchObject({ state: 'unmeasured', problem: expect.stringContaining('refs/trellis/evals/n+bad') });
     // A write to the unreadable stream is refused, naming the ref, rather than appending to it.
     const w = await trellis(dir, ['eval', 'record', 'n/bad', '--outcome', 'pass']);
     expect([w.code, w.stderr]).toEqual([1, expect.stringContaining("inspect it with 'git log refs/trellis/evals/n+bad'")]);

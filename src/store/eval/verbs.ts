@@ -94,6 +94,8 @@ export interface EvalDetail {
   readonly readings: readonly Reading[];
   /** Open eval remarks against the scope's readings, and those on the scenario that name no reading. */
   readonly remarks: readonly RemarkRef[];
+  /** Why the scenario's readings cannot be read, when they cannot: the state then counts none of them. */
+  readonly problem?: string;
 }
 
 /**
@@ -110,6 +112,7 @@ export async function evalDetail(p: Project, scenario: string, scope: string | u
   const here = found.declaredIn.includes(name);
   const onTrunk = found.declaredIn.includes(TRUNK);
   const stream = evals.states.find((s) => s.scenario === scenario);
+  const broken = evals.problems.find((q) => q.id === scenarioKey(scenario));
   const inScope = stream ? readingsByScope(stream).get(name) : undefined;
   const readings = inScope ? [...inScope.readings].reverse() : [];
   const mine = new Set(readings.map((r) => r.id));
@@ -129,6 +132,7 @@ export async function evalDetail(p: Project, scenario: string, scope: string | u
     last: inScope?.last ?? [],
     readings,
     remarks,
+    ...(broken ? { problem: `its readings are unreadable (${broken.ref} at ${broken.commit}): ${broken.reason}; inspect with 'git log ${broken.ref}'` } : {}),
   };
 }
 
