@@ -119,6 +119,7 @@ function scoreboardText(board: Scoreboard): string {
 function detailText(d: EvalDetail): string {
   const lines = [`${d.scenario} in ${d.scope}: ${d.state}`];
   if (d.fallback) lines.push(`fallback to ${d.fallback}: ${d.reason}`);
+  if (d.problem) lines.push(`problem: ${d.problem}`);
   if (d.declaration) lines.push(`declared by ${d.declaration.node} in ${d.declaredIn.join(', ')}: ${d.declaration.run} (timeout ${d.declaration.timeoutS} s)`);
   if (d.reading) lines.push(`latest: ${d.reading.outcome} at ${d.reading.at} by ${d.reading.by}, reading ${d.reading.id}${d.reading.output ? `, output ${d.reading.output}` : ''}`);
   if (d.last.length) lines.push(`last: ${d.last.join(' ')}`);
