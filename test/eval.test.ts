@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventSource } from 'eventsource';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { BIN, cleanupRepos, git, ok, shell, tempRepo, testEnv, trellis } from './helpers/repo.js';
 import { demoRepo, post, serveDir } from './helpers/server.js';
 
@@ -216,6 +216,17 @@ describe('eval-detail states, end to end', () => {
   });
 });
 
+/** Kills whatever a failed run left behind, so no test leaves a process however it ends. */
+function reap(marker: string): void {
+  for (const pid of processesWith(marker)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone already.
+    }
+  }
+}
+
 /** Processes whose command line contains `marker`, read from /proc. */
 function processesWith(marker: string): number[] {
   const found: number[] = [];
@@ -235,6 +246,7 @@ describe('a scenario whose command hangs', () => {
     const marker = `${process.pid}${Date.now() % 100000}`;
     // A child in the background and one in the foreground, both sleeping far past the timeout.
     declare(dir, 'slow', [`{ id: slow/hangs, run: "sleep 7${marker} & sleep 8${marker}; echo never", timeoutS: 1 }`]);
+    onTestFinished(() => reap(marker));
     const child = spawn(process.execPath, [BIN, 'eval', 'run', '--json'], { cwd: dir, env: testEnv(dir), stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
@@ -283,6 +295,7 @@ describe('a scenario run interrupted', () => {
     const dir = tempRepo();
     const marker = `${process.pid}${(Date.now() + 7) % 100000}`;
     declare(dir, 'slow', [`{ id: slow/forever, run: "sleep 6${marker} & sleep 9${marker}", timeoutS: 600 }`]);
+    onTestFinished(() => reap(marker));
     const child = spawn(process.execPath, [BIN, 'eval', 'run'], { cwd: dir, env: testEnv(dir), stdio: 'ignore' });
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)));
     for (let i = 0; i < 500 && processesWith(`sleep 9${marker}`).length === 0; i++) await new Promise((r) => setTimeout(r, 10));

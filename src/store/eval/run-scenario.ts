@@ -39,11 +39,11 @@ export function runScenario(command: string, opts: { cwd: string; timeoutS: numb
     };
     let timedOut = false;
     let spawnError: Error | undefined;
-    const child = spawn('sh', ['-c', command], { cwd: opts.cwd, env: { ...process.env, ...opts.env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let pid: number | undefined;
     const killGroup = () => {
-      if (child.pid === undefined) return;
+      if (pid === undefined) return;
       try {
-        process.kill(-child.pid, 'SIGKILL');
+        process.kill(-pid, 'SIGKILL');
       } catch {
         // ESRCH: the group is already empty.
       }
@@ -55,20 +55,24 @@ export function runScenario(command: string, opts: { cwd: string; timeoutS: numb
       for (const s of SIGNALS) process.off(s, onSignal);
       if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
     };
+    // Listening before the spawn: a signal that arrives while the shell starts its children is still
+    // handled (on a later turn of the loop, when `pid` is set), never left to the default action.
     for (const s of SIGNALS) process.on(s, onSignal);
+    const proc = spawn('sh', ['-c', command], { cwd: opts.cwd, env: { ...process.env, ...opts.env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    pid = proc.pid;
     const timer = setTimeout(() => {
       timedOut = true;
       killGroup();
     }, opts.timeoutS * 1000);
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    child.on('error', (err) => {
+    proc.stdout.on('data', keep);
+    proc.stderr.on('data', keep);
+    proc.on('error', (err) => {
       spawnError = err;
       // Never started: no 'close' is owed, answer now.
-      if (child.pid === undefined) finish(null, null);
+      if (proc.pid === undefined) finish(null, null);
     });
     // The shell is done: anything it left running in its group would hold the pipes open and outlive the run.
-    child.on('exit', killGroup);
+    proc.on('exit', killGroup);
     let finished = false;
     const finish = (code: number | null, signal: NodeJS.Signals | null) => {
       if (finished) return;
@@ -85,6 +89,6 @@ export function runScenario(command: string, opts: { cwd: string; timeoutS: numb
       const outcome: Outcome = timedOut || spawnError || code === null ? 'error' : code === 0 ? 'pass' : 'fail';
       resolve({ outcome, durationMs, output, exitCode: code, timedOut });
     };
-    child.on('close', finish);
+    proc.on('close', finish);
   });
 }
