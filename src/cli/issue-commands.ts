@@ -44,8 +44,8 @@ const replyAction = (action: 'resolve' | 'unresolve' | 'retract', done: string):
 export const ISSUE_ACTIONS: Record<string, ActionSpec> = {
   open: {
     args: ['...concern'],
-    options: ['node', 'body', 'scenario', 'store', 'by', 'json'],
-    usage: 'trellis issue open <concern> [--node <id>]... [--body <text>|-] [--store <store>] [--scenario <id>] [--by <author>] [--json]',
+    options: ['node', 'body', 'scenario', 'reading', 'store', 'by', 'json'],
+    usage: 'trellis issue open <concern> [--node <id>]... [--body <text>|-] [--store <store>] [--scenario <id> [--reading <r>]] [--by <author>] [--json]',
     async run(ctx, p) {
       const body = readBody(ctx.options.body);
       const { id, issue } = await openIssue(p, {
@@ -54,6 +54,7 @@ export const ISSUE_ACTIONS: Record<string, ActionSpec> = {
         by: author(ctx),
         ...(body !== undefined ? { body } : {}),
         ...(ctx.options.scenario !== undefined ? { scenario: String(ctx.options.scenario) } : {}),
+        ...(ctx.options.reading !== undefined ? { reading: String(ctx.options.reading) } : {}),
         ...(ctx.options.store !== undefined ? { store: String(ctx.options.store) } : {}),
       });
       await out(ctx.options.json ? json(issue) : `${id}\n`);

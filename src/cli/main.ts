@@ -61,6 +61,18 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
     .action((options: Options) => lazy(issueCommands, (m) => m.runIssues(ctx([], options))));
 
   cli
+    .command('eval <action> [...args]', 'Eval scenarios: run, record, ls (the scoreboard), show; remark threads: remark, reply')
+    .usage('eval <action> [...args] [options]   (see the README for each action)')
+    .option('--scope <s>', 'trunk (default), a session id, or a linked worktree\'s branch')
+    .option('--outcome <o>', 'record: pass, fail or error')
+    .option('--score <n>', 'record: a number the measurement scored')
+    .option('--evidence <hash>', 'record: evidence hash of the measurement\'s output; reply: evidence to attach')
+    .option('--body <text>', "reply: body text; '-' reads standard input")
+    .option('--by <author>', 'Author (default: $TRELLIS_SESSION, else git user.name)')
+    .option('--json', 'Print JSON')
+    .action((action: string, args: string[], options: Options) => lazy(() => import('./eval-commands.js'), (m) => m.runEval(action, ctx(args, options))));
+
+  cli
     .command('evidence <action> [...args]', 'Content-addressed evidence: put <file|->, get <hash>')
     .option('--range <start-end>', 'get: only these bytes (inclusive)')
     .option('--json', 'put: print {hash, size}')
@@ -123,6 +135,7 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
 
 async function usageOf(command: string): Promise<string> {
   if (command === 'issue') return `\n${(await import('./issue-commands.js')).issueUsage()}`;
+  if (command === 'eval') return `\n${(await import('./eval-commands.js')).evalUsage()}`;
   if (command === 'evidence') return `\n${(await import('./evidence-commands.js')).evidenceUsage()}`;
   return `trellis ${command} --help`;
 }

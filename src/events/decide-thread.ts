@@ -1,6 +1,6 @@
 import { TrellisError } from './errors.js';
 import type { ThreadCommand, ThreadFacts } from './thread-commands.js';
-import { EVENT_FORMAT, type ThreadEvent } from './thread-events.js';
+import { EVENT_FORMAT, type ScenarioScope, type ThreadEvent } from './thread-events.js';
 
 type EventOf<T extends ThreadEvent['type']> = Extract<ThreadEvent, { type: T }>;
 
@@ -17,7 +17,7 @@ export function decideThread(state: ThreadFacts, command: ThreadCommand): Thread
   if (command.type === 'open') {
     if (state.status !== 'absent') throw new TrellisError('THREAD_EXISTS', 'a thread with this id already exists');
     const data = { concern: command.concern, body: command.body, nodes: [...command.nodes] };
-    return [event('opened', command.scope ? { ...data, scope: { scenario: command.scope.scenario } } : data)];
+    return [event('opened', command.scope ? { ...data, scope: scenarioScope(command.scope) } : data)];
   }
   if (state.status === 'absent') throw new TrellisError('THREAD_NOT_FOUND', 'no such thread');
 
@@ -55,6 +55,15 @@ export function decideThread(state: ThreadFacts, command: ThreadCommand): Thread
     default:
       return assertNever(command);
   }
+}
+
+/** A copy of a scenario scope with only its known fields (old threads carry the scenario alone). */
+export function scenarioScope(s: ScenarioScope): ScenarioScope {
+  return {
+    scenario: s.scenario,
+    ...(s.reading !== undefined ? { reading: s.reading } : {}),
+    ...(s.originator !== undefined ? { originator: s.originator } : {}),
+  };
 }
 
 function existingReply(state: ThreadFacts, n: number) {

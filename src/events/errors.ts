@@ -24,7 +24,11 @@ export type ErrorCode =
   | 'APPEND_CONFLICT'
   | 'CORRUPT_EVENT'
   | 'NOT_A_REPOSITORY'
-  | 'GIT_FAILED';
+  | 'GIT_FAILED'
+  | 'SCENARIO_NOT_FOUND'
+  | 'SCOPE_NOT_FOUND'
+  | 'READING_NOT_FOUND'
+  | 'READING_EXISTS';
 
 export class TrellisError extends Error {
   override name = 'TrellisError';

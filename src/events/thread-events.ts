@@ -21,8 +21,13 @@ export interface EventMeta {
   readonly clock: number;
 }
 
+/** What an eval-remark thread is about: a scenario and, optionally, the reading it was filed against. */
 export interface ScenarioScope {
   readonly scenario: string;
+  /** The reading the remark is filed against (absent on threads opened before readings existed). */
+  readonly reading?: string;
+  /** The reading's filer: the thread's originator for loop-in (spec §4.6.4). */
+  readonly originator?: string;
 }
 
 export type ThreadEvent =
@@ -77,7 +82,8 @@ type Check = (v: unknown) => boolean;
 const str: Check = (v) => typeof v === 'string';
 const strs: Check = (v) => Array.isArray(v) && v.every(str);
 const replyNo: Check = (v) => Number.isInteger(v) && (v as number) >= 1;
-const scope: Check = (v) => v === undefined || (isObject(v) && str(v.scenario));
+const optStr: Check = (v) => v === undefined || str(v);
+const scope: Check = (v) => v === undefined || (isObject(v) && str(v.scenario) && optStr(v.reading) && optStr(v.originator));
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const DATA: Record<ThreadEventType, Record<string, Check>> = {

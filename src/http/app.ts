@@ -7,6 +7,7 @@ import type { Project } from '../store/project.js';
 import type { AppContext } from './context.js';
 import { errorBody, notFound, onError } from './errors.js';
 import { coreRoutes } from './routes/core.js';
+import { evalRoutes } from './routes/eval.js';
 import { evidenceRoutes } from './routes/evidence.js';
 import { graphRoutes } from './routes/graph.js';
 import { issueRoutes } from './routes/issues.js';
@@ -37,6 +38,7 @@ export function createApp(ctx: AppContext): Hono {
   app.route('/', specRoutes(ctx));
   app.route('/', issueRoutes(ctx));
   app.route('/', evidenceRoutes(ctx));
+  app.route('/', evalRoutes(ctx));
   app.notFound(notFound);
   app.onError(onError);
   return app;

@@ -27,6 +27,10 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   CORRUPT_EVENT: 500,
   NOT_A_REPOSITORY: 500,
   GIT_FAILED: 500,
+  SCENARIO_NOT_FOUND: 404,
+  SCOPE_NOT_FOUND: 404,
+  READING_NOT_FOUND: 404,
+  READING_EXISTS: 409,
 };
 
 export const errorBody = (code: string, message: string) => ({ error: { code, message } });

@@ -1,17 +1,22 @@
 import type { Freshness } from './freshness.js';
 import type { Issue, SlimIssue } from './issue.js';
 import { nodeSlice } from './node-slice.js';
+import type { ScenarioOutcome } from './scoreboard.js';
 import type { SpecNodeMeta } from './spec-node.js';
 
 /**
  * Board format versions (`version`):
- *   1 — initial: nodes with their issue slices, the worktree overlay, sessions, one freshness stamp.
+ *   1 — initial: nodes with their issue slices, the worktree overlay, sessions, one freshness stamp;
+ *       nodes also carry their eval scenarios' latest trunk outcomes (`scenarios`, added without a bump:
+ *       a reader that ignores unknown fields is unaffected).
  */
 export const BOARD_VERSION = 1;
 
 export interface BoardNode extends SpecNodeMeta {
   readonly issues: readonly SlimIssue[];
   readonly openIssues: readonly SlimIssue[];
+  /** The node's eval scenarios with their latest trunk outcome (slim: id, outcome, reading). */
+  readonly scenarios: readonly ScenarioOutcome[];
 }
 
 export interface BoardOverlay {
@@ -46,6 +51,8 @@ export interface BoardInputs {
   /** The merged issue list, newest first. */
   readonly issues: readonly Issue[];
   readonly freshness: Freshness;
+  /** Per node id, its scenarios' latest trunk outcomes. */
+  readonly scenarios?: ReadonlyMap<string, readonly ScenarioOutcome[]>;
 }
 
 const NONE = { issues: [], openIssues: [] } as const;
@@ -56,7 +63,7 @@ export function assembleBoard(inputs: BoardInputs): Board {
   return {
     version: BOARD_VERSION,
     specRoot: inputs.specRoot,
-    nodes: inputs.nodes.map((n) => ({ ...n, ...(slice[n.id] ?? NONE) })),
+    nodes: inputs.nodes.map((n) => ({ ...n, ...(slice[n.id] ?? NONE), scenarios: inputs.scenarios?.get(n.id) ?? [] })),
     overlay: inputs.overlay,
     sessions: inputs.sessions,
     freshness: inputs.freshness,

@@ -5,3 +5,6 @@ export * from './node-slice.js';
 export * from './freshness.js';
 export * from './spec-node.js';
 export * from './board.js';
+export * from './scenarios.js';
+export * from './eval-readings.js';
+export * from './scoreboard.js';

@@ -1,5 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import { isNodeId, nodeLinks } from '../events/index.js';
+import { parseScenarios, type ScenarioDecl } from './scenarios.js';
 
 /** A `## ` section of a node. */
 export interface SpecPart {
@@ -27,6 +28,8 @@ export interface SpecNode extends SpecNodeMeta {
   /** The Markdown after the front matter. */
   readonly body: string;
   readonly parts: readonly SpecPart[];
+  /** Eval scenarios its front matter declares (DESIGN.md §12). */
+  readonly scenarios: readonly ScenarioDecl[];
 }
 
 /** The node id of a spec file, given its path below the spec root: `auth/login.md` → `auth/login`, `auth/index.md` → `auth`. */
@@ -53,6 +56,8 @@ export function parseSpecNode(id: string, path: string, text: string, parentOf: 
   const depends = field('depends', isStringList) ?? [];
   const badDep = depends.find((d) => !isNodeId(d));
   if (badDep !== undefined) problem ??= `front matter: depends names '${badDep}', which is not a node id`;
+  const declared = parseScenarios(id, front.scenarios);
+  if (declared.problem) problem ??= declared.problem;
   return {
     id,
     path,
@@ -64,6 +69,7 @@ export function parseSpecNode(id: string, path: string, text: string, parentOf: 
     ...(problem ? { problem } : {}),
     body,
     parts: partsOf(body),
+    scenarios: declared.scenarios,
   };
 }
 
@@ -109,6 +115,6 @@ export function partsOf(body: string): SpecPart[] {
 
 /** Strips the prose: what the board and the spec list carry. */
 export function specMeta(node: SpecNode): SpecNodeMeta {
-  const { body: _body, parts: _parts, ...meta } = node;
+  const { body: _body, parts: _parts, scenarios: _scenarios, ...meta } = node;
   return meta;
 }

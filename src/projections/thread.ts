@@ -1,4 +1,4 @@
-import type { ScenarioScope, ThreadEvent, ThreadFacts } from '../events/index.js';
+import { scenarioScope, type ScenarioScope, type ThreadEvent, type ThreadFacts } from '../events/index.js';
 import type { Issue, Reply } from './issue.js';
 
 /** The fold of one local thread: everything the Issue view and `decide` need. */
@@ -51,7 +51,7 @@ export function evolveThread(state: ThreadState, event: ThreadEvent): ThreadStat
         created: event.at,
         body: event.data.body,
         nodes: [...event.data.nodes],
-        ...(event.data.scope ? { scope: { scenario: event.data.scope.scenario } } : {}),
+        ...(event.data.scope ? { scope: scenarioScope(event.data.scope) } : {}),
       };
     case 'replied':
       return {

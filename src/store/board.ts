@@ -1,5 +1,5 @@
 import { TrellisError } from '../events/index.js';
-import { assembleBoard, boardBytes, specMeta, type Board } from '../projections/index.js';
+import { assembleBoard, boardBytes, specMeta, trunkOutcomes, type Board } from '../projections/index.js';
 import type { ThreadsRead } from './issues/thread-store.js';
 import { mergedFrom } from './issues/verbs.js';
 import type { Project } from './project.js';
@@ -35,9 +35,12 @@ export async function buildBoard(
   const read = await readThreads();
   const overlay = await sources.overlay(specRoot, trunk);
   const list = mergedFrom(p, read);
+  const tree = sources.specTree();
+  const evals = await p.evals.all();
   const board = assembleBoard({
     specRoot,
-    nodes: sources.specTree().nodes.map(specMeta),
+    nodes: tree.nodes.map(specMeta),
+    scenarios: trunkOutcomes(tree.nodes.flatMap((n) => n.scenarios), evals.states),
     overlay,
     sessions: [],
     issues: list.issues,

@@ -11,7 +11,7 @@ import { readSpecTree, type SpecFileMemo, type SpecTree } from './spec/spec-tree
 import { OverlayMemo } from './spec/overlay-memo.js';
 import { TreeWatcher } from './watch-tree.js';
 
-export type ChangeCause = 'issues' | 'forge' | 'specs' | 'config' | 'sessions' | 'worktrees' | 'resync';
+export type ChangeCause = 'issues' | 'forge' | 'specs' | 'config' | 'sessions' | 'worktrees' | 'evals' | 'resync';
 
 export interface BoardChange {
   readonly cause: ChangeCause;
@@ -47,6 +47,7 @@ const FORGE_REFRESH_MS = Number(process.env.TRELLIS_FORGE_REFRESH_MS) > 0 ? Numb
 /** The server writes the projection cache at most this often. */
 const CACHE_SAVE_MS = 2_000;
 const THREAD_REF = /^trellis\/issues\/([A-Za-z0-9][A-Za-z0-9_-]*)(\.lock)?$/;
+const EVAL_REF = /^trellis\/evals(\/|$)/;
 
 /**
  * The server's view of a project: the board memoized per generation of its inputs, and a bus that says
@@ -83,6 +84,7 @@ export class LiveProject {
   constructor(readonly project: Project) {
     this.overlay = new OverlayMemo(project.root ?? project.gitdir, project.gitdir, () => this.changed('worktrees'));
     project.threads.deferCacheSaves(CACHE_SAVE_MS);
+    project.evals.deferCacheSaves(CACHE_SAVE_MS);
     // The server's reads use the resident forge slice; a background refresh keeps it current.
     project.forgeReads = 'resident';
     project.forges.onChange(() => this.changed('forge'));
@@ -98,6 +100,8 @@ export class LiveProject {
         const rel = name.split('\\').join('/');
         // A branch moved: a worktree's HEAD or trunk, which the overlay summarizes.
         if (rel.startsWith('heads/')) return this.changed('worktrees');
+        // A reading moves the board's per-node outcomes; no thread moved.
+        if (EVAL_REF.test(rel)) return this.changed('evals');
         const m = THREAD_REF.exec(rel);
         if (m && this.dirtyThreads) this.dirtyThreads.add(m[1]!);
         else this.dirtyThreads = null;
@@ -141,6 +145,7 @@ export class LiveProject {
     if (this.forgeTimer) clearInterval(this.forgeTimer);
     try {
       await this.project.threads.flushCache();
+      await this.project.evals.flushCache();
     } catch (err) {
       // The cache is only an optimization; a repository removed under a stopping server is not an error.
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') console.error(`trellis: cannot write the projection cache: ${(err as Error).message}`);
@@ -192,7 +197,7 @@ export class LiveProject {
   changed(cause: ChangeCause): void {
     this.generation++;
     if (cause === 'specs' || cause === 'config' || cause === 'resync') this.specGeneration++;
-    if (cause !== 'issues' && cause !== 'specs') this.dirtyThreads = null;
+    if (cause !== 'issues' && cause !== 'specs' && cause !== 'evals') this.dirtyThreads = null;
     if (cause === 'config' || (cause === 'specs' && !this.specWatcher)) this.rewatchSpecRoot();
     if (this.pending) {
       this.pending.causes.add(cause);

@@ -4,6 +4,7 @@ import { EvidenceStore } from './evidence.js';
 import { GitAppendLog } from './git/append-log.js';
 import { ProjectionCache } from './streams/projection-cache.js';
 import { ThreadStore } from './issues/thread-store.js';
+import { EvalStore } from './eval/eval-store.js';
 import { configStamp, loadSettings, type Settings } from './config.js';
 import { ForgeSlice, type DriverFactory } from './forge/slice.js';
 import { findRepository, type Repository } from './repository.js';
@@ -11,6 +12,8 @@ import { findRepository, type Repository } from './repository.js';
 /** Everything a verb needs about one repository, opened once per CLI run or server. */
 export interface Project extends Repository {
   readonly threads: ThreadStore;
+  /** Eval readings, one stream per scenario (DESIGN.md §12). */
+  readonly evals: EvalStore;
   readonly evidence: EvidenceStore;
   /** The clock, handed in so tests and replays can pin it. */
   readonly now: () => Date;
@@ -64,6 +67,7 @@ export function projectAt(repo: Repository, opts: ProjectOptions = {}): Project 
     sessions: opts.sessions ?? NO_SESSIONS,
     ...repo,
     threads: new ThreadStore(new GitAppendLog(repo.gitdir), new ProjectionCache(join(data, 'cache', 'issues.json'))),
+    evals: new EvalStore(new GitAppendLog(repo.gitdir), new ProjectionCache(join(data, 'cache', 'evals.json'))),
     evidence: new EvidenceStore(join(data, 'evidence')),
     now: opts.now ?? (() => new Date()),
     random: opts.random ?? ((n) => new Uint8Array(randomBytes(n))),

@@ -22,7 +22,7 @@ const HEARTBEAT_MS = 15_000;
  * GET /api/graph/stream (SSE) events:
  *   `ready`  once on connect: { etag, freshness }
  *   `graph`  whenever the board changes: { cause, freshness }, cause one of
- *            issues | forge | specs | config | sessions | worktrees | resync
+ *            issues | forge | specs | config | sessions | worktrees | evals | resync
  * A client refetches /api/graph (with If-None-Match) on `graph`.
  */
 export function graphRoutes(ctx: AppContext): Hono {

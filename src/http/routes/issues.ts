@@ -16,7 +16,7 @@ import { readJson } from '../body.js';
 import type { AppContext } from '../context.js';
 
 // Undeclared keys are refused, so a misspelt field is an error rather than silently ignored.
-const openBody = type({ '+': 'reject', concern: 'string', 'body?': 'string', 'nodes?': 'string[]', 'store?': 'string', 'by?': 'string' });
+const openBody = type({ '+': 'reject', concern: 'string', 'body?': 'string', 'nodes?': 'string[]', 'store?': 'string', 'by?': 'string', 'scenario?': 'string', 'reading?': 'string' });
 const replyBody = type({ '+': 'reject', body: 'string', 'evidence?': 'string[]', 'by?': 'string' });
 const remarkBody = type({ '+': 'reject', body: 'string', reading: 'string', 'evidence?': 'string[]', 'by?': 'string' });
 const byBody = type({ '+': 'reject', 'by?': 'string' });
@@ -44,8 +44,17 @@ export function issueRoutes(ctx: AppContext): Hono {
 
   app.post('/api/issues', async (c) => {
     const b = await readJson(c, openBody);
-    const { issue } = await openIssue(p, { concern: b.concern, by: b.by ?? HUMAN, ...(b.body !== undefined ? { body: b.body } : {}), ...(b.nodes ? { nodes: b.nodes } : {}), ...(b.store ? { store: b.store } : {}) });
-    return c.json(issue, 201);
+    const { id, issue } = await openIssue(p, {
+      concern: b.concern,
+      by: b.by ?? HUMAN,
+      ...(b.body !== undefined ? { body: b.body } : {}),
+      ...(b.nodes ? { nodes: b.nodes } : {}),
+      ...(b.store ? { store: b.store } : {}),
+      ...(b.scenario !== undefined ? { scenario: b.scenario } : {}),
+      ...(b.reading !== undefined ? { reading: b.reading } : {}),
+    });
+    // An eval remark is never an issue: the answer names the thread, for the eval surfaces.
+    return c.json(b.scenario !== undefined ? { id, scenario: b.scenario, ...(b.reading !== undefined ? { reading: b.reading } : {}) } : issue, 201);
   });
   app.post('/api/issues/:id/reply', async (c) => {
     const b = await readJson(c, replyBody);

@@ -1,10 +1,11 @@
-import { issueNodes, isNodeId, isTrellisError, TrellisError, type ThreadCommand } from '../../events/index.js';
+import { issueNodes, isNodeId, isTrellisError, TrellisError, type ScenarioScope, type ThreadCommand } from '../../events/index.js';
 // Each projection from its own module: the index also carries the spec-node parser and its YAML library
 // (~35 ms to load), which no issue verb needs (CLI start-up, issue 8).
 import { freshness, threadFreshness, type Freshness } from '../../projections/freshness.js';
 import { evalRemarkThreads, issueThreads, localIssues, mergeIssues } from '../../projections/issue-list.js';
 import type { Issue } from '../../projections/issue.js';
 import { threadIssue, type ThreadState } from '../../projections/thread.js';
+import { findReading } from '../eval/readings.js';
 import { isEvidenceHash } from '../evidence.js';
 import { parseForgeId, type ForgeEntry } from '../forge/driver.js';
 import { withMarker } from '../forge/marker.js';
@@ -28,6 +29,8 @@ export interface OpenInput {
   readonly nodes?: readonly string[];
   /** Opens an eval-remark thread scoped to this scenario: never an issue, kept for the eval scoreboard. */
   readonly scenario?: string;
+  /** With `scenario`: the reading the remark is filed against; its filer becomes the thread's originator. */
+  readonly reading?: string;
   readonly store?: string;
   readonly by: string;
 }
@@ -49,13 +52,20 @@ export async function openIssue(p: Project, input: OpenInput): Promise<{ id: str
     const id = `${store}#${created.number}`;
     return { id, issue: await readBack(p, id, `created ${id} (${created.url})`) };
   }
+  if (input.reading !== undefined && input.scenario === undefined) throw new TrellisError('INVALID_INPUT', 'a reading is filed against within its scenario: give --scenario too');
+  let scope: ScenarioScope | undefined;
+  if (input.scenario !== undefined) {
+    const scenario = requireText(input.scenario, 'scenario').trim();
+    const reading = input.reading === undefined ? undefined : await findReading(p, scenario, requireText(input.reading, 'reading').trim());
+    scope = reading ? { scenario, reading: reading.id, originator: reading.by } : { scenario };
+  }
   const id = newThreadId(p.random);
   const { state } = await p.threads.write(id, {
     type: 'open',
     concern,
     body,
     nodes,
-    ...(input.scenario !== undefined ? { scope: { scenario: requireText(input.scenario, 'scenario') } } : {}),
+    ...(scope ? { scope } : {}),
     by,
     at: p.now().toISOString(),
   });
@@ -306,6 +316,8 @@ function localOnly(id: string, what: string): void {
 }
 
 async function appendReply(p: Project, id: string, command: ThreadCommand): Promise<ReplyResult> {
+  // An eval-remark thread does not exist to issue verbs: refuse before writing, not after.
+  visible(await p.threads.get(requireLocalId(id)));
   const { state } = await p.threads.write(requireLocalId(id), command);
   const issue = visible(state);
   return { issue, reply: state.replies.length, loopedIn: await loopIn(p, state, command.by) };

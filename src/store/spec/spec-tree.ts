@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { isNodeId, TrellisError } from '../../events/index.js';
+import { uniqueScenarios } from '../../projections/scenarios.js';
 import { nodeIdOf, parseSpecNode, type SpecNode } from '../../projections/spec-node.js';
 import { isCode } from '../git/refs.js';
 import { isBelow, MAX_PATH_INPUT } from '../safe-path.js';
@@ -50,7 +51,8 @@ export function readSpecTree(root: string, specRoot: string, memo?: SpecFileMemo
     memo.set(path, { stamp, parentKey, node });
     return node;
   };
-  const nodes = files.map(parse).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  // Scenario ids are unique across the tree: a later duplicate is dropped and becomes its node's problem.
+  const nodes = uniqueScenarios(files.map(parse).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)));
   if (memo) {
     const present = new Set(files.map((f) => f.path));
     for (const path of memo.keys()) if (!present.has(path)) memo.delete(path);

@@ -1,0 +1,83 @@
+import { type } from 'arktype';
+import { Hono, type Context } from 'hono';
+import { TrellisError } from '../../events/index.js';
+import { replyToRemark, showRemark } from '../../store/eval/remarks.js';
+import { evalDetail, recordReading, scoreboard, type EvalSources } from '../../store/eval/verbs.js';
+import { readJson } from '../body.js';
+import type { AppContext } from '../context.js';
+
+// Undeclared keys are refused, so a misspelt field is an error rather than silently ignored. The outcome
+// is checked by the verb, so an outcome outside pass|fail|error gets the same message as on the CLI.
+const readingBody = type({
+  '+': 'reject',
+  outcome: 'string',
+  'score?': 'number',
+  'scope?': 'string',
+  'evidence?': 'string',
+  'durationMs?': 'number >= 0',
+  'by?': 'string',
+});
+
+const replyBody = type({ '+': 'reject', body: 'string', 'evidence?': 'string[]', 'by?': 'string' });
+
+/** A write from the dashboard is filed by `human` unless the caller says who it is. */
+const HUMAN = 'human';
+
+/**
+ * Eval routes (DESIGN.md §12), thin calls of the verbs `trellis eval ...` runs. Scenario ids contain
+ * slashes: they are taken literally or percent-encoded (/api/eval/checkout/pays, /api/eval/checkout%2Fpays).
+ *   GET  /api/eval                          the scoreboard
+ *   GET  /api/eval/<scenario>?scope=<s>     the detail (measured | unmeasured | absent-from-trunk, fallback)
+ *   POST /api/eval/<scenario>/readings      file a reading { outcome, score?, scope?, evidence?, durationMs?, by? }
+ *   GET  /api/eval-remarks/:id              an eval-remark thread (never under /api/issues)
+ *   POST /api/eval-remarks/:id/reply        reply { body, evidence?, by? }; loops in the reading's filer
+ */
+export function evalRoutes(ctx: AppContext): Hono {
+  const app = new Hono();
+  const p = ctx.project;
+  const sources: EvalSources = { trunkTree: () => ctx.live.specTree(), readThreads: () => ctx.live.readThreads() };
+  const bodies = new WeakMap<object, string>();
+
+  app.get('/api/eval', async (c) => {
+    const board = await scoreboard(p, sources);
+    let body = bodies.get(board);
+    if (body === undefined) bodies.set(board, (body = JSON.stringify(board)));
+    return c.body(body, 200, { 'Content-Type': 'application/json; charset=utf-8' });
+  });
+  app.get('/api/eval/*', async (c) => c.json(await evalDetail(p, scenarioOf(c, ''), c.req.query('scope'), sources)));
+  app.post('/api/eval/*', async (c) => {
+    const id = scenarioOf(c, '/readings');
+    const b = await readJson(c, readingBody);
+    const reading = await recordReading(p, id, {
+      outcome: b.outcome,
+      by: b.by ?? HUMAN,
+      ...(b.score !== undefined ? { score: b.score } : {}),
+      ...(b.scope !== undefined ? { scope: b.scope } : {}),
+      ...(b.evidence !== undefined ? { evidence: b.evidence } : {}),
+      ...(b.durationMs !== undefined ? { durationMs: b.durationMs } : {}),
+    }, sources);
+    return c.json(reading, 201);
+  });
+  app.get('/api/eval-remarks/:id', async (c) => c.json(await showRemark(p, c.req.param('id'))));
+  app.post('/api/eval-remarks/:id/reply', async (c) => {
+    const b = await readJson(c, replyBody);
+    return c.json(await replyToRemark(p, c.req.param('id'), { body: b.body, evidence: b.evidence ?? [], by: b.by ?? HUMAN }));
+  });
+  return app;
+}
+
+/** The scenario id in the path after /api/eval/, percent-decoded, with the route's `suffix` removed. */
+function scenarioOf(c: Context, suffix: string): string {
+  const raw = c.req.path.slice('/api/eval/'.length);
+  let rest: string;
+  try {
+    rest = decodeURIComponent(raw);
+  } catch {
+    throw new TrellisError('INVALID_INPUT', `the path ${c.req.path} is not valid percent-encoding`);
+  }
+  if (suffix) {
+    if (!rest.endsWith(suffix) || rest.length === suffix.length) throw new TrellisError('NOT_FOUND', `no route ${c.req.method} ${c.req.path}; readings are filed at POST /api/eval/<scenario>/readings`);
+    rest = rest.slice(0, -suffix.length);
+  }
+  return rest;
+}

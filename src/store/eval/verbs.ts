@@ -1,0 +1,217 @@
+import { isScenarioId, scenarioKey, TrellisError, type Outcome, type Reading } from '../../events/index.js';
+import {
+  buildScoreboard,
+  declaredScenarios,
+  evalRemarkThreads,
+  readingsByScope,
+  remarkRef,
+  remarksByScenario,
+  type RemarkRef,
+  type ScenarioDecl,
+  type Scoreboard,
+  type ScopeDeclarations,
+  type ScopeInfo,
+} from '../../projections/index.js';
+import { isEvidenceHash } from '../evidence.js';
+import { newThreadId } from '../issues/thread-id.js';
+import type { ThreadsRead } from '../issues/thread-store.js';
+import type { Project } from '../project.js';
+import type { SpecTree } from '../spec/spec-tree.js';
+import type { StreamProblem } from '../streams/projection-cache.js';
+import type { EvalsRead } from './eval-store.js';
+import { runScenario } from './run-scenario.js';
+import { liveScopes, requireScope, resolveScope, scopeDeclarations, TRUNK } from './scopes.js';
+
+/*
+ * One function per eval verb, shared by `trellis eval ...` and the /api/eval routes (DESIGN.md §12).
+ */
+
+/** Where the eval verbs read from; the server hands in its watched, incremental sources. */
+export interface EvalSources {
+  /** Trunk's spec tree (the server's memoized one); otherwise read from the main checkout. */
+  readonly trunkTree?: () => SpecTree;
+  readonly readEvals?: () => Promise<EvalsRead>;
+  readonly readThreads?: () => Promise<ThreadsRead>;
+}
+
+interface Inputs {
+  readonly scopes: ScopeInfo[];
+  readonly declarations: ScopeDeclarations[];
+  readonly evals: EvalsRead;
+  readonly threads: ThreadsRead;
+}
+
+async function inputs(p: Project, sources: EvalSources): Promise<Inputs> {
+  const scopes = await liveScopes(p);
+  // Trunk's memoized tree is the main checkout's only when this process runs there.
+  const trunkTree = sources.trunkTree && scopes[0]!.worktree === p.root ? sources.trunkTree : undefined;
+  const declarations = scopeDeclarations(p, scopes, trunkTree);
+  const [evals, threads] = await Promise.all([(sources.readEvals ?? (() => p.evals.all()))(), (sources.readThreads ?? (() => p.threads.all()))()]);
+  return { scopes, declarations, evals, threads };
+}
+
+export interface ScoreboardAnswer extends Scoreboard {
+  /** Scenario streams that cannot be read, by name; the others still list. */
+  readonly problems: readonly StreamProblem[];
+}
+
+// Memoized per read of the readings and the threads and per declarations: a warm server builds nothing twice.
+const boards = new WeakMap<object, { threads: object; declarations: string; answer: ScoreboardAnswer }>();
+
+/** The scoreboard: every declared scenario × scope with its latest reading, last outcomes and open remarks. */
+export async function scoreboard(p: Project, sources: EvalSources = {}): Promise<ScoreboardAnswer> {
+  const { declarations, evals, threads } = await inputs(p, sources);
+  const key = JSON.stringify(declarations);
+  const memo = boards.get(evals);
+  if (memo && memo.threads === threads && memo.declarations === key) return memo.answer;
+  const answer = { ...buildScoreboard({ scopes: declarations, streams: evals.states, remarks: evalRemarkThreads(threads.states) }), problems: evals.problems };
+  boards.set(evals, { threads, declarations: key, answer });
+  return answer;
+}
+
+/** The eval-detail states (spec §3): measured, unmeasured (declared, no reading in the scope), absent-from-trunk. */
+export type DetailState = 'measured' | 'unmeasured' | 'absent-from-trunk';
+
+export interface EvalDetail {
+  readonly scenario: string;
+  /** The scope answered for: the requested one, or `trunk` after a fallback. */
+  readonly scope: string;
+  /** Present when the requested scope no longer exists: the answer is trunk's, and says why. */
+  readonly fallback?: 'trunk';
+  readonly requested?: string;
+  readonly reason?: string;
+  readonly state: DetailState;
+  /** Whether the answered scope's spec tree declares the scenario. */
+  readonly declared: boolean;
+  /** Live scopes whose spec tree declares it, trunk first. */
+  readonly declaredIn: readonly string[];
+  readonly declaration: Pick<ScenarioDecl, 'node' | 'run' | 'timeoutS'> | null;
+  /** The latest reading in the scope. */
+  readonly reading: Reading | null;
+  /** The last outcomes in the scope, newest first. */
+  readonly last: readonly Outcome[];
+  /** Every reading in the scope, newest first. */
+  readonly readings: readonly Reading[];
+  /** Open eval remarks against the scope's readings, and those on the scenario that name no reading. */
+  readonly remarks: readonly RemarkRef[];
+  /** Why the scenario's readings cannot be read, when they cannot: the state then counts none of them. */
+  readonly problem?: string;
+}
+
+/**
+ * One scenario in one scope. The scope is resolved first (a vanished one falls back to trunk, saying
+ * so); a scenario declared in no live scope is SCENARIO_NOT_FOUND; otherwise one of the three states.
+ */
+export async function evalDetail(p: Project, scenario: string, scope: string | undefined, sources: EvalSources = {}): Promise<EvalDetail> {
+  const { scopes, declarations, evals, threads } = await inputs(p, sources);
+  const resolved = resolveScope(scopes, scope);
+  const name = resolved.scope.name;
+  const declared = declaredScenarios(declarations);
+  const found = isScenarioId(scenario) ? declared.get(scenario) : undefined;
+  if (!found) throw new TrellisError('SCENARIO_NOT_FOUND', `no scenario '${scenario}' is declared on trunk or in a live worktree (declare it in a spec node's front matter: scenarios: [{ id, run }])`);
+  const here = found.declaredIn.includes(name);
+  const onTrunk = found.declaredIn.includes(TRUNK);
+  const stream = evals.states.find((s) => s.scenario === scenario);
+  const broken = evals.problems.find((q) => q.id === scenarioKey(scenario));
+  const inScope = stream ? readingsByScope(stream).get(name) : undefined;
+  const readings = inScope ? [...inScope.readings].reverse() : [];
+  const mine = new Set(readings.map((r) => r.id));
+  const remarks = (remarksByScenario(evalRemarkThreads(threads.states)).get(scenario) ?? [])
+    .map(remarkRef)
+    .filter((r) => r.reading === null || mine.has(r.reading) || !stream?.readings.some((x) => x.id === r.reading));
+  const state: DetailState = !here && !onTrunk ? 'absent-from-trunk' : readings.length ? 'measured' : 'unmeasured';
+  return {
+    scenario,
+    scope: name,
+    ...(resolved.fallback ? { fallback: resolved.fallback, requested: resolved.requested, reason: resolved.reason } : {}),
+    state,
+    declared: here,
+    declaredIn: found.declaredIn,
+    declaration: { node: found.decl.node, run: found.decl.run, timeoutS: found.decl.timeoutS },
+    reading: readings[0] ?? null,
+    last: inScope?.last ?? [],
+    readings,
+    remarks,
+    ...(broken ? { problem: `its readings are unreadable (${broken.ref} at ${broken.commit}): ${broken.reason}; inspect with 'git log ${broken.ref}'` } : {}),
+  };
+}
+
+/** A write needs the scopes and declarations only, not the readings or the threads. */
+const NO_READS = { readEvals: async () => ({ states: [], problems: [] }), readThreads: async () => ({ states: [], problems: [] }) };
+
+export interface RecordInput {
+  readonly outcome: string;
+  readonly score?: number;
+  readonly scope?: string;
+  /** Evidence hash of the measurement's output, already stored. */
+  readonly evidence?: string;
+  readonly durationMs?: number;
+  readonly by: string;
+}
+
+/** Files an externally measured reading of a declared scenario in a live scope (default trunk). */
+export async function recordReading(p: Project, scenario: string, input: RecordInput, sources: EvalSources = {}): Promise<Reading> {
+  const { scopes, declarations } = await inputs(p, { ...sources, ...NO_READS });
+  const scope = requireScope(scopes, input.scope);
+  requireDeclared(declarations, scenario);
+  if (input.evidence !== undefined) {
+    if (!isEvidenceHash(input.evidence)) throw new TrellisError('INVALID_INPUT', `'${input.evidence}' is not an evidence hash (64 lowercase hex digits of sha256)`);
+    p.evidence.require([input.evidence]);
+  }
+  return file(p, scenario, {
+    scope: scope.name,
+    commit: scope.head,
+    outcome: input.outcome as Outcome,
+    ...(input.score !== undefined ? { score: input.score } : {}),
+    durationMs: input.durationMs ?? 0,
+    output: input.evidence ?? null,
+    by: input.by,
+  });
+}
+
+export interface RunInput {
+  /** Scenario ids; none: every scenario the scope declares. */
+  readonly scenarios?: readonly string[];
+  readonly scope?: string;
+  readonly by: string;
+}
+
+/**
+ * Runs scenarios in a scope's worktree, one after another, each bounded by its timeout, and files a
+ * reading for each with its output as evidence. Every scenario is checked before the first one runs.
+ */
+export async function runScenarios(p: Project, input: RunInput): Promise<Reading[]> {
+  const { scopes, declarations } = await inputs(p, NO_READS);
+  const scope = requireScope(scopes, input.scope);
+  const here = declarations.find((d) => d.scope.name === scope.name)!.scenarios;
+  const wanted = input.scenarios?.length ? input.scenarios : here.map((s) => s.id);
+  const decls = wanted.map((id) => {
+    const d = here.find((s) => s.id === id);
+    if (d) return d;
+    requireDeclared(declarations, id);
+    throw new TrellisError('SCENARIO_NOT_FOUND', `scenario '${id}' is not declared in scope ${scope.name}'s spec tree (${scope.worktree})`);
+  });
+  const readings: Reading[] = [];
+  for (const d of decls) {
+    const run = await runScenario(d.run, { cwd: scope.worktree, timeoutS: d.timeoutS, env: { TRELLIS_SCENARIO: d.id, TRELLIS_SCOPE: scope.name } });
+    const { hash } = await p.evidence.put(run.output);
+    readings.push(await file(p, d.id, { scope: scope.name, commit: scope.head, outcome: run.outcome, durationMs: run.durationMs, output: hash, by: input.by }));
+  }
+  return readings;
+}
+
+function requireDeclared(declarations: readonly ScopeDeclarations[], scenario: string): ScenarioDecl {
+  const found = isScenarioId(scenario) ? declaredScenarios(declarations).get(scenario) : undefined;
+  if (!found) throw new TrellisError('SCENARIO_NOT_FOUND', `no scenario '${scenario}' is declared on trunk or in a live worktree`);
+  return found.decl;
+}
+
+async function file(p: Project, scenario: string, r: Omit<Reading, 'id' | 'scenario' | 'at'>): Promise<Reading> {
+  const by = r.by.trim();
+  if (!by) throw new TrellisError('INVALID_INPUT', 'author (--by) must be non-empty text');
+  const at = p.now().toISOString();
+  const { by: _by, ...data } = r;
+  const { events } = await p.evals.write(scenarioKey(scenario), { type: 'measure', by, at, reading: { ...data, id: newThreadId(p.random), scenario } });
+  const e = events[0]!;
+  return { ...e.data, by: e.by, at: e.at };
+}
