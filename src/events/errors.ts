@@ -24,7 +24,15 @@ export type ErrorCode =
   | 'APPEND_CONFLICT'
   | 'CORRUPT_EVENT'
   | 'NOT_A_REPOSITORY'
-  | 'GIT_FAILED';
+  | 'GIT_FAILED'
+  | 'SESSION_NOT_FOUND'
+  | 'SESSION_EXISTS'
+  | 'SESSION_REFUSED'
+  | 'PROMPT_REFUSED'
+  | 'UNKNOWN_HARNESS'
+  | 'NO_BASE'
+  | 'CLEANUP_REFUSED'
+  | 'SPAWN_FAILED';
 
 export class TrellisError extends Error {
   override name = 'TrellisError';

@@ -5,3 +5,5 @@ export * from './node-slice.js';
 export * from './freshness.js';
 export * from './spec-node.js';
 export * from './board.js';
+export * from './session.js';
+export * from './session-list.js';
