@@ -10,6 +10,7 @@ import { coreRoutes } from './routes/core.js';
 import { evidenceRoutes } from './routes/evidence.js';
 import { graphRoutes } from './routes/graph.js';
 import { issueRoutes } from './routes/issues.js';
+import { sessionRoutes } from './routes/sessions.js';
 import { specRoutes } from './routes/specs.js';
 
 /** Largest JSON request body; evidence uploads have their own, larger limit. */
@@ -37,6 +38,7 @@ export function createApp(ctx: AppContext): Hono {
   app.route('/', specRoutes(ctx));
   app.route('/', issueRoutes(ctx));
   app.route('/', evidenceRoutes(ctx));
+  app.route('/', sessionRoutes(ctx));
   app.notFound(notFound);
   app.onError(onError);
   return app;

@@ -7,3 +7,4 @@ export * from './spec-node.js';
 export * from './board.js';
 export * from './session.js';
 export * from './session-list.js';
+export * from './session-view.js';

@@ -1,5 +1,5 @@
 import { TrellisError } from '../events/index.js';
-import { assembleBoard, boardBytes, specMeta, type Board } from '../projections/index.js';
+import { assembleBoard, boardBytes, sessionList, specMeta, type Board } from '../projections/index.js';
 import type { ThreadsRead } from './issues/thread-store.js';
 import { mergedFrom } from './issues/verbs.js';
 import type { Project } from './project.js';
@@ -31,13 +31,14 @@ export async function buildBoard(
   // The CLI pulls the forges first; the server's slice is kept current in the background.
   const notes = p.forgeReads === 'live' ? (await p.forges.refresh()).failures : [];
   const read = await readThreads();
+  const sessions = await p.sessionLog.all();
   const overlay = await worktreeOverlay(root, p.gitdir, specRoot, trunk);
   const list = mergedFrom(p, read);
   const board = assembleBoard({
     specRoot,
     nodes: sources.specTree().nodes.map(specMeta),
     overlay,
-    sessions: [],
+    sessions: sessionList(sessions.states),
     issues: list.issues,
     freshness: list.freshness,
   });

@@ -47,6 +47,7 @@ const FORGE_REFRESH_MS = Number(process.env.TRELLIS_FORGE_REFRESH_MS) > 0 ? Numb
 /** The server writes the projection cache at most this often. */
 const CACHE_SAVE_MS = 2_000;
 const THREAD_REF = /^trellis\/issues\/([A-Za-z0-9][A-Za-z0-9_-]*)(\.lock)?$/;
+const SESSION_REF = /^trellis\/sessions\//;
 
 /**
  * The server's view of a project: the board memoized per generation of its inputs, and a bus that says
@@ -80,6 +81,7 @@ export class LiveProject {
 
   constructor(readonly project: Project) {
     project.threads.deferCacheSaves(CACHE_SAVE_MS);
+    project.sessionLog.deferCacheSaves(CACHE_SAVE_MS);
     // The server's reads use the resident forge slice; a background refresh keeps it current.
     project.forgeReads = 'resident';
     project.forges.onChange(() => this.changed('forge'));
@@ -92,7 +94,10 @@ export class LiveProject {
     this.trees.push(
       new TreeWatcher(join(gitdir, 'refs'), (name) => {
         // A thread's ref (or its lock) names the one thread to re-read; anything else re-reads all tips.
-        const m = THREAD_REF.exec(name.split('\\').join('/'));
+        const path = name.split('\\').join('/');
+        // A session transition moves the board's sessions, never a thread.
+        if (SESSION_REF.test(path)) return this.changed('sessions');
+        const m = THREAD_REF.exec(path);
         if (m && this.dirtyThreads) this.dirtyThreads.add(m[1]!);
         else this.dirtyThreads = null;
         this.changed('issues');
@@ -125,6 +130,7 @@ export class LiveProject {
     if (this.forgeTimer) clearInterval(this.forgeTimer);
     try {
       await this.project.threads.flushCache();
+      await this.project.sessionLog.flushCache();
     } catch (err) {
       // The cache is only an optimization; a repository removed under a stopping server is not an error.
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') console.error(`trellis: cannot write the projection cache: ${(err as Error).message}`);
@@ -178,7 +184,7 @@ export class LiveProject {
   changed(cause: ChangeCause): void {
     this.generation++;
     if (cause === 'specs' || cause === 'config' || cause === 'resync') this.specGeneration++;
-    if (cause !== 'issues' && cause !== 'specs') this.dirtyThreads = null;
+    if (cause !== 'issues' && cause !== 'specs' && cause !== 'sessions') this.dirtyThreads = null;
     if (cause === 'config' || (cause === 'specs' && !this.specWatcher)) this.rewatchSpecRoot();
     if (this.pending) {
       this.pending.causes.add(cause);

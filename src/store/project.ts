@@ -4,6 +4,7 @@ import { EvidenceStore } from './evidence.js';
 import { GitAppendLog } from './git/append-log.js';
 import { ProjectionCache } from './streams/projection-cache.js';
 import { ThreadStore } from './issues/thread-store.js';
+import { SessionLog } from './sessions/session-log.js';
 import { configStamp, loadSettings, type Settings } from './config.js';
 import { ForgeSlice, type DriverFactory } from './forge/slice.js';
 import { findRepository, type Repository } from './repository.js';
@@ -11,6 +12,8 @@ import { findRepository, type Repository } from './repository.js';
 /** Everything a verb needs about one repository, opened once per CLI run or server. */
 export interface Project extends Repository {
   readonly threads: ThreadStore;
+  /** The session log (`refs/trellis/sessions/`): the same stream store, of the session kind. */
+  readonly sessionLog: SessionLog;
   readonly evidence: EvidenceStore;
   /** The clock, handed in so tests and replays can pin it. */
   readonly now: () => Date;
@@ -31,7 +34,7 @@ export interface Project extends Repository {
 
 /** The seam through which a reply loops in the thread's originator session, if it is online. */
 export interface SessionRegistry {
-  isOnline(sessionId: string): boolean;
+  isOnline(sessionId: string): boolean | Promise<boolean>;
   notify(sessionId: string, message: string): Promise<void>;
 }
 
@@ -57,13 +60,15 @@ export function projectAt(repo: Repository, opts: ProjectOptions = {}): Project 
     if (settings?.key !== key) settings = { key, value: loadSettings(repo.root) };
     return settings.value;
   };
+  const log = new GitAppendLog(repo.gitdir);
   return {
     settings: readSettings,
     forges: new ForgeSlice(readSettings, opts.drivers),
     forgeReads: 'live',
     sessions: opts.sessions ?? NO_SESSIONS,
     ...repo,
-    threads: new ThreadStore(new GitAppendLog(repo.gitdir), new ProjectionCache(join(data, 'cache', 'issues.json'))),
+    threads: new ThreadStore(log, new ProjectionCache(join(data, 'cache', 'issues.json'))),
+    sessionLog: new SessionLog(log, new ProjectionCache(join(data, 'cache', 'sessions.json'))),
     evidence: new EvidenceStore(join(data, 'evidence')),
     now: opts.now ?? (() => new Date()),
     random: opts.random ?? ((n) => new Uint8Array(randomBytes(n))),
