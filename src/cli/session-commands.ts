@@ -5,6 +5,7 @@ import type { SessionSummary, SessionView } from '../projections/index.js';
 import { readEndpointRecord, trellisHome } from '../store/endpoint-record.js';
 import { openProject, type Project } from '../store/project.js';
 import { reviewBundle, type ReviewBundle } from '../store/sessions/review.js';
+import { QUARANTINE_AFTER } from '../store/sessions/supervisors.js';
 import { defaultRuntime, type SessionRuntime } from '../store/sessions/runtime.js';
 import {
   closeSession,
@@ -185,6 +186,12 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
     usage: 'trellis session signal <id> <event> [--json]   (the hook JSON on stdin)',
     async run(ctx, p) {
       const r = await signalSession(p, ctx.args[0]!, ctx.args[1]!, readPayload());
+      // Repeated turn failures quarantine the session even when no server's supervisor is there to do it.
+      if (r.changed && r.session.turnFailures >= QUARANTINE_AFTER && ['running', 'awaiting', 'review', 'merging'].includes(r.session.state)) {
+        await quarantineSession(p, cliRuntime(p), r.session.id, 'trellis', `${r.session.turnFailures} turn failures in a row`, 'supervisor').catch((e: unknown) => {
+          if (!(isTrellisError(e) && e.code === 'SESSION_REFUSED')) throw e;
+        });
+      }
       await out(ctx.options.json ? json(r) : r.changed ? `${r.session.id} ${label(r.session)}\n` : '');
       return 0;
     },

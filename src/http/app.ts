@@ -3,6 +3,8 @@ import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
 import { requireRoot } from '../store/board.js';
 import type { LiveProject } from '../store/live.js';
+import { SessionSupervisors } from '../store/sessions/supervisors.js';
+import { defaultRuntime } from '../store/sessions/runtime.js';
 import type { Project } from '../store/project.js';
 import type { AppContext } from './context.js';
 import { errorBody, notFound, onError } from './errors.js';
@@ -18,6 +20,8 @@ export const JSON_LIMIT_BYTES = 1 << 20;
 
 /** The app for `project`, answering as instance `instanceId` (in-process serve and the supervisor's child alike). */
 export function projectApp(project: Project, live: LiveProject, instanceId: string): Hono {
+  // Spec §4.2 rule 2: the server runs the queue and turn-failure supervisors from boot.
+  new SessionSupervisors(project, defaultRuntime(), live).start();
   return createApp({ project, live, instance: { instanceId, root: requireRoot(project), startedAt: project.now().toISOString() } });
 }
 

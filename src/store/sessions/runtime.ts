@@ -66,9 +66,9 @@ export async function launch(p: Project, rt: SessionRuntime, state: SessionState
     await adapter.install(state.worktree, ctx);
     await rt.tmux.kill(state.id);
     const env = sessionEnv(rt, state, await rt.apiUrl());
-    const pane = await rt.tmux.launch(state.id, state.worktree, env, adapter.command(ctx));
-    // tmux tells us when the agent's process exits; no polling per session.
-    await rt.tmux.run(['set-hook', '-t', `=${state.id}`, 'pane-died', `run-shell -b ${shq(`cd ${shq(root)} && ${ctx.trellis} session signal ${state.id} exit </dev/null >/dev/null 2>&1`)}`]);
+    // tmux itself says when the agent's process exits (its pane-died hook): no polling per session.
+    const paneDied = `run-shell -b ${shq(`cd ${shq(root)} && ${ctx.trellis} session signal ${state.id} exit </dev/null >/dev/null 2>&1`)}`;
+    const pane = await rt.tmux.launch(state.id, state.worktree, env, adapter.command(ctx), { 'pane-died': paneDied });
     const { state: after } = await record(p, state.id, { type: 'launch', tmuxSession: state.id, pane });
     return after;
   } catch (err) {

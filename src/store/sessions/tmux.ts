@@ -51,12 +51,15 @@ export class Tmux {
    * Starts `command` (a shell command line) detached in a new session named `name`, in `cwd`, with
    * `env` set; returns the pane id. The pane stays after its process exits, so a dead agent is seen.
    */
-  async launch(name: string, cwd: string, env: Readonly<Record<string, string>>, command: string): Promise<string> {
+  async launch(name: string, cwd: string, env: Readonly<Record<string, string>>, command: string, hooks: Readonly<Record<string, string>> = {}): Promise<string> {
     const envArgs = Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+    // Set in the same command line as the session, so no event falls between the two.
+    const hookArgs = Object.entries(hooks).flatMap(([hook, cmd]) => [';', 'set-hook', '-t', `=${name}:`, hook, cmd]);
     // remain-on-exit is set on this (our own) server before the pane exists, so even an agent that dies at once leaves its pane.
     const out = await this.must([
       'start-server', ';', 'set-option', '-g', 'remain-on-exit', 'on', ';',
       'new-session', '-d', '-s', name, '-c', cwd, '-x', '200', '-y', '50', ...envArgs, '-P', '-F', '#{pane_id}', command,
+      ...hookArgs,
     ]);
     return out.trim().split('\n')[0]!;
   }

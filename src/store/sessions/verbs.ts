@@ -198,6 +198,7 @@ const GENERIC: Record<string, SignalCommand> = {
   question: { type: 'await', reason: 'question' },
   busy: { type: 'busy' },
   exit: { type: 'interrupt', reason: 'process-exit' },
+  'turn-failed': { type: 'turn-fail', reason: 'the agent reported a failed turn' },
 };
 
 /**

@@ -15,7 +15,8 @@ export type SignalCommand =
   | { readonly type: 'await'; readonly reason: 'turn-end' | 'permission' | 'question' }
   | { readonly type: 'busy' }
   | { readonly type: 'identify'; readonly agentSessionId: string }
-  | { readonly type: 'interrupt'; readonly reason: 'process-exit' };
+  | { readonly type: 'interrupt'; readonly reason: 'process-exit' }
+  | { readonly type: 'turn-fail'; readonly reason: string };
 
 /**
  * A harness adapter (one file each): how its agent is launched in a pane, how its native turn signals
