@@ -192,13 +192,17 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
           if (!(isTrellisError(e) && e.code === 'SESSION_REFUSED')) throw e;
         });
       }
-      await out(ctx.options.json ? json(r) : r.changed ? `${r.session.id} ${label(r.session)}\n` : '');
+      // Silent by default: Claude Code adds what some hooks print to the agent's context.
+      if (ctx.options.json) await out(json(r));
       return 0;
     },
   },
 };
 
-/** A hook's JSON payload from standard input (a pipe or a file); nothing, or not JSON: null. */
+/**
+ * A hook's JSON payload from standard input: a pipe, a file, or a socket (Node-based agents such as
+ * Claude Code hand their hooks a socket pair); a terminal is never read. Nothing: null.
+ */
 function readPayload(): unknown {
   let st;
   try {
@@ -206,7 +210,7 @@ function readPayload(): unknown {
   } catch {
     return null;
   }
-  if (!st.isFIFO() && !st.isFile()) return null;
+  if (!st.isFIFO() && !st.isFile() && !st.isSocket()) return null;
   const text = readFileSync(0, 'utf8').trim();
   if (!text) return null;
   try {

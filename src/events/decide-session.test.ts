@@ -140,6 +140,13 @@ describe('decideSession: given a status, when a command, then events or a refusa
     for (const { when } of table) expect(() => decideSession(initialSession('s1'), when)).toThrow(expect.objectContaining({ code: 'SESSION_NOT_FOUND' }));
   });
 
+  it('a launch logged after the agent’s first hooks records the pane and keeps their state', () => {
+    const early = foldSession('s1', [spawned, e(2, 'starting', {}, 'supervisor'), e(3, 'awaiting', { reason: 'turn-end' }, 'hook')]);
+    const events = decideSession(early, cmd({ type: 'launch', tmuxSession: 's1', pane: '%2' }, 'supervisor'));
+    expect(events.map((ev) => ev.type)).toEqual(['launched']);
+    expect(events.reduce(evolveSession, early)).toMatchObject({ status: 'awaiting', reason: 'turn-end', tmux: { session: 's1', pane: '%2' } });
+  });
+
   it('a repeated identify with the same agent session id changes nothing', () => {
     const state = foldSession('s1', [...histories.running, e(4, 'identified', { agentSessionId: 'agent-1' }, 'hook')]);
     expect(decideSession(state, cmd({ type: 'identify', agentSessionId: 'agent-1' }, 'hook'))).toEqual([]);

@@ -58,6 +58,8 @@ export function decideSession(state: SessionFacts, command: SessionCommand): Ses
       accept('start', 'only a queued session starts');
       return [event('starting', {})];
     case 'launch':
+      // The agent's first hooks can land before the launcher logs the launch: the launch still records.
+      if (state.tmux === null && (status === 'running' || status === 'awaiting')) return [event('launched', { tmuxSession: command.tmuxSession, pane: command.pane })];
       accept('launch', 'only a starting session is launched');
       return [event('launched', { tmuxSession: command.tmuxSession, pane: command.pane })];
     case 'fail':

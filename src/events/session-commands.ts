@@ -44,4 +44,6 @@ export interface SessionFacts {
   readonly reason: string | null;
   readonly unread: boolean;
   readonly agentSessionId: string | null;
+  /** The tmux session and pane, once launched (null before, and after the agent is stopped). */
+  readonly tmux: { readonly session: string; readonly pane: string } | null;
 }

@@ -101,8 +101,11 @@ export function evolveSession(state: SessionState, event: SessionEvent): Session
     case 'starting':
     case 'resumed':
       return move('starting');
-    case 'launched':
-      return move('running', null, { tmux: { session: event.data.tmuxSession, pane: event.data.pane } });
+    case 'launched': {
+      const tmux = { session: event.data.tmuxSession, pane: event.data.pane };
+      // Logged after the agent's own first signals, the launch keeps the state they set.
+      return state.status === 'starting' ? move('running', null, { tmux }) : { ...next, tmux };
+    }
     case 'identified':
       return { ...next, agentSessionId: event.data.agentSessionId };
     case 'prompted':

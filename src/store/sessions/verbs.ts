@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { decideSession, isNodeId, TrellisError, type SessionCommand, type SessionStatus } from '../../events/index.js';
+import { decideSession, isNodeId, LIVE_STATUSES, TrellisError, type SessionCommand, type SessionStatus } from '../../events/index.js';
 import { sessionList, sessionView, type SessionState, type SessionSummary, type SessionView } from '../../projections/index.js';
 import { newThreadId, isLocalId } from '../issues/thread-id.js';
 import type { Project } from '../project.js';
@@ -151,7 +151,7 @@ export async function mergeSession(p: Project, rt: SessionRuntime, id: string, b
 
 /** Uncommitted work to the WIP ref, then the agent's tmux session away; the wip commit, if any. */
 async function saveAndStop(rt: SessionRuntime, state: SessionState): Promise<string | null> {
-  const wip = existsSync(state.worktree) ? await saveWip(state.worktree, state.id) : null;
+  const wip = existsSync(state.worktree) ? await saveWip(state.worktree, state.id, adapterOf(state.harness).ownedPaths) : null;
   if (state.tmux) await rt.tmux.kill(state.tmux.session);
   else await rt.tmux.kill(state.id);
   return wip;
@@ -192,13 +192,13 @@ export async function viewSession(p: Project, id: string, by: string): Promise<S
 }
 
 /** Signals every adapter understands, whatever the harness (pane-pattern scripts, tmux's own pane-died hook). */
-const GENERIC: Record<string, SignalCommand> = {
-  'turn-end': { type: 'await', reason: 'turn-end' },
-  permission: { type: 'await', reason: 'permission' },
-  question: { type: 'await', reason: 'question' },
-  busy: { type: 'busy' },
-  exit: { type: 'interrupt', reason: 'process-exit' },
-  'turn-failed': { type: 'turn-fail', reason: 'the agent reported a failed turn' },
+const GENERIC: Record<string, readonly SignalCommand[]> = {
+  'turn-end': [{ type: 'await', reason: 'turn-end' }],
+  permission: [{ type: 'await', reason: 'permission' }],
+  question: [{ type: 'await', reason: 'question' }],
+  busy: [{ type: 'busy' }],
+  exit: [{ type: 'interrupt', reason: 'process-exit' }],
+  'turn-failed': [{ type: 'turn-fail', reason: 'the agent reported a failed turn' }],
 };
 
 /**
@@ -213,12 +213,17 @@ export async function signalSession(p: Project, id: string, event: string, paylo
   if (mapped === undefined) {
     throw new TrellisError('INVALID_INPUT', `unknown signal '${event}' for a ${state.harness} session: use one of ${[...adapter.events, ...Object.keys(GENERIC)].join(', ')}`);
   }
-  if (mapped === null) return { session: sessionView(state), changed: false };
   const source: SessionCommand['source'] = event === 'exit' ? 'process' : 'hook';
-  // The agent's process exiting after a close or an interrupt is expected: nothing to record.
-  if (mapped.type === 'interrupt' && !['starting', 'running', 'awaiting', 'review', 'merging'].includes(state.status)) return { session: sessionView(state), changed: false };
-  const { state: after, events } = await write(p, id, mapped, id, source);
-  return { session: sessionView(after), changed: events.length > 0 };
+  let current = state;
+  let changed = false;
+  for (const command of mapped) {
+    // The agent's process exiting after a close or an interrupt is expected: nothing to record.
+    if (command.type === 'interrupt' && !LIVE_STATUSES.has(current.status as SessionStatus)) continue;
+    const { state: after, events } = await write(p, id, command, id, source);
+    current = after;
+    changed ||= events.length > 0;
+  }
+  return { session: sessionView(current), changed };
 }
 
 /** The budget and its use, for `/api/resources`. */

@@ -20,14 +20,14 @@ function gitIn(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv): Pr
  * The WIP rule (DESIGN.md §9): commits everything uncommitted in the worktree — staged, unstaged and
  * new untracked files (ignored ones excepted) — onto `refs/trellis/wip/<id>`, parented on HEAD.
  * Uses a temporary index, so the worktree's own index and files are never touched. Returns the commit,
- * or null when there was nothing beyond HEAD to save. A failure throws: no cleanup may follow it.
+ * or null when there was nothing beyond HEAD to save. `exclude`: files the adapter wrote (its hooks), not work. A failure throws: no cleanup may follow it.
  */
-export async function saveWip(worktree: string, id: string): Promise<string | null> {
+export async function saveWip(worktree: string, id: string, exclude: readonly string[] = []): Promise<string | null> {
   const index = join(tmpdir(), `trellis-wip-${id}-${randomBytes(6).toString('hex')}`);
   const env = { ...process.env, GIT_INDEX_FILE: index };
   try {
     await gitIn(worktree, ['read-tree', 'HEAD'], env);
-    await gitIn(worktree, ['add', '--all'], env);
+    await gitIn(worktree, ['add', '--all', '--', '.', ...exclude.map((p) => `:(exclude,literal)${p}`)], env);
     const tree = (await gitIn(worktree, ['write-tree'], env)).trim();
     const head = (await gitIn(worktree, ['rev-parse', 'HEAD^{tree}'], env)).trim();
     if (tree === head) return null;

@@ -27,12 +27,12 @@ export interface HarnessAdapter {
   readonly name: string;
   /** The shell command line the pane runs. */
   command(ctx: LaunchContext): string;
-  /** Whether the task reaches the agent with its launch (otherwise the runtime pastes it as the first prompt, if any). */
-  readonly taskAtLaunch: boolean;
   /** Installs the adapter's subscription to the agent's signals (hooks) in the worktree. Re-run at every boot. */
   install(worktree: string, ctx: LaunchContext): Promise<void>;
-  /** Maps one native signal (`event`, with its JSON payload) to a session command, or null: nothing to record. */
-  signal(event: string, payload: unknown, state: SessionState): SignalCommand | null;
+  /** Maps one native signal (`event`, with its JSON payload) to session commands, in order; none: nothing to record. */
+  signal(event: string, payload: unknown, state: SessionState): readonly SignalCommand[];
+  /** Files the adapter writes into the worktree (its hooks): never saved as the session's work. */
+  readonly ownedPaths: readonly string[];
   /** The native events `signal` understands, for usage messages. */
   readonly events: readonly string[];
   /**

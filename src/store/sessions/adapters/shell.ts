@@ -7,10 +7,10 @@ import { commonGuard } from './adapter.js';
  */
 export const shellAdapter: HarnessAdapter = {
   name: 'shell',
-  taskAtLaunch: false,
   events: [],
+  ownedPaths: [],
   command: () => `exec "\${SHELL:-/bin/sh}" -l`,
   install: async () => {},
-  signal: () => null,
+  signal: () => [],
   guard: commonGuard,
 };
