@@ -5,6 +5,8 @@ import { GitAppendLog } from './git/append-log.js';
 import { ProjectionCache } from './streams/projection-cache.js';
 import { ThreadStore } from './issues/thread-store.js';
 import { SessionLog } from './sessions/session-log.js';
+import { isLocalId } from './issues/thread-id.js';
+import { LIVE_STATUSES, type SessionStatus } from '../events/index.js';
 import { configStamp, loadSettings, type Settings } from './config.js';
 import { ForgeSlice, type DriverFactory } from './forge/slice.js';
 import { findRepository, type Repository } from './repository.js';
@@ -28,7 +30,7 @@ export interface Project extends Repository {
    * background refresh keeps it current (the server).
    */
   forgeReads: 'live' | 'resident';
-  /** Who is online to be looped in on a reply; none until sessions exist. */
+  /** Who is online to be looped in on a reply: the live sessions of this project. */
   readonly sessions: SessionRegistry;
 }
 
@@ -61,11 +63,15 @@ export function projectAt(repo: Repository, opts: ProjectOptions = {}): Project 
     return settings.value;
   };
   const log = new GitAppendLog(repo.gitdir);
-  return {
+  const project: Project = {
     settings: readSettings,
     forges: new ForgeSlice(readSettings, opts.drivers),
     forgeReads: 'live',
-    sessions: opts.sessions ?? NO_SESSIONS,
+    sessions: opts.sessions ?? {
+      // Loaded only when a reply asks: issue verbs do not pay for the session runtime at start-up.
+      isOnline: async (id) => isLocalId(id) && LIVE_STATUSES.has((await project.sessionLog.get(id)).status as SessionStatus),
+      notify: async (id, message) => (await import('./sessions/registry.js')).sessionRegistry(project).notify(id, message),
+    },
     ...repo,
     threads: new ThreadStore(log, new ProjectionCache(join(data, 'cache', 'issues.json'))),
     sessionLog: new SessionLog(log, new ProjectionCache(join(data, 'cache', 'sessions.json'))),
@@ -73,4 +79,5 @@ export function projectAt(repo: Repository, opts: ProjectOptions = {}): Project 
     now: opts.now ?? (() => new Date()),
     random: opts.random ?? ((n) => new Uint8Array(randomBytes(n))),
   };
+  return project;
 }
