@@ -144,6 +144,21 @@ describe('lossless cleanup', () => {
   }
 });
 
+describe('lossless cleanup of commits on no branch', () => {
+  it('close keeps commits made on a detached HEAD on refs/trellis/wip/<id>', async () => {
+    const { dir } = project();
+    const id = (await ok(dir, ['session', 'spawn', 'detached'])).trim();
+    const { worktree } = await showJson(dir, id);
+    git(worktree, 'checkout', '-q', '--detach');
+    writeFileSync(join(worktree, 'loose.txt'), 'on no branch\n');
+    git(worktree, 'add', 'loose.txt');
+    git(worktree, 'commit', '-qm', 'loose');
+    const head = git(worktree, 'rev-parse', 'HEAD').trim();
+    expect(JSON.parse(await ok(dir, ['session', 'close', id, '--json'])).wip).toBe(head);
+    expect(git(dir, 'show', `refs/trellis/wip/${id}:loose.txt`)).toBe('on no branch\n');
+  });
+});
+
 describe('bad input', () => {
   it('unknown ids, refused transitions, unknown harnesses and an empty trunk each get a clear error', async () => {
     const { dir } = project();

@@ -151,7 +151,7 @@ export async function mergeSession(p: Project, rt: SessionRuntime, id: string, b
 
 /** Uncommitted work to the WIP ref, then the agent's tmux session away; the wip commit, if any. */
 async function saveAndStop(rt: SessionRuntime, state: SessionState): Promise<string | null> {
-  const wip = existsSync(state.worktree) ? await saveWip(state.worktree, state.id, adapterOf(state.harness).ownedPaths) : null;
+  const wip = existsSync(state.worktree) ? await saveWip(state.worktree, state.id, adapterOf(state.harness).ownedPaths, state.branch) : null;
   if (state.tmux) await rt.tmux.kill(state.tmux.session);
   else await rt.tmux.kill(state.id);
   return wip;

@@ -22,7 +22,7 @@ function gitIn(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv): Pr
  * Uses a temporary index, so the worktree's own index and files are never touched. Returns the commit,
  * or null when there was nothing beyond HEAD to save. `exclude`: files the adapter wrote (its hooks), not work. A failure throws: no cleanup may follow it.
  */
-export async function saveWip(worktree: string, id: string, exclude: readonly string[] = []): Promise<string | null> {
+export async function saveWip(worktree: string, id: string, exclude: readonly string[] = [], branch?: string): Promise<string | null> {
   const index = join(tmpdir(), `trellis-wip-${id}-${randomBytes(6).toString('hex')}`);
   const env = { ...process.env, GIT_INDEX_FILE: index };
   try {
@@ -30,7 +30,15 @@ export async function saveWip(worktree: string, id: string, exclude: readonly st
     await gitIn(worktree, ['add', '--all', '--', '.', ...exclude.map((p) => `:(exclude,literal)${p}`)], env);
     const tree = (await gitIn(worktree, ['write-tree'], env)).trim();
     const head = (await gitIn(worktree, ['rev-parse', 'HEAD^{tree}'], env)).trim();
-    if (tree === head) return null;
+    if (tree === head) {
+      // Nothing uncommitted; but commits on a HEAD the branch does not hold (a detached HEAD, another
+      // branch checked out there) would be on no ref once the worktree goes: keep that HEAD.
+      const at = (await gitIn(worktree, ['rev-parse', 'HEAD'], env)).trim();
+      const tip = branch ? (await gitIn(worktree, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], env).catch(() => '')).trim() : at;
+      if (at === tip) return null;
+      await gitIn(worktree, ['update-ref', wipRef(id), at], env);
+      return at;
+    }
     const commit = (
       await gitIn(worktree, ['commit-tree', tree, '-p', 'HEAD', '-m', `wip: uncommitted work of session ${id}`], {
         ...env,
