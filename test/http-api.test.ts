@@ -237,7 +237,7 @@ describe('settings and catalogs', () => {
     expect(body.cpus).toBeGreaterThan(0);
     expect(body.memory.totalBytes).toBeGreaterThan(body.memory.freeBytes);
     expect(body.load).toHaveLength(3);
-    expect(body.sessions).toEqual({ live: 0 });
+    expect(body.sessions).toEqual({ running: 0, queued: 0, budget: body.cpus, minFreeMb: 256 });
   });
 });
 

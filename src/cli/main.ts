@@ -56,6 +56,23 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
     .action((action: string, args: string[], options: Options) => lazy(issueCommands, (m) => m.runIssue(action, ctx(args, options))));
 
   cli
+    .command('session <action> [...args]', 'Agent sessions: spawn, ls, show, prompt, interrupt, resume, review, merge, close, quarantine, view, attach, signal')
+    .usage('session <action> [...args] [options]   (see the README for each action)')
+    .option('--harness <name>', 'spawn: the agent harness (shell, claude, codex)')
+    .option('--node <id>', 'spawn: spec node the session works on (repeatable)', { type: [String] })
+    .option('--issue <id>', 'spawn: the issue the session works on')
+    .option('--body <text>', "prompt: the prompt; '-' reads standard input")
+    .option('--by <author>', 'Author (default: $TRELLIS_SESSION, else git user.name)')
+    .option('--all', 'ls: include closed sessions')
+    .option('--json', 'Print JSON')
+    .action((action: string, args: string[], options: Options) => lazy(() => import('./session-commands.js'), (m) => m.runSession(action, ctx(args, options))));
+
+  cli
+    .command('review <id>', 'A session’s review bundle: commits, diffs, changed nodes, merge pre-flight')
+    .option('--json', 'Print JSON')
+    .action((id: string, options: Options) => lazy(() => import('./session-commands.js'), (m) => m.runReview(ctx([id], options))));
+
+  cli
     .command('issues', 'The whole merged issue list, every status')
     .option('--json', 'Print the list as JSON')
     .action((options: Options) => lazy(issueCommands, (m) => m.runIssues(ctx([], options))));
@@ -136,6 +153,7 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
 async function usageOf(command: string): Promise<string> {
   if (command === 'issue') return `\n${(await import('./issue-commands.js')).issueUsage()}`;
   if (command === 'eval') return `\n${(await import('./eval-commands.js')).evalUsage()}`;
+  if (command === 'session') return `\n${(await import('./session-commands.js')).sessionUsage()}`;
   if (command === 'evidence') return `\n${(await import('./evidence-commands.js')).evidenceUsage()}`;
   return `trellis ${command} --help`;
 }

@@ -28,7 +28,15 @@ export type ErrorCode =
   | 'SCENARIO_NOT_FOUND'
   | 'SCOPE_NOT_FOUND'
   | 'READING_NOT_FOUND'
-  | 'READING_EXISTS';
+  | 'READING_EXISTS'
+  | 'SESSION_NOT_FOUND'
+  | 'SESSION_EXISTS'
+  | 'SESSION_REFUSED'
+  | 'PROMPT_REFUSED'
+  | 'UNKNOWN_HARNESS'
+  | 'NO_BASE'
+  | 'CLEANUP_REFUSED'
+  | 'SPAWN_FAILED';
 
 export class TrellisError extends Error {
   override name = 'TrellisError';

@@ -3,6 +3,8 @@ import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
 import { requireRoot } from '../store/board.js';
 import type { LiveProject } from '../store/live.js';
+import { SessionSupervisors } from '../store/sessions/supervisors.js';
+import { defaultRuntime } from '../store/sessions/runtime.js';
 import type { Project } from '../store/project.js';
 import type { AppContext } from './context.js';
 import { errorBody, notFound, onError } from './errors.js';
@@ -11,6 +13,7 @@ import { evalRoutes } from './routes/eval.js';
 import { evidenceRoutes } from './routes/evidence.js';
 import { graphRoutes } from './routes/graph.js';
 import { issueRoutes } from './routes/issues.js';
+import { sessionRoutes } from './routes/sessions.js';
 import { specRoutes } from './routes/specs.js';
 
 /** Largest JSON request body; evidence uploads have their own, larger limit. */
@@ -18,6 +21,8 @@ export const JSON_LIMIT_BYTES = 1 << 20;
 
 /** The app for `project`, answering as instance `instanceId` (in-process serve and the supervisor's child alike). */
 export function projectApp(project: Project, live: LiveProject, instanceId: string): Hono {
+  // Spec §4.2 rule 2: the server runs the queue and turn-failure supervisors from boot.
+  new SessionSupervisors(project, defaultRuntime(), live).start();
   return createApp({ project, live, instance: { instanceId, root: requireRoot(project), startedAt: project.now().toISOString() } });
 }
 
@@ -39,6 +44,7 @@ export function createApp(ctx: AppContext): Hono {
   app.route('/', issueRoutes(ctx));
   app.route('/', evidenceRoutes(ctx));
   app.route('/', evalRoutes(ctx));
+  app.route('/', sessionRoutes(ctx));
   app.notFound(notFound);
   app.onError(onError);
   return app;

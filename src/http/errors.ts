@@ -31,6 +31,14 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   SCOPE_NOT_FOUND: 404,
   READING_NOT_FOUND: 404,
   READING_EXISTS: 409,
+  SESSION_NOT_FOUND: 404,
+  SESSION_EXISTS: 409,
+  SESSION_REFUSED: 409,
+  CLEANUP_REFUSED: 409,
+  NO_BASE: 409,
+  PROMPT_REFUSED: 502,
+  SPAWN_FAILED: 502,
+  UNKNOWN_HARNESS: 400,
 };
 
 export const errorBody = (code: string, message: string) => ({ error: { code, message } });

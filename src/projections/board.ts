@@ -2,6 +2,7 @@ import type { Freshness } from './freshness.js';
 import type { Issue, SlimIssue } from './issue.js';
 import { nodeSlice } from './node-slice.js';
 import type { ScenarioOutcome } from './scoreboard.js';
+import type { SessionSummary } from './session-list.js';
 import type { SpecNodeMeta } from './spec-node.js';
 
 /**
@@ -27,11 +28,8 @@ export interface BoardOverlay {
   readonly nodes: readonly string[];
 }
 
-/** What the board says of a session; sessions fill it in when they exist. */
-export interface BoardSession {
-  readonly id: string;
-  readonly [key: string]: unknown;
-}
+/** What the board says of a session: its entry in the session list. */
+export type BoardSession = SessionSummary;
 
 export interface Board {
   readonly version: typeof BOARD_VERSION;

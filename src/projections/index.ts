@@ -8,3 +8,6 @@ export * from './board.js';
 export * from './scenarios.js';
 export * from './eval-readings.js';
 export * from './scoreboard.js';
+export * from './session.js';
+export * from './session-list.js';
+export * from './session-view.js';

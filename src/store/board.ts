@@ -1,5 +1,5 @@
 import { TrellisError } from '../events/index.js';
-import { assembleBoard, boardBytes, specMeta, trunkOutcomes, type Board } from '../projections/index.js';
+import { assembleBoard, boardBytes, sessionList, specMeta, trunkOutcomes, type Board } from '../projections/index.js';
 import type { ThreadsRead } from './issues/thread-store.js';
 import { mergedFrom } from './issues/verbs.js';
 import type { Project } from './project.js';
@@ -33,6 +33,7 @@ export async function buildBoard(
   // The CLI pulls the forges first; the server's slice is kept current in the background.
   const notes = p.forgeReads === 'live' ? (await p.forges.refresh()).failures : [];
   const read = await readThreads();
+  const sessions = await p.sessionLog.all();
   const overlay = await sources.overlay(specRoot, trunk);
   const list = mergedFrom(p, read);
   const tree = sources.specTree();
@@ -42,7 +43,7 @@ export async function buildBoard(
     nodes: tree.nodes.map(specMeta),
     scenarios: trunkOutcomes(tree.nodes.flatMap((n) => n.scenarios), evals.states),
     overlay,
-    sessions: [],
+    sessions: sessionList(sessions.states),
     issues: list.issues,
     freshness: list.freshness,
   });

@@ -172,11 +172,12 @@ export interface ResourceInventory {
   readonly load: readonly number[];
   readonly memory: { readonly totalBytes: number; readonly freeBytes: number };
   readonly disk: { readonly path: string; readonly totalBytes: number; readonly freeBytes: number } | null;
-  readonly sessions: { readonly live: number };
+  /** Running and queued sessions and the budget (`sessions.max`, `sessions.minFreeMb`). */
+  readonly sessions: { readonly running: number; readonly queued: number; readonly budget: number; readonly minFreeMb: number };
 }
 
 /** The host's resources as of now. */
-export function resourceInventory(path: string, liveSessions: number, now: Date): ResourceInventory {
+export function resourceInventory(path: string, sessions: ResourceInventory['sessions'], now: Date): ResourceInventory {
   let disk: ResourceInventory['disk'] = null;
   try {
     const st = statfsSync(path);
@@ -188,6 +189,6 @@ export function resourceInventory(path: string, liveSessions: number, now: Date)
     load: loadavg().map((l) => Math.round(l * 100) / 100),
     memory: { totalBytes: totalmem(), freeBytes: freemem() },
     disk,
-    sessions: { live: liveSessions },
+    sessions,
   };
 }

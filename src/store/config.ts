@@ -29,8 +29,21 @@ export interface Settings {
   /** Folder of config-root plugins, relative to the project root. */
   readonly pluginRoot: string;
   readonly forges: readonly ForgeConfig[];
+  /** Agent sessions (DESIGN.md §9): the budget and the setup command a new worktree runs. */
+  readonly sessions: SessionSettings;
+  /** Where session worktrees live; null: `$TRELLIS_HOME/worktrees/<slot>/`. */
+  readonly worktreeRoot: string | null;
   /** Which files contributed, for `/api/settings` and `trellis doctor`. */
   readonly sources: { readonly committed: boolean; readonly local: boolean };
+}
+
+export interface SessionSettings {
+  /** Running sessions at most; null: the number of cores. */
+  readonly max: number | null;
+  /** The queue launches nothing while the host has less free memory than this (MB). */
+  readonly minFreeMb: number;
+  /** A shell command run in every new worktree before the agent starts; its log is kept as evidence. */
+  readonly setup: string | null;
 }
 
 export const DEFAULT_SETTINGS: Omit<Settings, 'sources'> = {
@@ -39,6 +52,8 @@ export const DEFAULT_SETTINGS: Omit<Settings, 'sources'> = {
   harness: null,
   pluginRoot: '.trellis/plugins',
   forges: [],
+  sessions: { max: null, minFreeMb: 256, setup: null },
+  worktreeRoot: null,
 };
 
 /** Reads one config file: absent reads as `{}`; anything but a top-level JSON object is refused. */
@@ -83,6 +98,8 @@ export function loadSettings(root: string | null): Settings {
     harness: str('harness', null),
     pluginRoot,
     forges: forgesOf(merged.forges),
+    sessions: sessionsOf(merged.sessions),
+    worktreeRoot: str('worktreeRoot', null),
     sources: { committed: committed !== null, local: local !== null },
   };
 }
@@ -98,6 +115,21 @@ function forgesOf(v: unknown): ForgeConfig[] {
     if ((apiUrl !== undefined && typeof apiUrl !== 'string') || (tokenEnv !== undefined && typeof tokenEnv !== 'string')) throw bad();
     return { driver, host, repo, ...(apiUrl ? { apiUrl } : {}), ...(tokenEnv ? { tokenEnv } : {}) };
   });
+}
+
+function sessionsOf(v: unknown): SessionSettings {
+  if (v === undefined || v === null) return DEFAULT_SETTINGS.sessions;
+  const bad = () => new TrellisError('INVALID_INPUT', `${CONFIG_FILE}: "sessions" must be { "max"?: whole number >= 1, "minFreeMb"?: number >= 0, "setup"?: command }`);
+  if (typeof v !== 'object' || Array.isArray(v)) throw bad();
+  const { max, minFreeMb, setup } = v as Record<string, unknown>;
+  if (max !== undefined && max !== null && !(Number.isInteger(max) && (max as number) >= 1)) throw bad();
+  if (minFreeMb !== undefined && !(typeof minFreeMb === 'number' && minFreeMb >= 0)) throw bad();
+  if (setup !== undefined && setup !== null && (typeof setup !== 'string' || setup.trim() === '')) throw bad();
+  return {
+    max: (max as number | undefined) ?? null,
+    minFreeMb: (minFreeMb as number | undefined) ?? DEFAULT_SETTINGS.sessions.minFreeMb,
+    setup: (setup as string | undefined) ?? null,
+  };
 }
 
 /** Changes whenever either config file is written, created or removed. */

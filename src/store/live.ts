@@ -48,6 +48,7 @@ const FORGE_REFRESH_MS = Number(process.env.TRELLIS_FORGE_REFRESH_MS) > 0 ? Numb
 const CACHE_SAVE_MS = 2_000;
 const THREAD_REF = /^trellis\/issues\/([A-Za-z0-9][A-Za-z0-9_-]*)(\.lock)?$/;
 const EVAL_REF = /^trellis\/evals(\/|$)/;
+const SESSION_REF = /^trellis\/sessions\//;
 
 /**
  * The server's view of a project: the board memoized per generation of its inputs, and a bus that says
@@ -85,6 +86,7 @@ export class LiveProject {
     this.overlay = new OverlayMemo(project.root ?? project.gitdir, project.gitdir, () => this.changed('worktrees'));
     project.threads.deferCacheSaves(CACHE_SAVE_MS);
     project.evals.deferCacheSaves(CACHE_SAVE_MS);
+    project.sessionLog.deferCacheSaves(CACHE_SAVE_MS);
     // The server's reads use the resident forge slice; a background refresh keeps it current.
     project.forgeReads = 'resident';
     project.forges.onChange(() => this.changed('forge'));
@@ -100,6 +102,8 @@ export class LiveProject {
         const rel = name.split('\\').join('/');
         // A branch moved: a worktree's HEAD or trunk, which the overlay summarizes.
         if (rel.startsWith('heads/')) return this.changed('worktrees');
+        // A session transition moves the board's sessions, never a thread.
+        if (SESSION_REF.test(rel)) return this.changed('sessions');
         // A reading moves the board's per-node outcomes; no thread moved.
         if (EVAL_REF.test(rel)) return this.changed('evals');
         const m = THREAD_REF.exec(rel);
@@ -134,8 +138,16 @@ export class LiveProject {
     return this;
   }
 
+  private readonly stopHooks: (() => void)[] = [];
+
+  /** Runs `hook` when the live view stops (the session supervisors stop with it). */
+  onStop(hook: () => void): void {
+    this.stopHooks.push(hook);
+  }
+
   /** Stops watching and writes a deferred projection-cache save. */
   async stop(): Promise<void> {
+    for (const hook of this.stopHooks.splice(0)) hook();
     for (const w of this.watchers.splice(0)) w.close();
     for (const t of this.trees.splice(0)) t.close();
     this.specWatcher?.close();
@@ -146,6 +158,7 @@ export class LiveProject {
     try {
       await this.project.threads.flushCache();
       await this.project.evals.flushCache();
+      await this.project.sessionLog.flushCache();
     } catch (err) {
       // The cache is only an optimization; a repository removed under a stopping server is not an error.
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') console.error(`trellis: cannot write the projection cache: ${(err as Error).message}`);
@@ -197,7 +210,7 @@ export class LiveProject {
   changed(cause: ChangeCause): void {
     this.generation++;
     if (cause === 'specs' || cause === 'config' || cause === 'resync') this.specGeneration++;
-    if (cause !== 'issues' && cause !== 'specs' && cause !== 'evals') this.dirtyThreads = null;
+    if (cause !== 'issues' && cause !== 'specs' && cause !== 'evals' && cause !== 'sessions') this.dirtyThreads = null;
     if (cause === 'config' || (cause === 'specs' && !this.specWatcher)) this.rewatchSpecRoot();
     if (this.pending) {
       this.pending.causes.add(cause);

@@ -5,6 +5,9 @@ import { GitAppendLog } from './git/append-log.js';
 import { ProjectionCache } from './streams/projection-cache.js';
 import { ThreadStore } from './issues/thread-store.js';
 import { EvalStore } from './eval/eval-store.js';
+import { SessionLog } from './sessions/session-log.js';
+import { isLocalId } from './issues/thread-id.js';
+import { LIVE_STATUSES, type SessionStatus } from '../events/index.js';
 import { configStamp, loadSettings, type Settings } from './config.js';
 import { ForgeSlice, type DriverFactory } from './forge/slice.js';
 import { findRepository, type Repository } from './repository.js';
@@ -14,6 +17,8 @@ export interface Project extends Repository {
   readonly threads: ThreadStore;
   /** Eval readings, one stream per scenario (DESIGN.md §12). */
   readonly evals: EvalStore;
+  /** The session log (`refs/trellis/sessions/`): the same stream store, of the session kind. */
+  readonly sessionLog: SessionLog;
   readonly evidence: EvidenceStore;
   /** The clock, handed in so tests and replays can pin it. */
   readonly now: () => Date;
@@ -28,13 +33,13 @@ export interface Project extends Repository {
    * background refresh keeps it current (the server).
    */
   forgeReads: 'live' | 'resident';
-  /** Who is online to be looped in on a reply; none until sessions exist. */
+  /** Who is online to be looped in on a reply: the live sessions of this project. */
   readonly sessions: SessionRegistry;
 }
 
 /** The seam through which a reply loops in the thread's originator session, if it is online. */
 export interface SessionRegistry {
-  isOnline(sessionId: string): boolean;
+  isOnline(sessionId: string): boolean | Promise<boolean>;
   notify(sessionId: string, message: string): Promise<void>;
 }
 
@@ -60,16 +65,23 @@ export function projectAt(repo: Repository, opts: ProjectOptions = {}): Project 
     if (settings?.key !== key) settings = { key, value: loadSettings(repo.root) };
     return settings.value;
   };
-  return {
+  const log = new GitAppendLog(repo.gitdir);
+  const project: Project = {
     settings: readSettings,
     forges: new ForgeSlice(readSettings, opts.drivers),
     forgeReads: 'live',
-    sessions: opts.sessions ?? NO_SESSIONS,
+    sessions: opts.sessions ?? {
+      // Loaded only when a reply asks: issue verbs do not pay for the session runtime at start-up.
+      isOnline: async (id) => isLocalId(id) && LIVE_STATUSES.has((await project.sessionLog.get(id)).status as SessionStatus),
+      notify: async (id, message) => (await import('./sessions/registry.js')).sessionRegistry(project).notify(id, message),
+    },
     ...repo,
-    threads: new ThreadStore(new GitAppendLog(repo.gitdir), new ProjectionCache(join(data, 'cache', 'issues.json'))),
-    evals: new EvalStore(new GitAppendLog(repo.gitdir), new ProjectionCache(join(data, 'cache', 'evals.json'))),
+    threads: new ThreadStore(log, new ProjectionCache(join(data, 'cache', 'issues.json'))),
+    evals: new EvalStore(log, new ProjectionCache(join(data, 'cache', 'evals.json'))),
+    sessionLog: new SessionLog(log, new ProjectionCache(join(data, 'cache', 'sessions.json'))),
     evidence: new EvidenceStore(join(data, 'evidence')),
     now: opts.now ?? (() => new Date()),
     random: opts.random ?? ((n) => new Uint8Array(randomBytes(n))),
   };
+  return project;
 }

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { readPlugins, resourceInventory, slashCommands, guidanceCatalog } from '../../store/catalog.js';
+import { readPlugins, slashCommands, guidanceCatalog } from '../../store/catalog.js';
 import { requireRoot } from '../../store/board.js';
 import type { AppContext } from '../context.js';
 
@@ -21,6 +21,5 @@ export function coreRoutes(ctx: AppContext): Hono {
   app.get('/api/plugins', (c) => c.json(plugins().filter((p) => p.surfaces.includes('command'))));
   app.get('/api/slash-commands', (c) => c.json(slashCommands(root(), plugins())));
   app.get('/api/guidance', (c) => c.json(guidanceCatalog(root(), plugins())));
-  app.get('/api/resources', (c) => c.json(resourceInventory(root(), 0, ctx.project.now())));
   return app;
 }

@@ -326,7 +326,7 @@ async function appendReply(p: Project, id: string, command: ThreadCommand): Prom
 /** Passes a reply to the thread's originator if that is a session that is online; silent otherwise. */
 async function loopIn(p: Project, state: ThreadState, replier: string): Promise<string | null> {
   const originator = state.by;
-  if (originator === replier || !p.sessions.isOnline(originator)) return null;
+  if (originator === replier || !(await p.sessions.isOnline(originator))) return null;
   await p.sessions.notify(originator, `New reply on ${state.id} (${state.concern}) from ${replier}`);
   return originator;
 }

@@ -1,0 +1,174 @@
+/**
+ * Sessions: spawn → agent process running in its pane (a repository of 5,000 files); the board rebuilt
+ * after one transition among 200 sessions / 2,000 events; an idle server with 20 live sessions (RSS, CPU
+ * and forks per minute, counted with strace on the server's process tree).
+ */
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { LiveProject } from '../src/store/live.js';
+import { openProject, type Project } from '../src/store/project.js';
+import { defaultRuntime, record } from '../src/store/sessions/runtime.js';
+import { closeSession, spawnSession } from '../src/store/sessions/verbs.js';
+import { BIN } from './issues.js';
+import { report, round, stats, tempRepo, time } from './lib.js';
+
+const FILES = Number(process.env.BENCH_SESSION_FILES ?? 5_000);
+const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 30);
+
+function repoWithFiles(files: number, config: object): ReturnType<typeof tempRepo> & { home: string } {
+  const repo = tempRepo();
+  for (let i = 0; i < files; i++) {
+    const folder = join(repo.dir, 'src', `mod${i % 50}`);
+    if (i < 50) mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, `file${i}.ts`), `export const value${i} = ${i};\n`);
+  }
+  writeFileSync(join(repo.dir, 'trellis.json'), JSON.stringify(config));
+  execFileSync('git', ['add', '-A'], { cwd: repo.dir });
+  execFileSync('git', ['commit', '-qm', 'files'], { cwd: repo.dir });
+  const home = join(repo.dir, '..', `${repo.dir.split('/').pop()}-home`);
+  return { ...repo, home };
+}
+
+async function spawnTiming(): Promise<void> {
+  const repo = repoWithFiles(FILES, { sessions: { max: 64, minFreeMb: 0 } });
+  const env = { ...process.env, TRELLIS_HOME: repo.home };
+  const rt = defaultRuntime(env, async () => null);
+  const p = openProject(repo.dir);
+  try {
+    const samples: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const { ms, value } = await time(() => spawnSession(p, rt, { task: `bench ${i}`, harness: 'shell', by: 'bench' }));
+      if (value.state !== 'running') throw new Error(`spawn ${i} is ${value.state}`);
+      // The agent's process is running in its pane once spawn returns: check it really is.
+      const pane = await rt.tmux.pane(value.tmux!.pane);
+      if (!pane || pane.dead || !(pane.pid > 0)) throw new Error(`spawn ${i}: no live process in ${value.tmux!.pane}`);
+      samples.push(ms);
+      await closeSession(p, rt, value.id, 'bench');
+    }
+    report('sessions.spawn-to-running', { ...stats(samples), files: FILES, target_median_ms: 500, note: 'worktree add + tmux new-session + 3 log appends, shell harness' });
+  } finally {
+    await rt.tmux.killServer();
+    repo.cleanup();
+    execFileSync('rm', ['-rf', repo.home]);
+  }
+}
+
+/** 200 sessions of 10 events each, written straight to the log (no runtime: this measures the fold and the board). */
+async function boardTiming(): Promise<void> {
+  const repo = repoWithFiles(10, {});
+  const p = openProject(repo.dir);
+  const ids: string[] = [];
+  const base = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repo.dir, encoding: 'utf8' }).trim();
+  try {
+    for (let i = 0; i < 200; i++) {
+      const id = `bench${String(i).padStart(4, '0')}`;
+      ids.push(id);
+      const at = new Date().toISOString();
+      await p.sessionLog.write(id, { type: 'spawn', harness: 'shell', task: `task ${i}`, nodes: [], issue: null, base, branch: `trellis/${id}`, worktree: `/nowhere/${id}`, by: 'bench', at, source: 'user' });
+      await record(p, id, { type: 'start' });
+      await record(p, id, { type: 'launch', tmuxSession: id, pane: `%${i}` });
+      // Seven turn signals: await, busy, await, ... (one event each): 10 events per session.
+      for (let k = 0; k < 7; k++) await record(p, id, k % 2 ? { type: 'busy', source: 'hook' } : { type: 'await', reason: 'turn-end', source: 'hook' });
+    }
+    const live = new LiveProject(openProject(repo.dir)).start();
+    const keepAlive = setInterval(() => {}, 1_000);
+    await live.snapshot();
+    const writer = openProject(repo.dir);
+    const samples: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const changed = new Promise<void>((resolve) => {
+        const once = (e: { cause: string }) => e.cause === 'sessions' && (live.bus.off('change', once), resolve());
+        live.bus.on('change', once);
+      });
+      await record(writer, ids[i * 7]!, { type: 'prompt', body: `again ${i}`, source: 'user' });
+      await changed;
+      samples.push((await time(() => live.snapshot())).ms);
+    }
+    report('sessions.board-rebuild-after-transition', { ...stats(samples), sessions: 200, events: 2_000 + 20, target_median_ms: 50, note: 'watcher-driven: measured after the change event (the settle already rebuilt; this is the request that follows)' });
+    const cold: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const fresh = openProject(repo.dir);
+      cold.push((await time(() => fresh.sessionLog.all())).ms);
+    }
+    report('sessions.log-read.cached', { ...stats(cold), sessions: 200, note: 'a new process reading every session through the projection cache' });
+    clearInterval(keepAlive);
+    await live.stop();
+  } finally {
+    repo.cleanup();
+  }
+}
+
+const cpuTicks = (pid: number): number => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+};
+const rssKb = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+const childrenOf = (pid: number): number[] => {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((t) => readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
+  } catch {
+    return [];
+  }
+};
+
+async function idleServer(): Promise<void> {
+  const repo = repoWithFiles(100, { sessions: { max: 20, minFreeMb: 0 } });
+  const env = { ...process.env, TRELLIS_HOME: repo.home };
+  const rt = defaultRuntime(env, async () => null);
+  const p: Project = openProject(repo.dir);
+  const trace = join(repo.home, 'strace.txt');
+  try {
+    // Spawned before the server starts, so the tmux server is not in the traced tree.
+    for (let i = 0; i < 20; i++) await spawnSession(p, rt, { task: `idle ${i}`, harness: 'shell', by: 'bench' });
+    const serve = spawn('strace', ['-f', '--seccomp-bpf', '-ttt', '-e', 'trace=execve', '-o', trace, process.execPath, BIN, 'serve', '--port', '0'], { cwd: repo.dir, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      serve.stdout!.on('data', (d) => {
+        out += d;
+        const m = /at (http:\/\/\S+)/.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      serve.on('exit', (code) => reject(new Error(`serve exited ${code}`)));
+    });
+    const listed = (await (await fetch(new URL('/api/sessions', url))).json()) as { sessions: { state: string }[] };
+    if (listed.sessions.filter((s) => s.state === 'running').length !== 20) throw new Error('expected 20 running sessions');
+    await new Promise((r) => setTimeout(r, 3_000));
+    const node = (pid: number): number[] => [pid, ...childrenOf(pid).flatMap(node)];
+    const tree = () => node(serve.pid!).filter((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'node');
+    const t0 = Date.now() / 1000;
+    const cpu0 = tree().reduce((s, pid) => s + cpuTicks(pid), 0);
+    await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1_000));
+    const t1 = Date.now() / 1000;
+    const pids = tree();
+    const cpu1 = pids.reduce((s, pid) => s + cpuTicks(pid), 0);
+    const rss = pids.reduce((s, pid) => s + rssKb(pid), 0);
+    serve.kill('SIGINT');
+    await new Promise((r) => serve.on('exit', r));
+    const execs = readFileSync(trace, 'utf8')
+      .split('\n')
+      .map((l) => /^\d+\s+(\d+\.\d+) execve\("([^"]+)"/.exec(l))
+      .filter((m): m is RegExpExecArray => m !== null && Number(m[1]) >= t0 && Number(m[1]) <= t1);
+    const byProgram: Record<string, number> = {};
+    for (const m of execs) byProgram[m[2]!.split('/').pop()!] = (byProgram[m[2]!.split('/').pop()!] ?? 0) + 1;
+    const perMinute = (n: number) => round((n * 60) / (t1 - t0));
+    report('sessions.idle-20', {
+      seconds: round(t1 - t0),
+      rss_mb: round(rss / 1024),
+      cpu_percent: round(((cpu1 - cpu0) / 100 / (t1 - t0)) * 100),
+      forks_per_minute: perMinute(execs.length),
+      forks_per_minute_by_program: Object.fromEntries(Object.entries(byProgram).map(([k, v]) => [k, perMinute(v)])),
+      note: 'supervisor + child (node processes); no polling per session: the reconcile is one tmux list-panes per 30 s; the board resync re-derives the worktree overlay (git per worktree) every 10 s',
+    });
+  } finally {
+    await rt.tmux.killServer();
+    repo.cleanup();
+    execFileSync('rm', ['-rf', repo.home]);
+  }
+}
+
+export async function sessionsBench(): Promise<void> {
+  await spawnTiming();
+  await boardTiming();
+  await idleServer();
+}

@@ -1,0 +1,239 @@
+import { spawnSync } from 'node:child_process';
+import { fstatSync, readFileSync } from 'node:fs';
+import { isTrellisError, TrellisError } from '../events/index.js';
+import type { SessionSummary, SessionView } from '../projections/index.js';
+import { readEndpointRecord, trellisHome } from '../store/endpoint-record.js';
+import { openProject, type Project } from '../store/project.js';
+import { reviewBundle, type ReviewBundle } from '../store/sessions/review.js';
+import { QUARANTINE_AFTER } from '../store/sessions/supervisors.js';
+import { defaultRuntime, type SessionRuntime } from '../store/sessions/runtime.js';
+import {
+  closeSession,
+  harnessNames,
+  interruptSession,
+  listSessions,
+  mergeSession,
+  promptSession,
+  quarantineSession,
+  requestReview,
+  resumeSession,
+  sessionState,
+  showSession,
+  signalSession,
+  spawnSession,
+  viewSession,
+} from '../store/sessions/verbs.js';
+import { mainRoot } from '../store/sessions/worktree.js';
+import { readBody, resolveAuthor } from './input.js';
+import { err, out } from './output.js';
+import { problemLines } from './render.js';
+import { checkShape, type Shape, type VerbContext } from './shape.js';
+import { UsageError } from './usage-error.js';
+
+interface ActionSpec extends Shape {
+  readonly run: (ctx: VerbContext, p: Project) => Promise<number>;
+}
+
+const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
+const label = (s: { state: string; reason: string | null }) => (s.reason ? `${s.state}{${s.reason}}` : s.state);
+const author = (ctx: VerbContext) => resolveAuthor(ctx.options.by, ctx.cwd);
+
+/**
+ * The runtime of a CLI verb. Sessions it launches get the online serve's url (from its endpoint record,
+ * verified live); with no serve online, none: adapters signal through `trellis session signal`.
+ */
+function cliRuntime(p: Project): SessionRuntime {
+  let url: Promise<string | null> | undefined;
+  return defaultRuntime(process.env, () =>
+    (url ??= readEndpointRecord(trellisHome(), mainRoot(p), { timeoutMs: 1_000 }).then((v) => (v.online ? v.record.url : null), () => null)),
+  );
+}
+
+function sessionLine(s: SessionSummary): string {
+  return `${s.id}  ${label(s).padEnd(22)}  ${s.harness.padEnd(6)}  ${s.unread ? '*' : ' '} ${s.title}${s.nodes.length ? `  [${s.nodes.join(', ')}]` : ''}\n`;
+}
+
+function sessionText(s: SessionView): string {
+  const lines = [
+    `${s.id}  ${label(s)} (${s.source})${s.unread ? '  unread' : ''}`,
+    `${s.harness} · by ${s.by} · ${s.created} · branch ${s.branch} · base ${s.base.slice(0, 12)}`,
+    `worktree ${s.worktree}${s.tmux ? ` · tmux ${s.tmux.session} ${s.tmux.pane}` : ''}${s.agentSessionId ? ` · agent session ${s.agentSessionId}` : ''}`,
+    ...(s.nodes.length ? [`nodes: ${s.nodes.join(', ')}`] : []),
+    ...(s.issue ? [`issue: ${s.issue}`] : []),
+    ...(s.wip ? [`uncommitted work saved: refs/trellis/wip/${s.id} (${s.wip.slice(0, 12)})`] : []),
+    '',
+    s.task,
+    ...s.timeline.map((t, i) => `\n── prompt ${i + 1} · ${t.by} · ${t.at}\n${t.body}`),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+function reviewText(r: ReviewBundle): string {
+  const pre = r.preflight;
+  return [
+    `${r.session}  ${r.branch}  ${r.base.slice(0, 12)}..${r.head.slice(0, 12)}`,
+    `merge into ${pre.trunk}: ${pre.result === 'clean' ? 'clean' : `conflicts in ${pre.conflicts.join(', ')}`}${pre.trunkMovedAhead ? ` (${pre.trunk} moved ahead since the fork)` : ''}`,
+    '',
+    ...r.commits.map((c) => `${c.hash.slice(0, 12)} ${c.subject} (${c.author})`),
+    '',
+    ...r.files.map((f) => `${f.status} ${f.path}`),
+    ...(r.nodes.length ? ['', ...r.nodes.map((n) => `node ${n.id}: ${n.openIssues.length} open issue(s)${n.openIssues.map((i) => `\n  ${i.id} ${i.concern}`).join('')}`)] : []),
+    '',
+    ...r.files.map((f) => f.diff),
+  ].join('\n');
+}
+
+const transition = (name: string, verb: (p: Project, rt: SessionRuntime, id: string, by: string) => Promise<SessionView>, done: string): ActionSpec => ({
+  args: ['id'],
+  options: ['by', 'json'],
+  usage: `trellis session ${name} <id> [--by <author>] [--json]`,
+  async run(ctx, p) {
+    const s = await verb(p, cliRuntime(p), ctx.args[0]!, author(ctx));
+    await out(ctx.options.json ? json(s) : `${s.id} ${done}: ${label(s)}\n`);
+    return 0;
+  },
+});
+
+export const SESSION_ACTIONS: Record<string, ActionSpec> = {
+  spawn: {
+    args: ['...task'],
+    options: ['harness', 'node', 'issue', 'by', 'json'],
+    usage: `trellis session spawn <task> [--harness ${harnessNames().join('|')}] [--node <id>]... [--issue <id>] [--json]`,
+    async run(ctx, p) {
+      const nodes = ctx.options.node === undefined ? [] : [ctx.options.node].flat().map(String);
+      let s: SessionView;
+      try {
+        s = await spawnSession(p, cliRuntime(p), {
+          task: ctx.args.join(' '),
+          nodes,
+          by: author(ctx),
+          ...(ctx.options.harness !== undefined ? { harness: String(ctx.options.harness) } : {}),
+          ...(ctx.options.issue !== undefined ? { issue: String(ctx.options.issue) } : {}),
+        });
+      } catch (e) {
+        if (isTrellisError(e) && e.code === 'UNKNOWN_HARNESS') throw new UsageError(e.message, SESSION_ACTIONS.spawn!.usage);
+        throw e;
+      }
+      await out(ctx.options.json ? json(s) : `${s.id}\n`);
+      return 0;
+    },
+  },
+  ls: {
+    args: [],
+    options: ['all', 'json'],
+    usage: 'trellis session ls [--all] [--json]',
+    async run(ctx, p) {
+      const { sessions, problems } = await listSessions(p, { all: ctx.options.all === true });
+      await err(problemLines(problems));
+      await out(ctx.options.json ? `${JSON.stringify(sessions)}\n` : sessions.map(sessionLine).join(''));
+      return 0;
+    },
+  },
+  show: {
+    args: ['id'],
+    options: ['json'],
+    usage: 'trellis session show <id> [--json]',
+    async run(ctx, p) {
+      const s = await showSession(p, ctx.args[0]!);
+      await out(ctx.options.json ? json(s) : sessionText(s));
+      return 0;
+    },
+  },
+  prompt: {
+    args: ['id'],
+    options: ['body', 'by', 'json'],
+    usage: 'trellis session prompt <id> [--body <text>|-] [--by <author>] [--json]   (the body from stdin when piped)',
+    async run(ctx, p) {
+      const body = readBody(ctx.options.body);
+      if (body === undefined || body.trim() === '') throw new UsageError('a prompt needs a body: --body <text>, or pipe it in', SESSION_ACTIONS.prompt!.usage);
+      const r = await promptSession(p, cliRuntime(p), ctx.args[0]!, body, author(ctx));
+      await out(ctx.options.json ? json(r) : `${r.session.id} prompted (${r.delivered ? 'delivered' : 'on the timeline; no live pane to deliver to'})\n`);
+      return 0;
+    },
+  },
+  interrupt: transition('interrupt', interruptSession, 'interrupted'),
+  resume: transition('resume', resumeSession, 'resumed'),
+  review: transition('review', (p, _rt, id, by) => requestReview(p, id, by), 'up for review'),
+  close: transition('close', closeSession, 'closed'),
+  quarantine: transition('quarantine', (p, rt, id, by) => quarantineSession(p, rt, id, by), 'quarantined'),
+  view: transition('view', (p, _rt, id, by) => viewSession(p, id, by), 'viewed'),
+  merge: {
+    args: ['id'],
+    options: ['by', 'json'],
+    usage: 'trellis session merge <id> [--by <author>] [--json]',
+    async run(ctx, p) {
+      const r = await mergeSession(p, cliRuntime(p), ctx.args[0]!, author(ctx));
+      await out(ctx.options.json ? json(r) : `merge dispatched to ${ctx.args[0]}'s agent\n`);
+      return 0;
+    },
+  },
+  attach: {
+    args: ['id'],
+    options: [],
+    usage: 'trellis session attach <id>',
+    async run(ctx, p) {
+      const s = await sessionState(p, ctx.args[0]!);
+      if (!s.tmux) throw new TrellisError('SESSION_REFUSED', `the session is ${s.reason ? `${s.status}{${s.reason}}` : s.status}: it has no tmux session to attach to`);
+      const rt = cliRuntime(p);
+      const r = spawnSync('tmux', ['-S', rt.tmux.socket, 'attach-session', '-t', `=${s.tmux.session}`], { stdio: 'inherit' });
+      if (r.error) throw new TrellisError('SPAWN_FAILED', `cannot run tmux: ${r.error.message}`);
+      return r.status ?? 1;
+    },
+  },
+  signal: {
+    args: ['id', 'event'],
+    options: ['json'],
+    usage: 'trellis session signal <id> <event> [--json]   (the hook JSON on stdin)',
+    async run(ctx, p) {
+      const r = await signalSession(p, ctx.args[0]!, ctx.args[1]!, readPayload());
+      // Repeated turn failures quarantine the session even when no server's supervisor is there to do it.
+      if (r.changed && r.session.turnFailures >= QUARANTINE_AFTER && ['running', 'awaiting', 'review', 'merging'].includes(r.session.state)) {
+        await quarantineSession(p, cliRuntime(p), r.session.id, 'trellis', `${r.session.turnFailures} turn failures in a row`, 'supervisor').catch((e: unknown) => {
+          if (!(isTrellisError(e) && e.code === 'SESSION_REFUSED')) throw e;
+        });
+      }
+      // Silent by default: Claude Code adds what some hooks print to the agent's context.
+      if (ctx.options.json) await out(json(r));
+      return 0;
+    },
+  },
+};
+
+/**
+ * A hook's JSON payload from standard input: a pipe, a file, or a socket (Node-based agents such as
+ * Claude Code hand their hooks a socket pair); a terminal is never read. Nothing: null.
+ */
+function readPayload(): unknown {
+  let st;
+  try {
+    st = fstatSync(0);
+  } catch {
+    return null;
+  }
+  if (!st.isFIFO() && !st.isFile() && !st.isSocket()) return null;
+  const text = readFileSync(0, 'utf8').trim();
+  if (!text) return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new TrellisError('INVALID_INPUT', 'the signal payload on stdin is not JSON');
+  }
+}
+
+export const sessionUsage = (): string => Object.values(SESSION_ACTIONS).map((a) => `  ${a.usage}`).join('\n');
+
+/** `trellis session <action> ...`. */
+export async function runSession(action: string, ctx: VerbContext): Promise<number> {
+  const spec = SESSION_ACTIONS[action];
+  if (!spec) throw new UsageError(`unknown session action '${action}'`, `\n${sessionUsage()}`);
+  checkShape(spec, ctx);
+  return spec.run(ctx, openProject(ctx.cwd));
+}
+
+/** `trellis review <id> [--json]`: the review bundle (unbounded output: flushed, then exit). */
+export async function runReview(ctx: VerbContext): Promise<number> {
+  checkShape({ args: ['id'], options: ['json'], usage: 'trellis review <id> [--json]' }, ctx);
+  const bundle = await reviewBundle(openProject(ctx.cwd), ctx.args[0]!);
+  await out(ctx.options.json ? `${JSON.stringify(bundle)}\n` : reviewText(bundle));
+  return 0;
+}

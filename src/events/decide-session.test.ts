@@ -1,0 +1,222 @@
+import { describe, expect, it } from 'vitest';
+import { evolveSession, foldSession, initialSession } from '../projections/session.js';
+import { sessionList } from '../projections/session-list.js';
+import { decideSession } from './decide-session.js';
+import type { ErrorCode } from './errors.js';
+import type { SessionCommand } from './session-commands.js';
+import { parseSessionEvent, type SessionEvent } from './session-events.js';
+
+const at = '2026-03-01T10:00:00.000Z';
+const by = 'ann';
+const e = (clock: number, type: SessionEvent['type'], data: object, source: SessionEvent['source'] = 'user'): SessionEvent =>
+  ({ v: 1, type, at, by, clock, source, data }) as SessionEvent;
+
+const spawnData = { harness: 'shell', task: 'Fix the login\nsecond line', nodes: ['auth/login'], issue: null, base: 'b'.repeat(40), branch: 'trellis/s1', worktree: '/w/s1' };
+const spawned = e(1, 'spawned', spawnData);
+/** A log that leads to each status, with the next free clock. */
+const histories = {
+  queued: [spawned],
+  starting: [spawned, e(2, 'starting', {}, 'supervisor')],
+  running: [spawned, e(2, 'starting', {}, 'supervisor'), e(3, 'launched', { tmuxSession: 's1', pane: '%1' }, 'supervisor')],
+  'awaiting{turn-end}': [spawned, e(2, 'starting', {}), e(3, 'launched', { tmuxSession: 's1', pane: '%1' }), e(4, 'awaiting', { reason: 'turn-end' }, 'hook')],
+  'awaiting{permission}': [spawned, e(2, 'starting', {}), e(3, 'launched', { tmuxSession: 's1', pane: '%1' }), e(4, 'awaiting', { reason: 'permission' }, 'hook')],
+  review: [spawned, e(2, 'starting', {}), e(3, 'launched', { tmuxSession: 's1', pane: '%1' }), e(4, 'review-requested', {})],
+  merging: [spawned, e(2, 'starting', {}), e(3, 'launched', { tmuxSession: 's1', pane: '%1' }), e(4, 'review-requested', {}), e(5, 'merge-dispatched', {})],
+  'interrupted{by-user}': [spawned, e(2, 'starting', {}), e(3, 'launched', { tmuxSession: 's1', pane: '%1' }), e(4, 'interrupted', { reason: 'by-user' })],
+  'quarantined{stuck}': [spawned, e(2, 'starting', {}), e(3, 'launched', { tmuxSession: 's1', pane: '%1' }), e(4, 'quarantined', { reason: 'stuck', wip: null })],
+  'failed{no tmux}': [spawned, e(2, 'starting', {}), e(3, 'failed', { reason: 'no tmux' }, 'supervisor')],
+  closed: [spawned, e(2, 'starting', {}), e(3, 'launched', { tmuxSession: 's1', pane: '%1' }), e(4, 'closed', { wip: null })],
+} satisfies Record<string, SessionEvent[]>;
+type Given = keyof typeof histories;
+const GIVENS = Object.keys(histories) as Given[];
+
+const cmd = (c: object, source: SessionEvent['source'] = 'user') => ({ by, at, source, ...c }) as SessionCommand;
+
+/** What a command does in each status: the event types it appends, or the refusal's code. Every cell is listed. */
+type Outcome = readonly SessionEvent['type'][] | ErrorCode;
+const table: { when: SessionCommand; then: Record<Given, Outcome> }[] = [
+  {
+    when: cmd({ type: 'start' }, 'supervisor'),
+    then: row(['queued', ['starting']], 'SESSION_REFUSED'),
+  },
+  {
+    when: cmd({ type: 'launch', tmuxSession: 's1', pane: '%2' }, 'supervisor'),
+    then: row(['starting', ['launched']], 'SESSION_REFUSED'),
+  },
+  {
+    when: cmd({ type: 'fail', reason: 'tmux missing' }, 'supervisor'),
+    then: row([['queued', 'starting'], ['failed']], 'SESSION_REFUSED'),
+  },
+  {
+    when: cmd({ type: 'identify', agentSessionId: 'agent-1' }, 'hook'),
+    then: row(['closed', 'SESSION_REFUSED'], ['identified']),
+  },
+  {
+    when: cmd({ type: 'prompt', body: 'go on' }),
+    then: row([['closed', 'quarantined{stuck}', 'failed{no tmux}'], 'PROMPT_REFUSED'], [['awaiting{turn-end}', 'awaiting{permission}'], ['prompted', 'running']], ['prompted']),
+  },
+  {
+    when: cmd({ type: 'await', reason: 'turn-end' }, 'hook'),
+    then: row([['starting', 'running'], ['awaiting']], [['awaiting{turn-end}', 'awaiting{permission}', 'review', 'merging'], []], 'SESSION_REFUSED'),
+  },
+  {
+    when: cmd({ type: 'await', reason: 'permission' }, 'hook'),
+    then: row([['starting', 'running', 'awaiting{turn-end}'], ['awaiting']], [['awaiting{permission}', 'review', 'merging'], []], 'SESSION_REFUSED'),
+  },
+  {
+    when: cmd({ type: 'busy' }, 'hook'),
+    then: row([['awaiting{turn-end}', 'awaiting{permission}'], ['running']], [['starting', 'running', 'review', 'merging'], []], 'SESSION_REFUSED'),
+  },
+  {
+    when: cmd({ type: 'interrupt', reason: 'by-user' }),
+    then: row([['starting', 'running', 'awaiting{turn-end}', 'awaiting{permission}', 'review', 'merging'], ['interrupted']], 'SESSION_REFUSED'),
+  },
+  {
+    when: cmd({ type: 'resume' }),
+    then: row([['interrupted{by-user}', 'quarantined{stuck}'], ['resumed']], 'SESSION_REFUSED'),
+  },
+  {
+    when: cmd({ type: 'review' }),
+    then: row([['running', 'awaiting{turn-end}', 'awaiting{permission}'], ['review-requested']], 'SESSION_REFUSED'),
+  },
+  {
+    when: cmd({ type: 'merge' }),
+    then: row(['review', ['merge-dispatched']], 'SESSION_REFUSED'),
+  },
+  {
+    when: cmd({ type: 'close', wip: null }),
+    then: row(['closed', 'SESSION_REFUSED'], ['closed']),
+  },
+  {
+    when: cmd({ type: 'quarantine', reason: 'stuck', wip: null }),
+    then: row([['closed', 'quarantined{stuck}'], 'SESSION_REFUSED'], ['quarantined']),
+  },
+  {
+    when: cmd({ type: 'turn-fail', reason: 'api error' }, 'supervisor'),
+    then: row([['starting', 'running', 'awaiting{turn-end}', 'awaiting{permission}', 'merging'], ['turn-failed']], 'SESSION_REFUSED'),
+  },
+  {
+    // Only unread sessions have anything to clear.
+    when: cmd({ type: 'view' }),
+    then: row([['awaiting{turn-end}', 'awaiting{permission}', 'review', 'merging', 'quarantined{stuck}', 'failed{no tmux}'], ['viewed']], []),
+  },
+];
+
+/** A row of the table: the listed cells, and `rest` for every status not listed. */
+function row(...cells: [...([Given | Given[], Outcome])[], Outcome]): Record<Given, Outcome> {
+  const rest = cells.pop() as Outcome;
+  const out = Object.fromEntries(GIVENS.map((g) => [g, rest])) as Record<Given, Outcome>;
+  for (const [givens, outcome] of cells as [Given | Given[], Outcome][]) for (const g of [givens].flat()) out[g] = outcome;
+  return out;
+}
+
+describe('decideSession: given a status, when a command, then events or a refusal naming the status', () => {
+  const cases = table.flatMap(({ when, then }) => GIVENS.map((given) => ({ given, when, then: then[given] })));
+  it.each(cases)('$given + $when.type -> $then', ({ given, when, then }) => {
+    const history = histories[given];
+    const state = foldSession('s1', history);
+    if (typeof then === 'string') {
+      let caught: unknown;
+      try {
+        decideSession(state, when);
+      } catch (err) {
+        caught = err;
+      }
+      expect(caught, `${given} + ${when.type} should be refused`).toMatchObject({ code: then });
+      expect((caught as Error).message).toContain(given);
+      return;
+    }
+    const events = decideSession(state, when);
+    expect(events.map((ev) => ev.type)).toEqual(then);
+    events.forEach((ev, i) => {
+      expect(ev).toMatchObject({ v: 1, at, by, clock: history.length + 1 + i, source: when.source });
+      expect(parseSessionEvent(JSON.stringify(ev))).toEqual({ ok: true, event: ev });
+    });
+  });
+
+  it('spawn on nothing spawns with every field; spawn of an existing id and commands on nothing are refused', () => {
+    expect(decideSession(initialSession('s1'), cmd({ type: 'spawn', ...spawnData }))).toEqual([spawned]);
+    expect(() => decideSession(foldSession('s1', [spawned]), cmd({ type: 'spawn', ...spawnData }))).toThrow(expect.objectContaining({ code: 'SESSION_EXISTS' }));
+    for (const { when } of table) expect(() => decideSession(initialSession('s1'), when)).toThrow(expect.objectContaining({ code: 'SESSION_NOT_FOUND' }));
+  });
+
+  it('a launch logged after the agent’s first hooks records the pane and keeps their state', () => {
+    const early = foldSession('s1', [spawned, e(2, 'starting', {}, 'supervisor'), e(3, 'awaiting', { reason: 'turn-end' }, 'hook')]);
+    const events = decideSession(early, cmd({ type: 'launch', tmuxSession: 's1', pane: '%2' }, 'supervisor'));
+    expect(events.map((ev) => ev.type)).toEqual(['launched']);
+    expect(events.reduce(evolveSession, early)).toMatchObject({ status: 'awaiting', reason: 'turn-end', tmux: { session: 's1', pane: '%2' } });
+  });
+
+  it('a repeated identify with the same agent session id changes nothing', () => {
+    const state = foldSession('s1', [...histories.running, e(4, 'identified', { agentSessionId: 'agent-1' }, 'hook')]);
+    expect(decideSession(state, cmd({ type: 'identify', agentSessionId: 'agent-1' }, 'hook'))).toEqual([]);
+  });
+});
+
+describe('evolveSession', () => {
+  it('folds status, sub-reason, source, unread, timeline and runtime facts', () => {
+    const s = foldSession('s1', [
+      ...histories.running,
+      e(4, 'identified', { agentSessionId: 'agent-1' }, 'hook'),
+      e(5, 'prompted', { body: 'first' }),
+      e(6, 'awaiting', { reason: 'permission' }, 'hook'),
+    ]);
+    expect(s).toMatchObject({
+      status: 'awaiting',
+      reason: 'permission',
+      source: 'hook',
+      unread: true,
+      title: 'Fix the login',
+      tmux: { session: 's1', pane: '%1' },
+      agentSessionId: 'agent-1',
+      timeline: [{ by, at, body: 'first' }],
+    });
+    const after = foldSession('s1', [...histories.running, e(4, 'awaiting', { reason: 'turn-end' }, 'hook'), e(5, 'viewed', {}), e(6, 'closed', { wip: 'c'.repeat(40) })]);
+    expect(after).toMatchObject({ status: 'closed', reason: null, unread: false, tmux: null, wip: 'c'.repeat(40) });
+  });
+
+  it('applied twice is idempotent: a replayed event changes nothing', () => {
+    for (const given of GIVENS) {
+      const log = histories[given];
+      const once = foldSession('s1', log);
+      expect(log.reduce(evolveSession, once)).toEqual(once);
+      expect([...log, ...log].reduce(evolveSession, initialSession('s1'))).toEqual(once);
+    }
+  });
+
+  it('turn failures count up and a turn that ends well clears them', () => {
+    const failing = [...histories.running, e(4, 'turn-failed', { reason: 'x' }, 'supervisor'), e(5, 'turn-failed', { reason: 'y' }, 'supervisor')];
+    expect(foldSession('s1', failing).turnFailures).toBe(2);
+    expect(foldSession('s1', [...failing, e(6, 'awaiting', { reason: 'turn-end' }, 'hook')]).turnFailures).toBe(0);
+  });
+});
+
+describe('session list and parser', () => {
+  it('lists most recently active first with the board fields', () => {
+    const a = foldSession('a', [{ ...spawned, at: '2026-03-01T10:00:00.000Z' }]);
+    const b = foldSession('b', [{ ...spawned, at: '2026-03-01T11:00:00.000Z' }]);
+    const list = sessionList([a, b]);
+    expect(list.map((s) => s.id)).toEqual(['b', 'a']);
+    expect(list[0]).toEqual({
+      id: 'b',
+      title: 'Fix the login',
+      harness: 'shell',
+      state: 'queued',
+      reason: null,
+      source: 'user',
+      unread: false,
+      nodes: ['auth/login'],
+      issue: null,
+      branch: 'trellis/s1',
+      updatedAt: '2026-03-01T11:00:00.000Z',
+    });
+  });
+
+  it('refuses what is not a session event, saying why', () => {
+    expect(parseSessionEvent('nope')).toMatchObject({ ok: false, reason: expect.stringContaining('not JSON') });
+    expect(parseSessionEvent(JSON.stringify({ ...spawned, v: 2 }))).toMatchObject({ ok: false, reason: expect.stringContaining('upgrade trellis') });
+    expect(parseSessionEvent(JSON.stringify({ ...spawned, source: 'cron' }))).toMatchObject({ ok: false, reason: expect.stringContaining('source') });
+    expect(parseSessionEvent(JSON.stringify(e(2, 'awaiting', { reason: 'bored' })))).toMatchObject({ ok: false, reason: expect.stringContaining('data.reason') });
+    expect(parseSessionEvent(JSON.stringify({ ...spawned, type: 'exploded' }))).toMatchObject({ ok: false, reason: expect.stringContaining('unknown type') });
+  });
+});

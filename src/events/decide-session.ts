@@ -1,0 +1,117 @@
+import { TrellisError } from './errors.js';
+import type { SessionCommand, SessionFacts, SessionStatus } from './session-commands.js';
+import { SESSION_EVENT_FORMAT, type SessionEvent } from './session-events.js';
+
+type EventOf<T extends SessionEvent['type']> = Extract<SessionEvent, { type: T }>;
+
+/** The status named the way a refusal says it: `awaiting{permission}`, `closed`. */
+export const statusLabel = (s: { status: SessionStatus | 'absent'; reason: string | null }): string => (s.reason ? `${s.status}{${s.reason}}` : s.status);
+
+/** Which statuses a command is accepted in (the rest refuse, naming the current status). */
+const ACCEPTS: Record<Exclude<SessionCommand['type'], 'spawn' | 'prompt' | 'identify' | 'view' | 'await' | 'busy'>, readonly SessionStatus[]> = {
+  start: ['queued'],
+  launch: ['starting'],
+  fail: ['queued', 'starting'],
+  interrupt: ['starting', 'running', 'awaiting', 'review', 'merging'],
+  resume: ['interrupted', 'quarantined'],
+  review: ['running', 'awaiting'],
+  merge: ['review'],
+  close: ['queued', 'starting', 'running', 'awaiting', 'review', 'merging', 'interrupted', 'quarantined', 'failed'],
+  quarantine: ['queued', 'starting', 'running', 'awaiting', 'review', 'merging', 'interrupted', 'failed'],
+  'turn-fail': ['starting', 'running', 'awaiting', 'merging'],
+};
+
+/** Statuses in which the agent's own turn signals move the state. */
+const AGENT_DRIVEN: readonly SessionStatus[] = ['starting', 'running', 'awaiting'];
+/** Statuses the user owns: the agent's turn signals there change nothing (a Stop after review is expected). */
+const USER_OWNED: readonly SessionStatus[] = ['review', 'merging'];
+/** Statuses no prompt reaches: the append itself is refused (spec §4.2 rule 1). */
+const NO_PROMPT: readonly SessionStatus[] = ['closed', 'quarantined', 'failed'];
+
+/**
+ * Decides what a command means for a session in its current state: the events to append, `[]` when
+ * the command is already satisfied (a repeated idle notification, a second view), or a TrellisError
+ * with a stable code whose message names the current state. Pure: the caller hands in who, when and
+ * from which source, and re-decides after a lost compare-and-swap.
+ */
+export function decideSession(state: SessionFacts, command: SessionCommand): SessionEvent[] {
+  let clock = state.clock;
+  const event = <T extends SessionEvent['type']>(type: T, data: EventOf<T>['data']): EventOf<T> =>
+    ({ v: SESSION_EVENT_FORMAT, type, at: command.at, by: command.by, clock: ++clock, source: command.source, data }) as EventOf<T>;
+
+  if (command.type === 'spawn') {
+    if (state.status !== 'absent') throw new TrellisError('SESSION_EXISTS', 'a session with this id already exists');
+    const { harness, task, nodes, issue, base, branch, worktree } = command;
+    return [event('spawned', { harness, task, nodes: [...nodes], issue, base, branch, worktree })];
+  }
+  if (state.status === 'absent') throw new TrellisError('SESSION_NOT_FOUND', 'no such session');
+  const status = state.status;
+  const refuse = (what: string): never => {
+    throw new TrellisError('SESSION_REFUSED', `the session is ${statusLabel({ status, reason: state.reason })}: ${what}`);
+  };
+  const accept = (type: keyof typeof ACCEPTS, what: string) => {
+    if (!ACCEPTS[type].includes(status)) refuse(`${what} (only from ${ACCEPTS[type].join(', ')})`);
+  };
+
+  switch (command.type) {
+    case 'start':
+      accept('start', 'only a queued session starts');
+      return [event('starting', {})];
+    case 'launch':
+      // The agent's first hooks can land before the launcher logs the launch: the launch still records.
+      if (state.tmux === null && (status === 'running' || status === 'awaiting')) return [event('launched', { tmuxSession: command.tmuxSession, pane: command.pane })];
+      accept('launch', 'only a starting session is launched');
+      return [event('launched', { tmuxSession: command.tmuxSession, pane: command.pane })];
+    case 'fail':
+      accept('fail', 'only a session that is starting up fails');
+      return [event('failed', { reason: command.reason })];
+    case 'identify':
+      if (status === 'closed') refuse('a closed session learns no agent session id');
+      if (state.agentSessionId === command.agentSessionId) return [];
+      return [event('identified', { agentSessionId: command.agentSessionId })];
+    case 'prompt':
+      if (NO_PROMPT.includes(status)) {
+        throw new TrellisError('PROMPT_REFUSED', `the session is ${statusLabel({ status, reason: state.reason })}: it takes no prompt`);
+      }
+      // A prompt answers an agent that is waiting: it is working again.
+      return status === 'awaiting' ? [event('prompted', { body: command.body }), event('running', {})] : [event('prompted', { body: command.body })];
+    case 'await':
+      if (USER_OWNED.includes(status)) return [];
+      if (!AGENT_DRIVEN.includes(status)) refuse(`a turn signal (${command.reason}) applies only while the agent works`);
+      if (status === 'awaiting' && (state.reason === command.reason || command.reason === 'turn-end')) return [];
+      return [event('awaiting', { reason: command.reason })];
+    case 'busy':
+      if (USER_OWNED.includes(status) || status === 'running' || status === 'starting') return [];
+      if (status !== 'awaiting') refuse('a busy signal applies only while the agent works');
+      return [event('running', {})];
+    case 'interrupt':
+      accept('interrupt', 'only a session with a live agent is interrupted');
+      return [event('interrupted', { reason: command.reason })];
+    case 'resume':
+      accept('resume', 'only an interrupted or quarantined session resumes');
+      return [event('resumed', {})];
+    case 'review':
+      accept('review', 'only a running or awaiting session is put up for review');
+      return [event('review-requested', {})];
+    case 'merge':
+      accept('merge', 'only a session in review merges');
+      return [event('merge-dispatched', {})];
+    case 'close':
+      accept('close', 'a closed session does not close again');
+      return [event('closed', { wip: command.wip })];
+    case 'quarantine':
+      accept('quarantine', 'only a session that is neither closed nor quarantined is quarantined');
+      return [event('quarantined', { reason: command.reason, wip: command.wip })];
+    case 'turn-fail':
+      accept('turn-fail', 'a turn fails only while the agent works');
+      return [event('turn-failed', { reason: command.reason })];
+    case 'view':
+      return state.unread ? [event('viewed', {})] : [];
+    default:
+      return assertNever(command);
+  }
+}
+
+function assertNever(x: never): never {
+  throw new Error(`unhandled command ${JSON.stringify(x)}`);
+}

@@ -1,0 +1,49 @@
+import type { CommandMeta } from './thread-commands.js';
+import type { AwaitReason, InterruptReason, Source, SpawnedData } from './session-events.js';
+
+/** Where a session is in its life (DESIGN.md §9). `absent`: no log yet. */
+export type SessionStatus = 'queued' | 'starting' | 'running' | 'awaiting' | 'review' | 'merging' | 'interrupted' | 'quarantined' | 'failed' | 'closed';
+
+/** Every status a session can be in, in the order of its life. */
+export const SESSION_STATUSES: readonly SessionStatus[] = ['queued', 'starting', 'running', 'awaiting', 'review', 'merging', 'interrupted', 'quarantined', 'failed', 'closed'];
+
+/** Statuses that hold a slot of the budget: an agent process is (or is about to be) running. */
+export const LIVE_STATUSES: ReadonlySet<SessionStatus> = new Set(['starting', 'running', 'awaiting', 'review', 'merging']);
+
+/** Who and when, plus which source caused it (every session transition records one). */
+export interface SessionCommandMeta extends CommandMeta {
+  readonly source: Source;
+}
+
+export type SessionCommand = SessionCommandMeta &
+  (
+    | ({ readonly type: 'spawn' } & SpawnedData)
+    | { readonly type: 'start' }
+    | { readonly type: 'launch'; readonly tmuxSession: string; readonly pane: string }
+    | { readonly type: 'identify'; readonly agentSessionId: string }
+    | { readonly type: 'prompt'; readonly body: string }
+    | { readonly type: 'await'; readonly reason: AwaitReason }
+    | { readonly type: 'busy' }
+    | { readonly type: 'interrupt'; readonly reason: InterruptReason }
+    | { readonly type: 'resume' }
+    | { readonly type: 'review' }
+    | { readonly type: 'merge' }
+    | { readonly type: 'close'; readonly wip: string | null }
+    | { readonly type: 'quarantine'; readonly reason: string; readonly wip: string | null }
+    | { readonly type: 'fail'; readonly reason: string }
+    | { readonly type: 'turn-fail'; readonly reason: string }
+    | { readonly type: 'view' }
+  );
+
+export type SessionCommandType = SessionCommand['type'];
+
+/** The facts `decide` needs; the session projection satisfies this shape (one fold, not two). */
+export interface SessionFacts {
+  readonly status: SessionStatus | 'absent';
+  readonly clock: number;
+  readonly reason: string | null;
+  readonly unread: boolean;
+  readonly agentSessionId: string | null;
+  /** The tmux session and pane, once launched (null before, and after the agent is stopped). */
+  readonly tmux: { readonly session: string; readonly pane: string } | null;
+}

@@ -1,0 +1,166 @@
+/**
+ * The events of one agent session, as stored in `event.json` of each commit on `refs/trellis/sessions/<id>`.
+ *
+ * Format versions (`v`):
+ *   1 — initial format.
+ * A reader refuses a version it does not know rather than guessing at it.
+ */
+export const SESSION_EVENT_FORMAT = 1 as const;
+
+/** Who caused a transition, so a wrong status can be explained (DESIGN.md §9). */
+export const SOURCES = ['user', 'hook', 'pane', 'process', 'supervisor'] as const;
+export type Source = (typeof SOURCES)[number];
+
+export const AWAIT_REASONS = ['turn-end', 'permission', 'question'] as const;
+export type AwaitReason = (typeof AWAIT_REASONS)[number];
+
+export const INTERRUPT_REASONS = ['by-user', 'process-exit', 'tmux-gone'] as const;
+export type InterruptReason = (typeof INTERRUPT_REASONS)[number];
+
+export interface SessionEventMeta {
+  readonly v: typeof SESSION_EVENT_FORMAT;
+  /** ISO-8601 instant with milliseconds. */
+  readonly at: string;
+  /** Author: a user name, `human`, a session id, or `trellis` for the supervisors. */
+  readonly by: string;
+  /** Lamport clock of the stream: the previous event's clock + 1, starting at 1. */
+  readonly clock: number;
+  readonly source: Source;
+}
+
+export interface SpawnedData {
+  readonly harness: string;
+  /** The task prompt, whole. */
+  readonly task: string;
+  readonly nodes: readonly string[];
+  /** The issue the session works on, if any. */
+  readonly issue: string | null;
+  /** The trunk commit the branch forks from. */
+  readonly base: string;
+  readonly branch: string;
+  readonly worktree: string;
+}
+
+export type SessionEvent =
+  | (SessionEventMeta & { readonly type: 'spawned'; readonly data: SpawnedData })
+  | (SessionEventMeta & { readonly type: 'starting'; readonly data: Record<string, never> })
+  | (SessionEventMeta & { readonly type: 'launched'; readonly data: { readonly tmuxSession: string; readonly pane: string } })
+  | (SessionEventMeta & { readonly type: 'identified'; readonly data: { readonly agentSessionId: string } })
+  | (SessionEventMeta & { readonly type: 'prompted'; readonly data: { readonly body: string } })
+  | (SessionEventMeta & { readonly type: 'awaiting'; readonly data: { readonly reason: AwaitReason } })
+  | (SessionEventMeta & { readonly type: 'running'; readonly data: Record<string, never> })
+  | (SessionEventMeta & { readonly type: 'interrupted'; readonly data: { readonly reason: InterruptReason } })
+  | (SessionEventMeta & { readonly type: 'resumed'; readonly data: Record<string, never> })
+  | (SessionEventMeta & { readonly type: 'review-requested'; readonly data: Record<string, never> })
+  | (SessionEventMeta & { readonly type: 'merge-dispatched'; readonly data: Record<string, never> })
+  | (SessionEventMeta & { readonly type: 'closed'; readonly data: { readonly wip: string | null } })
+  | (SessionEventMeta & { readonly type: 'quarantined'; readonly data: { readonly reason: string; readonly wip: string | null } })
+  | (SessionEventMeta & { readonly type: 'failed'; readonly data: { readonly reason: string } })
+  | (SessionEventMeta & { readonly type: 'turn-failed'; readonly data: { readonly reason: string } })
+  | (SessionEventMeta & { readonly type: 'viewed'; readonly data: Record<string, never> });
+
+export type SessionEventType = SessionEvent['type'];
+
+/**
+ * Parses one stored session event. Returns the event, or a one-line reason it is not one. Hand-written
+ * for the same start-up reason as `parseThreadEvent`.
+ */
+export function parseSessionEvent(text: string): { ok: true; event: SessionEvent } | { ok: false; reason: string } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, reason: `is not JSON (${(err as Error).message})` };
+  }
+  const reason = eventProblem(raw);
+  return reason === null ? { ok: true, event: raw as SessionEvent } : { ok: false, reason };
+}
+
+type Check = (v: unknown) => boolean;
+const str: Check = (v) => typeof v === 'string';
+const text: Check = (v) => typeof v === 'string' && v !== '';
+const strs: Check = (v) => Array.isArray(v) && v.every(str);
+const strOrNull: Check = (v) => v === null || str(v);
+const oneOf =
+  (values: readonly string[]): Check =>
+  (v) => typeof v === 'string' && values.includes(v);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const DATA: Record<SessionEventType, Record<string, Check>> = {
+  spawned: { harness: text, task: str, nodes: strs, issue: strOrNull, base: text, branch: text, worktree: text },
+  starting: {},
+  launched: { tmuxSession: text, pane: text },
+  identified: { agentSessionId: text },
+  prompted: { body: str },
+  awaiting: { reason: oneOf(AWAIT_REASONS) },
+  running: {},
+  interrupted: { reason: oneOf(INTERRUPT_REASONS) },
+  resumed: {},
+  'review-requested': {},
+  'merge-dispatched': {},
+  closed: { wip: strOrNull },
+  quarantined: { reason: str, wip: strOrNull },
+  failed: { reason: str },
+  'turn-failed': { reason: str },
+  viewed: {},
+};
+
+function eventProblem(raw: unknown): string | null {
+  if (!isObject(raw)) return 'is not a JSON object';
+  if (raw.v !== SESSION_EVENT_FORMAT) {
+    return `has format ${JSON.stringify(raw.v)}, this trellis knows v${SESSION_EVENT_FORMAT}${typeof raw.v === 'number' && raw.v > SESSION_EVENT_FORMAT ? '; upgrade trellis' : ''}`;
+  }
+  if (typeof raw.type !== 'string' || !Object.hasOwn(DATA, raw.type)) return `has unknown type ${JSON.stringify(raw.type)}`;
+  if (!str(raw.at) || Number.isNaN(Date.parse(raw.at as string))) return 'has no valid "at" timestamp';
+  if (!str(raw.by)) return 'has no "by" author';
+  if (!Number.isInteger(raw.clock) || (raw.clock as number) < 1) return 'has no valid "clock"';
+  if (!oneOf(SOURCES)(raw.source)) return `has no valid "source" (one of ${SOURCES.join(', ')})`;
+  if (!isObject(raw.data)) return 'has no "data" object';
+  for (const [field, ok] of Object.entries(DATA[raw.type as SessionEventType])) {
+    if (!ok(raw.data[field])) return `has a ${raw.type} event whose data.${field} is missing or of the wrong type`;
+  }
+  return null;
+}
+
+/** The commit subject of a session event, so `git log refs/trellis/sessions/<id>` reads as the audit. */
+export function describeSessionEvent(event: SessionEvent): string {
+  const words = (s: string) => {
+    const line = s.split('\n', 1)[0]!.trim();
+    return line.length > 60 ? `${line.slice(0, 57)}...` : line;
+  };
+  const from = `(${event.source})`;
+  switch (event.type) {
+    case 'spawned':
+      return `spawn ${event.data.harness}: ${words(event.data.task) || '(no task)'}`;
+    case 'starting':
+      return `start ${from}`;
+    case 'launched':
+      return `launch: tmux ${event.data.tmuxSession} pane ${event.data.pane}`;
+    case 'identified':
+      return `identify: agent session ${event.data.agentSessionId}`;
+    case 'prompted':
+      return `prompt: ${words(event.data.body) || '(empty)'}`;
+    case 'awaiting':
+      return `await ${event.data.reason} ${from}`;
+    case 'running':
+      return `run ${from}`;
+    case 'interrupted':
+      return `interrupt ${event.data.reason} ${from}`;
+    case 'resumed':
+      return `resume ${from}`;
+    case 'review-requested':
+      return 'review requested';
+    case 'merge-dispatched':
+      return 'merge dispatched';
+    case 'closed':
+      return `close${event.data.wip ? `: wip saved at ${event.data.wip.slice(0, 12)}` : ''}`;
+    case 'quarantined':
+      return `quarantine: ${words(event.data.reason)}${event.data.wip ? ` (wip saved at ${event.data.wip.slice(0, 12)})` : ''}`;
+    case 'failed':
+      return `fail: ${words(event.data.reason)}`;
+    case 'turn-failed':
+      return `turn failed: ${words(event.data.reason)} ${from}`;
+    case 'viewed':
+      return 'viewed';
+  }
+}

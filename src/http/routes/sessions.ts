@@ -1,0 +1,78 @@
+import { type } from 'arktype';
+import { Hono } from 'hono';
+import { resourceInventory } from '../../store/catalog.js';
+import { reviewBundle } from '../../store/sessions/review.js';
+import { defaultRuntime, type SessionRuntime } from '../../store/sessions/runtime.js';
+import {
+  closeSession,
+  interruptSession,
+  listSessions,
+  mergeSession,
+  promptSession,
+  quarantineSession,
+  requestReview,
+  resumeSession,
+  sessionBudget,
+  showSession,
+  spawnSession,
+  viewSession,
+} from '../../store/sessions/verbs.js';
+import { readJson } from '../body.js';
+import type { AppContext } from '../context.js';
+
+// Undeclared keys are refused, so a misspelt field is an error rather than silently ignored.
+const spawnBody = type({ '+': 'reject', task: 'string', 'harness?': 'string', 'nodes?': 'string[]', 'issue?': 'string', 'by?': 'string' });
+const promptBody = type({ '+': 'reject', body: 'string', 'by?': 'string' });
+const byBody = type({ '+': 'reject', 'by?': 'string' });
+const quarantineBody = type({ '+': 'reject', 'by?': 'string', 'reason?': 'string' });
+
+/** A write from the dashboard is authored by `human` unless the caller says who it is. */
+const HUMAN = 'human';
+
+/** Session routes: thin calls of the same verbs `trellis session ...` runs; no session logic here. */
+export function sessionRoutes(ctx: AppContext, rt: SessionRuntime = defaultRuntime()): Hono {
+  const app = new Hono();
+  const p = ctx.project;
+
+  app.get('/api/sessions', async (c) => c.json(await listSessions(p, { all: c.req.query('all') !== undefined && c.req.query('all') !== 'false' })));
+  app.post('/api/sessions', async (c) => {
+    const b = await readJson(c, spawnBody);
+    const s = await spawnSession(p, rt, {
+      task: b.task,
+      by: b.by ?? HUMAN,
+      ...(b.harness !== undefined ? { harness: b.harness } : {}),
+      ...(b.nodes ? { nodes: b.nodes } : {}),
+      ...(b.issue !== undefined ? { issue: b.issue } : {}),
+    });
+    return c.json(s, 201);
+  });
+  app.get('/api/sessions/:id', async (c) => c.json(await showSession(p, c.req.param('id'))));
+  app.get('/api/sessions/:id/review', async (c) => c.json(await reviewBundle(p, c.req.param('id'))));
+  app.post('/api/sessions/:id/prompt', async (c) => {
+    const b = await readJson(c, promptBody);
+    return c.json(await promptSession(p, rt, c.req.param('id'), b.body, b.by ?? HUMAN));
+  });
+  app.post('/api/sessions/:id/merge', async (c) => {
+    const b = await readJson(c, byBody, { optional: true });
+    return c.json(await mergeSession(p, rt, c.req.param('id'), b.by ?? HUMAN));
+  });
+  app.post('/api/sessions/:id/quarantine', async (c) => {
+    const b = await readJson(c, quarantineBody, { optional: true });
+    return c.json(await quarantineSession(p, rt, c.req.param('id'), b.by ?? HUMAN, b.reason ?? 'by user'));
+  });
+  const transitions = {
+    resume: (id: string, by: string) => resumeSession(p, rt, id, by),
+    interrupt: (id: string, by: string) => interruptSession(p, rt, id, by),
+    review: (id: string, by: string) => requestReview(p, id, by),
+    close: (id: string, by: string) => closeSession(p, rt, id, by),
+    view: (id: string, by: string) => viewSession(p, id, by),
+  };
+  for (const [name, verb] of Object.entries(transitions)) {
+    app.post(`/api/sessions/:id/${name}`, async (c) => {
+      const b = await readJson(c, byBody, { optional: true });
+      return c.json(await verb(c.req.param('id'), b.by ?? HUMAN));
+    });
+  }
+  app.get('/api/resources', async (c) => c.json(resourceInventory(ctx.instance.root, await sessionBudget(p), p.now())));
+  return app;
+}

@@ -1,0 +1,53 @@
+import type { SessionStatus, Source } from '../events/index.js';
+import type { SessionState } from './session.js';
+
+/** A session as lists and the board show it (the `sessions` entries of GET /api/graph). */
+export interface SessionSummary {
+  readonly id: string;
+  readonly title: string;
+  readonly harness: string;
+  readonly state: SessionStatus;
+  /** Sub-reason of the state (`turn-end`, `tmux-gone`, ...), or null. */
+  readonly reason: string | null;
+  /** Who caused the latest transition: user, hook, pane, process or supervisor. */
+  readonly source: Source | null;
+  readonly unread: boolean;
+  readonly nodes: readonly string[];
+  readonly issue: string | null;
+  readonly branch: string;
+  readonly updatedAt: string;
+}
+
+export function sessionSummary(s: SessionState): SessionSummary {
+  return {
+    id: s.id,
+    title: s.title,
+    harness: s.harness,
+    state: s.status as SessionStatus,
+    reason: s.reason,
+    source: s.source,
+    unread: s.unread,
+    nodes: s.nodes,
+    issue: s.issue,
+    branch: s.branch,
+    updatedAt: s.updatedAt,
+  };
+}
+
+// Memoized per read of the session log (the store reuses its read while no tip moved).
+const listOf = new WeakMap<readonly SessionState[], readonly SessionSummary[]>();
+
+/**
+ * The session list: every session, most recently active first (id breaks ties, so the order is the same
+ * wherever it is built). Closed sessions are kept; surfaces filter.
+ */
+export function sessionList(states: readonly SessionState[]): readonly SessionSummary[] {
+  const memo = listOf.get(states);
+  if (memo) return memo;
+  const list = states
+    .filter((s) => s.status !== 'absent')
+    .map(sessionSummary)
+    .sort((a, b) => (a.updatedAt === b.updatedAt ? (a.id < b.id ? -1 : 1) : a.updatedAt < b.updatedAt ? 1 : -1));
+  listOf.set(states, list);
+  return list;
+}

@@ -1,0 +1,33 @@
+import type { SessionSummary } from './session-list.js';
+import { sessionSummary } from './session-list.js';
+import type { SessionState, TimelineEntry } from './session.js';
+
+/** One session, whole: what `trellis session show --json` prints and GET /api/sessions/:id answers. */
+export interface SessionView extends SessionSummary {
+  readonly task: string;
+  readonly by: string;
+  readonly created: string;
+  readonly base: string;
+  readonly worktree: string;
+  readonly tmux: { readonly session: string; readonly pane: string } | null;
+  readonly agentSessionId: string | null;
+  readonly wip: string | null;
+  readonly turnFailures: number;
+  readonly timeline: readonly TimelineEntry[];
+}
+
+export function sessionView(s: SessionState): SessionView {
+  return {
+    ...sessionSummary(s),
+    task: s.task,
+    by: s.by,
+    created: s.created,
+    base: s.base,
+    worktree: s.worktree,
+    tmux: s.tmux,
+    agentSessionId: s.agentSessionId,
+    wip: s.wip,
+    turnFailures: s.turnFailures,
+    timeline: s.timeline,
+  };
+}

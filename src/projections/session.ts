@@ -1,0 +1,138 @@
+import type { SessionEvent, SessionFacts, SessionStatus, Source } from '../events/index.js';
+
+/** One prompt on a session's timeline, whole, with its author. */
+export interface TimelineEntry {
+  readonly by: string;
+  readonly at: string;
+  readonly body: string;
+}
+
+/** The fold of one session's log: everything the session view, the board and `decide` need. */
+export interface SessionState extends SessionFacts {
+  readonly id: string;
+  readonly status: SessionStatus | 'absent';
+  readonly clock: number;
+  /** Sub-reason of the status: `turn-end`, `tmux-gone`, a quarantine or failure reason; else null. */
+  readonly reason: string | null;
+  /** Source of the latest transition. */
+  readonly source: Source | null;
+  readonly unread: boolean;
+  readonly harness: string;
+  readonly task: string;
+  /** The task's first line, shortened: what lists show. */
+  readonly title: string;
+  readonly nodes: readonly string[];
+  readonly issue: string | null;
+  readonly base: string;
+  readonly branch: string;
+  readonly worktree: string;
+  readonly by: string;
+  readonly created: string;
+  readonly updatedAt: string;
+  readonly tmux: { readonly session: string; readonly pane: string } | null;
+  readonly agentSessionId: string | null;
+  readonly timeline: readonly TimelineEntry[];
+  /** Where uncommitted work was saved on close or quarantine (`refs/trellis/wip/<id>`'s commit). */
+  readonly wip: string | null;
+  /** Turn failures since the last turn that ended well. */
+  readonly turnFailures: number;
+}
+
+export const initialSession = (id: string): SessionState => ({
+  id,
+  status: 'absent',
+  clock: 0,
+  reason: null,
+  source: null,
+  unread: false,
+  harness: '',
+  task: '',
+  title: '',
+  nodes: [],
+  issue: null,
+  base: '',
+  branch: '',
+  worktree: '',
+  by: '',
+  created: '',
+  updatedAt: '',
+  tmux: null,
+  agentSessionId: null,
+  timeline: [],
+  wip: null,
+  turnFailures: 0,
+});
+
+const titleOf = (task: string): string => {
+  const line = task.split('\n', 1)[0]!.trim();
+  return line.length > 72 ? `${line.slice(0, 69)}...` : line;
+};
+
+/**
+ * Applies one event. An event whose clock is not past the state's is a replay and leaves the state as
+ * it is, so folding a log twice gives the same state.
+ */
+export function evolveSession(state: SessionState, event: SessionEvent): SessionState {
+  if (event.clock <= state.clock) return state;
+  const next = { ...state, clock: event.clock, updatedAt: event.at };
+  const move = (status: SessionStatus, reason: string | null = null, extra: Partial<SessionState> = {}): SessionState => ({
+    ...next,
+    status,
+    reason,
+    source: event.source,
+    ...extra,
+  });
+  switch (event.type) {
+    case 'spawned': {
+      const d = event.data;
+      return move('queued', null, {
+        harness: d.harness,
+        task: d.task,
+        title: titleOf(d.task),
+        nodes: [...d.nodes],
+        issue: d.issue,
+        base: d.base,
+        branch: d.branch,
+        worktree: d.worktree,
+        by: event.by,
+        created: event.at,
+      });
+    }
+    case 'starting':
+    case 'resumed':
+      return move('starting');
+    case 'launched': {
+      const tmux = { session: event.data.tmuxSession, pane: event.data.pane };
+      // Logged after the agent's own first signals, the launch keeps the state they set.
+      return state.status === 'starting' ? move('running', null, { tmux }) : { ...next, tmux };
+    }
+    case 'identified':
+      return { ...next, agentSessionId: event.data.agentSessionId };
+    case 'prompted':
+      return { ...next, unread: false, timeline: [...state.timeline, { by: event.by, at: event.at, body: event.data.body }] };
+    case 'awaiting':
+      // A turn that ended well clears the failure streak; any wait is news for whoever looks next.
+      return move('awaiting', event.data.reason, { unread: true, turnFailures: event.data.reason === 'turn-end' ? 0 : state.turnFailures });
+    case 'running':
+      return move('running');
+    case 'interrupted':
+      return move('interrupted', event.data.reason, { unread: state.unread || event.data.reason !== 'by-user', tmux: null });
+    case 'review-requested':
+      return move('review', null, { unread: true });
+    case 'merge-dispatched':
+      return move('merging');
+    case 'closed':
+      return move('closed', null, { tmux: null, wip: event.data.wip ?? state.wip });
+    case 'quarantined':
+      return move('quarantined', event.data.reason, { unread: true, tmux: null, wip: event.data.wip ?? state.wip });
+    case 'failed':
+      return move('failed', event.data.reason, { unread: true, tmux: null });
+    case 'turn-failed':
+      return { ...next, turnFailures: state.turnFailures + 1 };
+    case 'viewed':
+      return { ...next, unread: false };
+  }
+}
+
+/** Folds a session's events, oldest first, from nothing. */
+export const foldSession = (id: string, events: readonly SessionEvent[]): SessionState => events.reduce(evolveSession, initialSession(id));

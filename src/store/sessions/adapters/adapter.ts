@@ -1,0 +1,56 @@
+import type { SessionCommand } from '../../../events/index.js';
+import type { SessionState } from '../../../projections/index.js';
+
+/** What a launch needs to know: the session, whether this is a resume, and how to call trellis back. */
+export interface LaunchContext {
+  readonly session: SessionState;
+  /** Relaunching an interrupted or quarantined session: continue the agent's own conversation if it can. */
+  readonly resume: boolean;
+  /** A shell-quoted command line that runs this trellis (`'node' '/…/bin.js'`). */
+  readonly trellis: string;
+}
+
+/** A turn signal an adapter maps a hook call to: a command for the session log, minus who and when. */
+export type SignalCommand =
+  | { readonly type: 'await'; readonly reason: 'turn-end' | 'permission' | 'question' }
+  | { readonly type: 'busy' }
+  | { readonly type: 'identify'; readonly agentSessionId: string }
+  | { readonly type: 'interrupt'; readonly reason: 'process-exit' }
+  | { readonly type: 'turn-fail'; readonly reason: string };
+
+/**
+ * A harness adapter (one file each): how its agent is launched in a pane, how its native turn signals
+ * reach the session log, and its shared-runtime guard. The session runtime knows nothing else about
+ * any agent; routes and verbs know nothing about adapters' protocols.
+ */
+export interface HarnessAdapter {
+  readonly name: string;
+  /** The shell command line the pane runs. */
+  command(ctx: LaunchContext): string;
+  /** Installs the adapter's subscription to the agent's signals (hooks) in the worktree. Re-run at every boot. */
+  install(worktree: string, ctx: LaunchContext): Promise<void>;
+  /** Maps one native signal (`event`, with its JSON payload) to session commands, in order; none: nothing to record. */
+  signal(event: string, payload: unknown, state: SessionState): readonly SignalCommand[];
+  /** Files the adapter writes into the worktree (its hooks): never saved as the session's work. */
+  readonly ownedPaths: readonly string[];
+  /** The native events `signal` understands, for usage messages. */
+  readonly events: readonly string[];
+  /**
+   * The shared-runtime guard (spec §4.2 rule 4): before a lifecycle mutation cleans up (kills tmux,
+   * removes the worktree), is anything else still using this session's runtime? A reason refuses it.
+   */
+  guard(state: SessionState, others: readonly SessionState[]): string | null;
+}
+
+/** POSIX shell quoting of one word. */
+export const shq = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** The guard every adapter shares: never the main checkout; never a worktree or tmux session another live session uses. */
+export function commonGuard(state: SessionState, others: readonly SessionState[]): string | null {
+  const live = others.filter((o) => o.id !== state.id && !['closed', 'failed', 'absent'].includes(o.status));
+  const sharing = live.find((o) => o.worktree === state.worktree);
+  if (sharing) return `session ${sharing.id} (${sharing.status}) works in the same worktree ${state.worktree}`;
+  const tmuxSharing = state.tmux && live.find((o) => o.tmux?.session === state.tmux!.session);
+  if (tmuxSharing) return `session ${tmuxSharing.id} runs in the same tmux session ${state.tmux!.session}`;
+  return null;
+}

@@ -1,0 +1,43 @@
+import type { SessionState } from '../../../projections/index.js';
+import { commonGuard, shq, type HarnessAdapter, type LaunchContext, type SignalCommand } from './adapter.js';
+
+const field = (payload: unknown, name: string): string | undefined => {
+  const v = typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>)[name] : undefined;
+  return typeof v === 'string' ? v : undefined;
+};
+
+/**
+ * The `notify` program handed to Codex with `-c notify=[...]` (a TOML array; JSON strings are valid TOML
+ * basic strings). Codex runs it at the end of every turn with one argument, the event's JSON; the
+ * wrapper passes that argument on stdin, as every adapter's signal takes its payload.
+ */
+function notifyConfig(ctx: LaunchContext): string {
+  const script = `printf '%s' "$1" | ${ctx.trellis} session signal ${ctx.session.id} notify`;
+  return `notify=${JSON.stringify(['sh', '-c', script, 'trellis-notify'])}`;
+}
+
+/**
+ * `codex` (Codex CLI): launched with the task, resumed with `codex resume <id>`. Its only turn signal is
+ * the `notify` program: `agent-turn-complete` → awaiting{turn-end} (and the thread id, when it carries
+ * one, is recorded for resume). Everything else is seen through process liveness.
+ */
+export const codexAdapter: HarnessAdapter = {
+  name: 'codex',
+  events: ['notify'],
+  ownedPaths: [],
+  command(ctx: LaunchContext) {
+    const config = `-c ${shq(notifyConfig(ctx))}`;
+    const s = ctx.session;
+    if (ctx.resume) return s.agentSessionId ? `exec codex ${config} resume ${shq(s.agentSessionId)}` : `exec codex ${config} resume --last`;
+    return s.task.trim() ? `exec codex ${config} ${shq(s.task)}` : `exec codex ${config}`;
+  },
+  install: async () => {},
+  signal(_event: string, payload: unknown, state: SessionState): readonly SignalCommand[] {
+    if (field(payload, 'type') !== 'agent-turn-complete') return [];
+    const thread = field(payload, 'thread-id');
+    const turnEnd: SignalCommand = { type: 'await', reason: 'turn-end' };
+    // The first notify that names the conversation records it, for `codex resume <id>`.
+    return thread && thread !== state.agentSessionId ? [{ type: 'identify', agentSessionId: thread }, turnEnd] : [turnEnd];
+  },
+  guard: commonGuard,
+};

@@ -1,0 +1,121 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { isTrellisError, TrellisError, type SessionCommand } from '../../events/index.js';
+import type { SessionState } from '../../projections/index.js';
+import { trellisHome } from '../endpoint-record.js';
+import { gitRaw } from '../git/run-git.js';
+import { packageRoot } from '../package-root.js';
+import type { Project } from '../project.js';
+import { adapterOf } from './adapters/index.js';
+import { shq, type LaunchContext } from './adapters/adapter.js';
+import { Tmux } from './tmux.js';
+import { addWorktree, copyIncludes, dropBranchIfEmpty, mainRoot, removeWorktree, runSetup } from './worktree.js';
+
+/** Who writes what the runtime itself observes or does. */
+export const SUPERVISOR = 'trellis';
+
+/** How the runtime reaches its processes: the tmux server, the API url sessions get, the environment. */
+export interface SessionRuntime {
+  readonly tmux: Tmux;
+  /** The supervisor's loopback face for `TRELLIS_API_URL`, or null (no serve online). */
+  apiUrl(): Promise<string | null>;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+export function defaultRuntime(env: NodeJS.ProcessEnv = process.env, apiUrl: () => Promise<string | null> = async () => env.TRELLIS_API_URL || null): SessionRuntime {
+  return { tmux: Tmux.forHome(env), apiUrl, env };
+}
+
+/** The command line that runs this trellis, for hooks and tmux hooks to call back. */
+export const trellisCommand = (): string => `${shq(process.execPath)} ${shq(join(packageRoot().dir, 'dist/src/cli/bin.js'))}`;
+
+/** A session command without who, when and source (distributed over the union). */
+export type BareCommand = SessionCommand extends infer C ? (C extends unknown ? Omit<C, 'by' | 'at' | 'source'> : never) : never;
+
+/** Appends a runtime-made command (the supervisor's, a hook's) with the current clock. */
+export function record(p: Project, id: string, command: BareCommand & { by?: string; source?: SessionCommand['source'] }) {
+  return p.sessionLog.write(id, { by: SUPERVISOR, source: 'supervisor', ...command, at: p.now().toISOString() } as SessionCommand);
+}
+
+/**
+ * Brings a `starting` session up: its worktree (created on a fresh spawn, re-created from its branch on
+ * a resume whose worktree is gone), the adapter's hooks, the agent in a detached tmux session, then
+ * `launched`. Any failure undoes what this call created (tmux session, worktree, branch) and records
+ * `failed` with the reason: a spawn that fails midway leaves nothing behind but its log.
+ */
+export async function launch(p: Project, rt: SessionRuntime, state: SessionState, opts: { resume: boolean }): Promise<SessionState> {
+  const root = mainRoot(p);
+  const adapter = adapterOf(state.harness);
+  const made = { worktree: false, branch: false };
+  try {
+    if (!existsSync(state.worktree)) {
+      const hasBranch = (await gitRaw(root, ['rev-parse', '--verify', '--quiet', `refs/heads/${state.branch}`])).code === 0;
+      if (hasBranch) await gitRaw(root, ['worktree', 'prune']).then(() => gitOk(root, ['worktree', 'add', '--quiet', state.worktree, state.branch]));
+      else await addWorktree(root, state.worktree, state.branch, state.base);
+      made.worktree = true;
+      made.branch = !hasBranch;
+      await copyIncludes(root, state.worktree);
+      const setup = p.settings().sessions.setup;
+      if (setup) {
+        const { code, log } = await runSetup(setup, state.worktree, sessionEnv(rt, state, await rt.apiUrl()));
+        const { hash } = await p.evidence.put(log);
+        if (code !== 0) throw new TrellisError('SPAWN_FAILED', `the setup command '${setup}' exited ${code}; its log is evidence ${hash} (trellis evidence get ${hash})`);
+      }
+    }
+    const ctx: LaunchContext = { session: state, resume: opts.resume, trellis: trellisCommand() };
+    await adapter.install(state.worktree, ctx);
+    await rt.tmux.kill(state.id);
+    const env = sessionEnv(rt, state, await rt.apiUrl());
+    // tmux itself says when the agent's process exits (its pane-died hook): no polling per session.
+    const paneDied = `run-shell -b ${shq(`cd ${shq(root)} && ${ctx.trellis} session signal ${state.id} exit </dev/null >/dev/null 2>&1`)}`;
+    const pane = await rt.tmux.launch(state.id, state.worktree, env, adapter.command(ctx), { 'pane-died': paneDied });
+    const { state: after } = await record(p, state.id, { type: 'launch', tmuxSession: state.id, pane });
+    return after;
+  } catch (err) {
+    // Also when tmux failed midway through its command line: a session by this name is this launch's.
+    await rt.tmux.kill(state.id).catch(() => {});
+    if (made.worktree) await removeWorktree(root, state.worktree).catch(() => {});
+    if (made.branch) await dropBranchIfEmpty(root, state.branch, state.base).catch(() => {});
+    const reason = isTrellisError(err) ? err.message : `launch failed: ${(err as Error).message}`;
+    await record(p, state.id, { type: 'fail', reason }).catch(() => {});
+    throw isTrellisError(err) ? err : new TrellisError('SPAWN_FAILED', reason);
+  }
+}
+
+async function gitOk(cwd: string, args: string[]): Promise<void> {
+  const r = await gitRaw(cwd, args);
+  if (r.code !== 0) throw new TrellisError('SPAWN_FAILED', `git ${args[0]} failed: ${r.stderr.trim()}`);
+}
+
+/** The agent's environment (DESIGN.md §9). */
+function sessionEnv(rt: SessionRuntime, state: SessionState, apiUrl: string | null): Record<string, string> {
+  return {
+    TRELLIS_SESSION: state.id,
+    TRELLIS_HOME: trellisHome(rt.env),
+    ...(apiUrl ? { TRELLIS_API_URL: apiUrl } : {}),
+  };
+}
+
+const inputs = new Map<string, Promise<unknown>>();
+
+/**
+ * Delivers text to the session's pane, best-effort: one input at a time per session (two prompts never
+ * interleave their keystrokes). Resolves false when there is no live pane to deliver to.
+ */
+export function deliver(rt: SessionRuntime, state: SessionState, text: string): Promise<boolean> {
+  const pane = state.tmux?.pane;
+  if (!pane) return Promise.resolve(false);
+  const prior = inputs.get(state.id) ?? Promise.resolve();
+  const run = prior
+    .catch(() => {})
+    .then(async () => {
+      const info = await rt.tmux.pane(pane);
+      if (!info || info.dead) return false;
+      await rt.tmux.paste(pane, text);
+      return true;
+    })
+    .catch(() => false);
+  inputs.set(state.id, run);
+  void run.finally(() => inputs.get(state.id) === run && inputs.delete(state.id));
+  return run;
+}

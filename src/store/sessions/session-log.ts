@@ -1,0 +1,29 @@
+import { decideSession, describeSessionEvent, parseSessionEvent, type SessionCommand, type SessionEvent } from '../../events/index.js';
+import { evolveSession, initialSession, type SessionState } from '../../projections/index.js';
+import type { GitAppendLog } from '../git/append-log.js';
+import type { ProjectionCache } from '../streams/projection-cache.js';
+import type { StreamKind } from '../streams/stream-kind.js';
+import { StreamStore } from '../streams/stream-store.js';
+
+export const SESSION_REF_PREFIX = 'refs/trellis/sessions/';
+export const sessionRef = (id: string): string => `${SESSION_REF_PREFIX}${id}`;
+
+/** Agent sessions as a stream kind: one ref per session, spawned first, then every transition. */
+export const sessionKind: StreamKind<SessionEvent, SessionState, SessionCommand> = {
+  noun: 'session',
+  refPrefix: SESSION_REF_PREFIX,
+  firstEvent: 'spawned',
+  initial: initialSession,
+  evolve: evolveSession,
+  parse: parseSessionEvent,
+  decide: decideSession,
+  describe: describeSessionEvent,
+  exists: (state) => state.status !== 'absent',
+};
+
+/** The session log: the one generic stream store, of the session kind. */
+export class SessionLog extends StreamStore<SessionEvent, SessionState, SessionCommand> {
+  constructor(log: GitAppendLog, cache: ProjectionCache<SessionState>) {
+    super(sessionKind, log, cache);
+  }
+}

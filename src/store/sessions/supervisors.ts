@@ -1,0 +1,134 @@
+import { existsSync } from 'node:fs';
+import type { SessionState } from '../../projections/index.js';
+import type { LiveProject } from '../live.js';
+import type { Project } from '../project.js';
+import { adapterOf } from './adapters/index.js';
+import { queuePass } from './queue.js';
+import { record, trellisCommand, type SessionRuntime } from './runtime.js';
+import { quarantineSession } from './verbs.js';
+
+/** Turn failures in a row after which a session is quarantined (held aside, never auto-resumed). */
+export const QUARANTINE_AFTER = 3;
+/** How often the supervisors re-check without being told (tmux killed from outside sends no event). */
+const RESYNC_MS = 30_000;
+
+/** Statuses in which a session's agent should be alive in its pane. */
+const SUPERVISED = new Set(['running', 'awaiting', 'review', 'merging']);
+
+/**
+ * The turn-failure supervisor's pass (spec §4.2 rule 2): re-installs each live session's adapter
+ * subscription (its hooks), then reconciles what happened while nobody watched: a tmux session that
+ * vanished → `interrupted{tmux-gone}`, a dead pane → `interrupted{process-exit}`, repeated turn
+ * failures → `quarantined`. One `tmux list-panes` for all sessions; none at all when nothing is live.
+ */
+export async function reconcile(p: Project, rt: SessionRuntime, opts: { install?: boolean } = {}): Promise<string[]> {
+  const { states } = await p.sessionLog.all();
+  const live = states.filter((s) => SUPERVISED.has(s.status));
+  if (live.length === 0) return [];
+  const listing = await rt.tmux.run(['list-panes', '-a', '-F', '#{session_name} #{pane_id} #{pane_dead}']);
+  const panes = new Map<string, { session: string; dead: boolean }>();
+  for (const line of listing.code === 0 ? listing.stdout.split('\n') : []) {
+    const [session, pane, dead] = line.split(' ');
+    if (session && pane) panes.set(pane, { session, dead: dead === '1' });
+  }
+  const changed: string[] = [];
+  for (const s of live) {
+    try {
+      if (await reconcileOne(p, rt, s, panes, opts.install ?? false)) changed.push(s.id);
+    } catch (err) {
+      console.error(`trellis: reconciling session ${s.id}: ${(err as Error).message}`);
+    }
+  }
+  return changed;
+}
+
+async function reconcileOne(p: Project, rt: SessionRuntime, s: SessionState, panes: Map<string, { session: string; dead: boolean }>, install: boolean): Promise<boolean> {
+  const pane = s.tmux ? panes.get(s.tmux.pane) : undefined;
+  if (!pane || pane.session !== s.tmux?.session) {
+    await record(p, s.id, { type: 'interrupt', reason: 'tmux-gone' });
+    return true;
+  }
+  if (pane.dead) {
+    await record(p, s.id, { type: 'interrupt', reason: 'process-exit', source: 'process' });
+    return true;
+  }
+  if (s.turnFailures >= QUARANTINE_AFTER) {
+    await quarantineSession(p, rt, s.id, 'trellis', `${s.turnFailures} turn failures in a row`, 'supervisor');
+    return true;
+  }
+  if (install && existsSync(s.worktree)) await adapterOf(s.harness).install(s.worktree, { session: s, resume: false, trellis: trellisCommand() });
+  return false;
+}
+
+/**
+ * The server's session supervisors, started at boot: the turn-failure reconcile (at boot, then on a slow
+ * resync) and the queue (at boot, on every session transition any process makes, and on the resync, so
+ * freed memory is noticed). Detached tmux sessions are never touched by a server starting or stopping.
+ */
+export class SessionSupervisors {
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private running: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly project: Project,
+    private readonly rt: SessionRuntime,
+    private readonly live: LiveProject,
+  ) {}
+
+  start(): this {
+    this.live.bus.on('change', this.onChange);
+    this.live.onStop(() => this.stop());
+    void this.pass({ install: true });
+    this.timer = setInterval(() => void this.pass({}), RESYNC_MS).unref();
+    return this;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.live.bus.off('change', this.onChange);
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  /** Resolves when the passes started so far are done (tests and shutdown). */
+  idle(): Promise<unknown> {
+    return this.running;
+  }
+
+  private readonly onChange = (e: { cause: string }) => {
+    if (e.cause === 'sessions' || e.cause === 'config') void this.queue();
+  };
+
+  /** After a transition: quarantine what failed too often, launch what is queued. No tmux call. */
+  private queue(): Promise<unknown> {
+    return this.serial(async () => {
+      const { states } = await this.project.sessionLog.all();
+      for (const s of states) {
+        if (SUPERVISED.has(s.status) && s.turnFailures >= QUARANTINE_AFTER) {
+          await quarantineSession(this.project, this.rt, s.id, 'trellis', `${s.turnFailures} turn failures in a row`, 'supervisor');
+        }
+      }
+      if (states.some((s) => s.status === 'queued')) await queuePass(this.project, this.rt);
+    });
+  }
+
+  private pass(opts: { install?: boolean }): Promise<unknown> {
+    return this.serial(async () => {
+      await reconcile(this.project, this.rt, opts);
+      await queuePass(this.project, this.rt);
+    });
+  }
+
+  private serial(task: () => Promise<void>): Promise<unknown> {
+    const run = this.running.then(async () => {
+      if (this.stopped) return;
+      try {
+        await task();
+      } catch (err) {
+        console.error(`trellis: session supervisor: ${(err as Error).message}`);
+      }
+    });
+    this.running = run;
+    return run;
+  }
+}

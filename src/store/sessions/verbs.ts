@@ -1,0 +1,235 @@
+import { existsSync } from 'node:fs';
+import { decideSession, isNodeId, LIVE_STATUSES, TrellisError, type SessionCommand, type SessionStatus } from '../../events/index.js';
+import { sessionList, sessionView, type SessionState, type SessionSummary, type SessionView } from '../../projections/index.js';
+import { newThreadId, isLocalId } from '../issues/thread-id.js';
+import type { Project } from '../project.js';
+import type { StreamProblem } from '../streams/projection-cache.js';
+import { adapterOf, harnessNames } from './adapters/index.js';
+import type { SignalCommand } from './adapters/adapter.js';
+import { budgetOf, queuePass, type SessionBudget } from './queue.js';
+import { deliver, launch, record, type BareCommand, type SessionRuntime } from './runtime.js';
+import { saveWip } from './wip.js';
+import { dropBranchIfEmpty, mainRoot, removeWorktree, sessionBranch, trunkCommit, worktreePath } from './worktree.js';
+
+/*
+ * One function per user-facing session verb, shared by `trellis session ...` and the HTTP routes. A
+ * mutation that commits no transition throws (a refused close never looks successful, spec §4.2 rule 3);
+ * lifecycle mutations ask the adapter's shared-runtime guard before any cleanup (rule 4), and save
+ * uncommitted work to `refs/trellis/wip/<id>` before it (DESIGN.md §9, lossless).
+ */
+
+export interface SpawnInput {
+  readonly task: string;
+  readonly harness?: string;
+  readonly nodes?: readonly string[];
+  readonly issue?: string;
+  readonly by: string;
+}
+
+/** Spawns a session: logs it as queued, then runs a queue pass (which launches it if the budget allows). */
+export async function spawnSession(p: Project, rt: SessionRuntime, input: SpawnInput): Promise<SessionView> {
+  const harness = input.harness ?? p.settings().harness ?? 'shell';
+  adapterOf(harness);
+  if (typeof input.task !== 'string') throw new TrellisError('INVALID_INPUT', 'a session needs a task (text)');
+  const nodes = (input.nodes ?? []).map((n) => n.trim());
+  const bad = nodes.find((n) => !isNodeId(n));
+  if (bad !== undefined) throw new TrellisError('INVALID_INPUT', `'${bad}' is not a node id (a path below the spec root, without .md, e.g. auth/login)`);
+  if (input.issue !== undefined && !/^[^\s]{1,200}$/.test(input.issue)) throw new TrellisError('INVALID_INPUT', `'${input.issue}' is not an issue id`);
+  const { commit } = await trunkCommit(p);
+  const id = newThreadId(p.random);
+  await p.sessionLog.write(id, {
+    type: 'spawn',
+    harness,
+    task: input.task,
+    nodes,
+    issue: input.issue ?? null,
+    base: commit,
+    branch: sessionBranch(id),
+    worktree: worktreePath(p, id, rt.env),
+    by: input.by,
+    at: p.now().toISOString(),
+    source: 'user',
+  });
+  await queuePass(p, rt);
+  const state = await sessionState(p, id);
+  if (state.status === 'failed') throw new TrellisError('SPAWN_FAILED', `session ${id} failed to start: ${state.reason}`);
+  return sessionView(state);
+}
+
+export interface SessionListing {
+  readonly sessions: readonly SessionSummary[];
+  readonly problems: readonly StreamProblem[];
+}
+
+/** Every session, most recently active first; closed ones only with `all`. */
+export async function listSessions(p: Project, opts: { all?: boolean } = {}): Promise<SessionListing> {
+  const { states, problems } = await p.sessionLog.all();
+  const list = sessionList(states);
+  return { sessions: opts.all ? list : list.filter((s) => s.state !== 'closed'), problems };
+}
+
+/** One session, whole. */
+export async function showSession(p: Project, id: string): Promise<SessionView> {
+  return sessionView(await sessionState(p, id));
+}
+
+/** The folded state of session `id`; an unknown (or impossible) id is SESSION_NOT_FOUND. */
+export async function sessionState(p: Project, id: string): Promise<SessionState> {
+  if (!isLocalId(id)) throw new TrellisError('SESSION_NOT_FOUND', `no session ${JSON.stringify(id)}`);
+  const state = await p.sessionLog.get(id);
+  if (state.status === 'absent') throw new TrellisError('SESSION_NOT_FOUND', `no session ${id}; 'trellis session ls --all' lists them`);
+  return state;
+}
+
+/** Refuses now, before any side effect, what the state machine would refuse when appended. */
+function precheck(p: Project, state: SessionState, command: BareCommand, by: string): void {
+  decideSession(state, { ...command, by, at: p.now().toISOString(), source: 'user' } as SessionCommand);
+}
+
+const write = (p: Project, id: string, command: BareCommand, by: string, source: SessionCommand['source'] = 'user') =>
+  p.sessionLog.write(id, { ...command, by, at: p.now().toISOString(), source } as SessionCommand);
+
+/** The adapter's shared-runtime guard; a reason refuses the cleanup. */
+async function guard(p: Project, state: SessionState, action: string): Promise<void> {
+  const { states } = await p.sessionLog.all();
+  const reason = adapterOf(state.harness).guard(state, states);
+  if (reason) throw new TrellisError('CLEANUP_REFUSED', `${action} of ${state.id} refused: ${reason}`);
+}
+
+export interface PromptResult {
+  readonly session: SessionView;
+  /** Whether the prompt reached a live pane (delivery is best-effort; the timeline has it either way). */
+  readonly delivered: boolean;
+}
+
+/** Appends a whole prompt to the session's timeline, then pastes it into its pane. */
+export async function promptSession(p: Project, rt: SessionRuntime, id: string, body: string, by: string): Promise<PromptResult> {
+  if (typeof body !== 'string' || body.trim() === '') throw new TrellisError('INVALID_INPUT', 'a prompt needs a body');
+  await sessionState(p, id);
+  const { state } = await write(p, id, { type: 'prompt', body }, by);
+  return { session: sessionView(state), delivered: await deliver(rt, state, body) };
+}
+
+/** Stops the agent (kills its tmux session); the worktree stays and `resume` brings it back. */
+export async function interruptSession(p: Project, rt: SessionRuntime, id: string, by: string): Promise<SessionView> {
+  const state = await sessionState(p, id);
+  precheck(p, state, { type: 'interrupt', reason: 'by-user' }, by);
+  await guard(p, state, 'interrupt');
+  // Logged first: the pane-died hook that the kill fires then finds the session already interrupted.
+  const { state: after } = await write(p, id, { type: 'interrupt', reason: 'by-user' }, by);
+  if (state.tmux) await rt.tmux.kill(state.tmux.session);
+  await queuePass(p, rt);
+  return sessionView(after);
+}
+
+/** Relaunches an interrupted or quarantined session in its worktree (the agent's own resume if it has one). */
+export async function resumeSession(p: Project, rt: SessionRuntime, id: string, by: string): Promise<SessionView> {
+  await sessionState(p, id);
+  const { state } = await write(p, id, { type: 'resume' }, by);
+  return sessionView(await launch(p, rt, state, { resume: true }));
+}
+
+/** Puts the session up for review. */
+export async function requestReview(p: Project, id: string, by: string): Promise<SessionView> {
+  await sessionState(p, id);
+  return sessionView((await write(p, id, { type: 'review' }, by)).state);
+}
+
+/**
+ * Dispatches the merge to the session's own agent, as a prompt: the server never touches the main
+ * checkout. Answers `{dispatched: true}` once the transition is logged.
+ */
+export async function mergeSession(p: Project, rt: SessionRuntime, id: string, by: string): Promise<{ dispatched: true; delivered: boolean }> {
+  const state = await sessionState(p, id);
+  const { trunk } = await trunkCommit(p);
+  const { state: merging } = await write(p, id, { type: 'merge' }, by);
+  const body = `Merge your branch ${state.branch} into ${trunk}: bring in the latest ${trunk}, resolve any conflicts, run the tests, then move ${trunk} to the result (git push . HEAD:${trunk}). Do not edit the main checkout.`;
+  const { state: prompted } = await write(p, id, { type: 'prompt', body }, by);
+  void merging;
+  return { dispatched: true, delivered: await deliver(rt, prompted, body) };
+}
+
+/** Uncommitted work to the WIP ref, then the agent's tmux session away; the wip commit, if any. */
+async function saveAndStop(rt: SessionRuntime, state: SessionState): Promise<string | null> {
+  const wip = existsSync(state.worktree) ? await saveWip(state.worktree, state.id, adapterOf(state.harness).ownedPaths, state.branch) : null;
+  if (state.tmux) await rt.tmux.kill(state.tmux.session);
+  else await rt.tmux.kill(state.id);
+  return wip;
+}
+
+/**
+ * Closes a session: uncommitted work is saved to `refs/trellis/wip/<id>` first, then the tmux session and
+ * the worktree are removed; the branch stays only if it holds commits. Frees a slot: runs a queue pass.
+ */
+export async function closeSession(p: Project, rt: SessionRuntime, id: string, by: string): Promise<SessionView> {
+  const state = await sessionState(p, id);
+  precheck(p, state, { type: 'close', wip: null }, by);
+  await guard(p, state, 'close');
+  const wip = await saveAndStop(rt, state);
+  const root = mainRoot(p);
+  await removeWorktree(root, state.worktree);
+  if (state.base) await dropBranchIfEmpty(root, state.branch, state.base);
+  const { state: after } = await write(p, id, { type: 'close', wip }, by);
+  await queuePass(p, rt);
+  return sessionView(after);
+}
+
+/** Holds a session aside: work saved to the WIP ref, agent stopped, worktree kept; never auto-resumed. */
+export async function quarantineSession(p: Project, rt: SessionRuntime, id: string, by: string, reason = 'by user', source: SessionCommand['source'] = 'user'): Promise<SessionView> {
+  const state = await sessionState(p, id);
+  precheck(p, state, { type: 'quarantine', reason, wip: null }, by);
+  await guard(p, state, 'quarantine');
+  const wip = await saveAndStop(rt, state);
+  const { state: after } = await write(p, id, { type: 'quarantine', reason, wip }, by, source);
+  await queuePass(p, rt);
+  return sessionView(after);
+}
+
+/** Clears `unread`: somebody has looked at the session's finished work. */
+export async function viewSession(p: Project, id: string, by: string): Promise<SessionView> {
+  await sessionState(p, id);
+  return sessionView((await write(p, id, { type: 'view' }, by)).state);
+}
+
+/** Signals every adapter understands, whatever the harness (pane-pattern scripts, tmux's own pane-died hook). */
+const GENERIC: Record<string, readonly SignalCommand[]> = {
+  'turn-end': [{ type: 'await', reason: 'turn-end' }],
+  permission: [{ type: 'await', reason: 'permission' }],
+  question: [{ type: 'await', reason: 'question' }],
+  busy: [{ type: 'busy' }],
+  exit: [{ type: 'interrupt', reason: 'process-exit' }],
+  'turn-failed': [{ type: 'turn-fail', reason: 'the agent reported a failed turn' }],
+};
+
+/**
+ * The adapters' entry point (`trellis session signal <id> <event>`, the hook's JSON on stdin): maps the
+ * native event to a transition and appends it. `changed: false` when it changes nothing (a repeated
+ * idle notification after a Stop).
+ */
+export async function signalSession(p: Project, id: string, event: string, payload: unknown): Promise<{ session: SessionView; changed: boolean }> {
+  const state = await sessionState(p, id);
+  const adapter = adapterOf(state.harness);
+  const mapped = adapter.events.includes(event) ? adapter.signal(event, payload, state) : GENERIC[event];
+  if (mapped === undefined) {
+    throw new TrellisError('INVALID_INPUT', `unknown signal '${event}' for a ${state.harness} session: use one of ${[...adapter.events, ...Object.keys(GENERIC)].join(', ')}`);
+  }
+  const source: SessionCommand['source'] = event === 'exit' ? 'process' : 'hook';
+  let current = state;
+  let changed = false;
+  for (const command of mapped) {
+    // The agent's process exiting after a close or an interrupt is expected: nothing to record.
+    if (command.type === 'interrupt' && !LIVE_STATUSES.has(current.status as SessionStatus)) continue;
+    const { state: after, events } = await write(p, id, command, id, source);
+    current = after;
+    changed ||= events.length > 0;
+  }
+  return { session: sessionView(current), changed };
+}
+
+/** The budget and its use, for `/api/resources`. */
+export async function sessionBudget(p: Project): Promise<SessionBudget> {
+  return budgetOf(p, (await p.sessionLog.all()).states);
+}
+
+export { harnessNames, queuePass, record };
+export type { SessionStatus };

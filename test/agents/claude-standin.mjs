@@ -1,0 +1,89 @@
+#!/usr/bin/env node
+/**
+ * A stand-in for Claude Code, as the forge stand-in is for GitHub: it behaves toward its hooks exactly
+ * as Claude Code's documented hook protocol does. It reads the hooks from `.claude/settings.json` and
+ * `.claude/settings.local.json` in its working directory and runs each matching command with `sh -c`,
+ * the hook's JSON on stdin, waiting for it as Claude Code does:
+ *   SessionStart     {session_id, transcript_path, cwd, hook_event_name, source: startup|resume}
+ *   UserPromptSubmit {session_id, transcript_path, cwd, hook_event_name, prompt}
+ *   Stop             {session_id, transcript_path, cwd, hook_event_name, stop_hook_active: false}
+ *   Notification     {session_id, transcript_path, cwd, hook_event_name, message, notification_type}
+ *                    (matchers match notification_type: permission_prompt, idle_prompt, ...)
+ *   SessionEnd       {session_id, transcript_path, cwd, hook_event_name, reason}
+ * Usage as Claude Code's: `claude [prompt]`, `claude --resume <session-id>`. Each prompt (the argument,
+ * then each line typed or pasted into the terminal) is one turn; a few scripted prompts drive the other
+ * notifications:
+ *   "ask permission"  → UserPromptSubmit, then Notification{permission_prompt}
+ *   "stop then idle"  → UserPromptSubmit, Stop, then Notification{idle_prompt} (what Claude Code sends
+ *                       after 60 s at the prompt)
+ *   "/exit"           → SessionEnd{prompt_input_exit}, exit
+ *   anything else     → UserPromptSubmit, then Stop
+ * It writes what it was started with and each hook it ran to $TRELLIS_HOME/standin/<TRELLIS_SESSION>.log.
+ */
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+const args = process.argv.slice(2);
+const resumeAt = args.indexOf('--resume');
+const sessionId = resumeAt >= 0 ? args[resumeAt + 1] : randomUUID();
+const prompt = args.filter((_, i) => resumeAt < 0 || (i !== resumeAt && i !== resumeAt + 1)).find((a) => !a.startsWith('--'));
+const cwd = process.cwd();
+const transcript = join(process.env.HOME ?? '/tmp', '.claude', 'projects', 'standin', `${sessionId}.jsonl`);
+const logDir = join(process.env.TRELLIS_HOME ?? '/tmp', 'standin');
+mkdirSync(logDir, { recursive: true });
+const logFile = join(logDir, `${process.env.TRELLIS_SESSION ?? 'none'}.log`);
+const log = (line) => appendFileSync(logFile, `${JSON.stringify(line)}\n`);
+log({ started: args });
+
+function settingsHooks() {
+  const hooks = {};
+  for (const name of ['settings.json', 'settings.local.json']) {
+    try {
+      const parsed = JSON.parse(readFileSync(join(cwd, '.claude', name), 'utf8'));
+      for (const [event, groups] of Object.entries(parsed.hooks ?? {})) (hooks[event] ??= []).push(...groups);
+    } catch {}
+  }
+  return hooks;
+}
+
+/** Runs every hook configured for `event` whose matcher matches, with the payload on stdin. */
+function fire(event, extra, matchOn) {
+  const payload = { session_id: sessionId, transcript_path: transcript, cwd, hook_event_name: event, ...extra };
+  for (const group of settingsHooks()[event] ?? []) {
+    const matcher = group.matcher ?? '';
+    if (matcher && matcher !== '*' && matchOn !== undefined && !new RegExp(`^(${matcher})$`).test(matchOn)) continue;
+    for (const hook of group.hooks ?? []) {
+      if (hook.type !== 'command') continue;
+      const r = spawnSync('sh', ['-c', hook.command], { cwd, input: JSON.stringify(payload), encoding: 'utf8', timeout: 60_000 });
+      log({ hook: event, status: r.status, ...(r.status ? { stderr: r.stderr } : {}) });
+    }
+  }
+}
+
+function turn(text) {
+  if (text === '/exit') {
+    fire('SessionEnd', { reason: 'prompt_input_exit' });
+    process.exit(0);
+  }
+  fire('UserPromptSubmit', { prompt: text });
+  if (text === 'ask permission') {
+    fire('Notification', { message: 'Claude needs your permission to use Bash', notification_type: 'permission_prompt' }, 'permission_prompt');
+    return;
+  }
+  fire('Stop', { stop_hook_active: false });
+  if (text === 'stop then idle') fire('Notification', { message: 'Claude is waiting for your input', notification_type: 'idle_prompt' }, 'idle_prompt');
+}
+
+fire('SessionStart', { source: resumeAt >= 0 ? 'resume' : 'startup' }, resumeAt >= 0 ? 'resume' : 'startup');
+if (prompt) turn(prompt);
+process.stdout.write('> ');
+const rl = createInterface({ input: process.stdin });
+rl.on('line', (line) => {
+  const text = line.trim();
+  if (text) turn(text);
+  process.stdout.write('> ');
+});
+rl.on('close', () => process.exit(0));
