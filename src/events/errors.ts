@@ -24,7 +24,9 @@ export type ErrorCode =
   | 'APPEND_CONFLICT'
   | 'CORRUPT_EVENT'
   | 'NOT_A_REPOSITORY'
-  | 'GIT_FAILED';
+  | 'GIT_FAILED'
+  | 'APPEND_REFUSED'
+  | 'TMUX_FAILED';
 
 export class TrellisError extends Error {
   override name = 'TrellisError';
