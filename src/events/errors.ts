@@ -36,7 +36,9 @@ export type ErrorCode =
   | 'UNKNOWN_HARNESS'
   | 'NO_BASE'
   | 'CLEANUP_REFUSED'
-  | 'SPAWN_FAILED';
+  | 'SPAWN_FAILED'
+  | 'APPEND_REFUSED'
+  | 'TMUX_FAILED';
 
 export class TrellisError extends Error {
   override name = 'TrellisError';

@@ -15,6 +15,10 @@ import { graphRoutes } from './routes/graph.js';
 import { issueRoutes } from './routes/issues.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { specRoutes } from './routes/specs.js';
+import { sessionIoRoutes } from './routes/session-io.js';
+import { uploadRoutes } from './routes/uploads.js';
+import { appWebSockets } from './websocket.js';
+import { tmuxSocketTargets } from '../store/sessions/pane-target.js';
 
 /** Largest JSON request body; evidence uploads have their own, larger limit. */
 export const JSON_LIMIT_BYTES = 1 << 20;
@@ -31,7 +35,8 @@ export function createApp(ctx: AppContext): Hono {
   const app = new Hono();
   app.use(secureHeaders({ crossOriginResourcePolicy: false }));
   app.use('/api/*', async (c, next) => {
-    if (c.req.path === '/api/evidence') return next();
+    // Evidence and uploads have their own, larger limits.
+    if (c.req.path === '/api/evidence' || c.req.path === '/api/uploads') return next();
     return bodyLimit({
       maxSize: JSON_LIMIT_BYTES,
       // The rest of the body is never read: close the connection so no client reuses it mid-body.
@@ -45,6 +50,8 @@ export function createApp(ctx: AppContext): Hono {
   app.route('/', evidenceRoutes(ctx));
   app.route('/', evalRoutes(ctx));
   app.route('/', sessionRoutes(ctx));
+  app.route('/', sessionIoRoutes(ctx.paneTargets ?? tmuxSocketTargets(), appWebSockets(app)));
+  app.route('/', uploadRoutes(ctx));
   app.notFound(notFound);
   app.onError(onError);
   return app;

@@ -15,6 +15,7 @@ import { projectApp } from './app.js';
 import { notFound, onError } from './errors.js';
 import { installProcessGuards } from './process-guards.js';
 import { createReapedServer } from './create-server.js';
+import { closeWebSockets, injectWebSockets } from './websocket.js';
 
 /** After a drain starts, idle keep-alive sockets get this long to send one more request (answered with `Connection: close`). */
 const IDLE_GRACE_MS = 1_000;
@@ -35,11 +36,13 @@ app.use(async (c, next) => {
   // While draining, every answer tells the client to reconnect, which the proxy sends to the new child.
   if (draining) c.header('Connection', 'close');
 });
-app.route('/', projectApp(project, live, instanceId));
+const inner = projectApp(project, live, instanceId);
+app.route('/', inner);
 app.notFound(notFound);
 app.onError(onError);
 
 const server = createReapedServer(app.fetch);
+injectWebSockets(inner, server);
 const sockets = new Set<import('node:net').Socket>();
 server.on('connection', (socket) => {
   sockets.add(socket);
@@ -70,6 +73,8 @@ process.on('disconnect', () => void drain(0));
 async function drain(deadlineMs: number): Promise<void> {
   if (draining) return;
   draining = true;
+  // The new child already takes new connections: live WebSockets (pane streams) reconnect there now (1012).
+  closeWebSockets(inner, 1012, 'server restarting');
   const closed = new Promise<void>((resolve) => {
     allClosed = resolve;
     if (sockets.size === 0) resolve();

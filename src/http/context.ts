@@ -1,9 +1,12 @@
 import type { LiveProject } from '../store/live.js';
 import type { Project } from '../store/project.js';
+import type { PaneTargets } from '../store/sessions/pane-target.js';
 
 /** What the app serves and who it is. */
 export interface AppContext {
   readonly project: Project;
   readonly live: LiveProject;
   readonly instance: { readonly instanceId: string; readonly root: string; readonly startedAt: string };
+  /** Where sessions' live panes are, for session I/O (default: by tmux session name on $TRELLIS_HOME/tmux.sock). */
+  readonly paneTargets?: PaneTargets;
 }

@@ -4,6 +4,7 @@ import type { Project } from '../store/project.js';
 import { projectApp } from './app.js';
 import { bindPublic } from './bind.js';
 import { createReapedServer } from './create-server.js';
+import { closeWebSockets, injectWebSockets } from './websocket.js';
 
 export interface Served {
   readonly url: string;
@@ -23,6 +24,7 @@ export async function serveProject(project: Project, opts: { port: number; host?
   const live = new LiveProject(project).start();
   const app = projectApp(project, live, instanceId);
   const server = createReapedServer(app.fetch);
+  injectWebSockets(app, server);
   let port: number;
   try {
     port = await bindPublic(server, opts.port, host);
@@ -36,6 +38,7 @@ export async function serveProject(project: Project, opts: { port: number; host?
     instanceId,
     live,
     close: async () => {
+      closeWebSockets(app, 1001, 'server closing');
       await new Promise<void>((done) => {
         server.close(() => done());
         server.closeAllConnections();

@@ -1,0 +1,100 @@
+import { type } from 'arktype';
+import { Hono } from 'hono';
+import type { WebSocket } from 'ws';
+import { TrellisError } from '../../events/index.js';
+import { PaneHub, type Viewer } from '../../store/sessions/pane-stream.js';
+import type { PaneTarget, PaneTargets } from '../../store/sessions/pane-target.js';
+import { captureSession, promptSession, sendRawKeys } from '../../store/sessions/session-io-verbs.js';
+import { readJson } from '../body.js';
+import { errorBody } from '../errors.js';
+import type { appWebSockets } from '../websocket.js';
+
+const promptBody = type({ '+': 'reject', body: 'string', 'by?': 'string' });
+const rawkeyBody = type({ '+': 'reject', 'keys?': 'string[]', 'hex?': 'string' });
+/** Client → server control messages on the socket (JSON text frames). */
+const clientMessage = type({ type: "'input'", data: 'string' }).or({ type: "'resize'", cols: '1 <= number.integer <= 1000', rows: '1 <= number.integer <= 1000' });
+
+const HUMAN = 'human';
+
+/**
+ * Session I/O routes: the live pane over a WebSocket, capture, prompt and raw keys. Thin: parse, call
+ * the verb (the same one `trellis session ...` runs), render.
+ */
+export function sessionIoRoutes(targets: PaneTargets, sockets: ReturnType<typeof appWebSockets>, hub = new PaneHub()): Hono {
+  const app = new Hono<{ Variables: { target: PaneTarget } }>();
+  sockets.closers.push((code, reason) => hub.closeAll(code, reason));
+
+  app.get(
+    '/api/sessions/:id/socket',
+    async (c, next) => {
+      const mode = c.req.query('mode');
+      if (mode !== undefined && mode !== 'read' && mode !== 'write') throw new TrellisError('INVALID_INPUT', `mode is read or write, not ${JSON.stringify(mode)}`);
+      const target = await targets.resolve(c.req.param('id'));
+      if (!target) throw new TrellisError('NOT_FOUND', `no session ${c.req.param('id')} with a live pane`);
+      c.set('target', target);
+      await next();
+    },
+    sockets.ws.upgradeWebSocket((c) => {
+      const target = c.get('target');
+      const readOnly = c.req.query('mode') === 'read';
+      let viewer: Viewer | undefined;
+      const refuse = (code: string, message: string) => viewer?.sendJson({ type: 'error', code, message });
+      const input = (bytes: Buffer) => {
+        if (readOnly) return refuse('READ_ONLY', 'this viewer opened the session read-only (?mode=read); its input is refused');
+        void hub.input(viewer!, bytes).catch((err: Error) => refuse('INPUT_FAILED', err.message));
+      };
+      return {
+        onOpen(_event, ws) {
+          const raw = ws.raw as WebSocket;
+          viewer = {
+            sendBytes: (bytes) => raw.readyState === raw.OPEN && raw.send(bytes, { binary: true }),
+            sendJson: (message) => raw.readyState === raw.OPEN && raw.send(JSON.stringify(message)),
+            buffered: () => raw.bufferedAmount,
+            close: (code, reason) => raw.close(code, reason),
+          };
+          hub.join(target, viewer);
+        },
+        onMessage(event) {
+          if (typeof event.data !== 'string') return input(Buffer.from(event.data as ArrayBuffer));
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(event.data);
+          } catch {
+            return refuse('INVALID_INPUT', 'a text frame must be a JSON control message');
+          }
+          const msg = clientMessage(parsed);
+          if (msg instanceof type.errors) return refuse('INVALID_INPUT', `unknown control message: ${msg.summary}`);
+          if (msg.type === 'input') return input(Buffer.from(msg.data, 'utf8'));
+          if (readOnly) return refuse('READ_ONLY', 'a read-only viewer cannot resize the session');
+          void hub.resize(viewer!, msg.cols, msg.rows).catch((err: Error) => refuse('RESIZE_FAILED', err.message));
+        },
+        onClose() {
+          if (viewer) hub.leave(viewer);
+        },
+      };
+    }),
+    (c) => c.json(errorBody('UPGRADE_REQUIRED', 'this route is a WebSocket: connect with Upgrade: websocket'), 426),
+  );
+
+  app.get('/api/sessions/:id/capture', async (c) => {
+    const linesQ = c.req.query('lines');
+    const lines = linesQ === undefined ? undefined : Number(linesQ);
+    if (lines !== undefined && !(Number.isInteger(lines) && lines > 0)) throw new TrellisError('INVALID_INPUT', `lines is a positive whole number, not ${JSON.stringify(linesQ)}`);
+    const ansi = c.req.query('ansi');
+    if (ansi !== undefined && ansi !== '0' && ansi !== '1') throw new TrellisError('INVALID_INPUT', 'ansi is 0 or 1');
+    return c.json(await captureSession(targets, c.req.param('id'), { lines, ansi: ansi === '1' }, hub));
+  });
+
+  app.post('/api/sessions/:id/prompt', async (c) => {
+    const { body, by } = await readJson(c, promptBody);
+    const result = await promptSession(targets, c.req.param('id'), body, by ?? HUMAN);
+    return c.json(result, result.delivered ? 200 : 202);
+  });
+
+  app.post('/api/sessions/:id/rawkey', async (c) => {
+    const body = await readJson(c, rawkeyBody);
+    return c.json(await sendRawKeys(targets, c.req.param('id'), body));
+  });
+
+  return app as unknown as Hono;
+}

@@ -1,0 +1,67 @@
+import { Hono } from 'hono';
+import { TrellisError } from '../../events/index.js';
+import { storeUpload, uploadLimit } from '../../store/uploads.js';
+import type { AppContext } from '../context.js';
+import { errorBody } from '../errors.js';
+
+/** Room for multipart's boundaries and part headers around the file itself. */
+const MULTIPART_OVERHEAD = 64 << 10;
+
+async function* chunks(body: ReadableStream<Uint8Array> | null): AsyncIterable<Uint8Array> {
+  if (!body) return;
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) yield chunk;
+}
+
+/** Reads a whole body, refusing (413) past `max` bytes without reading further. */
+async function readBounded(body: ReadableStream<Uint8Array> | null, max: number, tooLarge: () => Error): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of chunks(body)) {
+    size += chunk.length;
+    if (size > max) throw tooLarge();
+    parts.push(chunk);
+  }
+  return Buffer.concat(parts);
+}
+
+/** POST /api/uploads: a pasted file, as the raw body with `X-Filename` or as multipart (part `file`), kept under /tmp. */
+export function uploadRoutes(ctx: AppContext): Hono {
+  const app = new Hono();
+  app.post('/api/uploads', async (c) => {
+    const maxBytes = uploadLimit(ctx.project.root);
+    const tooLarge = () => new TrellisError('PAYLOAD_TOO_LARGE', `uploads are limited to ${maxBytes} bytes (uploads.maxBytes in trellis.json)`);
+    const contentType = c.req.header('content-type') ?? '';
+    const multipart = contentType.startsWith('multipart/form-data');
+    try {
+      const declared = Number(c.req.header('content-length'));
+      if (Number.isFinite(declared) && declared > maxBytes + (multipart ? MULTIPART_OVERHEAD : 0)) throw tooLarge();
+      if (multipart) {
+        const bytes = await readBounded(c.req.raw.body, maxBytes + MULTIPART_OVERHEAD, tooLarge);
+        let form: FormData;
+        try {
+          form = await new Request('http://upload/', { method: 'POST', headers: { 'content-type': contentType }, body: bytes }).formData();
+        } catch {
+          throw new TrellisError('INVALID_INPUT', 'the multipart body does not parse');
+        }
+        const file = form.get('file');
+        if (!(file instanceof Blob) || !('name' in file)) throw new TrellisError('INVALID_INPUT', 'a multipart upload carries the file in a part named "file"');
+        if (file.size > maxBytes) throw tooLarge();
+        return c.json(await storeUpload(chunks(file.stream()), String(file.name), { maxBytes }), 201);
+      }
+      const raw = c.req.header('x-filename');
+      if (raw === undefined) throw new TrellisError('INVALID_INPUT', 'a raw upload names its file in X-Filename (percent-encoded for non-ASCII names)');
+      let name: string;
+      try {
+        name = decodeURIComponent(raw);
+      } catch {
+        throw new TrellisError('INVALID_INPUT', 'X-Filename is not valid percent-encoding');
+      }
+      return c.json(await storeUpload(chunks(c.req.raw.body), name, { maxBytes }), 201);
+    } catch (err) {
+      // The rest of the body is never read: close the connection so no client reuses it mid-body.
+      if (err instanceof TrellisError && err.code === 'PAYLOAD_TOO_LARGE') return c.json(errorBody(err.code, err.message), 413, { Connection: 'close' });
+      throw err;
+    }
+  });
+  return app;
+}

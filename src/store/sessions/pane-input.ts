@@ -1,0 +1,56 @@
+import { randomBytes } from 'node:crypto';
+import { TrellisError } from '../../events/index.js';
+import { serialize } from './input-queue.js';
+import { checkKeys, hexArgs } from './pane-keys.js';
+import type { PaneTarget } from './pane-target.js';
+import { tmuxExec } from './tmux-exec.js';
+
+/** Keys and bytes per `send-keys` command (tmux's command line has its own limits). */
+const CHUNK = 1024;
+/**
+ * Time between the end of a paste and its Enter. A TUI reads the paste's end marker and the Enter in
+ * one read otherwise, and some (Claude Code's) then take the Enter as part of the paste.
+ */
+const ENTER_AFTER_PASTE_MS = 40;
+
+const queueKey = (t: PaneTarget) => `${t.socket}\u0000${t.session}`;
+
+async function tmux(t: PaneTarget, args: string[], input?: Uint8Array): Promise<void> {
+  const r = await tmuxExec(t.socket, args, input);
+  if (r.code !== 0) throw new TrellisError('TMUX_FAILED', `tmux ${args[0]} failed for session ${t.session}: ${r.stderr || `exit ${r.code}`}`);
+}
+
+/**
+ * Delivers text as a bracketed paste, then a separate Enter: `load-buffer -` (the bytes on stdin, so no
+ * quoting can touch them) into a buffer of its own, `paste-buffer -p -r -d` to the pane id (`-p`: paste
+ * markers when the program asked for them; `-r`: newlines stay newlines; `-d`: the buffer is deleted),
+ * then `send-keys Enter`. Serialized with all other input to the session.
+ */
+export function pasteText(target: PaneTarget, text: string | Uint8Array, opts: { enter?: boolean } = {}): Promise<void> {
+  const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
+  return serialize(queueKey(target), async () => {
+    const buffer = `trellis-${randomBytes(6).toString('hex')}`;
+    if (bytes.length > 0) await tmux(target, ['load-buffer', '-b', buffer, '-', ';', 'paste-buffer', '-p', '-r', '-d', '-b', buffer, '-t', target.pane], bytes);
+    if (opts.enter !== false) {
+      if (bytes.length > 0) await new Promise((r) => setTimeout(r, ENTER_AFTER_PASTE_MS));
+      await tmux(target, ['send-keys', '-t', target.pane, 'Enter']);
+    }
+  });
+}
+
+/** Sends allowlisted key names (`Escape`, `C-c`, `Up`, ...) with `send-keys`, serialized. */
+export function sendKeys(target: PaneTarget, keys: readonly string[]): Promise<void> {
+  checkKeys(keys);
+  return serialize(queueKey(target), () => tmux(target, ['send-keys', '-t', target.pane, ...keys]));
+}
+
+/** Sends raw bytes exactly (`send-keys -H`), serialized. `via` runs the command on a control client when one is up. */
+export function sendBytes(target: PaneTarget, bytes: Uint8Array, via?: (line: string) => Promise<unknown>): Promise<void> {
+  return serialize(queueKey(target), async () => {
+    for (let i = 0; i < bytes.length; i += CHUNK) {
+      const hex = hexArgs(bytes.subarray(i, i + CHUNK));
+      if (via) await via(`send-keys -H -t ${target.pane} ${hex.join(' ')}`);
+      else await tmux(target, ['send-keys', '-H', '-t', target.pane, ...hex]);
+    }
+  });
+}

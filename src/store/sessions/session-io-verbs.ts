@@ -1,0 +1,63 @@
+import { TrellisError } from '../../events/index.js';
+import { capturePane, type Capture } from './pane-capture.js';
+import { parseHex } from './pane-keys.js';
+import { pasteText, sendBytes, sendKeys } from './pane-input.js';
+import type { PaneHub } from './pane-stream.js';
+import type { PaneTarget, PaneTargets } from './pane-target.js';
+
+/**
+ * The session I/O verbs, one function each, shared by the HTTP routes and `trellis session ...`.
+ */
+
+async function live(targets: PaneTargets, id: string): Promise<PaneTarget> {
+  const target = await targets.resolve(id);
+  if (!target) throw new TrellisError('NOT_FOUND', `no session ${id} with a live pane`);
+  return target;
+}
+
+export interface CaptureResult extends Capture {
+  readonly id: string;
+  /** On the alternate screen: the tail of the server's own output log (tmux keeps no scrollback there). */
+  readonly log?: string;
+}
+
+/** `capture`: the live pane as text (and, for a pane on the alternate screen, the server's output log). */
+export async function captureSession(targets: PaneTargets, id: string, opts: { lines?: number; ansi?: boolean } = {}, hub?: PaneHub): Promise<CaptureResult> {
+  const target = await live(targets, id);
+  const capture = await capturePane(target, opts);
+  const log = capture.alternate ? hub?.log(target) : undefined;
+  return { id, ...capture, ...(log && log.size > 0 ? { log: log.tail(opts.lines ?? capture.rows, opts.ansi) } : {}) };
+}
+
+/** `rawkey`: allowlisted key names, or exact bytes as hex. Resolves with how many keys or bytes went. */
+export async function sendRawKeys(targets: PaneTargets, id: string, input: { keys?: readonly string[]; hex?: string }): Promise<{ sent: number }> {
+  if ((input.keys === undefined) === (input.hex === undefined)) throw new TrellisError('INVALID_INPUT', 'give either keys: [...] or hex: "..."');
+  const bytes = input.hex !== undefined ? parseHex(input.hex) : undefined;
+  const target = await live(targets, id);
+  if (bytes) {
+    await sendBytes(target, bytes);
+    return { sent: bytes.length };
+  }
+  await sendKeys(target, input.keys!);
+  return { sent: input.keys!.length };
+}
+
+export type PromptResult = { appended: true; delivered: true } | { appended: true; delivered: false; reason: string };
+
+/**
+ * `prompt`: the whole prompt is appended to the session's timeline first (a refusal is an error:
+ * APPEND_REFUSED, 502), then delivered best-effort as a bracketed paste and a separate Enter. A
+ * delivery that fails after the append says so, and is not an error: the prompt is on the timeline.
+ */
+export async function promptSession(targets: PaneTargets, id: string, body: string, by: string): Promise<PromptResult> {
+  if (body.length === 0) throw new TrellisError('INVALID_INPUT', 'a prompt needs a non-empty body');
+  await targets.appendPrompt(id, body, by);
+  const target = await targets.resolve(id);
+  if (!target) return { appended: true, delivered: false, reason: `session ${id} has no live pane` };
+  try {
+    await pasteText(target, body);
+    return { appended: true, delivered: true };
+  } catch (err) {
+    return { appended: true, delivered: false, reason: (err as Error).message };
+  }
+}

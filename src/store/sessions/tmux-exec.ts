@@ -1,0 +1,25 @@
+import { spawn } from 'node:child_process';
+import { tmuxEnv } from './control-client.js';
+
+export interface TmuxResult {
+  readonly code: number | null;
+  readonly stdout: Buffer;
+  readonly stderr: string;
+}
+
+/** Runs one `tmux -S <socket> ...` command (several with `;` arguments), `input` on its stdin. */
+export function tmuxExec(socket: string, args: readonly string[], input?: Uint8Array): Promise<TmuxResult> {
+  return new Promise((resolve) => {
+    const child = spawn('tmux', ['-S', socket, ...args], { stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'], env: tmuxEnv() });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout!.on('data', (d: Buffer) => out.push(d));
+    child.stderr!.on('data', (d: Buffer) => err.push(d));
+    child.on('error', (e) => resolve({ code: 127, stdout: Buffer.alloc(0), stderr: `tmux could not run: ${e.message}` }));
+    child.on('close', (code) => resolve({ code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString().trim() }));
+    if (input && child.stdin) {
+      child.stdin.on('error', () => {});
+      child.stdin.end(input);
+    }
+  });
+}

@@ -1,0 +1,88 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createWriteStream, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { join, resolve, sep } from 'node:path';
+import { once } from 'node:events';
+import { TrellisError } from '../events/index.js';
+import { CONFIG_FILE, LOCAL_CONFIG_FILE, readConfigFile } from './config.js';
+
+/** Default size limit of one pasted file (`uploads.maxBytes` in trellis.json overrides it). */
+export const DEFAULT_UPLOAD_MAX_BYTES = 25 << 20;
+/** Longest stored file name, in bytes. */
+const MAX_NAME_BYTES = 200;
+
+/** Where pasted files go on the worker machine: `/tmp/trellis-uploads`, or TRELLIS_UPLOADS_DIR. */
+export const uploadsDir = (env: NodeJS.ProcessEnv = process.env): string => env.TRELLIS_UPLOADS_DIR || '/tmp/trellis-uploads';
+
+/** `uploads.maxBytes` from trellis.json (trellis.local.json wins), else 25 MB; a bad value is a clear error. */
+export function uploadLimit(root: string | null): number {
+  if (!root) return DEFAULT_UPLOAD_MAX_BYTES;
+  const merged = { ...(readConfigFile(join(root, CONFIG_FILE)) ?? {}), ...(readConfigFile(join(root, LOCAL_CONFIG_FILE)) ?? {}) };
+  const uploads = merged.uploads as { maxBytes?: unknown } | undefined;
+  const v = uploads?.maxBytes;
+  if (v === undefined) return DEFAULT_UPLOAD_MAX_BYTES;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0) throw new TrellisError('INVALID_INPUT', `${CONFIG_FILE}: "uploads.maxBytes" must be a positive whole number of bytes`);
+  return v;
+}
+
+/**
+ * A client's file name made safe to store, or a 400: a name that carries a path (`/`, `\`, `..`) or a
+ * NUL is refused, never cleaned into something else; control characters become `_`; long names are cut.
+ */
+export function sanitizeUploadName(name: string): string {
+  if (name.includes('\u0000')) throw new TrellisError('INVALID_INPUT', 'the file name contains a NUL byte');
+  if (name.includes('/') || name.includes('\\') || name.includes('..')) throw new TrellisError('INVALID_INPUT', `the file name ${JSON.stringify(name)} carries a path; send a bare name`);
+  // eslint-disable-next-line no-control-regex
+  let clean = name.replace(/[\u0000-\u001f\u007f]/g, '_').trim();
+  if (clean === '' || clean === '.') throw new TrellisError('INVALID_INPUT', 'the upload needs a file name (X-Filename, or the multipart part’s filename)');
+  while (Buffer.byteLength(clean) > MAX_NAME_BYTES) clean = clean.slice(0, -1);
+  return clean;
+}
+
+/** The one confinement check: `name` below `root`, or a 400. (Swappable for the shared path helper.) */
+export function confinedPath(root: string, ...parts: string[]): string {
+  const base = resolve(root);
+  const full = resolve(base, ...parts);
+  if (!full.startsWith(base + sep)) throw new TrellisError('INVALID_INPUT', `${parts.join('/')} would land outside ${base}`);
+  return full;
+}
+
+export interface Upload {
+  readonly path: string;
+  readonly size: number;
+  readonly hash: string;
+}
+
+/**
+ * Stores one pasted file at `<dir>/<sha256>/<name>`, streaming: bytes are hashed and counted as they
+ * arrive, and past `maxBytes` the write stops with a 413 and the partial file is removed.
+ */
+export async function storeUpload(source: AsyncIterable<Uint8Array>, rawName: string, opts: { maxBytes: number; dir?: string }): Promise<Upload> {
+  const name = sanitizeUploadName(rawName);
+  const dir = opts.dir ?? uploadsDir();
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const tmp = confinedPath(dir, `.incoming-${randomBytes(8).toString('hex')}`);
+  const file = createWriteStream(tmp, { mode: 0o600 });
+  const hash = createHash('sha256');
+  let size = 0;
+  try {
+    for await (const chunk of source) {
+      size += chunk.length;
+      if (size > opts.maxBytes) throw new TrellisError('PAYLOAD_TOO_LARGE', `uploads are limited to ${opts.maxBytes} bytes (uploads.maxBytes in trellis.json)`);
+      hash.update(chunk);
+      if (!file.write(chunk)) await once(file, 'drain');
+    }
+    if (size === 0) throw new TrellisError('INVALID_INPUT', 'the upload is empty: send the file’s bytes as the body');
+    file.end();
+    await once(file, 'finish');
+    const digest = hash.digest('hex');
+    const folder = confinedPath(dir, digest);
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    const path = confinedPath(folder, name);
+    renameSync(tmp, path);
+    return { path, size: statSync(path).size, hash: digest };
+  } catch (err) {
+    file.destroy();
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+}
