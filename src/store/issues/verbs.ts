@@ -52,7 +52,7 @@ export async function openIssue(p: Project, input: OpenInput): Promise<{ id: str
     const id = `${store}#${created.number}`;
     return { id, issue: await readBack(p, id, `created ${id} (${created.url})`) };
   }
-  if (input.reading !== undefined && input.scenario === undefined) throw new TrellisError('INVALID_INPUT', 'a reading is filed against within its scenario: give --scenario too');
+  if (input.reading !== undefined && input.scenario === undefined) throw new TrellisError('INVALID_INPUT', '--reading names a reading of a scenario: give --scenario <id> with it');
   let scope: ScenarioScope | undefined;
   if (input.scenario !== undefined) {
     const scenario = requireText(input.scenario, 'scenario').trim();
