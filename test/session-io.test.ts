@@ -37,7 +37,9 @@ const wsUrl = (id: string, query = '') => `${s.url.replace(/^http/, 'ws')}api/se
 async function viewer(id: string, query = ''): Promise<TestViewer> {
   const v = await openViewer(wsUrl(id, query));
   viewers.push(v);
-  await v.message((m) => m.type === 'snapshot', 'the snapshot');
+  const snap = await v.message((m) => m.type === 'snapshot', 'the snapshot');
+  // The snapshot's bytes follow its message in the next binary frame.
+  await v.until((b) => b.length >= (snap.bytes as number), 'the snapshot bytes');
   return v;
 }
 const after = (bytes: Buffer, from: number) => bytes.subarray(from);
@@ -201,10 +203,13 @@ describe('session I/O over the public port of a real trellis serve, against real
     clearInterval(sampler);
     expect(received).toBeGreaterThan(50_000_000);
     console.log(`slow-viewer flood: server RSS ${Math.round(before / 2 ** 20)} MB before, peak ${Math.round(peak / 2 ** 20)} MB (+${Math.round((peak - before) / 2 ** 20)} MB) for 50 MB printed`);
-    // Far below what holding the 50 MB for the slow viewer would take.
-    expect(peak - before).toBeLessThan(40 * 2 ** 20);
+    // Loose (RSS also holds garbage not yet collected); the exact bound is the slow viewer's own count below.
+    expect(peak - before).toBeLessThan(100 * 2 ** 20);
+    const slowBefore = slow.bytes().length;
     slow.ws.resume();
     expect((await slow.closed).code).toBe(4001);
+    // What reached the slow viewer is its queue (4 MiB) plus what the kernel's socket buffers held, never the 50 MB.
+    expect(slow.bytes().length - slowBefore).toBeLessThan(20 * 2 ** 20);
     expect(fast.ws.readyState).toBe(fast.ws.OPEN);
     fast.ws.close();
   });

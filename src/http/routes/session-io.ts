@@ -7,7 +7,7 @@ import type { PaneTarget, PaneTargets } from '../../store/sessions/pane-target.j
 import { captureSession, promptSession, sendRawKeys } from '../../store/sessions/session-io-verbs.js';
 import { readJson } from '../body.js';
 import { errorBody } from '../errors.js';
-import type { appWebSockets } from '../websocket.js';
+import type { AppSockets } from '../websocket.js';
 
 const promptBody = type({ '+': 'reject', body: 'string', 'by?': 'string' });
 const rawkeyBody = type({ '+': 'reject', 'keys?': 'string[]', 'hex?': 'string' });
@@ -20,7 +20,7 @@ const HUMAN = 'human';
  * Session I/O routes: the live pane over a WebSocket, capture, prompt and raw keys. Thin: parse, call
  * the verb (the same one `trellis session ...` runs), render.
  */
-export function sessionIoRoutes(targets: PaneTargets, sockets: ReturnType<typeof appWebSockets>, hub = new PaneHub()): Hono {
+export function sessionIoRoutes(targets: PaneTargets, sockets: AppSockets, hub = new PaneHub()): Hono {
   const app = new Hono<{ Variables: { target: PaneTarget } }>();
   sockets.closers.push((code, reason) => hub.closeAll(code, reason));
 
@@ -34,7 +34,7 @@ export function sessionIoRoutes(targets: PaneTargets, sockets: ReturnType<typeof
       c.set('target', target);
       await next();
     },
-    sockets.ws.upgradeWebSocket((c) => {
+    sockets.upgradeWebSocket((c) => {
       const target = c.get('target');
       const readOnly = c.req.query('mode') === 'read';
       let viewer: Viewer | undefined;
