@@ -37,6 +37,14 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
     .action((options: Options) => lazy(() => import('./serve-command.js'), (m) => m.runServe(ctx([], options))));
 
   cli
+    .command('dashboard [action]', 'The host gateway: every project on this machine (`dashboard password` sets the admin password)')
+    .option('--port <port>', 'Port to listen on (default 8700; 0 picks a free one)')
+    .option('--host <host>', 'Address to bind (default 127.0.0.1; any other needs an admin password)')
+    .option('--tls-cert <file>', 'Serve HTTPS with this certificate (PEM)')
+    .option('--tls-key <file>', 'The certificate’s private key (PEM)')
+    .action((action: string | undefined, options: Options) => lazy(() => import('./dashboard-command.js'), (m) => m.runDashboard(action, ctx([], options))));
+
+  cli
     .command('status', 'Is this project’s backend online? (through its endpoint record, verified live)')
     .option('--json', 'Print JSON')
     .action((options: Options) => lazy(() => import('./status-command.js'), (m) => m.runStatus(ctx([], options))));

@@ -1,0 +1,89 @@
+import type { HttpBindings } from '@hono/node-server';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { secureHeaders } from 'hono/secure-headers';
+import { errorBody, onError } from '../http/errors.js';
+import { onlineRecord } from '../store/host/project-list.js';
+import { authRoutes } from './auth-routes.js';
+import type { GatewayState } from './gateway-state.js';
+import { callerOf } from './hub-context.js';
+import { PLACEHOLDER_HTML } from './placeholder.js';
+import { projectRoutes } from './project-routes.js';
+import { crossSiteRefusal } from './request-guard.js';
+import { CSP, proxyHttp } from './upstream.js';
+
+type Env = { Bindings: HttpBindings };
+
+/** Largest JSON body the hub's own routes read (proxied bodies stream, unlimited). */
+const HUB_BODY_LIMIT = 1 << 20;
+
+/** Paths the hub answers itself; everything else under them needs admin scope. */
+const ADMIN_PREFIXES = ['/projects', '/fs', '/hub/'];
+
+/** `/p/<id>/rest?query` → id and the upstream path `/rest?query`. */
+export function splitProxyPath(rawUrl: string): { id: string; path: string } | null {
+  const m = /^\/p\/([^/?#]+)(\/[^?#]*)?(\?.*)?$/.exec(rawUrl);
+  if (!m) return null;
+  return { id: decodeURIComponent(m[1]!), path: `${m[2] ?? '/'}${m[3] ?? ''}` };
+}
+
+/**
+ * The host gateway's one Hono app (spec §4.3, DESIGN §10): cross-site defence on every request, then
+ * authentication; the hub's own routes; `/p/:id/*` proxied to a project's backend; every other GET the
+ * dashboard page.
+ */
+export function hubApp(state: GatewayState): Hono<Env> {
+  const app = new Hono<Env>();
+
+  app.use(async (c, next) => {
+    const refusal = crossSiteRefusal(
+      { method: c.req.method, host: c.req.header('host'), origin: c.req.header('origin'), secFetchSite: c.req.header('sec-fetch-site'), upgrade: false },
+      state.allowedHosts(),
+    );
+    if (refusal) return c.json(errorBody('FORBIDDEN', refusal), 403);
+    return next();
+  });
+
+  // Proxied before any hub middleware touches the body or the headers: it streams both ways.
+  app.all('/p/:id/*', async (c) => {
+    const target = splitProxyPath(c.env.incoming.url ?? c.req.path);
+    if (!target || (state.opts.only && target.id !== state.opts.only)) return c.json(errorBody('NOT_FOUND', 'no such project'), 404);
+    const refused = state.projectRefusal(callerOf(c, state), target.id);
+    if (refused) return c.json(errorBody(refused === 401 ? 'UNAUTHENTICATED' : 'FORBIDDEN', refused === 401 ? 'log in first (POST /auth/login)' : 'this login does not open that project'), refused);
+    const record = await onlineRecord(state.opts.home, target.id);
+    if (!record) return c.json(errorBody('NOT_FOUND', `project ${target.id} has no running backend; start it with POST /projects/${target.id}/serve or 'trellis serve'`), 404);
+    await proxyHttp(c.env.incoming, c.env.outgoing, record, target.path, `/p/${target.id}`, state.ownCookies);
+    return RESPONSE_ALREADY_SENT;
+  });
+  app.all('/p/:id', (c) => c.redirect(`/p/${encodeURIComponent(c.req.param('id'))}/`, 308));
+
+  app.use(secureHeaders({ contentSecurityPolicy: undefined, crossOriginResourcePolicy: false }));
+  app.use(async (c, next) => {
+    await next();
+    c.header('Content-Security-Policy', CSP);
+    c.header('X-Content-Type-Options', 'nosniff');
+  });
+  app.use(
+    bodyLimit({
+      maxSize: HUB_BODY_LIMIT,
+      onError: (c) => c.json(errorBody('PAYLOAD_TOO_LARGE', `request bodies are limited to ${HUB_BODY_LIMIT} bytes`), 413, { Connection: 'close' }),
+    }),
+  );
+  app.use(async (c, next) => {
+    const path = c.req.path;
+    if (!ADMIN_PREFIXES.some((p) => path === p.replace(/\/$/, '') || path.startsWith(p.endsWith('/') ? p : `${p}/`) || path === p)) return next();
+    const caller = callerOf(c, state);
+    if (caller.admin) return next();
+    if (caller.grant) return c.json(errorBody('FORBIDDEN', 'this login has no admin scope'), 403);
+    return c.json(errorBody('UNAUTHENTICATED', caller.passwordSet ? 'log in first (POST /auth/login)' : 'admin scope is implicit only for clients on this machine'), 401);
+  });
+
+  app.route('/', authRoutes(state));
+  app.route('/', projectRoutes(state));
+
+  app.get('*', (c) => c.html(PLACEHOLDER_HTML));
+  app.notFound((c) => c.json(errorBody('NOT_FOUND', `no route ${c.req.method} ${c.req.path}`), 404));
+  app.onError(onError);
+  return app;
+}
