@@ -50,41 +50,48 @@ export function createHubServer(opts: GatewayOptions, tls?: TlsOptions, reaper: 
     })().catch(() => socket.destroy());
   });
 
-  if (!tls) return { server: http, state, close: () => closeServer(http) };
+  if (!tls) {
+    const open = track(http);
+    return { server: http, state, close: () => closeServer(http, open) };
+  }
 
-  const front = net.createServer((socket) => {
+  // Paused on connect: the first byte is peeked with read(1) and put back, so TLS takes the socket whole.
+  const front = net.createServer({ pauseOnConnect: true }, (socket) => {
     // Until its first byte arrives the socket is nobody's: it gets the reaper's header deadline here.
     const timer = setTimeout(() => socket.destroy(), reaper.headerMs);
     timer.unref();
-    socket.once('close', () => clearTimeout(timer));
-    socket.once('data', (chunk: Buffer) => {
+    const onError = () => socket.destroy();
+    socket.on('error', onError);
+    const sniff = () => {
+      const first = socket.read(1) as Buffer | null;
+      if (first === null) return void socket.once('readable', sniff);
       clearTimeout(timer);
-      socket.pause();
-      if (chunk[0] === 0x16) {
-        socket.unshift(chunk);
-        http.emit('connection', socket);
-        socket.resume();
-      } else {
-        refuse(socket, 400, 'Bad Request', 'this port speaks https only; use an https:// URL');
-      }
-    });
+      socket.off('error', onError);
+      socket.unshift(first);
+      if (first[0] === 0x16) http.emit('connection', socket);
+      else refuse(socket, 400, 'Bad Request', 'this port speaks https only; use an https:// URL');
+    };
+    sniff();
   });
-  return {
-    server: front,
-    state,
-    close: async () => {
-      await Promise.all([closeServer(front), closeServer(http)]);
-    },
-  };
+  const open = track(front);
+  return { server: front, state, close: () => closeServer(front, open) };
 }
 
-function closeServer(server: Server): Promise<void> {
+/** Every socket the server accepted and still open (upgraded WebSockets included). */
+function track(server: Server): Set<Socket> {
+  const open = new Set<Socket>();
+  server.on('connection', (s: Socket) => {
+    open.add(s);
+    s.once('close', () => open.delete(s));
+  });
+  return open;
+}
+
+/** Stops listening and ends every open connection, long-lived streams and WebSockets included. */
+function closeServer(server: Server, open: Set<Socket>): Promise<void> {
   return new Promise((resolve) => {
-    if (!server.listening) {
-      (server as Server & { closeAllConnections?: () => void }).closeAllConnections?.();
-      return resolve();
-    }
-    server.close(() => resolve());
-    (server as Server & { closeAllConnections?: () => void }).closeAllConnections?.();
+    if (!server.listening) resolve();
+    else server.close(() => resolve());
+    for (const s of open) s.destroy();
   });
 }
