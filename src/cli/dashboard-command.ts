@@ -7,6 +7,7 @@ import { installProcessGuards } from '../http/process-guards.js';
 import { createHubServer } from '../gateway/hub-server.js';
 import { isLoopback, trellisHome } from '../store/endpoint-record.js';
 import { hashPassword, readHubConfig, updateHubFile } from '../store/host/hub-config.js';
+import { removeHubRecord, writeHubRecord } from '../store/host/hub-record.js';
 import { checkShape, type VerbContext } from './shape.js';
 import { out } from './output.js';
 import { UsageError } from './usage-error.js';
@@ -25,13 +26,27 @@ export async function runDashboard(action: string | undefined, ctx: VerbContext)
   const port = ctx.options.port === undefined ? DASHBOARD_PORT : Number(ctx.options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port takes a port number from 0 to 65535, not '${String(ctx.options.port)}'`, USAGE);
   const host = ctx.options.host === undefined ? '127.0.0.1' : String(ctx.options.host);
-  const tls = tlsOptions(ctx.options.tlsCert, ctx.options.tlsKey);
-  const gateway = await startGateway({ home: trellisHome(), host, port, tls });
+  const home = trellisHome();
+  // The command line's certificate, else the hub's `tls` option ({cert, key} file paths).
+  const hubTls = readHubConfig(home).tls;
+  const tls = tlsOptions(ctx.options.tlsCert ?? hubTls?.cert, ctx.options.tlsKey ?? hubTls?.key);
+  const gateway = await startGateway({ home, host, port, tls });
+  const wildcard = host === '0.0.0.0' || host === '::';
+  if (isLoopback(host) || wildcard) {
+    await writeHubRecord(home, {
+      version: 1,
+      url: wildcard ? `${tls ? 'https' : 'http'}://127.0.0.1:${gateway.port}/` : gateway.url,
+      pid: process.pid,
+      instanceId: gateway.instanceId,
+      startedAt: new Date().toISOString(),
+    });
+  }
   await new Promise<void>((resolve) => {
     const stop = () => void gateway.close().then(resolve);
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+  removeHubRecord(home, gateway.instanceId);
   return 0;
 }
 
@@ -70,7 +85,7 @@ export async function startGateway(o: { home: string; host: string; port: number
   }
   const url = `${o.tls ? 'https' : 'http'}://${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}/`;
   if (o.log !== false) await out(`trellis: dashboard at ${url}\n`);
-  return { url, port, close: hub.close };
+  return { url, port, instanceId: hub.state.instanceId, close: hub.close };
 }
 
 async function setPassword(): Promise<number> {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { isLoopback } from '../store/endpoint-record.js';
 import { hubConfigPath, readHubConfig, type HubConfig } from '../store/host/hub-config.js';
@@ -31,6 +32,8 @@ export const loopbackAddress = (addr: string | undefined): boolean => !!addr && 
 
 /** The gateway's state shared by its HTTP routes and its WebSocket upgrade handler. */
 export class GatewayState {
+  /** Answers GET /health, so a record of this gateway can be checked against the live process. */
+  readonly instanceId = randomUUID();
   readonly sessions = new SessionTable();
   readonly limiter = new LoginLimiter();
   readonly cookieName: string;

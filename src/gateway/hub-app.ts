@@ -79,6 +79,7 @@ export function hubApp(state: GatewayState): Hono<Env> {
     return c.json(errorBody('UNAUTHENTICATED', caller.passwordSet ? 'log in first (POST /auth/login)' : 'admin scope is implicit only for clients on this machine'), 401);
   });
 
+  app.get('/health', (c) => c.json({ ok: true, role: 'gateway', instanceId: state.instanceId, only: state.opts.only ?? null }));
   app.route('/', authRoutes(state));
   app.route('/', projectRoutes(state));
 

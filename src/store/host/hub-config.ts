@@ -59,6 +59,9 @@ export function readHubConfig(home: string): HubConfig {
     gates,
     ...(typeof raw.icon === 'string' ? { icon: raw.icon } : {}),
     allowedHosts: Array.isArray(raw.allowedHosts) ? raw.allowedHosts.filter((h): h is string => typeof h === 'string') : [],
+    ...(typeof raw.tls === 'object' && raw.tls !== null && typeof (raw.tls as { cert?: unknown }).cert === 'string' && typeof (raw.tls as { key?: unknown }).key === 'string'
+      ? { tls: { cert: (raw.tls as { cert: string }).cert, key: (raw.tls as { key: string }).key } }
+      : {}),
   };
 }
 
