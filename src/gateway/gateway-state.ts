@@ -20,6 +20,8 @@ export interface GatewayOptions {
 
 /** Who is asking, as far as the gateway can tell. */
 export interface Caller {
+  /** hub.json as of this request. */
+  readonly hub: HubConfig;
   readonly loopback: boolean;
   readonly passwordSet: boolean;
   readonly sessionId: string | undefined;
@@ -74,16 +76,17 @@ export class GatewayState {
   }
 
   caller(remoteAddress: string | undefined, cookieHeader: string | undefined): Caller {
+    const hub = this.hub();
     const loopback = loopbackAddress(remoteAddress);
-    const passwordSet = !!this.hub().adminPassword;
+    const passwordSet = !!hub.adminPassword;
     const sessionId = this.sessionCookie(cookieHeader);
     const grant = passwordSet ? this.sessions.get(sessionId) : undefined;
-    return { loopback, passwordSet, sessionId, grant, admin: passwordSet ? !!grant?.admin : loopback };
+    return { hub, loopback, passwordSet, sessionId, grant, admin: passwordSet ? !!grant?.admin : loopback };
   }
 
   /** Whether `caller` may reach project `id` through `/p/:id`: null when yes, else 401 or 403. */
   projectRefusal(caller: Caller, id: string): 401 | 403 | null {
-    const gate = gateOf(this.hub(), id);
+    const gate = gateOf(caller.hub, id);
     if (gate === 'loopback') return caller.loopback ? null : 401;
     if (gate === 'open' || caller.admin) return null;
     if (typeof gate === 'object' && caller.grant?.projects.has(id)) return null;

@@ -4,7 +4,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
 import { errorBody, onError } from '../http/errors.js';
-import { onlineRecord } from '../store/host/project-list.js';
+import { forgetVerified, onlineRecord } from '../store/host/project-list.js';
 import { authRoutes } from './auth-routes.js';
 import type { GatewayState } from './gateway-state.js';
 import { callerOf } from './hub-context.js';
@@ -53,7 +53,9 @@ export function hubApp(state: GatewayState): Hono<Env> {
     if (refused) return c.json(errorBody(refused === 401 ? 'UNAUTHENTICATED' : 'FORBIDDEN', refused === 401 ? 'log in first (POST /auth/login)' : 'this login does not open that project'), refused);
     const record = await onlineRecord(state.opts.home, target.id);
     if (!record) return c.json(errorBody('NOT_FOUND', `project ${target.id} has no running backend; start it with POST /projects/${target.id}/serve or 'trellis serve'`), 404);
-    await proxyHttp(c.env.incoming, c.env.outgoing, record, target.path, `/p/${target.id}`, state.ownCookies);
+    const reached = await proxyHttp(c.env.incoming, c.env.outgoing, record, target.path, `/p/${target.id}`, state.ownCookies);
+    // A backend that stopped answering is asked for its instance again before the next request goes there.
+    if (!reached) forgetVerified(target.id);
     return RESPONSE_ALREADY_SENT;
   });
   app.all('/p/:id', (c) => c.redirect(`/p/${encodeURIComponent(c.req.param('id'))}/`, 308));

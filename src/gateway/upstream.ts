@@ -33,9 +33,9 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
 /**
  * Forwards one HTTP request to a backend, streaming the body both ways (nothing buffered, so SSE flows
- * as it is written). Resolves when the exchange is over. A backend that cannot be reached gets a 502.
+ * as it is written). Resolves when the exchange is over: false when the backend could not be reached (502).
  */
-export function proxyHttp(req: IncomingMessage, res: ServerResponse, record: EndpointRecord, path: string, prefix: string, ownCookies: readonly string[]): Promise<void> {
+export function proxyHttp(req: IncomingMessage, res: ServerResponse, record: EndpointRecord, path: string, prefix: string, ownCookies: readonly string[]): Promise<boolean> {
   const target = new URL(record.url);
   return new Promise((resolve) => {
     const upstream = http.request({
@@ -46,15 +46,16 @@ export function proxyHttp(req: IncomingMessage, res: ServerResponse, record: End
       headers: forwardHeaders(req.headers, target.host, ownCookies, prefix),
       agent,
     });
-    const done = () => resolve();
+    const done = (reached = true) => resolve(reached);
     upstream.on('response', (up) => {
       const headers: Record<string, string | string[]> = {};
       for (const [k, v] of Object.entries(up.headers)) if (v !== undefined && !HOP.has(k)) headers[k] = v;
       headers['content-security-policy'] = CSP;
       headers['x-content-type-options'] = 'nosniff';
       res.writeHead(up.statusCode ?? 502, headers);
-      // Each chunk goes out as soon as it arrives (an SSE event must not wait for the next).
-      res.flushHeaders();
+      // A body of unknown length (an SSE stream) gets its headers at once; a sized one sends them with its
+      // first bytes, one write instead of two. Every chunk is forwarded as it arrives either way.
+      if (up.headers['content-length'] === undefined) res.flushHeaders();
       up.pipe(res);
       up.on('error', () => res.destroy());
       res.on('close', () => {
@@ -67,7 +68,7 @@ export function proxyHttp(req: IncomingMessage, res: ServerResponse, record: End
         res.writeHead(502, { 'content-type': 'application/json; charset=utf-8', 'x-content-type-options': 'nosniff' });
         res.end(JSON.stringify({ error: { code: 'UPSTREAM_UNREACHABLE', message: `the project's backend did not answer (${err.message})` } }));
       } else res.destroy();
-      done();
+      done(false);
     });
     req.on('aborted', () => upstream.destroy());
     res.on('close', () => {

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
+import http from 'node:http';
 import { basename, join } from 'node:path';
-import { encodeProject, readEndpointRecord, type EndpointRecord } from '../endpoint-record.js';
+import { encodeProject, readEndpointRecord, type EndpointRecord, type RecordVerdict } from '../endpoint-record.js';
 import { readCatalog } from './project-catalog.js';
 import { projectIdentity } from './config-seam.js';
 import type { Gate, HubConfig } from './hub-config.js';
@@ -90,16 +91,13 @@ async function countsOf(record: EndpointRecord): Promise<{ openIssues: number; l
   const key = `${record.instanceId}@${record.url}`;
   const cached = counts.get(key);
   try {
-    const res = await fetch(new URL('/api/graph', record.url), {
-      headers: cached ? { 'If-None-Match': cached.etag } : {},
-      signal: AbortSignal.timeout(PROBE_MS),
-    });
+    const res = await getJson(new URL('/api/graph', record.url), cached ? { 'If-None-Match': cached.etag } : {});
     if (res.status === 304 && cached) return cached;
-    if (!res.ok) return null;
-    const graph = (await res.json()) as { nodes?: { openIssues?: { id?: string }[] }[]; sessions?: unknown[] };
+    if (res.status !== 200) return null;
+    const graph = JSON.parse(res.body) as { nodes?: { openIssues?: { id?: string }[] }[]; sessions?: unknown[] };
     const open = new Set<string>();
     for (const n of graph.nodes ?? []) for (const i of n.openIssues ?? []) if (i.id) open.add(i.id);
-    const value = { etag: res.headers.get('etag') ?? '', openIssues: open.size, liveSessions: Array.isArray(graph.sessions) ? graph.sessions.length : 0 };
+    const value = { etag: res.etag ?? '', openIssues: open.size, liveSessions: Array.isArray(graph.sessions) ? graph.sessions.length : 0 };
     if (value.etag) counts.set(key, value);
     return value;
   } catch {
@@ -107,9 +105,25 @@ async function countsOf(record: EndpointRecord): Promise<{ openIssues: number; l
   }
 }
 
+const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+
+/** A GET on a kept-alive connection, bounded by PROBE_MS. */
+function getJson(url: URL, headers: Record<string, string>): Promise<{ status: number; etag: string | undefined; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { headers, agent, timeout: PROBE_MS }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (d: Buffer) => chunks.push(d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, etag: res.headers.etag, body: Buffer.concat(chunks).toString() }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error('timed out')));
+    req.on('error', reject);
+  });
+}
+
 /** Probes one project through the one seam, readEndpointRecord. */
 export async function projectRow(home: string, hub: HubConfig, p: KnownProject): Promise<ProjectRow> {
-  const verdict = await readEndpointRecord(home, p.root, { timeoutMs: PROBE_MS });
+  const verdict = await verify(home, p.id, p.root);
   const gate = gateOf(hub, p.id);
   const c = verdict.online ? await countsOf(verdict.record) : null;
   return {
@@ -133,12 +147,58 @@ export async function listProjects(home: string, hub: HubConfig): Promise<Projec
   return { projects, ...(known.catalogError ? { catalogError: known.catalogError } : {}) };
 }
 
-/** The online record of project `id`, or why there is none. No upstream is contacted for an unknown id. */
+/** How long a verified record is trusted for proxying before its instance is asked again. */
+const VERIFIED_MS = 2_000;
+const verified = new Map<string, { stamp: string; record: EndpointRecord; at: number }>();
+
+const statStamp = (p: string) => {
+  try {
+    const s = statSync(p, { bigint: true });
+    return `${s.mtimeNs}:${s.size}:${s.ino}`;
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * The online record of project `id` (its slot), or null: what `/p/:id` proxies to. The record must sit
+ * in the slot its root encodes to, its root must be an existing directory, and readEndpointRecord must
+ * find its instance live. A verdict is reused for a moment while the record file is unchanged and its
+ * owner alive, so a proxied request does not cost a second round trip. No upstream is contacted for an
+ * id without a record.
+ */
 export async function onlineRecord(home: string, id: string): Promise<EndpointRecord | null> {
-  const p = knownProjects(home).projects.find((x) => x.id === id);
-  if (!p) return null;
-  const verdict = await readEndpointRecord(home, p.root, { timeoutMs: PROBE_MS });
+  if (!/^[a-z0-9._-]+$/.test(id)) return null;
+  const path = join(home, 'projects', id, 'endpoint.json');
+  // The hot path of every proxied request: a fresh verdict for an unchanged record costs two syscalls.
+  const hit = verified.get(id);
+  if (hit && Date.now() - hit.at < VERIFIED_MS && statStamp(path) === hit.stamp && alive(hit.record.pid)) return hit.record;
+  let root: unknown;
+  try {
+    root = (JSON.parse(readFileSync(path, 'utf8')) as { root?: unknown }).root;
+  } catch {
+    return null;
+  }
+  if (typeof root !== 'string' || encodeProject(root) !== id || !isDir(root)) return null;
+  const verdict = await verify(home, id, root);
   return verdict.online ? verdict.record : null;
+}
+
+/** readEndpointRecord, its online verdict reused while fresh, the record file unchanged and its owner alive. */
+async function verify(home: string, id: string, root: string): Promise<RecordVerdict> {
+  const stamp = statStamp(join(home, 'projects', id, 'endpoint.json'));
+  if (!stamp) return { online: false, reason: 'no endpoint record' };
+  const hit = verified.get(id);
+  if (hit && hit.stamp === stamp && Date.now() - hit.at < VERIFIED_MS && alive(hit.record.pid)) return { online: true, record: hit.record };
+  verified.delete(id);
+  const verdict = await readEndpointRecord(home, root, { timeoutMs: PROBE_MS });
+  if (verdict.online) verified.set(id, { stamp, record: verdict.record, at: Date.now() });
+  return verdict;
+}
+
+/** Forgets a verified record (its backend stopped answering). */
+export function forgetVerified(id: string): void {
+  verified.delete(id);
 }
 
 /**
