@@ -357,6 +357,39 @@ describe('host operations', () => {
   }, 60_000);
 });
 
+describe('GET /projects/stream', () => {
+  it('pushes to every open stream when the catalog changes and when a trellis.json changes', async () => {
+    const root = tempRepo();
+    const streams = [new EventSource(at('/projects/stream')), new EventSource(at('/projects/stream'))];
+    const seen: string[][] = [[], []];
+    const waiters: { i: number; test: (rows: { root: string; name: string }[]) => boolean; resolve: () => void }[] = [];
+    streams.forEach((es, i) =>
+      es.addEventListener('projects', (e) => {
+        const rows = JSON.parse(e.data).projects as { root: string; name: string }[];
+        seen[i]!.push(rows.find((r) => r.root === root)?.name ?? '-');
+        for (const w of [...waiters]) if (w.i === i && w.test(rows)) (waiters.splice(waiters.indexOf(w), 1), w.resolve());
+      }),
+    );
+    const when = (test: (rows: { root: string; name: string }[]) => boolean) =>
+      Promise.all([0, 1].map((i) => new Promise<void>((resolve) => waiters.push({ i, test, resolve }))));
+    try {
+      await until(() => seen.every((s) => s.length > 0) || undefined, 'both streams’ first event');
+      const registered = when((rows) => rows.some((r) => r.root === root));
+      expect((await raw(at('/projects'), { method: 'POST', body: JSON.stringify({ path: root }) })).status).toBe(201);
+      await registered;
+      const renamed = when((rows) => rows.some((r) => r.root === root && r.name === 'Renamed Live'));
+      writeFileSync(join(root, 'trellis.json'), '{"name": "Renamed Live"}\n');
+      await renamed;
+      for (const s of seen) expect(s.slice(-2)).toEqual([basenameOf(root), 'Renamed Live']);
+    } finally {
+      for (const es of streams) es.close();
+      await raw(at(`/projects/${encodeProject(root)}`), { method: 'DELETE' });
+    }
+  });
+});
+
+const basenameOf = (p: string) => p.split('/').pop()!;
+
 describe('GET /fs', () => {
   it('lists sub-folders, marks repositories and projects, reports symlinks without following them', async () => {
     const base = tempDir();

@@ -69,7 +69,8 @@ export function tlsOptions(cert: unknown, key: unknown): { cert: Buffer; key: Bu
  * helper. A non-loopback address without an admin password is refused before anything binds.
  */
 export async function startGateway(o: { home: string; host: string; port: number; tls?: { cert: Buffer; key: Buffer }; only?: string; log?: boolean }) {
-  installProcessGuards('gateway');
+  // serve --public runs inside the supervisor, whose guards are already in place.
+  if (!o.only) installProcessGuards('gateway');
   const loopbackBind = isLoopback(o.host);
   if (!loopbackBind && !readHubConfig(o.home).adminPassword) {
     throw new TrellisError('INVALID_INPUT', `refusing to listen on ${o.host} without an admin password: anyone who can reach it would be admin. Repair: run 'trellis dashboard password' first, or bind to 127.0.0.1`);

@@ -5,8 +5,6 @@ import { BindError } from '../http/bind.js';
 import { CONFIG_FILE } from '../store/config.js';
 import { createDemoProject } from '../store/demo.js';
 import { encodeProject, trellisHome, type EndpointIdentity } from '../store/endpoint-record.js';
-import { readHubConfig } from '../store/host/hub-config.js';
-import { startGateway } from './dashboard-command.js';
 import { packageRoot } from '../store/package-root.js';
 import { openProject, type Project } from '../store/project.js';
 import { Supervisor } from '../supervisor/supervisor.js';
@@ -31,7 +29,7 @@ export async function runServe(ctx: VerbContext): Promise<number> {
   checkShape({ args: [], options: ['port', 'host', 'public'], usage: USAGE }, ctx);
   const isPublic = ctx.options.public === true;
   // A public face without a password would make everyone who reaches it admin: refused before anything starts.
-  if (isPublic && !readHubConfig(trellisHome()).adminPassword) {
+  if (isPublic && !(await import('../store/host/hub-config.js')).readHubConfig(trellisHome()).adminPassword) {
     throw new TrellisError('INVALID_INPUT', "serve --public refuses to start without an admin password. Repair: run 'trellis dashboard password' first");
   }
   const port = ctx.options.port === undefined ? Number(process.env.TRELLIS_PORT ?? DEFAULT_PORT) : Number(ctx.options.port);
@@ -75,6 +73,7 @@ export async function runServe(ctx: VerbContext): Promise<number> {
       await supervisor.start();
       if (!isPublic) return;
       try {
+        const { startGateway } = await import('./dashboard-command.js');
         const g = await startGateway({ home: trellisHome(), host, port, only: encodeProject(root), log: false });
         gateway = g;
         await out(`trellis: public gateway for ${root} at ${g.url}p/${encodeProject(root)}/ (admin password required; the loopback API stays at ${supervisor.publicUrl})\n`);

@@ -9,18 +9,17 @@ import { readRawConfig, writeRawConfig } from '../store/host/config-seam.js';
 import { browse } from '../store/host/fs-browse.js';
 import { readHubFile, updateHubFile } from '../store/host/hub-config.js';
 import { addToCatalog, CatalogBrokenError, readCatalog, removeFromCatalog } from '../store/host/project-catalog.js';
-import { knownProjects, listFingerprint, listProjects, projectRow, type KnownProject, type ProjectList } from '../store/host/project-list.js';
+import { knownProjects, listProjects, projectRow, type KnownProject, type ProjectList } from '../store/host/project-list.js';
 import { prepareRegistration } from '../store/host/register.js';
 import { runTrellis } from '../store/host/run-cli.js';
 import { startDetachedServe } from '../store/host/start-serve.js';
 import type { GatewayState } from './gateway-state.js';
+import { ProjectFeed } from './project-feed.js';
 import { readJson } from './hub-context.js';
 
 type Env = { Bindings: HttpBindings };
 type Ctx = Context<Env>;
 
-/** How often an open /projects/stream looks for a change (a stat per record and config: cheap). */
-const STREAM_TICK_MS = 200;
 const HEARTBEAT_MS = 15_000;
 
 /** An ETag header value for a revision, and the revision an If-Match names. */
@@ -47,27 +46,31 @@ export function projectRoutes(state: GatewayState): Hono<Env> {
 
   app.get('/projects', async (c) => c.json(await list()));
 
+  const feed = new ProjectFeed(home, list);
   app.get('/projects/stream', (c) =>
     streamSSE(c, async (stream) => {
+      const queue: string[] = [];
+      let wake: (() => void) | undefined;
       let closed = false;
-      stream.onAbort(() => void (closed = true));
-      let lastPrint = '';
-      let lastBody = '';
-      let lastBeat = Date.now();
-      while (!closed) {
-        const print = listFingerprint(home);
-        if (print !== lastPrint) {
-          lastPrint = print;
-          const body = JSON.stringify(await list());
-          if (body !== lastBody) {
-            lastBody = body;
-            await stream.writeSSE({ event: 'projects', data: body });
-          }
-        } else if (Date.now() - lastBeat > HEARTBEAT_MS) {
-          lastBeat = Date.now();
-          await stream.write(': ping\n\n');
+      const unsubscribe = feed.subscribe((body) => {
+        queue.push(body);
+        wake?.();
+      });
+      stream.onAbort(() => {
+        closed = true;
+        wake?.();
+      });
+      const heartbeat = setInterval(() => void stream.write(': ping\n\n'), HEARTBEAT_MS);
+      try {
+        while (!closed) {
+          const body = queue.shift();
+          if (body !== undefined) await stream.writeSSE({ event: 'projects', data: body });
+          else await new Promise<void>((resolve) => (wake = resolve));
+          wake = undefined;
         }
-        await stream.sleep(STREAM_TICK_MS);
+      } finally {
+        clearInterval(heartbeat);
+        unsubscribe();
       }
     }),
   );

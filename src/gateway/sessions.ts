@@ -7,6 +7,9 @@ export interface Grant {
   expires: number;
 }
 
+/** Tables past this size drop their expired entries before growing. */
+const PRUNE_AT = 10_000;
+
 /** A login lasts this long without use. */
 const SESSION_MS = 12 * 60 * 60 * 1000;
 
@@ -23,6 +26,7 @@ export class SessionTable {
 
   /** A new session id (256 random bits, base64url). */
   create(grant: { admin: boolean; project?: string }, now = Date.now()): string {
+    if (this.grants.size >= PRUNE_AT) for (const [k, g] of this.grants) if (g.expires <= now) this.grants.delete(k);
     const id = randomBytes(32).toString('base64url');
     this.grants.set(SessionTable.key(id), { admin: grant.admin, projects: new Set(grant.project ? [grant.project] : []), expires: now + SESSION_MS });
     return id;
@@ -76,6 +80,7 @@ export class LoginLimiter {
   }
 
   fail(client: string, now = Date.now()): void {
+    if (this.failures.size >= PRUNE_AT) for (const [k, x] of this.failures) if (x.resetAt <= now) this.failures.delete(k);
     const f = this.failures.get(client);
     if (!f || f.resetAt <= now) this.failures.set(client, { count: 1, resetAt: now + this.windowMs });
     else f.count++;

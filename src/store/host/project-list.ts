@@ -135,7 +135,7 @@ export async function projectRow(home: string, hub: HubConfig, p: KnownProject):
     ...(verdict.online ? {} : { reason: verdict.reason }),
     url: `/p/${p.id}/`,
     gate: typeof gate === 'object' ? 'password' : gate,
-    gated: gate !== 'open',
+    gated: gate === 'admin' || typeof gate === 'object',
     ...(c ? c : {}),
   };
 }
