@@ -43,6 +43,12 @@ const stop = async (child: ChildProcess) => {
   await once(child, 'exit');
 };
 
+/** Milliseconds of CPU (user + system) a process has used so far. */
+const cpuMs = (pid: number) => {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+};
+
 const rssMb = (pid: number) => round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024);
 
 export async function gatewayBench(): Promise<void> {
@@ -80,16 +86,28 @@ export async function gatewayBench(): Promise<void> {
     const proxied = new URL(`/p/${encodeProject(dir)}/api/graph`, gwUrl).href;
     const d: autocannon.Result[] = [];
     const p: autocannon.Result[] = [];
+    // CPU per request of each process on the path: on a saturated machine the ratio follows these.
+    const childPid = Number(/pid (\d+), port/.exec(serve.line)![1]);
+    const pids = { gateway: gw.child.pid!, supervisor: serve.child.pid!, child: childPid };
+    const cpuDirect = { gateway: 0, supervisor: 0, child: 0 };
+    const cpuGateway = { gateway: 0, supervisor: 0, child: 0 };
+    const measure = async (url: string, into: typeof cpuDirect, results: autocannon.Result[]) => {
+      const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuMs(pid)]));
+      const r = await cannon(url, 16);
+      results.push(r);
+      for (const k of Object.keys(pids) as (keyof typeof pids)[]) into[k] += (cpuMs(pids[k]) - before[k]!) / r.requests.total;
+    };
     for (let i = 0; i < 3; i++) {
-      d.push(await cannon(direct, 16));
-      p.push(await cannon(proxied, 16));
+      await measure(direct, cpuDirect, d);
+      await measure(proxied, cpuGateway, p);
     }
+    const per = (x: typeof cpuDirect) => Object.fromEntries(Object.entries(x).map(([k, v]) => [k, round((v / 3) * 1000)]));
     const median = (xs: autocannon.Result[], f: (r: autocannon.Result) => number) => xs.map(f).sort((a, b) => a - b)[1]!;
     const dRate = median(d, (r) => r.requests.average);
     const pRate = median(p, (r) => r.requests.average);
     const dP99 = median(d, (r) => r.latency.p99);
     const pP99 = median(p, (r) => r.latency.p99);
-    report('gateway.throughput.graph', { connections: 16, direct_req_per_s: Math.round(dRate), gateway_req_per_s: Math.round(pRate), ratio: round(pRate / dRate), target_ratio: 0.6, direct_p99_ms: dP99, gateway_p99_ms: pP99, added_p99_ms: round(pP99 - dP99), cores: cpus().length, load_avg_1m: round(loadavg()[0]!) });
+    report('gateway.throughput.graph', { connections: 16, direct_req_per_s: Math.round(dRate), gateway_req_per_s: Math.round(pRate), ratio: round(pRate / dRate), target_ratio: 0.6, direct_p99_ms: dP99, gateway_p99_ms: pP99, added_p99_ms: round(pP99 - dP99), cores: cpus().length, load_avg_1m: round(loadavg()[0]!), cpu_us_per_request_direct: per(cpuDirect), cpu_us_per_request_via_gateway: per(cpuGateway) });
 
     // /projects with 50 registered projects, 25 of them online (stand-in backends in a process of their own).
     const roots = Array.from({ length: 50 }, (_, i) => join(dir, 'many', `p${String(i).padStart(2, '0')}`));

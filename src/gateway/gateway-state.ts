@@ -62,8 +62,8 @@ export class GatewayState {
     return this.cached.config;
   }
 
-  allowedHosts(): string[] {
-    return [...(this.hub().allowedHosts ?? []), ...(this.opts.extraHosts ?? [])];
+  allowedHosts(hub: HubConfig = this.hub()): string[] {
+    return [...(hub.allowedHosts ?? []), ...(this.opts.extraHosts ?? [])];
   }
 
   sessionCookie(cookieHeader: string | undefined): string | undefined {
@@ -75,8 +75,7 @@ export class GatewayState {
     return undefined;
   }
 
-  caller(remoteAddress: string | undefined, cookieHeader: string | undefined): Caller {
-    const hub = this.hub();
+  caller(remoteAddress: string | undefined, cookieHeader: string | undefined, hub: HubConfig = this.hub()): Caller {
     const loopback = loopbackAddress(remoteAddress);
     const passwordSet = !!hub.adminPassword;
     const sessionId = this.sessionCookie(cookieHeader);

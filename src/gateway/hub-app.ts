@@ -1,17 +1,15 @@
 import type { HttpBindings } from '@hono/node-server';
-import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
 import { errorBody, onError } from '../http/errors.js';
-import { forgetVerified, onlineRecord } from '../store/host/project-list.js';
 import { authRoutes } from './auth-routes.js';
 import type { GatewayState } from './gateway-state.js';
 import { callerOf } from './hub-context.js';
 import { PLACEHOLDER_HTML } from './placeholder.js';
 import { projectRoutes } from './project-routes.js';
 import { crossSiteRefusal } from './request-guard.js';
-import { CSP, proxyHttp } from './upstream.js';
+import { CSP } from './upstream.js';
 
 type Env = { Bindings: HttpBindings };
 
@@ -20,13 +18,6 @@ const HUB_BODY_LIMIT = 1 << 20;
 
 /** Paths the hub answers itself; everything else under them needs admin scope. */
 const ADMIN_PREFIXES = ['/projects', '/fs', '/hub/'];
-
-/** `/p/<id>/rest?query` → id and the upstream path `/rest?query`. */
-export function splitProxyPath(rawUrl: string): { id: string; path: string } | null {
-  const m = /^\/p\/([^/?#]+)(\/[^?#]*)?(\?.*)?$/.exec(rawUrl);
-  if (!m) return null;
-  return { id: decodeURIComponent(m[1]!), path: `${m[2] ?? '/'}${m[3] ?? ''}` };
-}
 
 /**
  * The host gateway's one Hono app (spec §4.3, DESIGN §10): cross-site defence on every request, then
@@ -45,19 +36,7 @@ export function hubApp(state: GatewayState): Hono<Env> {
     return next();
   });
 
-  // Proxied before any hub middleware touches the body or the headers: it streams both ways.
-  app.all('/p/:id/*', async (c) => {
-    const target = splitProxyPath(c.env.incoming.url ?? c.req.path);
-    if (!target || (state.opts.only && target.id !== state.opts.only)) return c.json(errorBody('NOT_FOUND', 'no such project'), 404);
-    const refused = state.projectRefusal(callerOf(c, state), target.id);
-    if (refused) return c.json(errorBody(refused === 401 ? 'UNAUTHENTICATED' : 'FORBIDDEN', refused === 401 ? 'log in first (POST /auth/login)' : 'this login does not open that project'), refused);
-    const record = await onlineRecord(state.opts.home, target.id);
-    if (!record) return c.json(errorBody('NOT_FOUND', `project ${target.id} has no running backend; start it with POST /projects/${target.id}/serve or 'trellis serve'`), 404);
-    const reached = await proxyHttp(c.env.incoming, c.env.outgoing, record, target.path, `/p/${target.id}`, state.ownCookies);
-    // A backend that stopped answering is asked for its instance again before the next request goes there.
-    if (!reached) forgetVerified(target.id);
-    return RESPONSE_ALREADY_SENT;
-  });
+  // `/p/:id/*` never reaches this app: the server's front handler proxies it (proxy-route.ts).
   app.all('/p/:id', (c) => c.redirect(`/p/${encodeURIComponent(c.req.param('id'))}/`, 308));
 
   app.use(secureHeaders({ contentSecurityPolicy: undefined, crossOriginResourcePolicy: false }));
