@@ -132,21 +132,35 @@ describe('/p/:id proxy', () => {
   });
 
   it('404s an offline project and an unknown id without contacting any upstream', async () => {
-    // A listener that counts connections sits where an offline project's backend would be.
-    let connections = 0;
-    const counter = net.createServer((s) => (connections++, s.destroy()));
-    await new Promise<void>((r) => counter.listen(0, '127.0.0.1', r));
-    const r1 = await raw(at(`/p/${encodeProject(offline)}/api/graph`));
-    const r2 = await raw(at(`/p/nobody-000000000000/api/graph`));
-    const r3 = new Promise<number>((resolve) => {
-      const ws = new WebSocket(at(`/p/${encodeProject(offline)}/ws`).replace(/^http/, 'ws'));
-      ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
-      ws.on('error', () => {});
-    });
-    expect([r1.status, r2.status, await r3]).toEqual([404, 404, 404]);
-    expect(json(r1).error.code).toBe('NOT_FOUND');
-    expect(connections).toBe(0);
-    counter.close();
+    // A backend that was this project's (proxied to, so the gateway knew it), then its record went away.
+    const root = tempRepo();
+    const standIn = await standInBackend(root);
+    closers.push(() => standIn.close());
+    await publishRecord(home, root, standIn.url, standIn.instanceId);
+    expect((await raw(at(`/p/${encodeProject(root)}/api/before`))).status).toBe(200);
+    execFileSync('rm', [recordPath(home, root)]);
+    const connections = standIn.connections;
+    const requests = standIn.seen.length;
+    const ws = (id: string) =>
+      new Promise<number>((resolve) => {
+        const socket = new WebSocket(at(`/p/${id}/ws`).replace(/^http/, 'ws'));
+        socket.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+        socket.on('error', () => {});
+      });
+    const statuses = [
+      (await raw(at(`/p/${encodeProject(root)}/api/graph`))).status,
+      (await raw(at(`/p/${encodeProject(root)}/api/issues`), { method: 'POST', body: '{}' })).status,
+      (await raw(at(`/p/${encodeProject(offline)}/api/graph`))).status,
+      (await raw(at('/p/nobody-000000000000/api/graph'))).status,
+      (await raw(at('/p/..%2F..%2Fetc/passwd'))).status,
+      await ws(encodeProject(root)),
+      await ws('nobody-000000000000'),
+    ];
+    expect(statuses).toEqual([404, 404, 404, 404, 404, 404, 404]);
+    expect(json(await raw(at(`/p/${encodeProject(root)}/api/graph`))).error.code).toBe('NOT_FOUND');
+    // Not one new connection, not one request: nothing reached any upstream.
+    expect(standIn.connections).toBe(connections);
+    expect(standIn.seen.length).toBe(requests);
   });
 
   it('never proxies to a crashed serve’s record, a recycled port answering another instance, or a record in the wrong slot', async () => {

@@ -16,13 +16,13 @@ type Env = { Bindings: HttpBindings };
 /** Largest JSON body the hub's own routes read (proxied bodies stream, unlimited). */
 const HUB_BODY_LIMIT = 1 << 20;
 
-/** Paths the hub answers itself; everything else under them needs admin scope. */
-const ADMIN_PREFIXES = ['/projects', '/fs', '/hub/'];
+/** The hub's admin routes: the project list and its stream, registration and host operations, /fs, /hub/*. */
+const needsAdmin = (path: string) => path === '/projects' || path.startsWith('/projects/') || path === '/fs' || path === '/hub' || path.startsWith('/hub/');
 
 /**
  * The host gateway's one Hono app (spec §4.3, DESIGN §10): cross-site defence on every request, then
- * authentication; the hub's own routes; `/p/:id/*` proxied to a project's backend; every other GET the
- * dashboard page.
+ * authentication; the hub's own routes; every other GET the dashboard page. `/p/:id/*` never reaches
+ * it: the server answers that ahead of the app (proxy-route.ts), with the same checks.
  */
 export function hubApp(state: GatewayState): Hono<Env> {
   const app = new Hono<Env>();
@@ -35,9 +35,6 @@ export function hubApp(state: GatewayState): Hono<Env> {
     if (refusal) return c.json(errorBody('FORBIDDEN', refusal), 403);
     return next();
   });
-
-  // `/p/:id/*` never reaches this app: the server's front handler proxies it (proxy-route.ts).
-  app.all('/p/:id', (c) => c.redirect(`/p/${encodeURIComponent(c.req.param('id'))}/`, 308));
 
   app.use(secureHeaders({ contentSecurityPolicy: undefined, crossOriginResourcePolicy: false }));
   app.use(async (c, next) => {
@@ -53,7 +50,7 @@ export function hubApp(state: GatewayState): Hono<Env> {
   );
   app.use(async (c, next) => {
     const path = c.req.path;
-    if (!ADMIN_PREFIXES.some((p) => path === p.replace(/\/$/, '') || path.startsWith(p.endsWith('/') ? p : `${p}/`) || path === p)) return next();
+    if (!needsAdmin(path)) return next();
     const caller = callerOf(c, state);
     if (caller.admin) return next();
     if (caller.grant) return c.json(errorBody('FORBIDDEN', 'this login has no admin scope'), 403);

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { EndpointRecord } from '../store/endpoint-record.js';
 import { forgetVerified, onlineRecord } from '../store/host/project-list.js';
 import type { GatewayState } from './gateway-state.js';
 import { crossSiteRefusal } from './request-guard.js';
@@ -18,7 +19,7 @@ export function splitProxyPath(rawUrl: string): { id: string; path: string } | n
   return { id, path: `${m[2] ?? '/'}${m[3] ?? ''}` };
 }
 
-type Verdict = { readonly ok: true; readonly record: Awaited<ReturnType<typeof onlineRecord>> & object; readonly id: string; readonly path: string } | { readonly ok: false; readonly status: number; readonly code: string; readonly message: string };
+type Verdict = { readonly ok: true; readonly record: EndpointRecord; readonly id: string; readonly path: string } | { readonly ok: false; readonly status: number; readonly code: string; readonly message: string };
 
 /**
  * Every check a `/p/:id/*` request or WebSocket upgrade passes before any upstream contact: the
