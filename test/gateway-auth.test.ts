@@ -165,6 +165,21 @@ describe('auth table', () => {
     }
   });
 
+  it('a hub.json that does not parse shuts every door (503 naming it) until it is fixed', async () => {
+    const s = await setup({ password: true });
+    const cookie = cookieOf(await login(s, PASSWORD));
+    const good = readFileSync(join(s.home, 'hub.json'), 'utf8');
+    writeFileSync(join(s.home, 'hub.json'), '{"adminPassword": ');
+    for (const path of ['/projects', `/p/${encodeProject(s.root)}/api/x`, '/auth/status', '/']) {
+      const r = await raw(s.at(path), { headers: { Cookie: cookie } });
+      expect(r.status, path).toBe(503);
+      expect(json(r).error).toMatchObject({ code: 'HUB_CONFIG_BROKEN' });
+      expect(json(r).error.message).toContain('hub.json');
+    }
+    writeFileSync(join(s.home, 'hub.json'), good);
+    expect((await raw(s.at('/auth/status'))).status).toBe(200);
+  });
+
   it('a new admin password ends every session', async () => {
     const s = await setup({ password: true });
     const cookie = cookieOf(await login(s, PASSWORD));

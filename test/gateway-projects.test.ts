@@ -120,6 +120,27 @@ describe('/p/:id proxy', () => {
     expect(standIn.seen.some((s) => s.method === 'UPGRADE' && s.url === '/ws/echo?x=1')).toBe(true);
   });
 
+  it('streams a request body through without buffering it: the backend answers while the client is still sending', async () => {
+    const root = tempRepo();
+    const standIn = await standInBackend(root);
+    closers.push(() => standIn.close());
+    await publishRecord(home, root, standIn.url, standIn.instanceId);
+    const body = await new Promise<string>((resolve, reject) => {
+      const req = http.request(at(`/p/${encodeProject(root)}/duplex`), { method: 'POST', headers: { 'content-type': 'application/octet-stream' } }, (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => {
+          text += d;
+          // Only once the backend has answered the first chunk does the rest of the upload go out.
+          if (text === 'got-first\n') req.end(Buffer.alloc(1 << 20, 1));
+        });
+        res.on('end', () => resolve(text));
+      });
+      req.on('error', reject);
+      req.write(Buffer.alloc(16 << 10, 1));
+    });
+    expect(body).toBe(`got-first\ndone ${(16 << 10) + (1 << 20)}\n`);
+  });
+
   it('strips the gateway’s cookies and passes the others, and the prefix', async () => {
     const root = tempRepo();
     const standIn = await standInBackend(root);

@@ -62,6 +62,15 @@ export class GatewayState {
     return this.cached.config;
   }
 
+  /** hub.json, or why it cannot be read: the gateway then refuses everything (503) until it is fixed. */
+  hubOrError(): HubConfig | { broken: string } {
+    try {
+      return this.hub();
+    } catch (err) {
+      return { broken: (err as Error).message };
+    }
+  }
+
   allowedHosts(hub: HubConfig = this.hub()): string[] {
     return [...(hub.allowedHosts ?? []), ...(this.opts.extraHosts ?? [])];
   }

@@ -28,9 +28,11 @@ export function hubApp(state: GatewayState): Hono<Env> {
   const app = new Hono<Env>();
 
   app.use(async (c, next) => {
+    const hub = state.hubOrError();
+    if ('broken' in hub) return c.json(errorBody('HUB_CONFIG_BROKEN', hub.broken), 503);
     const refusal = crossSiteRefusal(
       { method: c.req.method, host: c.req.header('host'), origin: c.req.header('origin'), secFetchSite: c.req.header('sec-fetch-site'), upgrade: false },
-      state.allowedHosts(),
+      state.allowedHosts(hub),
     );
     if (refusal) return c.json(errorBody('FORBIDDEN', refusal), 403);
     return next();

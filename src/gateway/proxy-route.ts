@@ -26,7 +26,8 @@ type Verdict = { readonly ok: true; readonly record: EndpointRecord; readonly id
  * cross-site rules, the project's gate, then an online, instance-validated record.
  */
 async function admit(state: GatewayState, req: IncomingMessage, upgrade: boolean): Promise<Verdict> {
-  const hub = state.hub();
+  const hub = state.hubOrError();
+  if ('broken' in hub) return { ok: false, status: 503, code: 'HUB_CONFIG_BROKEN', message: hub.broken };
   const refusal = crossSiteRefusal(
     { method: req.method ?? 'GET', host: req.headers.host, origin: req.headers.origin, secFetchSite: req.headers['sec-fetch-site'] as string | undefined, upgrade },
     state.allowedHosts(hub),
@@ -73,7 +74,7 @@ export function refuse(socket: Socket, status: number, reason: string, code: str
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
-const REASONS: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' };
+const REASONS: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 503: 'Service Unavailable' };
 
 /** A WebSocket upgrade: the same admission as any `/p` request, then raw sockets piped. */
 export function proxyUpgradeRoute(state: GatewayState) {

@@ -90,6 +90,17 @@ export async function standInBackend(root: string, instanceId: string = randomUU
       res.writeHead(200, { 'content-type': 'application/json' });
       return res.end(JSON.stringify({ instanceId, root }));
     }
+    if (req.url === '/duplex') {
+      // Answers as soon as the first request bytes arrive, while the client is still sending.
+      req.once('data', () => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.write('got-first\n');
+      });
+      let n = 0;
+      req.on('data', (d: Buffer) => (n += d.length));
+      req.on('end', () => res.end(`done ${n}\n`));
+      return;
+    }
     const chunks: Buffer[] = [];
     req.on('data', (d: Buffer) => chunks.push(d));
     req.on('end', () => {
