@@ -31,10 +31,23 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
   const projectCommands = () => import('./project-commands.js');
 
   cli
-    .command('serve', 'Serve this project’s API (outside a Trellis project: a fresh copy of the demo project)')
+    .command('serve [action]', 'Serve this project’s API (outside a Trellis project: a fresh copy of the demo project); `serve ui` pairs it with the dashboard')
     .option('--port <port>', 'Port to listen on (default 8787; 0 picks a free one)')
     .option('--host <host>', 'Address to bind (default 127.0.0.1)')
-    .action((options: Options) => lazy(() => import('./serve-command.js'), (m) => m.runServe(ctx([], options))));
+    .option('--public', 'Put a password-gated gateway on the public port; the raw API moves to a loopback port')
+    .action((action: string | undefined, options: Options) =>
+      action === 'ui'
+        ? lazy(() => import('./serve-ui-command.js'), (m) => m.runServeUi(ctx([], options)))
+        : lazy(() => import('./serve-command.js'), (m) => m.runServe(ctx(action === undefined ? [] : [action], options))),
+    );
+
+  cli
+    .command('dashboard [action]', 'The host gateway: every project on this machine (`dashboard password` sets the admin password)')
+    .option('--port <port>', 'Port to listen on (default 8700; 0 picks a free one)')
+    .option('--host <host>', 'Address to bind (default 127.0.0.1; any other needs an admin password)')
+    .option('--tls-cert <file>', 'Serve HTTPS with this certificate (PEM)')
+    .option('--tls-key <file>', 'The certificate’s private key (PEM)')
+    .action((action: string | undefined, options: Options) => lazy(() => import('./dashboard-command.js'), (m) => m.runDashboard(action, ctx([], options))));
 
   cli
     .command('status', 'Is this project’s backend online? (through its endpoint record, verified live)')

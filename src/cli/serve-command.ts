@@ -4,7 +4,7 @@ import { TrellisError } from '../events/index.js';
 import { BindError } from '../http/bind.js';
 import { CONFIG_FILE } from '../store/config.js';
 import { createDemoProject } from '../store/demo.js';
-import { trellisHome, type EndpointIdentity } from '../store/endpoint-record.js';
+import { encodeProject, trellisHome, type EndpointIdentity } from '../store/endpoint-record.js';
 import { packageRoot } from '../store/package-root.js';
 import { openProject, type Project } from '../store/project.js';
 import { Supervisor } from '../supervisor/supervisor.js';
@@ -12,7 +12,7 @@ import { checkShape, type VerbContext } from './shape.js';
 import { err, out } from './output.js';
 import { UsageError } from './usage-error.js';
 
-const USAGE = 'trellis serve [--port <port>] [--host <address>]';
+const USAGE = 'trellis serve [--port <port>] [--host <address>] [--public]\n       trellis serve ui [--port <dashboard port>]';
 export const DEFAULT_PORT = 8787;
 
 const positiveMs = (s: string | undefined, fallback: number) => {
@@ -26,7 +26,12 @@ const positiveMs = (s: string | undefined, fallback: number) => {
  * project, made under `$TRELLIS_HOME/demo/`.
  */
 export async function runServe(ctx: VerbContext): Promise<number> {
-  checkShape({ args: [], options: ['port', 'host'], usage: USAGE }, ctx);
+  checkShape({ args: [], options: ['port', 'host', 'public'], usage: USAGE }, ctx);
+  const isPublic = ctx.options.public === true;
+  // A public face without a password would make everyone who reaches it admin: refused before anything starts.
+  if (isPublic && !(await import('../store/host/hub-config.js')).readHubConfig(trellisHome()).adminPassword) {
+    throw new TrellisError('INVALID_INPUT', "serve --public refuses to start without an admin password. Repair: run 'trellis dashboard password' first");
+  }
   const port = ctx.options.port === undefined ? Number(process.env.TRELLIS_PORT ?? DEFAULT_PORT) : Number(ctx.options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port takes a port number from 0 to 65535, not '${String(ctx.options.port)}'`, USAGE);
   const host = ctx.options.host === undefined ? '127.0.0.1' : String(ctx.options.host);
@@ -37,8 +42,9 @@ export async function runServe(ctx: VerbContext): Promise<number> {
   const supervisor = new Supervisor({
     root,
     identity: identityOf(project),
-    port,
-    host,
+    // With --public the raw proxy moves to a free loopback port (still TRELLIS_API_URL); the gateway takes the public one.
+    port: isPublic ? 0 : port,
+    host: isPublic ? '127.0.0.1' : host,
     home: trellisHome(),
     entry: join(pkg, 'dist', 'src', 'http', 'child-main.js'),
     // The child's own code, the forge and eval code among it: all compiled under dist/src. Spec nodes
@@ -51,13 +57,31 @@ export async function runServe(ctx: VerbContext): Promise<number> {
   });
   // Signals are caught before start-up ends: a stop asked for meanwhile waits for it, then stops cleanly.
   let started: Promise<void> = Promise.resolve();
+  let gateway: { close(): Promise<void> } | undefined;
   const stopped = new Promise<void>((resolve) => {
-    const stop = () => void started.catch(() => {}).then(() => supervisor.stop()).then(resolve);
+    const stop = () =>
+      void started
+        .catch(() => {})
+        .then(() => gateway?.close())
+        .then(() => supervisor.stop())
+        .then(resolve);
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
   try {
-    started = supervisor.start();
+    started = (async () => {
+      await supervisor.start();
+      if (!isPublic) return;
+      try {
+        const { startGateway } = await import('./dashboard-command.js');
+        const g = await startGateway({ home: trellisHome(), host, port, only: encodeProject(root), log: false });
+        gateway = g;
+        await out(`trellis: public gateway for ${root} at ${g.url}p/${encodeProject(root)}/ (admin password required; the loopback API stays at ${supervisor.publicUrl})\n`);
+      } catch (e) {
+        await supervisor.stop();
+        throw e;
+      }
+    })();
     await started;
   } catch (e) {
     if (e instanceof BindError) throw new TrellisError('INVALID_INPUT', e.message);

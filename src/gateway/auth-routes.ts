@@ -1,0 +1,60 @@
+import type { HttpBindings } from '@hono/node-server';
+import { Hono } from 'hono';
+import { deleteCookie, setCookie } from 'hono/cookie';
+import { errorBody } from '../http/errors.js';
+import { verifyPassword } from '../store/host/hub-config.js';
+import { gateOf } from '../store/host/project-list.js';
+import type { GatewayState } from './gateway-state.js';
+import { callerOf, readJson } from './hub-context.js';
+
+/**
+ * POST /auth/login {password, project?}: the admin password (or, with `project`, that project's gate
+ * password) buys a server-side session. Failures are rate-limited per client address.
+ * POST /auth/logout ends the session. GET /auth/status says who the caller is.
+ */
+export function authRoutes(state: GatewayState): Hono<{ Bindings: HttpBindings }> {
+  const app = new Hono<{ Bindings: HttpBindings }>();
+  const cookieOptions = () => ({ httpOnly: true, sameSite: 'Lax' as const, path: '/', secure: state.opts.tls, ...(state.opts.tls ? { prefix: 'host' as const } : {}) });
+  const baseName = 'trellis_session';
+
+  app.get('/auth/status', (c) => {
+    const caller = callerOf(c, state);
+    return c.json({ passwordSet: caller.passwordSet, admin: caller.admin, loggedIn: !!caller.grant, projects: [...(caller.grant?.projects ?? [])] });
+  });
+
+  app.post('/auth/login', async (c) => {
+    const client = c.env.incoming.socket.remoteAddress ?? '?';
+    const wait = state.limiter.retryAfter(client);
+    if (wait > 0) return c.json(errorBody('TOO_MANY_ATTEMPTS', `too many failed logins from ${client}; try again in ${wait} s`), 429, { 'Retry-After': String(wait) });
+    const body = await readJson(c);
+    const password = (body as { password?: unknown }).password;
+    const project = (body as { project?: unknown }).project;
+    if (typeof password !== 'string' || (project !== undefined && typeof project !== 'string')) {
+      return c.json(errorBody('INVALID_INPUT', 'send {"password": "...", "project"?: "<id>"}'), 400);
+    }
+    const hub = state.hub();
+    if (!hub.adminPassword) return c.json(errorBody('NO_PASSWORD', "no admin password is set; run 'trellis dashboard password' on this machine"), 409);
+    const gate = typeof project === 'string' ? gateOf(hub, project) : undefined;
+    const hash = typeof gate === 'object' ? gate.password : hub.adminPassword;
+    const ok = await verifyPassword(password, hash);
+    if (!ok) {
+      state.limiter.fail(client);
+      return c.json(errorBody('BAD_PASSWORD', 'wrong password'), 401);
+    }
+    state.limiter.succeed(client);
+    const grant = typeof gate === 'object' ? { admin: false, project: project as string } : { admin: true };
+    const caller = callerOf(c, state);
+    if (!(caller.sessionId && state.sessions.extend(caller.sessionId, grant))) {
+      setCookie(c, baseName, state.sessions.create(grant), cookieOptions());
+    }
+    return c.json({ ok: true, admin: grant.admin });
+  });
+
+  app.post('/auth/logout', (c) => {
+    const caller = callerOf(c, state);
+    state.sessions.revoke(caller.sessionId);
+    deleteCookie(c, baseName, cookieOptions());
+    return c.body(null, 204);
+  });
+  return app;
+}

@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { isLoopback } from '../store/endpoint-record.js';
+import { hubConfigPath, readHubConfig, type HubConfig } from '../store/host/hub-config.js';
+import { gateOf } from '../store/host/project-list.js';
+import { LoginLimiter, SessionTable, type Grant } from './sessions.js';
+
+export interface GatewayOptions {
+  /** TRELLIS_HOME. */
+  readonly home: string;
+  /** True when the port speaks HTTPS: the cookie is `__Host-` prefixed and Secure. */
+  readonly tls: boolean;
+  /** Names this gateway answers to beyond loopback ones (e.g. the --host address). */
+  readonly extraHosts?: readonly string[];
+  /** A single-project gateway (`serve --public`) lists and proxies only this project id. */
+  readonly only?: string;
+  /** Environment for the CLI runs host operations make. */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** Who is asking, as far as the gateway can tell. */
+export interface Caller {
+  /** hub.json as of this request. */
+  readonly hub: HubConfig;
+  readonly loopback: boolean;
+  readonly passwordSet: boolean;
+  readonly sessionId: string | undefined;
+  readonly grant: Grant | undefined;
+  readonly admin: boolean;
+}
+
+/** A client address is loopback (IPv4-mapped IPv6 included). */
+export const loopbackAddress = (addr: string | undefined): boolean => !!addr && isLoopback(addr.replace(/^::ffff:/, ''));
+
+/** The gateway's state shared by its HTTP routes and its WebSocket upgrade handler. */
+export class GatewayState {
+  /** Answers GET /health, so a record of this gateway can be checked against the live process. */
+  readonly instanceId = randomUUID();
+  readonly sessions = new SessionTable();
+  readonly limiter = new LoginLimiter();
+  readonly cookieName: string;
+  /** Both spellings: the gateway's cookie never reaches a backend, whichever port set it. */
+  readonly ownCookies = ['trellis_session', '__Host-trellis_session'];
+  private cached: { stamp: string; config: HubConfig; password: string | undefined } | undefined;
+
+  constructor(readonly opts: GatewayOptions) {
+    this.cookieName = opts.tls ? '__Host-trellis_session' : 'trellis_session';
+  }
+
+  /** hub.json, re-read when it changes on disk; a new admin password ends every session. */
+  hub(): HubConfig {
+    let stamp = '-';
+    try {
+      const st = statSync(hubConfigPath(this.opts.home), { bigint: true });
+      stamp = `${st.mtimeNs}:${st.size}:${st.ino}`;
+    } catch {}
+    if (this.cached?.stamp !== stamp) {
+      const config = readHubConfig(this.opts.home);
+      if (this.cached && this.cached.password !== config.adminPassword) this.sessions.revokeAll();
+      this.cached = { stamp, config, password: config.adminPassword };
+    }
+    return this.cached.config;
+  }
+
+  /** hub.json, or why it cannot be read: the gateway then refuses everything (503) until it is fixed. */
+  hubOrError(): HubConfig | { broken: string } {
+    try {
+      return this.hub();
+    } catch (err) {
+      return { broken: (err as Error).message };
+    }
+  }
+
+  allowedHosts(hub: HubConfig = this.hub()): string[] {
+    return [...(hub.allowedHosts ?? []), ...(this.opts.extraHosts ?? [])];
+  }
+
+  sessionCookie(cookieHeader: string | undefined): string | undefined {
+    if (!cookieHeader) return undefined;
+    for (const part of cookieHeader.split(';')) {
+      const eq = part.indexOf('=');
+      if (eq > 0 && part.slice(0, eq).trim() === this.cookieName) return part.slice(eq + 1).trim();
+    }
+    return undefined;
+  }
+
+  caller(remoteAddress: string | undefined, cookieHeader: string | undefined, hub: HubConfig = this.hub()): Caller {
+    const loopback = loopbackAddress(remoteAddress);
+    const passwordSet = !!hub.adminPassword;
+    const sessionId = this.sessionCookie(cookieHeader);
+    const grant = passwordSet ? this.sessions.get(sessionId) : undefined;
+    return { hub, loopback, passwordSet, sessionId, grant, admin: passwordSet ? !!grant?.admin : loopback };
+  }
+
+  /** Whether `caller` may reach project `id` through `/p/:id`: null when yes, else 401 or 403. */
+  projectRefusal(caller: Caller, id: string): 401 | 403 | null {
+    const gate = gateOf(caller.hub, id);
+    if (gate === 'loopback') return caller.loopback ? null : 401;
+    if (gate === 'open' || caller.admin) return null;
+    if (typeof gate === 'object' && caller.grant?.projects.has(id)) return null;
+    return caller.grant ? 403 : 401;
+  }
+}

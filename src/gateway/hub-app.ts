@@ -1,0 +1,70 @@
+import type { HttpBindings } from '@hono/node-server';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { secureHeaders } from 'hono/secure-headers';
+import { errorBody, onError } from '../http/errors.js';
+import { authRoutes } from './auth-routes.js';
+import type { GatewayState } from './gateway-state.js';
+import { callerOf } from './hub-context.js';
+import { PLACEHOLDER_HTML } from './placeholder.js';
+import { projectRoutes } from './project-routes.js';
+import { crossSiteRefusal } from './request-guard.js';
+import { CSP } from './upstream.js';
+
+type Env = { Bindings: HttpBindings };
+
+/** Largest JSON body the hub's own routes read (proxied bodies stream, unlimited). */
+const HUB_BODY_LIMIT = 1 << 20;
+
+/** The hub's admin routes: the project list and its stream, registration and host operations, /fs, /hub/*. */
+const needsAdmin = (path: string) => path === '/projects' || path.startsWith('/projects/') || path === '/fs' || path === '/hub' || path.startsWith('/hub/');
+
+/**
+ * The host gateway's one Hono app (spec §4.3, DESIGN §10): cross-site defence on every request, then
+ * authentication; the hub's own routes; every other GET the dashboard page. `/p/:id/*` never reaches
+ * it: the server answers that ahead of the app (proxy-route.ts), with the same checks.
+ */
+export function hubApp(state: GatewayState): Hono<Env> {
+  const app = new Hono<Env>();
+
+  app.use(async (c, next) => {
+    const hub = state.hubOrError();
+    if ('broken' in hub) return c.json(errorBody('HUB_CONFIG_BROKEN', hub.broken), 503);
+    const refusal = crossSiteRefusal(
+      { method: c.req.method, host: c.req.header('host'), origin: c.req.header('origin'), secFetchSite: c.req.header('sec-fetch-site'), upgrade: false },
+      state.allowedHosts(hub),
+    );
+    if (refusal) return c.json(errorBody('FORBIDDEN', refusal), 403);
+    return next();
+  });
+
+  app.use(secureHeaders({ contentSecurityPolicy: undefined, crossOriginResourcePolicy: false }));
+  app.use(async (c, next) => {
+    await next();
+    c.header('Content-Security-Policy', CSP);
+    c.header('X-Content-Type-Options', 'nosniff');
+  });
+  app.use(
+    bodyLimit({
+      maxSize: HUB_BODY_LIMIT,
+      onError: (c) => c.json(errorBody('PAYLOAD_TOO_LARGE', `request bodies are limited to ${HUB_BODY_LIMIT} bytes`), 413, { Connection: 'close' }),
+    }),
+  );
+  app.use(async (c, next) => {
+    const path = c.req.path;
+    if (!needsAdmin(path)) return next();
+    const caller = callerOf(c, state);
+    if (caller.admin) return next();
+    if (caller.grant) return c.json(errorBody('FORBIDDEN', 'this login has no admin scope'), 403);
+    return c.json(errorBody('UNAUTHENTICATED', caller.passwordSet ? 'log in first (POST /auth/login)' : 'admin scope is implicit only for clients on this machine'), 401);
+  });
+
+  app.get('/health', (c) => c.json({ ok: true, role: 'gateway', instanceId: state.instanceId, only: state.opts.only ?? null }));
+  app.route('/', authRoutes(state));
+  app.route('/', projectRoutes(state));
+
+  app.get('*', (c) => c.html(PLACEHOLDER_HTML));
+  app.notFound((c) => c.json(errorBody('NOT_FOUND', `no route ${c.req.method} ${c.req.path}`), 404));
+  app.onError(onError);
+  return app;
+}

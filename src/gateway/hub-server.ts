@@ -1,0 +1,73 @@
+import net, { type Server, type Socket } from 'node:net';
+import type { ServerOptions as TlsOptions } from 'node:https';
+import { createReapedServer } from '../http/create-server.js';
+import { reaperOptions, type ReaperOptions } from '../http/reaper.js';
+import { GatewayState, type GatewayOptions } from './gateway-state.js';
+import { hubApp } from './hub-app.js';
+import { proxyFront, proxyUpgradeRoute, refuse } from './proxy-route.js';
+
+export interface HubServer {
+  /** The server to bind (a plaintext-sniffing front under TLS). */
+  readonly server: Server;
+  readonly state: GatewayState;
+  close(): Promise<void>;
+}
+
+/**
+ * The gateway's server: the hub app on a reaped HTTP(S) server; `/p/:id/*` requests and WebSocket
+ * upgrades are proxied ahead of it, after the same cross-site and gate checks. With TLS, the one port
+ * speaks HTTPS only: a client whose first byte is not a TLS handshake gets an HTTP 400 naming https,
+ * then the connection closes, and nothing else.
+ */
+export function createHubServer(opts: GatewayOptions, tls?: TlsOptions, reaper: ReaperOptions = reaperOptions()): HubServer {
+  const state = new GatewayState(opts);
+  const app = hubApp(state);
+  const http = createReapedServer(app.fetch as (r: Request) => Promise<Response>, reaper, tls, proxyFront(state));
+
+  http.on('upgrade', proxyUpgradeRoute(state));
+
+  if (!tls) {
+    const open = track(http);
+    return { server: http, state, close: () => closeServer(http, open) };
+  }
+
+  // Paused on connect: the first byte is peeked with read(1) and put back, so TLS takes the socket whole.
+  const front = net.createServer({ pauseOnConnect: true }, (socket) => {
+    // Until its first byte arrives the socket is nobody's: it gets the reaper's header deadline here.
+    const timer = setTimeout(() => socket.destroy(), reaper.headerMs);
+    timer.unref();
+    const onError = () => socket.destroy();
+    socket.on('error', onError);
+    const sniff = () => {
+      const first = socket.read(1) as Buffer | null;
+      if (first === null) return void socket.once('readable', sniff);
+      clearTimeout(timer);
+      socket.off('error', onError);
+      socket.unshift(first);
+      if (first[0] === 0x16) http.emit('connection', socket);
+      else refuse(socket, 400, 'Bad Request', 'HTTPS_REQUIRED', 'this port speaks https only; use an https:// URL');
+    };
+    sniff();
+  });
+  const open = track(front);
+  return { server: front, state, close: () => closeServer(front, open) };
+}
+
+/** Every socket the server accepted and still open (upgraded WebSockets included). */
+function track(server: Server): Set<Socket> {
+  const open = new Set<Socket>();
+  server.on('connection', (s: Socket) => {
+    open.add(s);
+    s.once('close', () => open.delete(s));
+  });
+  return open;
+}
+
+/** Stops listening and ends every open connection, long-lived streams and WebSockets included. */
+function closeServer(server: Server, open: Set<Socket>): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) resolve();
+    else server.close(() => resolve());
+    for (const s of open) s.destroy();
+  });
+}

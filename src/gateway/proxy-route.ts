@@ -1,0 +1,89 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { EndpointRecord } from '../store/endpoint-record.js';
+import { forgetVerified, onlineRecord } from '../store/host/project-list.js';
+import type { GatewayState } from './gateway-state.js';
+import { crossSiteRefusal } from './request-guard.js';
+import { CSP, proxyHttp, proxyUpgrade } from './upstream.js';
+
+/** `/p/<id>/rest?query` → id and the upstream path `/rest?query`. */
+export function splitProxyPath(rawUrl: string): { id: string; path: string } | null {
+  const m = /^\/p\/([^/?#]+)(\/[^?#]*)?(\?.*)?$/.exec(rawUrl);
+  if (!m) return null;
+  let id: string;
+  try {
+    id = decodeURIComponent(m[1]!);
+  } catch {
+    return null;
+  }
+  return { id, path: `${m[2] ?? '/'}${m[3] ?? ''}` };
+}
+
+type Verdict = { readonly ok: true; readonly record: EndpointRecord; readonly id: string; readonly path: string } | { readonly ok: false; readonly status: number; readonly code: string; readonly message: string };
+
+/**
+ * Every check a `/p/:id/*` request or WebSocket upgrade passes before any upstream contact: the
+ * cross-site rules, the project's gate, then an online, instance-validated record.
+ */
+async function admit(state: GatewayState, req: IncomingMessage, upgrade: boolean): Promise<Verdict> {
+  const hub = state.hubOrError();
+  if ('broken' in hub) return { ok: false, status: 503, code: 'HUB_CONFIG_BROKEN', message: hub.broken };
+  const refusal = crossSiteRefusal(
+    { method: req.method ?? 'GET', host: req.headers.host, origin: req.headers.origin, secFetchSite: req.headers['sec-fetch-site'] as string | undefined, upgrade },
+    state.allowedHosts(hub),
+  );
+  if (refusal) return { ok: false, status: 403, code: 'FORBIDDEN', message: refusal };
+  const target = splitProxyPath(req.url ?? '');
+  if (!target || (state.opts.only && target.id !== state.opts.only)) return { ok: false, status: 404, code: 'NOT_FOUND', message: 'no such project' };
+  const refused = state.projectRefusal(state.caller(req.socket.remoteAddress, req.headers.cookie, hub), target.id);
+  if (refused === 401) return { ok: false, status: 401, code: 'UNAUTHENTICATED', message: 'log in first (POST /auth/login)' };
+  if (refused === 403) return { ok: false, status: 403, code: 'FORBIDDEN', message: 'this login does not open that project' };
+  const record = await onlineRecord(state.opts.home, target.id);
+  if (!record) {
+    return { ok: false, status: 404, code: 'NOT_FOUND', message: `project ${target.id} has no running backend; start it with POST /projects/${target.id}/serve or 'trellis serve'` };
+  }
+  return { ok: true, record, ...target };
+}
+
+const errorJson = (code: string, message: string) => JSON.stringify({ error: { code, message } });
+
+/**
+ * The `/p/:id/*` route, answered ahead of the hub app (no framework between the sockets): streamed both
+ * ways with the prefix and the gateway's cookies stripped. Anything else goes to `app`.
+ */
+export function proxyFront(state: GatewayState) {
+  return (req: IncomingMessage, res: ServerResponse, app: (req: IncomingMessage, res: ServerResponse) => void): void => {
+    const url = req.url ?? '';
+    if (!url.startsWith('/p/')) return app(req, res);
+    void admit(state, req, false)
+      .then(async (v) => {
+        if (!v.ok) {
+          res.writeHead(v.status, { 'content-type': 'application/json; charset=utf-8', 'content-security-policy': CSP, 'x-content-type-options': 'nosniff' });
+          return void res.end(errorJson(v.code, v.message));
+        }
+        // A backend that stopped answering is asked for its instance again before the next request goes there.
+        if (!(await proxyHttp(req, res, v.record, v.path, `/p/${v.id}`, state.ownCookies))) forgetVerified(v.id);
+      })
+      .catch(() => res.destroy());
+  };
+}
+
+/** A raw HTTP refusal on a socket that never reached the app (an upgrade, a plaintext client on TLS). */
+export function refuse(socket: Socket, status: number, reason: string, code: string, message: string): void {
+  const body = errorJson(code, message);
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+const REASONS: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 503: 'Service Unavailable' };
+
+/** A WebSocket upgrade: the same admission as any `/p` request, then raw sockets piped. */
+export function proxyUpgradeRoute(state: GatewayState) {
+  return (req: IncomingMessage, socket: Socket, head: Buffer): void => {
+    void admit(state, req, true)
+      .then((v) => {
+        if (!v.ok) return refuse(socket, v.status, REASONS[v.status] ?? 'Error', v.code, v.status === 404 && !(req.url ?? '').startsWith('/p/') ? 'WebSockets are proxied only under /p/<id>/' : v.message);
+        proxyUpgrade(req, socket, head, v.record, v.path, `/p/${v.id}`, state.ownCookies);
+      })
+      .catch(() => socket.destroy());
+  };
+}

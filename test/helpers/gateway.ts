@@ -1,0 +1,157 @@
+import { randomUUID } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import http, { type IncomingHttpHeaders } from 'node:http';
+import https from 'node:https';
+import { join } from 'node:path';
+import { WebSocketServer } from 'ws';
+import { createHubServer, type HubServer } from '../../src/gateway/hub-server.js';
+import { bindPublic } from '../../src/http/bind.js';
+import { encodeProject, writeEndpointRecord, type EndpointRecord } from '../../src/store/endpoint-record.js';
+import { tempDir } from './repo.js';
+
+export interface TestGateway {
+  readonly hub: HubServer;
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/** The hub on a real loopback socket, on a free port. */
+export async function startTestGateway(home: string, opts: { tls?: { cert: string; key: string }; only?: string } = {}): Promise<TestGateway> {
+  const hub = createHubServer({ home, tls: !!opts.tls, ...(opts.only ? { only: opts.only } : {}) }, opts.tls);
+  const port = await bindPublic(hub.server, 0, '127.0.0.1');
+  return { hub, port, url: `${opts.tls ? 'https' : 'http'}://127.0.0.1:${port}/`, close: () => hub.close() };
+}
+
+export interface RawResponse {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+}
+
+/** One request with full control of its headers (Host, Origin, Cookie), over http or https. */
+export function raw(url: string, init: { method?: string; headers?: Record<string, string>; body?: string; ca?: string } = {}): Promise<RawResponse> {
+  const u = new URL(url);
+  const mod = u.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = mod.request(
+      u,
+      { method: init.method ?? 'GET', headers: { ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers }, agent: false, ...(init.ca ? { ca: init.ca } : {}) },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (d: Buffer) => chunks.push(d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(init.body);
+  });
+}
+
+export const json = (r: RawResponse): any => JSON.parse(r.body);
+
+/** Publishes an endpoint record for `root` at `url` as instance `instanceId` (what a serve writes). */
+export async function publishRecord(home: string, root: string, url: string, instanceId: string, extra: Partial<EndpointRecord> = {}): Promise<EndpointRecord> {
+  const record: EndpointRecord = {
+    version: 1,
+    url,
+    pid: process.pid,
+    instanceId,
+    root,
+    identity: { toplevel: root, gitCommonDir: join(root, '.git'), worktree: false },
+    startedAt: new Date().toISOString(),
+    ...extra,
+  };
+  await writeEndpointRecord(home, record);
+  return record;
+}
+
+export interface StandIn {
+  readonly url: string;
+  readonly instanceId: string;
+  /** Every request it got: method, url and headers. */
+  readonly seen: { method: string; url: string; headers: IncomingHttpHeaders }[];
+  /** TCP connections accepted. */
+  connections: number;
+  close(): Promise<void>;
+}
+
+/**
+ * A stand-in backend for `root`: answers GET /api/instance as a serve would (as `instanceId`), records
+ * every request and connection, echoes on WebSockets, and answers anything else with what it saw.
+ */
+export async function standInBackend(root: string, instanceId: string = randomUUID()): Promise<StandIn> {
+  const seen: StandIn['seen'] = [];
+  const server = http.createServer((req, res) => {
+    seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
+    if (req.url === '/api/instance') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end(JSON.stringify({ instanceId, root }));
+    }
+    if (req.url === '/duplex') {
+      // Answers as soon as the first request bytes arrive, while the client is still sending.
+      req.once('data', () => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.write('got-first\n');
+      });
+      let n = 0;
+      req.on('data', (d: Buffer) => (n += d.length));
+      req.on('end', () => res.end(`done ${n}\n`));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (d: Buffer) => chunks.push(d));
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json', 'set-cookie': 'backend=1' });
+      res.end(JSON.stringify({ url: req.url, method: req.method, cookie: req.headers.cookie ?? null, body: Buffer.concat(chunks).toString() }));
+    });
+  });
+  const wss = new WebSocketServer({ server });
+  wss.on('connection', (ws, req) => {
+    seen.push({ method: 'UPGRADE', url: req.url ?? '', headers: req.headers });
+    ws.on('message', (m, isBinary) => ws.send(m, { binary: isBinary }));
+  });
+  const standIn: StandIn = {
+    url: '',
+    instanceId,
+    seen,
+    connections: 0,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const c of wss.clients) c.terminate();
+        wss.close();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+  server.on('connection', () => standIn.connections++);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  (standIn as { url: string }).url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
+  return standIn;
+}
+
+/** A throwaway self-signed certificate for localhost and 127.0.0.1. */
+export function throwawayCert(): { cert: string; key: string } {
+  const dir = tempDir();
+  execFileSync(
+    'openssl',
+    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
+    { stdio: 'ignore' },
+  );
+  return { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8') };
+}
+
+/** Polls `check` until it returns a value (bounded), for conditions with no event to wait on. */
+export async function until<T>(check: () => T | undefined | Promise<T | undefined>, what: string, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined && v !== false) return v as T;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export const slot = encodeProject;
