@@ -109,7 +109,7 @@ describe('trellis serve: the supervisor', () => {
   it('discards a broken new child — a syntax error, an exit, a /health that never answers — keeps serving, says why, and reloads once fixed', async () => {
     const dir = await demoRepo();
     const pkg = packageCopy();
-    const s = await serve(pkg, dir, { TRELLIS_CHILD_BOOT_MS: '1500' });
+    const s = await serve(pkg, dir, { TRELLIS_CHILD_BOOT_MS: '5000' });
     const original = readFileSync(coreJs(pkg), 'utf8');
     // A fresh connection each time: a kept-alive one stays with the child it was opened to.
     const servedBy = () =>
@@ -126,7 +126,7 @@ describe('trellis serve: the supervisor', () => {
     expect(await servedBy()).toBe('1');
 
     writeFileSync(coreJs(pkg), original.replace("app.get('/health', (c) =>", "app.get('/health', () => new Promise(() => {}));\n    app.get('/health-was', (c) =>"));
-    expect(await s.line(/reload discarded: child 4 /)).toMatch(/did not answer GET \/health within 1500 ms/);
+    expect(await s.line(/reload discarded: child 4 /)).toMatch(/did not answer GET \/health within 5000 ms/);
     expect(await servedBy()).toBe('1');
 
     writeFileSync(coreJs(pkg), original);
@@ -213,7 +213,7 @@ describe('trellis serve: the supervisor', () => {
 
   it('an injected async throw is logged by supervisor and child, and serving continues', async () => {
     const dir = await demoRepo();
-    const inject = writeInject(tempDir(), "setTimeout(() => { throw new Error('injected-async-throw'); }, 300);\nsetTimeout(() => { Promise.reject(new Error('injected-rejection')); }, 300);\n");
+    const inject = writeInject(tempDir(), "setTimeout(() => { throw new Error('injected-async-throw'); }, 2000);\nsetTimeout(() => { Promise.reject(new Error('injected-rejection')); }, 2000);\n");
     const s = await serve(packageCopy(), dir, { NODE_OPTIONS: `--import=${inject}` });
     await s.line(/trellis supervisor: uncaught exception \(still serving\): Error: injected-async-throw/, 'stderr');
     await s.line(/trellis child 1: uncaught exception \(still serving\): Error: injected-async-throw/, 'stderr');
