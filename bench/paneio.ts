@@ -3,6 +3,7 @@
  * echo latency, output throughput to one viewer, server CPU for 10 viewers against 1, 20 idle watched
  * sessions (forks per minute, RSS), and server RSS while a viewer that reads nothing is fed 50 MB.
  */
+import { registerPane } from '../test/helpers/sessions.js';
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -82,6 +83,8 @@ export async function paneioBench(): Promise<void> {
   tmux('new-session', '-d', '-s', 'echo', '-x', '80', '-y', '24', 'stty -icanon; cat > /dev/null');
   tmux('new-session', '-d', '-s', 'flood', '-x', '80', '-y', '24', shell);
   for (let i = 0; i < 20; i++) tmux('new-session', '-d', '-s', `idle${i}`, '-x', '80', '-y', '24', shell);
+  // Session I/O reaches only the panes the session log knows: record these as live sessions.
+  for (const name of ['echo', 'flood', ...Array.from({ length: 20 }, (_, i) => `idle${i}`)]) await registerPane(dir, home, name);
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { cwd: dir, env: { ...env(), TRELLIS_HOME: home }, stdio: ['ignore', 'pipe', 'inherit'] });
   const open: WebSocket[] = [];
   try {
@@ -127,6 +130,7 @@ export async function paneioBench(): Promise<void> {
     };
     // tmux's own ceiling on this machine: a bare control client reading into /dev/null, same output.
     tmux('new-session', '-d', '-s', 'ceiling', '-x', '80', '-y', '24', shell);
+    await registerPane(dir, home, 'ceiling');
     const bare = spawn('tmux', ['-S', sock, '-C', 'attach-session', '-t', '=ceiling'], { env: env(), stdio: ['pipe', 'ignore', 'ignore'] });
     bare.stdin.write('refresh-client -f pause-after=2\n');
     const c0 = performance.now();

@@ -26,8 +26,8 @@ describe('the pane stream across a reload, and the reaper', () => {
     const dir = await demoRepo();
     const home = tempDir();
     const pkg = packageCopy();
-    tmux = testTmux(home);
-    tmux.session('s-reload');
+    tmux = testTmux(home, dir);
+    await tmux.session('s-reload');
     s = await startServe(pkg, dir, { ...testEnv(dir), TRELLIS_HOME: home, TRELLIS_REAP_HEADER_MS: String(HEADER_MS), TRELLIS_REAP_IDLE_MS: String(IDLE_MS) });
     const url = `${s.url.replace(/^http/, 'ws')}api/sessions/s-reload/socket`;
     const connect = async () => {

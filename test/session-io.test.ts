@@ -21,8 +21,8 @@ beforeAll(async () => {
   dir = await demoRepo();
   home = tempDir();
   uploads = join(tempDir(), 'uploads');
-  tmux = testTmux(home);
-  tmux.session('warmup');
+  tmux = testTmux(home, dir);
+  await tmux.session('warmup');
   s = await startServe(ROOT, dir, { ...testEnv(dir), TRELLIS_HOME: home, TRELLIS_UPLOADS_DIR: uploads });
 });
 afterAll(async () => {
@@ -49,7 +49,7 @@ const capture = async (id: string) => ((await (await api(`/api/sessions/${id}/ca
 
 describe('session I/O over the public port of a real trellis serve, against real tmux panes', () => {
   it('a viewer gets the snapshot first, then live bytes; a second viewer sees the same; both see the echo of input', async () => {
-    tmux.session('s-echo');
+    await tmux.session('s-echo');
     await waitFor(async () => (await capture('s-echo')).includes('$'), 'the shell prompt');
     const a = await viewer('s-echo');
     const snap = a.messages.find((m) => m.type === 'snapshot')!;
@@ -82,7 +82,7 @@ describe('session I/O over the public port of a real trellis serve, against real
   });
 
   it('printf of all 256 byte values in the pane arrives on the WebSocket exactly', async () => {
-    tmux.session('s-bytes');
+    await tmux.session('s-bytes');
     const all = Array.from({ length: 256 }, (_, i) => `\\${i.toString(8).padStart(3, '0')}`).join('');
     // -opost: the terminal must not turn \n into \r\n; the bytes are the program's, unchanged.
     writeFileSync(join(home, 'all.sh'), `stty -opost\nprintf 'BYTES<'\nprintf '${all}'\nprintf '>SETYB'\nstty opost\n`);
@@ -98,7 +98,7 @@ describe('session I/O over the public port of a real trellis serve, against real
   });
 
   it('a read-only viewer streams but its input is refused; an unknown session is a 404 before any upgrade', async () => {
-    tmux.session('s-ro');
+    await tmux.session('s-ro');
     const ro = await viewer('s-ro', '?mode=read');
     ro.input('echo nope-$((1+1))\r');
     await ro.message((m) => m.type === 'error' && m.code === 'READ_ONLY', 'the refusal');
@@ -117,14 +117,14 @@ describe('session I/O over the public port of a real trellis serve, against real
 
   it('a 100 KB multi-line prompt with quotes, $, backslashes, tabs and emoji reaches the agent byte for byte, then a separate Enter', async () => {
     const caught = join(home, 'caught');
-    tmux.session('s-agent', `node ${CATCHER} ${caught}`);
+    await tmux.session('s-agent', `node ${CATCHER} ${caught}`);
     await waitFor(async () => (await capture('s-agent')).includes('CATCHER-READY'), 'the stand-in agent');
     const line = `He said "it's $(rm -rf /) \`x\` $HOME" \\ back\\slash\ttab\ttab 😀 ünïcödé ${'{'}a,b} ; | & > < %s %n\n`;
     let prompt = '';
     for (let i = 0; prompt.length < 100_000; i++) prompt += `${i}: ${line}`;
     const res = await api('/api/sessions/s-agent/prompt', post({ body: prompt }));
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ appended: true, delivered: true });
+    expect(await res.json()).toMatchObject({ appended: true, delivered: true });
     await waitFor(() => existsSync(`${caught}.1.done`), 'the agent to receive the prompt', 20_000);
     const got = readFileSync(`${caught}.1`);
     expect(got.length).toBe(Buffer.byteLength(prompt));
@@ -144,7 +144,7 @@ describe('session I/O over the public port of a real trellis serve, against real
   });
 
   it('rawkey: C-c interrupts a running sleep; unknown key names and bad hex are 400s', async () => {
-    tmux.session('s-keys');
+    await tmux.session('s-keys');
     await waitFor(async () => (await capture('s-keys')).includes('$'), 'the shell prompt');
     await api('/api/sessions/s-keys/rawkey', post({ hex: Buffer.from('sleep 600\r').toString('hex') }));
     await waitFor(() => tmux.display('s-keys', '#{pane_current_command}') === 'sleep', 'sleep to run');
@@ -164,7 +164,7 @@ describe('session I/O over the public port of a real trellis serve, against real
   });
 
   it('capture: the pane as text, the last N lines, colors on request; unknown sessions and bad queries are 4xx', async () => {
-    tmux.session('s-cap');
+    await tmux.session('s-cap');
     await waitFor(async () => (await capture('s-cap')).includes('$'), 'the shell prompt');
     await api('/api/sessions/s-cap/rawkey', post({ hex: Buffer.from("for i in 1 2 3 4 5 6; do echo line-$i; done; printf '\\033[31mred\\033[0m\\n'\r").toString('hex') }));
     await waitFor(async () => (await capture('s-cap')).includes('red\n$'), 'the output');
@@ -179,7 +179,7 @@ describe('session I/O over the public port of a real trellis serve, against real
   });
 
   it('a slow viewer is dropped with close code 4001 while the pane prints 50 MB; a fast viewer keeps streaming; server RSS stays bounded', async () => {
-    tmux.session('s-flood');
+    await tmux.session('s-flood');
     const pid = ((await (await api('/health')).json()) as { pid: number }).pid;
     const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
     const fast = await viewer('s-flood');

@@ -69,7 +69,7 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
     .action((action: string, args: string[], options: Options) => lazy(issueCommands, (m) => m.runIssue(action, ctx(args, options))));
 
   cli
-    .command('session <action> [...args]', 'Agent sessions: spawn, ls, show, prompt, interrupt, resume, review, merge, close, quarantine, view, attach, signal')
+    .command('session <action> [...args]', 'Agent sessions: spawn, ls, show, prompt, capture, keys, interrupt, resume, review, merge, close, quarantine, view, attach, signal')
     .usage('session <action> [...args] [options]   (see the README for each action)')
     .option('--harness <name>', 'spawn: the agent harness (shell, claude, codex)')
     .option('--node <id>', 'spawn: spec node the session works on (repeatable)', { type: [String] })
@@ -77,6 +77,9 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
     .option('--body <text>', "prompt: the prompt; '-' reads standard input")
     .option('--by <author>', 'Author (default: $TRELLIS_SESSION, else git user.name)')
     .option('--all', 'ls: include closed sessions')
+    .option('--lines <n>', 'capture: the last n lines, scrollback included')
+    .option('--ansi', 'capture: keep colors (SGR sequences)')
+    .option('--hex <bytes>', 'keys: send these bytes exactly, as hex')
     .option('--json', 'Print JSON')
     .action((action: string, args: string[], options: Options) => lazy(() => import('./session-commands.js'), (m) => m.runSession(action, ctx(args, options))));
 

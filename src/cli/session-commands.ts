@@ -24,6 +24,7 @@ import {
   viewSession,
 } from '../store/sessions/verbs.js';
 import { mainRoot } from '../store/sessions/worktree.js';
+import { sessionPaneTargets } from '../store/sessions/pane-target.js';
 import { readBody, resolveAuthor } from './input.js';
 import { err, out } from './output.js';
 import { problemLines } from './render.js';
@@ -47,6 +48,12 @@ function cliRuntime(p: Project): SessionRuntime {
   return defaultRuntime(process.env, () =>
     (url ??= readEndpointRecord(trellisHome(), mainRoot(p), { timeoutMs: 1_000 }).then((v) => (v.online ? v.record.url : null), () => null)),
   );
+}
+
+/** capture and keys: session I/O's handlers, against the panes the session log records. */
+async function sessionIo(action: 'capture' | 'keys', ctx: VerbContext, p: Project): Promise<number> {
+  const { runSessionIo } = await import('./session-io-commands.js');
+  return runSessionIo(action, ctx, sessionPaneTargets(p, cliRuntime(p).tmux.socket));
 }
 
 function sessionLine(s: SessionSummary): string {
@@ -147,7 +154,7 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
       const body = readBody(ctx.options.body);
       if (body === undefined || body.trim() === '') throw new UsageError('a prompt needs a body: --body <text>, or pipe it in', SESSION_ACTIONS.prompt!.usage);
       const r = await promptSession(p, cliRuntime(p), ctx.args[0]!, body, author(ctx));
-      await out(ctx.options.json ? json(r) : `${r.session.id} prompted (${r.delivered ? 'delivered' : 'on the timeline; no live pane to deliver to'})\n`);
+      await out(ctx.options.json ? json(r) : `${r.session.id} prompted (${r.delivered ? 'delivered' : `on the timeline, not delivered: ${r.reason}`})\n`);
       return 0;
     },
   },
@@ -166,6 +173,18 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
       await out(ctx.options.json ? json(r) : `merge dispatched to ${ctx.args[0]}'s agent\n`);
       return 0;
     },
+  },
+  capture: {
+    args: ['...id'],
+    options: ['lines', 'ansi', 'json'],
+    usage: 'trellis session capture <id> [--lines <n>] [--ansi] [--json]',
+    run: (ctx, p) => sessionIo('capture', ctx, p),
+  },
+  keys: {
+    args: ['...id and keys'],
+    options: ['hex', 'json'],
+    usage: 'trellis session keys <id> <key>...   (Escape, Enter, Tab, Up, C-c, ...; or --hex 1b5b41)',
+    run: (ctx, p) => sessionIo('keys', ctx, p),
   },
   attach: {
     args: ['id'],

@@ -1,20 +1,18 @@
 import { TrellisError } from '../events/index.js';
-import { tmuxSocketTargets, type PaneTargets } from '../store/sessions/pane-target.js';
-import { captureSession, promptSession, sendRawKeys } from '../store/sessions/session-io-verbs.js';
-import { readFileSync } from 'node:fs';
+import type { PaneTargets } from '../store/sessions/pane-target.js';
+import { captureSession, sendRawKeys } from '../store/sessions/session-io-verbs.js';
 import type { VerbContext } from './shape.js';
 import { out } from './output.js';
 import { UsageError } from './usage-error.js';
 
 const CAPTURE = 'trellis session capture <id> [--lines <n>] [--ansi] [--json]';
 const KEYS = 'trellis session keys <id> <key>...   (Escape, Enter, Tab, Up, C-c, ...; or --hex 1b5b41)';
-const PROMPT = "trellis session prompt <id> --body <text|->";
 
 /** The session I/O actions' usage lines, for the `session` command's help. */
-export const sessionIoUsage = (): string => `  ${CAPTURE}\n  ${KEYS}\n  ${PROMPT}`;
+export const sessionIoUsage = (): string => `  ${CAPTURE}\n  ${KEYS}`;
 
 /** The `session` actions this module answers; the `session <action>` dispatcher sends these here. */
-export const SESSION_IO_ACTIONS = ['capture', 'keys', 'prompt'] as const;
+export const SESSION_IO_ACTIONS = ['capture', 'keys'] as const;
 
 function only(ctx: VerbContext, allowed: readonly string[], usage: string): void {
   for (const [name, value] of Object.entries(ctx.options)) {
@@ -24,10 +22,10 @@ function only(ctx: VerbContext, allowed: readonly string[], usage: string): void
 }
 
 /**
- * `trellis session capture|keys|prompt`: the same verbs as GET /api/sessions/:id/capture, POST
- * .../rawkey and POST .../prompt, run in this process against the session's tmux pane.
+ * `trellis session capture|keys`: the same verbs as GET /api/sessions/:id/capture and POST
+ * .../rawkey, run in this process against the session's tmux pane.
  */
-export async function runSessionIo(action: string, ctx: VerbContext, targets: PaneTargets = tmuxSocketTargets()): Promise<number> {
+export async function runSessionIo(action: string, ctx: VerbContext, targets: PaneTargets): Promise<number> {
   const id = ctx.args[0];
   if (action === 'capture') {
     only(ctx, ['lines', 'ansi', 'json'], CAPTURE);
@@ -46,17 +44,6 @@ export async function runSessionIo(action: string, ctx: VerbContext, targets: Pa
     if ((keys.length === 0) === (hex === undefined)) throw new UsageError('give key names or --hex, not both or neither', KEYS);
     const r = await sendRawKeys(targets, id, hex !== undefined ? { hex } : { keys });
     await out(ctx.options.json ? `${JSON.stringify(r)}\n` : '');
-    return 0;
-  }
-  if (action === 'prompt') {
-    only(ctx, ['body', 'by', 'json'], PROMPT);
-    if (!id || ctx.args.length !== 1) throw new UsageError('missing <id>', PROMPT);
-    if (typeof ctx.options.body !== 'string') throw new UsageError('--body <text|-> is required', PROMPT);
-    const body = ctx.options.body === '-' ? readFileSync(0, 'utf8') : ctx.options.body; // stdin exactly: a prompt is delivered byte for byte
-    const by = typeof ctx.options.by === 'string' ? ctx.options.by : process.env.TRELLIS_SESSION || 'human';
-    const r = await promptSession(targets, id, body, by);
-    if (ctx.options.json) await out(`${JSON.stringify(r)}\n`);
-    else if (!r.delivered) await out(`appended, not delivered: ${r.reason}\n`);
     return 0;
   }
   throw new TrellisError('INVALID_INPUT', `unknown session action '${action}'`);

@@ -18,7 +18,8 @@ import { specRoutes } from './routes/specs.js';
 import { sessionIoRoutes } from './routes/session-io.js';
 import { uploadRoutes } from './routes/uploads.js';
 import { appWebSockets } from './websocket.js';
-import { tmuxSocketTargets } from '../store/sessions/pane-target.js';
+import { sessionPaneTargets } from '../store/sessions/pane-target.js';
+import { Tmux } from '../store/sessions/tmux.js';
 
 /** Largest JSON request body; evidence uploads have their own, larger limit. */
 export const JSON_LIMIT_BYTES = 1 << 20;
@@ -50,7 +51,7 @@ export function createApp(ctx: AppContext): Hono {
   app.route('/', evidenceRoutes(ctx));
   app.route('/', evalRoutes(ctx));
   app.route('/', sessionRoutes(ctx));
-  app.route('/', sessionIoRoutes(ctx.paneTargets ?? tmuxSocketTargets(), appWebSockets(app)));
+  app.route('/', sessionIoRoutes(ctx.paneTargets ?? sessionPaneTargets(ctx.project, Tmux.forHome().socket), appWebSockets(app)));
   app.route('/', uploadRoutes(ctx));
   app.notFound(notFound);
   app.onError(onError);

@@ -7,6 +7,6 @@ export interface AppContext {
   readonly project: Project;
   readonly live: LiveProject;
   readonly instance: { readonly instanceId: string; readonly root: string; readonly startedAt: string };
-  /** Where sessions' live panes are, for session I/O (default: by tmux session name on $TRELLIS_HOME/tmux.sock). */
+  /** Where sessions' live panes are, for session I/O (default: as the session log records them). */
   readonly paneTargets?: PaneTargets;
 }

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The tmux socket of the Trellis home `home` (each test's own: never the default server). */
@@ -33,5 +34,34 @@ export async function waitFor<T>(what: string, check: () => T | Promise<T>, time
     }
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`);
     await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * Records a tmux session the test started itself (on `<home>/tmux.sock`, named `id`) as a live session
+ * of the project's session log: spawn, start and launch, the same events the runtime appends when it
+ * launches an agent. The project's machine-local config holds the queue (no free memory is ever enough)
+ * so the queue never launches the spawned session itself.
+ */
+export async function registerPane(dir: string, home: string, id: string): Promise<void> {
+  const local = join(dir, 'trellis.local.json');
+  if (!existsSync(local)) writeFileSync(local, JSON.stringify({ sessions: { minFreeMb: 1e12 } }));
+  const pane = tmux(home, 'display-message', '-p', '-t', `=${id}:`, '#{pane_id}')?.trim();
+  if (!pane) throw new Error(`no tmux session ${id} on ${tmuxSocket(home)}`);
+  const { openProject } = await import('../../src/store/project.js');
+  const p = openProject(dir);
+  // A registered pane never forks a worktree: its base only says where the project stood.
+  const base = tryGit(dir, 'rev-parse', 'HEAD') ?? '0'.repeat(40);
+  const meta = () => ({ by: 'test', at: new Date().toISOString() });
+  await p.sessionLog.write(id, { type: 'spawn', harness: 'shell', task: `test pane ${id}`, nodes: [], issue: null, base, branch: `trellis/${id}`, worktree: join(home, 'panes', id), ...meta(), source: 'user' });
+  await p.sessionLog.write(id, { type: 'start', ...meta(), source: 'supervisor' });
+  await p.sessionLog.write(id, { type: 'launch', tmuxSession: id, pane, ...meta(), source: 'supervisor' });
+}
+
+function tryGit(cwd: string, ...args: string[]): string | null {
+  try {
+    return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return null;
   }
 }

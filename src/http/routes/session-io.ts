@@ -4,20 +4,17 @@ import type { WebSocket } from 'ws';
 import { TrellisError } from '../../events/index.js';
 import { PaneHub, type Viewer } from '../../store/sessions/pane-stream.js';
 import type { PaneTarget, PaneTargets } from '../../store/sessions/pane-target.js';
-import { captureSession, promptSession, sendRawKeys } from '../../store/sessions/session-io-verbs.js';
+import { captureSession, sendRawKeys } from '../../store/sessions/session-io-verbs.js';
 import { readJson } from '../body.js';
 import { errorBody } from '../errors.js';
 import type { AppSockets } from '../websocket.js';
 
-const promptBody = type({ '+': 'reject', body: 'string', 'by?': 'string' });
 const rawkeyBody = type({ '+': 'reject', 'keys?': 'string[]', 'hex?': 'string' });
 /** Client → server control messages on the socket (JSON text frames). */
 const clientMessage = type({ type: "'input'", data: 'string' }).or({ type: "'resize'", cols: '1 <= number.integer <= 1000', rows: '1 <= number.integer <= 1000' });
 
-const HUMAN = 'human';
-
 /**
- * Session I/O routes: the live pane over a WebSocket, capture, prompt and raw keys. Thin: parse, call
+ * Session I/O routes: the live pane over a WebSocket, capture and raw keys (a prompt is a session verb). Thin: parse, call
  * the verb (the same one `trellis session ...` runs), render.
  */
 export function sessionIoRoutes(targets: PaneTargets, sockets: AppSockets, hub = new PaneHub()): Hono {
@@ -30,7 +27,7 @@ export function sessionIoRoutes(targets: PaneTargets, sockets: AppSockets, hub =
       const mode = c.req.query('mode');
       if (mode !== undefined && mode !== 'read' && mode !== 'write') throw new TrellisError('INVALID_INPUT', `mode is read or write, not ${JSON.stringify(mode)}`);
       const target = await targets.resolve(c.req.param('id'));
-      if (!target) throw new TrellisError('NOT_FOUND', `no session ${c.req.param('id')} with a live pane`);
+      if (!target) throw new TrellisError('SESSION_NOT_FOUND', `no session ${c.req.param('id')} with a live pane`);
       c.set('target', target);
       await next();
     },
@@ -83,12 +80,6 @@ export function sessionIoRoutes(targets: PaneTargets, sockets: AppSockets, hub =
     const ansi = c.req.query('ansi');
     if (ansi !== undefined && ansi !== '0' && ansi !== '1') throw new TrellisError('INVALID_INPUT', 'ansi is 0 or 1');
     return c.json(await captureSession(targets, c.req.param('id'), { lines, ansi: ansi === '1' }, hub));
-  });
-
-  app.post('/api/sessions/:id/prompt', async (c) => {
-    const { body, by } = await readJson(c, promptBody);
-    const result = await promptSession(targets, c.req.param('id'), body, by ?? HUMAN);
-    return c.json(result, result.delivered ? 200 : 202);
   });
 
   app.post('/api/sessions/:id/rawkey', async (c) => {

@@ -50,7 +50,9 @@ export function sessionRoutes(ctx: AppContext, rt: SessionRuntime = defaultRunti
   app.get('/api/sessions/:id/review', async (c) => c.json(await reviewBundle(p, c.req.param('id'))));
   app.post('/api/sessions/:id/prompt', async (c) => {
     const b = await readJson(c, promptBody);
-    return c.json(await promptSession(p, rt, c.req.param('id'), b.body, b.by ?? HUMAN));
+    const result = await promptSession(p, rt, c.req.param('id'), b.body, b.by ?? HUMAN);
+    // On the timeline but not in the pane: accepted, not done (spec §4.2 rule 1: only a refused append fails).
+    return c.json(result, result.delivered ? 200 : 202);
   });
   app.post('/api/sessions/:id/merge', async (c) => {
     const b = await readJson(c, byBody, { optional: true });

@@ -8,6 +8,7 @@ import { packageRoot } from '../package-root.js';
 import type { Project } from '../project.js';
 import { adapterOf } from './adapters/index.js';
 import { shq, type LaunchContext } from './adapters/adapter.js';
+import { pasteText } from './pane-input.js';
 import { Tmux } from './tmux.js';
 import { addWorktree, copyIncludes, dropBranchIfEmpty, mainRoot, removeWorktree, runSetup } from './worktree.js';
 
@@ -96,26 +97,22 @@ function sessionEnv(rt: SessionRuntime, state: SessionState, apiUrl: string | nu
   };
 }
 
-const inputs = new Map<string, Promise<unknown>>();
+/** Whether a prompt reached the pane, and why not when it did not (it is on the timeline either way). */
+export type Delivery = { readonly delivered: true } | { readonly delivered: false; readonly reason: string };
 
 /**
- * Delivers text to the session's pane, best-effort: one input at a time per session (two prompts never
- * interleave their keystrokes). Resolves false when there is no live pane to deliver to.
+ * Delivers text to the session's pane, best-effort, as a bracketed paste and a separate Enter (through
+ * session I/O's input, which serializes it with every other input to the session: two prompts, or a
+ * prompt and a viewer's keystrokes, never interleave).
  */
-export function deliver(rt: SessionRuntime, state: SessionState, text: string): Promise<boolean> {
-  const pane = state.tmux?.pane;
-  if (!pane) return Promise.resolve(false);
-  const prior = inputs.get(state.id) ?? Promise.resolve();
-  const run = prior
-    .catch(() => {})
-    .then(async () => {
-      const info = await rt.tmux.pane(pane);
-      if (!info || info.dead) return false;
-      await rt.tmux.paste(pane, text);
-      return true;
-    })
-    .catch(() => false);
-  inputs.set(state.id, run);
-  void run.finally(() => inputs.get(state.id) === run && inputs.delete(state.id));
-  return run;
+export async function deliver(rt: SessionRuntime, state: SessionState, text: string): Promise<Delivery> {
+  if (!state.tmux) return { delivered: false, reason: `session ${state.id} has no live pane (it is ${state.status})` };
+  try {
+    const info = await rt.tmux.pane(state.tmux.pane);
+    if (!info || info.dead) return { delivered: false, reason: `the pane of session ${state.id} ${info ? 'has exited' : 'is gone'}` };
+    await pasteText({ socket: rt.tmux.socket, session: state.tmux.session, pane: state.tmux.pane }, text);
+    return { delivered: true };
+  } catch (err) {
+    return { delivered: false, reason: (err as Error).message };
+  }
 }

@@ -1,7 +1,7 @@
 import { TrellisError } from '../../events/index.js';
 import { capturePane, type Capture } from './pane-capture.js';
 import { parseHex } from './pane-keys.js';
-import { pasteText, sendBytes, sendKeys } from './pane-input.js';
+import { sendBytes, sendKeys } from './pane-input.js';
 import type { PaneHub } from './pane-stream.js';
 import type { PaneTarget, PaneTargets } from './pane-target.js';
 
@@ -11,7 +11,7 @@ import type { PaneTarget, PaneTargets } from './pane-target.js';
 
 async function live(targets: PaneTargets, id: string): Promise<PaneTarget> {
   const target = await targets.resolve(id);
-  if (!target) throw new TrellisError('NOT_FOUND', `no session ${id} with a live pane`);
+  if (!target) throw new TrellisError('SESSION_NOT_FOUND', `no session ${id} with a live pane; 'trellis session ls' lists the live ones`);
   return target;
 }
 
@@ -40,24 +40,4 @@ export async function sendRawKeys(targets: PaneTargets, id: string, input: { key
   }
   await sendKeys(target, input.keys!);
   return { sent: input.keys!.length };
-}
-
-export type PromptResult = { appended: true; delivered: true } | { appended: true; delivered: false; reason: string };
-
-/**
- * `prompt`: the whole prompt is appended to the session's timeline first (a refusal is an error:
- * APPEND_REFUSED, 502), then delivered best-effort as a bracketed paste and a separate Enter. A
- * delivery that fails after the append says so, and is not an error: the prompt is on the timeline.
- */
-export async function promptSession(targets: PaneTargets, id: string, body: string, by: string): Promise<PromptResult> {
-  if (body.length === 0) throw new TrellisError('INVALID_INPUT', 'a prompt needs a non-empty body');
-  await targets.appendPrompt(id, body, by);
-  const target = await targets.resolve(id);
-  if (!target) return { appended: true, delivered: false, reason: `session ${id} has no live pane` };
-  try {
-    await pasteText(target, body);
-    return { appended: true, delivered: true };
-  } catch (err) {
-    return { appended: true, delivered: false, reason: (err as Error).message };
-  }
 }

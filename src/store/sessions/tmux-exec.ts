@@ -7,10 +7,14 @@ export interface TmuxResult {
   readonly stderr: string;
 }
 
-/** Runs one `tmux -S <socket> ...` command (several with `;` arguments), `input` on its stdin. */
+/**
+ * Runs one `tmux -S <socket> ...` command (several with `;` arguments), `input` on its stdin: the one
+ * place Trellis spawns tmux for a command. No config file (`-f /dev/null`): a server it starts is never
+ * shaped by the user's `.tmux.conf`.
+ */
 export function tmuxExec(socket: string, args: readonly string[], input?: Uint8Array): Promise<TmuxResult> {
   return new Promise((resolve) => {
-    const child = spawn('tmux', ['-S', socket, ...args], { stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'], env: tmuxEnv() });
+    const child = spawn('tmux', ['-S', socket, '-f', '/dev/null', ...args], { stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'], env: tmuxEnv() });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout!.on('data', (d: Buffer) => out.push(d));

@@ -1,7 +1,7 @@
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { TrellisError } from '../../events/index.js';
 import { trellisHome } from '../endpoint-record.js';
+import { tmuxExec } from './tmux-exec.js';
 
 export interface TmuxResult {
   readonly code: number;
@@ -28,17 +28,10 @@ export class Tmux {
     return new Tmux(join(trellisHome(env), 'tmux.sock'));
   }
 
-  run(args: readonly string[], input?: string): Promise<TmuxResult> {
-    return new Promise((resolve, reject) => {
-      const child = execFile('tmux', ['-S', this.socket, '-f', '/dev/null', ...args], { encoding: 'utf8', maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
-        if (err && typeof (err as { code?: unknown }).code !== 'number') {
-          reject(new TrellisError('SPAWN_FAILED', `cannot run tmux (${err.message}); install tmux (apt-get install tmux)`));
-          return;
-        }
-        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-      });
-      if (input !== undefined) child.stdin!.end(input);
-    });
+  async run(args: readonly string[], input?: string): Promise<TmuxResult> {
+    const r = await tmuxExec(this.socket, args, input === undefined ? undefined : Buffer.from(input));
+    if (r.code === 127 && r.stderr.startsWith('tmux could not run')) throw new TrellisError('SPAWN_FAILED', `${r.stderr}; install tmux (apt-get install tmux)`);
+    return { code: r.code ?? 1, stdout: r.stdout.toString(), stderr: r.stderr };
   }
 
   private async must(args: readonly string[], input?: string): Promise<string> {
@@ -85,22 +78,6 @@ export class Tmux {
     if (r.code !== 0) return null;
     const [dead, pid] = r.stdout.trim().split(' ');
     return { dead: dead === '1', pid: Number(pid) };
-  }
-
-  /** The pane's visible text (and `lines` of history above it). */
-  capture(pane: string, lines = 0): Promise<string> {
-    return this.must(['capture-pane', '-p', '-J', '-t', pane, ...(lines ? ['-S', `-${lines}`] : [])]);
-  }
-
-  /**
-   * Delivers `text` as one bracketed paste (the agent reads it as pasted, not typed: newlines do not
-   * submit), then a separate Enter that submits it.
-   */
-  async paste(pane: string, text: string): Promise<void> {
-    const buffer = `trellis-${pane.replace(/\W/g, '')}`;
-    await this.must(['load-buffer', '-b', buffer, '-'], text);
-    await this.must(['paste-buffer', '-p', '-d', '-b', buffer, '-t', pane]);
-    await this.must(['send-keys', '-t', pane, 'Enter']);
   }
 
   /** Stops the whole server (tests; never called on a user's sessions). */

@@ -7,7 +7,7 @@ import type { StreamProblem } from '../streams/projection-cache.js';
 import { adapterOf, harnessNames } from './adapters/index.js';
 import type { SignalCommand } from './adapters/adapter.js';
 import { budgetOf, queuePass, type SessionBudget } from './queue.js';
-import { deliver, launch, record, type BareCommand, type SessionRuntime } from './runtime.js';
+import { deliver, launch, record, type BareCommand, type Delivery, type SessionRuntime } from './runtime.js';
 import { saveWip } from './wip.js';
 import { dropBranchIfEmpty, mainRoot, removeWorktree, sessionBranch, trunkCommit, worktreePath } from './worktree.js';
 
@@ -96,18 +96,15 @@ async function guard(p: Project, state: SessionState, action: string): Promise<v
   if (reason) throw new TrellisError('CLEANUP_REFUSED', `${action} of ${state.id} refused: ${reason}`);
 }
 
-export interface PromptResult {
-  readonly session: SessionView;
-  /** Whether the prompt reached a live pane (delivery is best-effort; the timeline has it either way). */
-  readonly delivered: boolean;
-}
+/** The prompt is on the timeline (`appended`); whether it reached the pane is best-effort (`delivered`, `reason`). */
+export type PromptResult = { readonly session: SessionView; readonly appended: true } & Delivery;
 
 /** Appends a whole prompt to the session's timeline, then pastes it into its pane. */
 export async function promptSession(p: Project, rt: SessionRuntime, id: string, body: string, by: string): Promise<PromptResult> {
   if (typeof body !== 'string' || body.trim() === '') throw new TrellisError('INVALID_INPUT', 'a prompt needs a body');
   await sessionState(p, id);
   const { state } = await write(p, id, { type: 'prompt', body }, by);
-  return { session: sessionView(state), delivered: await deliver(rt, state, body) };
+  return { session: sessionView(state), appended: true, ...(await deliver(rt, state, body)) };
 }
 
 /** Stops the agent (kills its tmux session); the worktree stays and `resume` brings it back. */
@@ -139,14 +136,14 @@ export async function requestReview(p: Project, id: string, by: string): Promise
  * Dispatches the merge to the session's own agent, as a prompt: the server never touches the main
  * checkout. Answers `{dispatched: true}` once the transition is logged.
  */
-export async function mergeSession(p: Project, rt: SessionRuntime, id: string, by: string): Promise<{ dispatched: true; delivered: boolean }> {
+export async function mergeSession(p: Project, rt: SessionRuntime, id: string, by: string): Promise<{ dispatched: true } & Delivery> {
   const state = await sessionState(p, id);
   const { trunk } = await trunkCommit(p);
   const { state: merging } = await write(p, id, { type: 'merge' }, by);
   const body = `Merge your branch ${state.branch} into ${trunk}: bring in the latest ${trunk}, resolve any conflicts, run the tests, then move ${trunk} to the result (git push . HEAD:${trunk}). Do not edit the main checkout.`;
   const { state: prompted } = await write(p, id, { type: 'prompt', body }, by);
   void merging;
-  return { dispatched: true, delivered: await deliver(rt, prompted, body) };
+  return { dispatched: true, ...(await deliver(rt, prompted, body)) };
 }
 
 /** Uncommitted work to the WIP ref, then the agent's tmux session away; the wip commit, if any. */
