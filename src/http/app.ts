@@ -5,6 +5,7 @@ import { requireRoot } from '../store/board.js';
 import type { LiveProject } from '../store/live.js';
 import type { Project } from '../store/project.js';
 import type { AppContext } from './context.js';
+import { dashboardAssets, dashboardDistDir } from './dashboard-assets.js';
 import { errorBody, notFound, onError } from './errors.js';
 import { coreRoutes } from './routes/core.js';
 import { evidenceRoutes } from './routes/evidence.js';
@@ -37,6 +38,8 @@ export function createApp(ctx: AppContext): Hono {
   app.route('/', specRoutes(ctx));
   app.route('/', issueRoutes(ctx));
   app.route('/', evidenceRoutes(ctx));
+  // Last: every other GET is the dashboard page (or one of its assets), paired with this API.
+  app.on(['GET', 'HEAD'], '*', dashboardAssets(dashboardDistDir()));
   app.notFound(notFound);
   app.onError(onError);
   return app;
