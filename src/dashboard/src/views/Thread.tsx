@@ -62,7 +62,7 @@ export function ThreadView({ id }: { id: string }) {
         ))}
       </ol>
       <div class="actions">
-        {issue.status === 'open' || !isLocal ? (
+        {issue.status === 'open' ? (
           <button class="button" disabled={!!busy} onClick={() => confirm(`Close “${issue.concern}”?`) && act('close', () => post(`api/issues/${enc(issue.id)}/close`, {}))}>
             {busy === 'close' ? 'Closing…' : 'Close issue'}
           </button>
@@ -75,7 +75,7 @@ export function ThreadView({ id }: { id: string }) {
             ))
           : null}
       </div>
-      {issue.status === 'open' || !isLocal ? <ReplyForm id={issue.id} onDone={(i) => setLocal(i)} /> : <p class="muted">This issue is {issue.status}; it takes no more replies.</p>}
+      <ReplyForm id={issue.id} onDone={(i) => setLocal(i)} />
     </div>
   );
 }
