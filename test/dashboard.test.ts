@@ -208,6 +208,26 @@ describe('the dashboard in a real Chromium', () => {
     expect(JSON.parse(await cli('issue', 'show', id, '--json')).status).toBe('open');
   });
 
+  it('evidence: an image shows inline, any other file is a download', async () => {
+    // A real 2×2 PNG (red), and a text log.
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQCgAf7gP9i18U1AAAAABJRU5ErkJggg==', 'base64');
+    const ev = tempDir();
+    writeFileSync(join(ev, 'shot.png'), png);
+    writeFileSync(join(ev, 'log.txt'), 'GET /checkout 500\n');
+    const image = JSON.parse(await cli('evidence', 'put', join(ev, 'shot.png'), '--json')).hash as string;
+    const text = JSON.parse(await cli('evidence', 'put', join(ev, 'log.txt'), '--json')).hash as string;
+    const id = await openIssue('Checkout 500 with a screenshot');
+    await cli('issue', 'reply', id, '--body', 'Screenshot and log attached.', '--evidence', image, '--evidence', text, '--by', 'tester');
+    await open(`#/issues/${id}`);
+    const img = page.locator('.evidence img');
+    await img.waitFor();
+    await expect.poll(() => img.evaluate((e) => (e as HTMLImageElement).naturalWidth)).toBe(2);
+    const download = page.locator(`.evidence a[download]`);
+    await download.waitFor();
+    expect(await download.getAttribute('href')).toContain(text);
+    expect(await page.locator('.evidence img').count()).toBe(1);
+  });
+
   it('XSS: an issue body and a spec node with <img onerror> and <script> render as text; nothing runs', async () => {
     const id = await openIssue('Hostile body', '--body', XSS);
     mkdirSync(join(dir, 'specs/hostile'), { recursive: true });

@@ -87,7 +87,7 @@ function ReplyItem({ n, r, canAct, onAct, busy }: { n: number; r: Reply; canAct:
       <p class="meta">
         <span class="num">#{n}</span> <b>{r.by}</b> <Ago at={r.at} />
         {remark ? (
-          <span class={`chip ${r.resolved ? 'resolved' : 'unresolved'}`} data-testid={`remark-state-${n}`}>
+          <span class={`chip ${r.resolved ? 'resolved' : 'unresolved'}`} data-testid={`remark-state-${n}`} title="A remark: a point raised against one reading of the spec; resolve it once it is answered">
             remark · {r.resolved ? 'resolved' : 'unresolved'}
             {r.reading ? ` · reading ${r.reading}` : ''}
           </span>
