@@ -177,7 +177,7 @@ function EditDeltaView({ id, worktree, label }: { id: string; worktree: string; 
         ) : null}
       </h3>
       <ErrorBox error={d.error} title="The edit could not be read" />
-      {d.data ? <Diff text={d.data.diff} label={`Edit in ${label}`} /> : null}
+      {d.data ? <Diff text={d.data.diff} label={`Edit in ${label}`} /> : d.loading ? <p class="muted">Loading the diff…</p> : null}
     </div>
   );
 }
