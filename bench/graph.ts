@@ -16,7 +16,7 @@ const NODES = Number(process.env.BENCH_NODES ?? 1_000);
 const THREADS = Number(process.env.BENCH_THREADS ?? 10_000);
 
 /** A repository with NODES spec nodes (50 folders) and THREADS threads bound to them. */
-async function boardRepo(threads = THREADS): Promise<{ dir: string; cleanup: () => void; ids: string[] }> {
+export async function boardRepo(threads = THREADS): Promise<{ dir: string; cleanup: () => void; ids: string[] }> {
   const repo = tempRepo();
   for (let j = 0; j < NODES; j++) {
     mkdirSync(join(repo.dir, 'specs', `area${j % 50}`), { recursive: true });

@@ -81,6 +81,17 @@ describe('/p/:id proxy', () => {
     expect(again.body).toBe('');
   });
 
+  it('serves the project’s dashboard page through /p/<id>/, and sends /p/<id> there (its API is relative to its folder)', async () => {
+    const bare = await raw(at(`/p/${encodeProject(online)}?x=1`));
+    expect(bare.status).toBe(308);
+    expect(bare.headers.location).toBe(`/p/${encodeProject(online)}/?x=1`);
+    const page = await raw(at(`/p/${encodeProject(online)}/`));
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toMatch(/text\/html/);
+    expect(page.body).toContain('<script type="module"');
+    expect(page.headers['content-security-policy']).toMatch(/script-src 'self'/);
+  });
+
   it('streams request bodies through: an issue opened through /p lands in the backend', async () => {
     const r = await raw(at(`/p/${encodeProject(online)}/api/issues`), { method: 'POST', body: JSON.stringify({ concern: 'through the gateway', by: 'tester' }) });
     expect(r.status, r.body).toBe(201);

@@ -55,6 +55,12 @@ export function proxyFront(state: GatewayState) {
   return (req: IncomingMessage, res: ServerResponse, app: (req: IncomingMessage, res: ServerResponse) => void): void => {
     const url = req.url ?? '';
     if (!url.startsWith('/p/')) return app(req, res);
+    // The dashboard page finds its project's API relative to its own folder: `/p/<id>` must end in a slash.
+    const bare = /^\/p\/([^/?#]+)(\?.*)?$/.exec(url);
+    if (bare && (req.method === 'GET' || req.method === 'HEAD')) {
+      res.writeHead(308, { location: `/p/${bare[1]}/${bare[2] ?? ''}`, 'content-security-policy': CSP, 'x-content-type-options': 'nosniff' });
+      return void res.end();
+    }
     void admit(state, req, false)
       .then(async (v) => {
         if (!v.ok) {

@@ -7,6 +7,7 @@ import { SessionSupervisors } from '../store/sessions/supervisors.js';
 import { defaultRuntime } from '../store/sessions/runtime.js';
 import type { Project } from '../store/project.js';
 import type { AppContext } from './context.js';
+import { dashboardAssets, dashboardDistDir } from './dashboard-assets.js';
 import { errorBody, notFound, onError } from './errors.js';
 import { coreRoutes } from './routes/core.js';
 import { evalRoutes } from './routes/eval.js';
@@ -53,6 +54,8 @@ export function createApp(ctx: AppContext): Hono {
   app.route('/', sessionRoutes(ctx));
   app.route('/', sessionIoRoutes(ctx.paneTargets ?? sessionPaneTargets(ctx.project, Tmux.forHome().socket), appWebSockets(app)));
   app.route('/', uploadRoutes(ctx));
+  // Last: every other GET is the dashboard page (or one of its assets), paired with this API.
+  app.on(['GET', 'HEAD'], '*', dashboardAssets(dashboardDistDir()));
   app.notFound(notFound);
   app.onError(onError);
   return app;

@@ -8,19 +8,17 @@
  * and talks over IPC: the child says { type: 'listening', port }; the supervisor says
  * { type: 'api-url', url } and { type: 'drain', deadlineMs }.
  */
+import './child-guards.js';
 import { Hono } from 'hono';
 import { LiveProject } from '../store/live.js';
 import { openProject } from '../store/project.js';
 import { projectApp } from './app.js';
 import { notFound, onError } from './errors.js';
-import { installProcessGuards } from './process-guards.js';
 import { createReapedServer } from './create-server.js';
 import { closeWebSockets, injectWebSockets } from './websocket.js';
 
 /** After a drain starts, idle keep-alive sockets get this long to send one more request (answered with `Connection: close`). */
 const IDLE_GRACE_MS = 1_000;
-
-installProcessGuards(`child ${process.env.TRELLIS_CHILD_ID ?? ''}`.trim());
 
 const root = process.env.TRELLIS_PROJECT_ROOT ?? process.cwd();
 const instanceId = process.env.TRELLIS_INSTANCE_ID ?? 'standalone';

@@ -1,0 +1,94 @@
+/**
+ * The dashboard: bundle size, first load of a big board in Chromium, and how fast a write reaches the
+ * DOM of an open page. Needs Debian's chromium (`.ci/run` installs it) and a built dashboard.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { chromium } from 'playwright-core';
+import { openIssue } from '../src/store/issues/verbs.js';
+import { openProject } from '../src/store/project.js';
+import { packageRoot } from '../src/store/package-root.js';
+import { boardRepo } from './graph.js';
+import { BIN } from './issues.js';
+import { report, round, stats } from './lib.js';
+
+const NODES = Number(process.env.BENCH_NODES ?? 1_000);
+const THREADS = Number(process.env.BENCH_THREADS ?? 10_000);
+/** The little of the DOM the page-side predicates use (this file is compiled without the DOM's types; the page's CSP refuses string predicates). */
+type Doc = typeof globalThis & { document: { querySelector(s: string): { textContent: string | null } | null; querySelectorAll(s: string): { length: number } } };
+
+export async function dashboardBench(): Promise<void> {
+  bundleSize();
+  const { dir, cleanup } = await boardRepo(THREADS);
+  const { url, child } = await serve(dir);
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  try {
+    // The server builds its board once; what is measured after is the page, not the first git scan.
+    await (await fetch(new URL('api/graph', url))).arrayBuffer();
+    // One unmeasured load first: Chromium's own first-context start-up is not the page's cost.
+    const warm = await browser.newContext();
+    await (await warm.newPage()).goto(new URL('#/board', url).href);
+    await warm.close();
+    const loads: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const page = await ctx.newPage();
+      const t0 = performance.now();
+      await page.goto(new URL('#/board', url).href);
+      // Interactive: every node's row is in the DOM and the live stream is connected.
+      await page.waitForFunction((n) => (globalThis as Doc).document.querySelectorAll('.tree [data-node]').length >= n && (globalThis as Doc).document.querySelector('[data-testid="link-state"]')?.textContent === 'live', NODES, { polling: 'raf', timeout: 30_000 });
+      loads.push(performance.now() - t0);
+      await ctx.close();
+    }
+    report('dashboard.first-load.board', { ...stats(loads), nodes: NODES, threads: THREADS, target_ms: 1500, note: 'fresh browser context each run (no cache): navigation to every row rendered and the stream live' });
+
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(new URL('#/board', url).href);
+    await page.waitForFunction(() => (globalThis as Doc).document.querySelector('[data-testid="link-state"]')?.textContent === 'live', undefined, { timeout: 30_000 });
+    const writer = openProject(dir);
+    const updates: number[] = [];
+    const writes: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const node = `area${(i * 7) % 50}/node${i * 7}`;
+      const badge = `[data-testid="badge-${node}"]`;
+      await page.waitForSelector(badge, { state: "attached" });
+      const before = await page.locator(badge).textContent();
+      const t0 = performance.now();
+      // The write the CLI's `issue open --node` makes (the same verb), from another project handle.
+      await openIssue(writer, { concern: `bench ${i}`, nodes: [node], by: 'bench' });
+      writes.push(performance.now() - t0);
+      await page.waitForFunction(([sel, was]) => (globalThis as Doc).document.querySelector(sel!)?.textContent !== was, [badge, before] as const, { polling: 'raf', timeout: 10_000 });
+      updates.push(performance.now() - t0);
+    }
+    report('dashboard.live-update', { ...stats(updates), write_median_ms: stats(writes).median_ms, target_median_ms: 300, note: 'issue open on a node → that node’s badge changed in an open page (write, watcher, SSE, conditional GET, render)' });
+  } finally {
+    await browser.close();
+    child.kill('SIGINT');
+    await new Promise((r) => child.once('exit', r));
+    cleanup();
+  }
+}
+
+/** JavaScript shipped to the browser, gzipped, excluding the terminal (xterm.js) chunk. */
+function bundleSize(): void {
+  const assets = join(packageRoot().dir, 'dist', 'dashboard', 'assets');
+  const js = readdirSync(assets).filter((f) => f.endsWith('.js') && !/xterm/i.test(f));
+  const raw = js.reduce((s, f) => s + readFileSync(join(assets, f)).length, 0);
+  const gz = js.reduce((s, f) => s + gzipSync(readFileSync(join(assets, f)), { level: 9 }).length, 0);
+  report('dashboard.bundle.js', { files: js.length, raw_kb: round(raw / 1024), gzip_kb: round(gz / 1024), target_gzip_kb: 150, note: 'excluding xterm.js' });
+}
+
+function serve(dir: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = /at (http:\/\/\S+)/.exec(out);
+      if (m) resolve({ url: m[1]!, child });
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited ${code}`)));
+  });
+}

@@ -1,0 +1,87 @@
+/**
+ * The one HTTP client of the page. The API lives next to the page: `/api/...` when the page is served at
+ * `/` by `trellis serve`, `/p/<id>/api/...` when a gateway serves it at `/p/<id>/`. So the base is the
+ * directory of the page's own path; the view lives in the URL fragment and never changes it.
+ */
+export const apiBase: string = location.pathname.replace(/[^/]*$/, '');
+
+/** An error the backend answered with (`{"error":{"code","message"}}`), or a network failure. */
+export class ApiError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+export const apiUrl = (path: string): string => apiBase + path.replace(/^\//, '');
+
+/** Statuses a proxy or a restarting backend answers for a moment; a GET is retried on them. */
+const TRANSIENT = new Set([502, 503, 504]);
+const RETRIES = 4;
+
+/**
+ * GET with bounded exponential backoff on transient failures (a dropped connection, a 502/503/504 while
+ * the backend reloads): 200, 400, 800, 1600 ms, then the error is shown.
+ */
+export async function getJson<T>(path: string, init: RequestInit = {}): Promise<{ status: number; body: T | null; etag: string | null }> {
+  for (let attempt = 0; ; attempt++) {
+    let res: Response;
+    try {
+      res = await fetch(apiUrl(path), { ...init, headers: { Accept: 'application/json', ...(init.headers ?? {}) } });
+    } catch (err) {
+      if (attempt < RETRIES) {
+        await delay(200 * 2 ** attempt);
+        continue;
+      }
+      throw new ApiError('NETWORK', `the backend did not answer GET ${path}: ${(err as Error).message}`, 0);
+    }
+    if (TRANSIENT.has(res.status) && attempt < RETRIES && !(await isForgeError(res))) {
+      await delay(200 * 2 ** attempt);
+      continue;
+    }
+    if (res.status === 304) return { status: 304, body: null, etag: res.headers.get('ETag') };
+    if (!res.ok) throw await errorOf(res, `GET ${path}`);
+    return { status: res.status, body: (await res.json()) as T, etag: res.headers.get('ETag') };
+  }
+}
+
+export async function get<T>(path: string): Promise<T> {
+  return (await getJson<T>(path)).body as T;
+}
+
+/** POST JSON (or raw bytes); never retried, since a write may have landed before the connection dropped. */
+export async function post<T>(path: string, body: unknown, raw = false): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(apiUrl(path), {
+      method: 'POST',
+      headers: raw ? { 'Content-Type': 'application/octet-stream' } : { 'Content-Type': 'application/json' },
+      body: raw ? (body as Blob) : JSON.stringify(body ?? {}),
+    });
+  } catch (err) {
+    throw new ApiError('NETWORK', `the backend did not answer POST ${path}: ${(err as Error).message}; check whether it landed before retrying`, 0);
+  }
+  if (!res.ok) throw await errorOf(res, `POST ${path}`);
+  return (await res.json()) as T;
+}
+
+async function errorOf(res: Response, what: string): Promise<ApiError> {
+  try {
+    const j = (await res.json()) as { error?: { code?: string; message?: string } };
+    if (j.error?.message) return new ApiError(j.error.code ?? 'ERROR', j.error.message, res.status);
+  } catch {}
+  return new ApiError('HTTP_' + res.status, `${what} answered ${res.status} ${res.statusText}`, res.status);
+}
+
+// A forge's own 502 carries a JSON error from our backend: that is an answer, not a transient failure.
+async function isForgeError(res: Response): Promise<boolean> {
+  return (res.headers.get('Content-Type') ?? '').includes('application/json');
+}
+
+export const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** A path segment for an id that may hold `/` or `#` (forge ids such as `github.com#12`). */
+export const enc = encodeURIComponent;

@@ -1,0 +1,77 @@
+import { render } from 'preact';
+import { useEffect } from 'preact/hooks';
+import { href, route, type Route } from './router';
+import { board, graphStream } from './store';
+import { FreshnessStamp, LinkBadge } from './ui';
+import { BoardView } from './views/Board';
+import { IssuesView } from './views/Issues';
+import { NewIssueView } from './views/NewIssue';
+import { NodeView } from './views/Node';
+import { ThreadView } from './views/Thread';
+import './styles.css';
+
+/** One entry per view; the host views (projects, sessions, login) join here when their backends land. */
+const VIEWS: Record<Route['view'], (r: Route) => preact.JSX.Element> = {
+  board: () => <BoardView />,
+  node: (r) => <NodeView id={r.arg} key={r.arg} />,
+  issues: () => <IssuesView />,
+  issue: (r) => <ThreadView id={r.arg} key={r.arg} />,
+  'new-issue': (r) => <NewIssueView key={r.query.toString()} />,
+  missing: (r) => (
+    <div class="card">
+      <h1>No such page</h1>
+      <p>
+        Nothing lives at <code>#/{r.arg}</code>. Go to the <a href={href.board()}>board</a> or the <a href={href.issues()}>issues</a>.
+      </p>
+    </div>
+  ),
+};
+
+const TITLES: Record<Route['view'], string> = { board: 'Board', node: 'Node', issues: 'Issues', issue: 'Issue', 'new-issue': 'Open an issue', missing: 'Not found' };
+
+function App() {
+  const r = route.value;
+  const tab = r.view === 'node' || r.view === 'board' ? 'board' : r.view === 'missing' ? '' : 'issues';
+  useEffect(() => {
+    document.title = `${r.view === 'node' ? r.arg : TITLES[r.view]} · Trellis`;
+  }, [r]);
+  // A new view starts at its top and takes the focus, so keyboard and screen-reader users land in it.
+  useEffect(() => {
+    scrollTo(0, 0);
+    document.getElementById('main')?.focus({ preventScroll: true });
+  }, [r.view, r.arg]);
+  const b = board.value;
+  return (
+    <>
+      <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), document.getElementById('main')?.focus())}>
+        Skip to content
+      </a>
+      <header class="top">
+        <a class="brand" href={href.board()}>
+          Trellis
+        </a>
+        <nav aria-label="Views">
+          <a href={href.board()} aria-current={tab === 'board' ? 'page' : undefined}>
+            Board
+          </a>
+          <a href={href.issues({ status: 'open' })} aria-current={tab === 'issues' ? 'page' : undefined}>
+            Issues{b ? <span class="count">{b.freshness.open}</span> : null}
+          </a>
+        </nav>
+        <div class="status-bar">
+          {b ? <FreshnessStamp f={b.freshness} /> : null}
+          <LinkBadge state={graphStream.state.value} />
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {VIEWS[r.view](r)}
+      </main>
+    </>
+  );
+}
+
+graphStream.start();
+const root = document.getElementById('app')!;
+// Replace the boot message (render() adds to what is there).
+root.textContent = '';
+render(<App />, root);

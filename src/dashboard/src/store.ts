@@ -1,0 +1,77 @@
+import { computed, signal } from '@preact/signals';
+import { getJson } from './api';
+import { LiveStream } from './live';
+import type { Board, BoardNode } from './types';
+
+/** The board as last fetched, and its ETag for the next conditional GET. */
+export const board = signal<Board | null>(null);
+export const boardError = signal<string | null>(null);
+/** Bumped on every change the stream announces; views holding their own fetches (issues, a thread) refetch on it. */
+export const revision = signal(0);
+/** Bumped when spec files change (the search corpus and node bodies refetch on it). */
+export const specRevision = signal(0);
+
+let etag: string | null = null;
+let inFlight: Promise<void> | null = null;
+let again = false;
+
+/** Refetches the board; calls made while a fetch runs coalesce into one more fetch after it. */
+export function refreshBoard(): Promise<void> {
+  if (inFlight) {
+    again = true;
+    return inFlight;
+  }
+  inFlight = (async () => {
+    do {
+      again = false;
+      try {
+        const r = await getJson<Board>('api/graph', etag ? { headers: { 'If-None-Match': etag } } : {});
+        if (r.status !== 304 && r.body) {
+          board.value = r.body;
+          etag = r.etag;
+        }
+        boardError.value = null;
+      } catch (err) {
+        boardError.value = (err as Error).message;
+      }
+    } while (again);
+    inFlight = null;
+  })();
+  return inFlight;
+}
+
+/**
+ * The board's change stream, shared by every view. On `ready` (first connect and every reconnect, e.g.
+ * after a backend reload) the board is refetched, since changes may have been missed while away.
+ */
+export const graphStream = new LiveStream('api/graph/stream', {
+  ready: () => {
+    revision.value++;
+    specRevision.value++;
+    void refreshBoard();
+  },
+  graph: (data) => {
+    let cause = '';
+    try {
+      cause = (JSON.parse(data) as { cause?: string }).cause ?? '';
+    } catch {}
+    if (cause === 'specs' || cause === 'resync') specRevision.value++;
+    revision.value++;
+    void refreshBoard();
+  },
+});
+
+export const nodesById = computed(() => new Map<string, BoardNode>((board.value?.nodes ?? []).map((n) => [n.id, n])));
+
+/** Node id → the worktree branches (or paths) whose in-flight edits touch it. */
+export const changedIn = computed(() => {
+  const m = new Map<string, string[]>();
+  for (const o of board.value?.overlay ?? []) {
+    for (const id of o.nodes) {
+      const list = m.get(id) ?? [];
+      list.push(o.branch ?? o.worktree);
+      m.set(id, list);
+    }
+  }
+  return m;
+});

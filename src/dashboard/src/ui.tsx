@@ -1,0 +1,159 @@
+import type { ComponentChildren } from 'preact';
+import { signal } from '@preact/signals';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { renderMarkdown } from './markdown';
+import type { LinkState } from './live';
+import type { Freshness, Label } from './types';
+
+/** Rendered Markdown; the HTML comes from markdown-it with raw HTML off, so it is safe to insert. */
+export function Markdown({ src, class: cls }: { src: string; class?: string }) {
+  const html = useMemo(() => renderMarkdown(src), [src]);
+  if (!src.trim()) return <p class="muted">(no text)</p>;
+  return <div class={`md ${cls ?? ''}`} dangerouslySetInnerHTML={{ __html: html }} />;
+}
+
+export function ErrorBox({ error, title }: { error: unknown; title?: string }) {
+  if (!error) return null;
+  const e = error as { code?: string; message?: string };
+  return (
+    <div class="error" role="alert">
+      <strong>{title ?? 'Something went wrong'}</strong>
+      {e.code && e.code !== 'ERROR' ? <code class="code">{e.code}</code> : null}
+      <div>{e.message ?? String(error)}</div>
+    </div>
+  );
+}
+
+const LINK_TEXT: Record<LinkState, string> = { connecting: 'connecting…', live: 'live', reconnecting: 'reconnecting…' };
+const LINK_HELP: Record<LinkState, string> = {
+  connecting: 'Opening the live connection to the backend',
+  live: 'Changes made anywhere (this page, the CLI, git) appear here without a reload',
+  reconnecting: 'The connection to the backend dropped; retrying with backoff. The page keeps what it showed.',
+};
+
+export function LinkBadge({ state }: { state: LinkState }) {
+  return (
+    <span class={`link link-${state}`} role="status" data-testid="link-state" title={LINK_HELP[state]}>
+      <span class="dot" aria-hidden="true" />
+      {LINK_TEXT[state]}
+    </span>
+  );
+}
+
+export function FreshnessStamp({ f }: { f: Freshness }) {
+  return (
+    <span class="freshness" data-testid="freshness" title={`revision ${f.revision}: the sum of every thread's event count; it changes on any write`}>
+      <b>{f.open}</b> open of {f.threads} issues · {f.replies} replies · last activity {f.latest ? <Ago at={f.latest} /> : 'never'}
+    </span>
+  );
+}
+
+/** One clock for every relative time on the page, ticking twice a minute (not one timer per row). */
+const clock = signal(Date.now());
+setInterval(() => (clock.value = Date.now()), 30_000);
+
+export function Ago({ at }: { at: string }) {
+  void clock.value;
+  return (
+    <time dateTime={at} title={new Date(at).toLocaleString()}>
+      {ago(at)}
+    </time>
+  );
+}
+
+export function ago(at: string): string {
+  const s = Math.max(0, (Date.now() - Date.parse(at)) / 1000);
+  if (!Number.isFinite(s)) return at;
+  if (s < 60) return 'just now';
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
+  if (s < 86400 * 60) return `${Math.floor(s / 86400)} d ago`;
+  return new Date(at).toLocaleDateString();
+}
+
+export function StoreChip({ store }: { store: string }) {
+  return (
+    <span class={`chip store ${store === 'local' ? 'store-local' : 'store-forge'}`} title={store === 'local' ? 'kept in this git repository' : `an issue on the forge ${store}`}>
+      {store}
+    </span>
+  );
+}
+
+export function StatusChip({ status }: { status: string }) {
+  return <span class={`chip status status-${status.replace(/[^a-z]/gi, '')}`}>{status}</span>;
+}
+
+export function Labels({ labels }: { labels: readonly Label[] }) {
+  if (!labels.length) return null;
+  return (
+    <span class="labels">
+      {labels.map((l) => (
+        <span class="chip label" key={l.name} style={l.color && /^[0-9a-f]{3,8}$/i.test(l.color) ? { background: `#${l.color}`, color: l.textColor && /^[0-9a-f]{3,8}$/i.test(l.textColor) ? `#${l.textColor}` : contrast(l.color) } : undefined}>
+          {l.name}
+        </span>
+      ))}
+    </span>
+  );
+}
+
+function contrast(hex: string): string {
+  const h = hex.length === 3 ? hex.replace(/./g, '$&$&') : hex.slice(0, 6);
+  const n = parseInt(h, 16);
+  const lum = 0.299 * ((n >> 16) & 255) + 0.587 * ((n >> 8) & 255) + 0.114 * (n & 255);
+  return lum > 150 ? '#1b1f24' : '#ffffff';
+}
+
+/** A unified diff, one line per row, colored by its first character. */
+export function Diff({ text, label }: { text: string; label: string }) {
+  if (!text.trim()) return <p class="muted">No textual change.</p>;
+  return (
+    <pre class="diff" aria-label={label} tabIndex={0}>
+      {text.split('\n').map((l, i) => (
+        <span key={i} class={l.startsWith('+++') || l.startsWith('---') ? 'dh' : l.startsWith('+') ? 'da' : l.startsWith('-') ? 'dd' : l.startsWith('@@') ? 'dc' : undefined}>
+          {l + '\n'}
+        </span>
+      ))}
+    </pre>
+  );
+}
+
+/**
+ * Arrow keys move focus through a list's links (`[data-nav]`): Up/Down by one, Home/End to the ends.
+ * Tab still leaves the list, as it should.
+ */
+export function onListKeys(e: KeyboardEvent): void {
+  if (!['ArrowDown', 'ArrowUp', 'Home', 'End'].includes(e.key)) return;
+  const list = e.currentTarget as HTMLElement;
+  const items = Array.from(list.querySelectorAll<HTMLElement>('[data-nav]'));
+  if (!items.length) return;
+  const at = items.indexOf(document.activeElement as HTMLElement);
+  const next = e.key === 'Home' ? 0 : e.key === 'End' ? items.length - 1 : e.key === 'ArrowDown' ? Math.min(items.length - 1, at + 1) : Math.max(0, at - 1);
+  items[next]?.focus();
+  e.preventDefault();
+}
+
+export function Section({ title, children, id }: { title: string; children: ComponentChildren; id?: string }) {
+  return (
+    <section class="card" aria-labelledby={id}>
+      <h2 id={id}>{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+/** A fetch tied to a component: re-runs when `deps` change, keeps the last value while a refetch runs. */
+export function useFetch<T>(fn: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: unknown; loading: boolean } {
+  const [state, set] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({ data: undefined, error: null, loading: true });
+  useEffect(() => {
+    let live = true;
+    set((s) => ({ ...s, loading: true }));
+    fn().then(
+      (data) => live && set({ data, error: null, loading: false }),
+      (error) => live && set((s) => ({ data: s.data, error, loading: false })),
+    );
+    return () => {
+      live = false;
+    };
+  }, deps);
+  return state;
+}

@@ -1,0 +1,205 @@
+import { signal } from '@preact/signals';
+import { Component } from 'preact';
+import { useMemo } from 'preact/hooks';
+import { get } from '../api';
+import { href, replace, route } from '../router';
+import { board, boardError, changedIn, specRevision } from '../store';
+import type { BoardNode, SpecLite } from '../types';
+import { ErrorBox, onListKeys, useFetch } from '../ui';
+
+/** Folder nodes the user folded, by id (kept across views for the page's life). */
+const folded = signal<ReadonlySet<string>>(new Set());
+
+interface Row {
+  readonly node: BoardNode;
+  readonly depth: number;
+  readonly kids: number;
+}
+
+/** The tree in reading order: each node after its parent, children sorted by id, orphans at the top level. */
+function rows(nodes: readonly BoardNode[], closed: ReadonlySet<string>): Row[] {
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const kids = new Map<string | null, BoardNode[]>();
+  for (const n of nodes) {
+    const p = n.parent && byId.has(n.parent) && n.parent !== n.id ? n.parent : null;
+    const list = kids.get(p) ?? [];
+    list.push(n);
+    kids.set(p, list);
+  }
+  const out: Row[] = [];
+  const walk = (parent: string | null, depth: number) => {
+    for (const n of kids.get(parent) ?? []) {
+      const k = kids.get(n.id)?.length ?? 0;
+      out.push({ node: n, depth, kids: k });
+      if (k && !closed.has(n.id) && depth < 64) walk(n.id, depth + 1);
+    }
+  };
+  walk(null, 0);
+  return out;
+}
+
+export function BoardView() {
+  const b = board.value;
+  const q = route.value.query.get('q') ?? '';
+  const closed = folded.value;
+  const list = useMemo(() => (b ? rows(b.nodes, closed) : []), [b, closed]);
+  const wt = changedIn.value;
+  if (!b) return boardError.value ? <ErrorBox error={{ message: boardError.value }} title="The board could not be loaded" /> : <p class="muted">Loading the spec tree…</p>;
+  const openTotal = b.nodes.reduce((s, n) => s + n.openIssues.length, 0);
+  const toggle = (id: string) => {
+    const next = new Set(folded.value);
+    if (!next.delete(id)) next.add(id);
+    folded.value = next;
+  };
+  return (
+    <div class="board">
+      <div class="toolbar">
+        <label class="search">
+          <span>Search specs</span>
+          <input type="search" value={q} placeholder="title, id or text…" onInput={(e) => replace(`#/board${(e.currentTarget as HTMLInputElement).value ? `?q=${encodeURIComponent((e.currentTarget as HTMLInputElement).value)}` : ''}`)} />
+        </label>
+        <span class="muted">
+          {b.nodes.length} nodes · {openTotal} open issues on nodes
+          {b.overlay.length ? ` · ${b.overlay.length} worktree${b.overlay.length > 1 ? 's' : ''} with edits` : ''}
+        </span>
+      </div>
+      {q ? (
+        <SearchResults q={q} />
+      ) : (
+        <>
+          <Legend />
+          <ul class="tree" role="tree" aria-label="Spec tree" onKeyDown={onListKeys}>
+            {list.map(({ node, depth, kids }) => (
+              <TreeRow key={node.id} node={node} depth={depth} kids={kids} folded={closed.has(node.id)} worktrees={(wt.get(node.id) ?? []).join('\n')} toggle={toggle} />
+            ))}
+          </ul>
+        </>
+      )}
+    </div>
+  );
+}
+
+interface RowProps {
+  readonly node: BoardNode;
+  readonly depth: number;
+  readonly kids: number;
+  readonly folded: boolean;
+  /** The worktrees editing the node, joined (a string, so unchanged rows compare equal). */
+  readonly worktrees: string;
+  readonly toggle: (id: string) => void;
+}
+
+/**
+ * One row of the tree. Every change refetches the whole board, so every node is a new object; a row
+ * re-renders only when what it shows changed, which keeps a live update of a 1,000-node board cheap.
+ */
+class TreeRow extends Component<RowProps> {
+  override shouldComponentUpdate(next: RowProps): boolean {
+    const a = this.props;
+    const n = a.node;
+    const m = next.node;
+    return (
+      a.depth !== next.depth ||
+      a.kids !== next.kids ||
+      a.folded !== next.folded ||
+      a.worktrees !== next.worktrees ||
+      n.title !== m.title ||
+      n.status !== m.status ||
+      n.problem !== m.problem ||
+      n.openIssues.length !== m.openIssues.length ||
+      n.issues.length !== m.issues.length
+    );
+  }
+
+  override render({ node: n, depth, kids, folded, worktrees, toggle }: RowProps) {
+    return (
+      <li role="treeitem" aria-level={depth + 1} aria-expanded={kids ? !folded : undefined} class="row" style={{ paddingLeft: `${depth * 1.25 + 0.25}rem` }} data-node={n.id}>
+        {kids ? (
+          <button class="fold" aria-label={`${folded ? 'Expand' : 'Collapse'} ${n.title}`} onClick={() => toggle(n.id)}>
+            {folded ? '▸' : '▾'}
+          </button>
+        ) : (
+          <span class="fold" aria-hidden="true" />
+        )}
+        <a href={href.node(n.id)} data-nav class="node-link">
+          <span class="title">{n.title}</span> <span class="id">{n.id}</span>
+        </a>
+        {n.status ? <span class={`chip spec-status s-${n.status.replace(/[^a-z]/gi, '')}`}>{n.status}</span> : null}
+        {n.problem ? (
+          <span class="chip problem" title={n.problem}>
+            problem
+          </span>
+        ) : null}
+        {worktrees
+          ? worktrees.split('\n').map((w) => (
+              <span class="chip worktree" title={`changed in the worktree ${w}, not yet on trunk`} key={w}>
+                ✎ {w}
+              </span>
+            ))
+          : null}
+        <a
+          href={href.issues({ node: n.id, status: 'open' })}
+          class={`badge ${n.openIssues.length ? 'has-open' : ''}`}
+          data-testid={`badge-${n.id}`}
+          aria-label={`${n.openIssues.length} open issues of ${n.issues.length} on ${n.id}`}
+          title={`${n.openIssues.length} open of ${n.issues.length} issues`}
+        >
+          {n.openIssues.length}
+        </a>
+      </li>
+    );
+  }
+}
+
+function Legend() {
+  return (
+    <p class="legend muted">
+      <span class="badge has-open">n</span> open issues on the node · <span class="chip worktree">✎ branch</span> edited in a worktree · ▾ fold a folder · ↑↓ move between nodes
+    </p>
+  );
+}
+
+let corpus: { rev: number; data: Promise<SpecLite[]> } | null = null;
+const loadCorpus = (rev: number) => {
+  if (!corpus || corpus.rev !== rev) corpus = { rev, data: get<SpecLite[]>('api/specs/lite') };
+  return corpus.data;
+};
+
+function SearchResults({ q }: { q: string }) {
+  const rev = specRevision.value;
+  const { data, error } = useFetch(() => loadCorpus(rev), [rev]);
+  const hits = useMemo(() => {
+    if (!data) return [];
+    const words = q.toLowerCase().split(/\s+/).filter(Boolean);
+    return data
+      .map((n) => {
+        const hay = `${n.id}\n${n.title}\n${n.body}`.toLowerCase();
+        if (!words.every((w) => hay.includes(w))) return null;
+        const score = words.reduce((s, w) => s + (n.title.toLowerCase().includes(w) ? 2 : 0) + (n.id.includes(w) ? 1 : 0), 0);
+        const at = n.body.toLowerCase().indexOf(words[0]!);
+        const snippet = at < 0 ? n.body.slice(0, 140) : `${at > 40 ? '…' : ''}${n.body.slice(Math.max(0, at - 40), at + 100)}…`;
+        return { n, score, snippet };
+      })
+      .filter((x): x is NonNullable<typeof x> => x !== null)
+      .sort((a, b) => b.score - a.score || a.n.id.localeCompare(b.n.id));
+  }, [data, q]);
+  if (error) return <ErrorBox error={error} title="Search is unavailable" />;
+  if (!data) return <p class="muted">Loading the search corpus…</p>;
+  return (
+    <div>
+      <p class="muted" role="status">
+        {hits.length} node{hits.length === 1 ? '' : 's'} match “{q}”
+      </p>
+      <ul class="list" onKeyDown={onListKeys}>
+        {hits.slice(0, 100).map(({ n, snippet }) => (
+          <li key={n.id}>
+            <a href={href.node(n.id)} data-nav>
+              <span class="title">{n.title}</span> <span class="id">{n.id}</span>
+              <span class="snippet">{snippet.replace(/\s+/g, ' ')}</span>
+            </a>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}

@@ -1,0 +1,123 @@
+import { useMemo, useState } from 'preact/hooks';
+import { get } from '../api';
+import { href, replace, route } from '../router';
+import { revision } from '../store';
+import type { IssueList } from '../types';
+import { Ago, ErrorBox, Labels, onListKeys, StatusChip, StoreChip, useFetch } from '../ui';
+
+let cache: { rev: number; data: Promise<IssueList> } | null = null;
+/** The merged list, fetched once per announced change and shared by the list and the node picker. */
+export function issueList(rev: number): Promise<IssueList> {
+  if (!cache || cache.rev !== rev) {
+    const data = get<IssueList>('api/issues');
+    cache = { rev, data };
+    data.catch(() => cache?.data === data && (cache = null));
+  }
+  return cache.data;
+}
+
+const PAGE = 200;
+
+export function IssuesView() {
+  const rev = revision.value;
+  const { data, error } = useFetch(() => issueList(rev), [rev]);
+  const q = route.value.query;
+  const filters = { store: q.get('store') ?? '', status: q.get('status') ?? '', node: q.get('node') ?? '', q: q.get('q') ?? '' };
+  const [shown, setShown] = useState(PAGE);
+  const set = (k: keyof typeof filters, v: string) => {
+    setShown(PAGE);
+    replace(href.issues({ ...filters, [k]: v }));
+  };
+  const statuses = useMemo(() => [...new Set((data?.issues ?? []).map((i) => i.status))].sort(), [data]);
+  const stores = useMemo(() => [...new Set([...(data?.stores ?? []), ...(data?.issues ?? []).map((i) => i.store)])].sort(), [data]);
+  const matches = useMemo(() => {
+    const words = filters.q.toLowerCase().split(/\s+/).filter(Boolean);
+    return (data?.issues ?? []).filter(
+      (i) =>
+        (!filters.store || i.store === filters.store) &&
+        (!filters.status || i.status === filters.status) &&
+        (!filters.node || i.nodes.includes(filters.node)) &&
+        (!words.length || words.every((w) => `${i.concern}\n${i.body}\n${i.id}\n${i.by}`.toLowerCase().includes(w))),
+    );
+  }, [data, filters.store, filters.status, filters.node, filters.q]);
+  return (
+    <div class="issues">
+      <div class="page-head row-head">
+        <h1>Issues</h1>
+        <a class="button primary" href={href.newIssue(filters.node || undefined)}>
+          Open an issue
+        </a>
+      </div>
+      <form class="filters" role="search" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          <span>Search</span>
+          <input type="search" value={filters.q} placeholder="concern, text, id, author…" onInput={(e) => set('q', (e.currentTarget as HTMLInputElement).value)} />
+        </label>
+        <label>
+          <span>Status</span>
+          <select value={filters.status} onChange={(e) => set('status', (e.currentTarget as HTMLSelectElement).value)}>
+            <option value="">any</option>
+            {statuses.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          <span>Store</span>
+          <select value={filters.store} onChange={(e) => set('store', (e.currentTarget as HTMLSelectElement).value)}>
+            <option value="">any</option>
+            {stores.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          <span>Node</span>
+          <input value={filters.node} placeholder="node id" onChange={(e) => set('node', (e.currentTarget as HTMLInputElement).value.trim())} />
+        </label>
+      </form>
+      <ErrorBox error={error} title="The issue list could not be loaded" />
+      {(data?.problems ?? []).map((p, i) => (
+        <ErrorBox key={i} error={{ message: p.message ?? JSON.stringify(p) }} title={`A store could not be read${p.store ? `: ${p.store}` : ''}`} />
+      ))}
+      {data ? (
+        <>
+          <p class="muted" role="status">
+            {matches.length} of {data.issues.length} issues
+          </p>
+          <ul class="list issue-list" onKeyDown={onListKeys} aria-label="Issues">
+            {matches.slice(0, shown).map((i) => (
+              <li key={i.id} data-issue={i.id}>
+                <a href={href.issue(i.id)} data-nav class="issue-link">
+                  <span class="title">{i.concern}</span>
+                </a>
+                <span class="meta">
+                  <StatusChip status={i.status} /> <StoreChip store={i.store} /> <Labels labels={i.labels} />
+                  <span class="muted">
+                    {i.by} · <Ago at={i.created} /> · {i.replies.length} repl{i.replies.length === 1 ? 'y' : 'ies'}
+                  </span>
+                  {i.nodes.map((n) => (
+                    <a key={n} class="chip node" href={href.node(n)}>
+                      {n}
+                    </a>
+                  ))}
+                </span>
+              </li>
+            ))}
+          </ul>
+          {matches.length > shown ? (
+            <button class="button" onClick={() => setShown(shown + PAGE)}>
+              Show {Math.min(PAGE, matches.length - shown)} more
+            </button>
+          ) : null}
+        </>
+      ) : error ? null : (
+        <p class="muted">Loading issues…</p>
+      )}
+    </div>
+  );
+}

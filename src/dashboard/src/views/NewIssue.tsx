@@ -1,0 +1,99 @@
+import { useState } from 'preact/hooks';
+import { post } from '../api';
+import { go, href, route } from '../router';
+import { board, revision } from '../store';
+import type { Issue } from '../types';
+import { ErrorBox, useFetch } from '../ui';
+import { issueList } from './Issues';
+
+/** Open an issue: concern, Markdown body, store, and the nodes it concerns (picked from the spec tree). */
+export function NewIssueView() {
+  const first = route.value.query.get('node');
+  const [concern, setConcern] = useState('');
+  const [body, setBody] = useState('');
+  const [nodes, setNodes] = useState<string[]>(first ? [first] : []);
+  const [pick, setPick] = useState('');
+  const [store, setStore] = useState('local');
+  const [busy, setBusy] = useState(false);
+  const [err, setErr] = useState<unknown>(null);
+  const list = useFetch(() => issueList(revision.value), [revision.value]);
+  const known = new Set((board.value?.nodes ?? []).map((n) => n.id));
+  const add = () => {
+    const id = pick.trim();
+    if (!id) return;
+    if (!known.has(id)) return setErr({ message: `There is no node "${id}"; pick one from the list.` });
+    setErr(null);
+    if (!nodes.includes(id)) setNodes([...nodes, id]);
+    setPick('');
+  };
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    if (!concern.trim()) return setErr({ message: 'Say what the concern is.' });
+    setBusy(true);
+    setErr(null);
+    try {
+      const issue = await post<Issue>('api/issues', { concern, ...(body ? { body } : {}), ...(nodes.length ? { nodes } : {}), store });
+      go(href.issue(issue.id));
+    } catch (e) {
+      setErr(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="new-issue card" onSubmit={submit}>
+      <h1>Open an issue</h1>
+      <label>
+        <span>Concern (one line)</span>
+        <input value={concern} required onInput={(e) => setConcern((e.currentTarget as HTMLInputElement).value)} />
+      </label>
+      <label>
+        <span>Details (Markdown, optional)</span>
+        <textarea rows={6} value={body} onInput={(e) => setBody((e.currentTarget as HTMLTextAreaElement).value)} />
+      </label>
+      <fieldset>
+        <legend>Spec nodes it concerns</legend>
+        <ul class="picked">
+          {nodes.map((n) => (
+            <li key={n} class="chip node">
+              {n}{' '}
+              <button type="button" class="x" aria-label={`Remove ${n}`} onClick={() => setNodes(nodes.filter((x) => x !== n))}>
+                ×
+              </button>
+            </li>
+          ))}
+        </ul>
+        <div class="inline">
+          <label>
+            <span>Add a node</span>
+            <input list="node-ids" value={pick} placeholder="type to search node ids" onInput={(e) => setPick((e.currentTarget as HTMLInputElement).value)} onKeyDown={(e) => e.key === 'Enter' && (e.preventDefault(), add())} />
+          </label>
+          <button type="button" class="button" onClick={add}>
+            Add
+          </button>
+        </div>
+        <datalist id="node-ids">
+          {(board.value?.nodes ?? []).map((n) => (
+            <option key={n.id} value={n.id}>
+              {n.title}
+            </option>
+          ))}
+        </datalist>
+      </fieldset>
+      <label>
+        <span>Store</span>
+        <select value={store} onChange={(e) => setStore((e.currentTarget as HTMLSelectElement).value)}>
+          {(list.data?.stores ?? ['local']).map((s) => (
+            <option key={s} value={s}>
+              {s === 'local' ? 'local (this repository)' : s}
+            </option>
+          ))}
+        </select>
+      </label>
+      <ErrorBox error={err} title="The issue was not opened" />
+      <button class="button primary" type="submit" disabled={busy}>
+        {busy ? 'Opening…' : 'Open issue'}
+      </button>
+    </form>
+  );
+}

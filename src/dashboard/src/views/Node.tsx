@@ -1,0 +1,183 @@
+import { enc, get } from '../api';
+import { href, route } from '../router';
+import { board, nodesById, specRevision } from '../store';
+import type { EditDelta, HistoryEntry, VersionDiff } from '../types';
+import { Ago, Diff, ErrorBox, Markdown, onListKeys, Section, StatusChip, StoreChip, useFetch } from '../ui';
+
+/** A node id as a path for `/api/specs/<id>/...`: segments encoded, slashes kept. */
+const nodePath = (id: string) => id.split('/').map(enc).join('/');
+
+export function NodeView({ id }: { id: string }) {
+  const v = route.value.query.get('v');
+  const n = nodesById.value.get(id);
+  const rev = specRevision.value;
+  const content = useFetch(() => get<{ body: string; parts: { title: string; body: string }[] }>(`api/specs/${nodePath(id)}/content`), [id, rev]);
+  if (!n) {
+    if (!board.value) return <p class="muted">Loading…</p>;
+    return <ErrorBox error={{ code: 'NODE_NOT_FOUND', message: `There is no spec node "${id}" on the board.` }} title="Unknown node" />;
+  }
+  // The text before the first part, without a leading `# Title` that repeats the page's heading.
+  const intro = content.data ? (content.data.body.split(/^## /m)[0] ?? '').replace(/^\s*# (.*)\n/, (m, t: string) => (t.trim() === n?.title ? '' : m)) : '';
+  return (
+    <div class="node-page">
+      <nav class="crumbs" aria-label="Breadcrumb">
+        <a href={href.board()}>Board</a>
+        {ancestors(id).map((a) => (
+          <span key={a}>
+            {' / '}
+            <a href={href.node(a)}>{nodesById.value.get(a)?.title ?? a}</a>
+          </span>
+        ))}
+      </nav>
+      <header class="page-head">
+        <h1>{n.title}</h1>
+        <p class="meta">
+          <code>{n.id}</code> · <code>{n.path}</code>
+          {n.status ? <span class="chip spec-status">{n.status}</span> : null}
+          {n.depends.length ? (
+            <span>
+              {' '}
+              · depends on{' '}
+              {n.depends.map((d, i) => (
+                <span key={d}>
+                  {i ? ', ' : ''}
+                  <a href={href.node(d)}>{d}</a>
+                </span>
+              ))}
+            </span>
+          ) : null}
+        </p>
+        {n.problem ? <ErrorBox error={{ message: n.problem }} title="This node's front matter has a problem" /> : null}
+      </header>
+      <div class="columns">
+        <div class="main-col">
+          <Section title="Spec" id="spec-h">
+            <ErrorBox error={content.error} title="The node's text could not be read" />
+            {content.data ? (
+              <article class="spec-body" data-testid="node-body">
+                {intro.trim() ? <Markdown src={intro} /> : null}
+                {content.data.parts.map((p) => (
+                  <section class="part" key={p.title}>
+                    <h3>{p.title}</h3>
+                    <Markdown src={p.body} />
+                  </section>
+                ))}
+              </article>
+            ) : content.loading ? (
+              <p class="muted">Loading…</p>
+            ) : null}
+          </Section>
+          <EditDeltas id={id} />
+          {v ? <VersionDiffView id={id} hash={v} /> : null}
+        </div>
+        <aside class="side-col">
+          <Section title={`Issues (${n.openIssues.length} open)`} id="issues-h">
+            {n.issues.length ? (
+              <ul class="list compact" onKeyDown={onListKeys}>
+                {n.issues.map((i) => (
+                  <li key={i.id}>
+                    <a href={href.issue(i.id)} data-nav>
+                      <StatusChip status={i.status} /> {i.concern}
+                    </a>{' '}
+                    {i.store !== 'local' ? <StoreChip store={i.store} /> : null}
+                  </li>
+                ))}
+              </ul>
+            ) : (
+              <p class="muted">No issues name this node.</p>
+            )}
+            <a class="button" href={href.newIssue(id)}>
+              Open an issue on this node
+            </a>
+          </Section>
+          <History id={id} selected={v} />
+        </aside>
+      </div>
+    </div>
+  );
+}
+
+function ancestors(id: string): string[] {
+  const out: string[] = [];
+  let p = nodesById.value.get(id)?.parent ?? null;
+  while (p && out.length < 64 && !out.includes(p)) {
+    out.unshift(p);
+    p = nodesById.value.get(p)?.parent ?? null;
+  }
+  return out;
+}
+
+function History({ id, selected }: { id: string; selected: string | null }) {
+  const rev = specRevision.value;
+  const h = useFetch(() => get<HistoryEntry[]>(`api/specs/${nodePath(id)}/history`), [id, rev]);
+  return (
+    <Section title="History" id="history-h">
+      <ErrorBox error={h.error} title="History is unavailable" />
+      {h.data && !h.data.length ? <p class="muted">Not committed yet.</p> : null}
+      <ol class="timeline" onKeyDown={onListKeys}>
+        {(h.data ?? []).map((e) => (
+          <li key={e.hash} class={selected === e.hash ? 'selected' : ''}>
+            <a href={href.node(id, e.hash)} data-nav aria-current={selected === e.hash ? 'true' : undefined}>
+              <span class="subject">{e.subject}</span>
+              <span class="muted">
+                {e.author} · <Ago at={e.date} /> · {e.change} · <code>{e.hash.slice(0, 8)}</code>
+              </span>
+            </a>
+          </li>
+        ))}
+      </ol>
+    </Section>
+  );
+}
+
+function VersionDiffView({ id, hash }: { id: string; hash: string }) {
+  const d = useFetch(() => get<VersionDiff>(`api/specs/${nodePath(id)}/diff/${enc(hash)}`), [id, hash]);
+  return (
+    <Section title={`Version ${hash.slice(0, 8)}`} id="diff-h">
+      <p>
+        <a href={href.node(id)}>Close the diff</a>
+      </p>
+      <ErrorBox error={d.error} title="That version's diff is unavailable" />
+      {d.data ? (
+        <>
+          <p class="muted">
+            {d.data.change} {d.data.previousPath ? `from ${d.data.previousPath} ` : ''}· <span class="add">+{d.data.additions}</span> <span class="del">−{d.data.deletions}</span>
+          </p>
+          <Diff text={d.data.diff} label={`Diff of version ${hash}`} />
+        </>
+      ) : null}
+    </Section>
+  );
+}
+
+/** The node's uncommitted-to-trunk changes, one per worktree the overlay says touches it. */
+function EditDeltas({ id }: { id: string }) {
+  const trees = (board.value?.overlay ?? []).filter((o) => o.nodes.includes(id));
+  if (!trees.length) return null;
+  return (
+    <Section title="In-flight edits" id="edits-h">
+      {trees.map((o) => (
+        <EditDeltaView key={o.worktree} id={id} worktree={o.worktree} label={o.branch ?? o.worktree} />
+      ))}
+    </Section>
+  );
+}
+
+function EditDeltaView({ id, worktree, label }: { id: string; worktree: string; label: string }) {
+  const rev = board.value?.overlay;
+  const d = useFetch(() => get<EditDelta>(`api/edit?node=${enc(id)}&worktree=${enc(worktree)}`), [id, worktree, rev]);
+  return (
+    <div class="delta">
+      <h3>
+        ✎ {label}{' '}
+        {d.data ? (
+          <span class="muted">
+            ({d.data.state}, <span class="add">+{d.data.additions}</span> <span class="del">−{d.data.deletions}</span>)
+          </span>
+        ) : null}
+      </h3>
+      <ErrorBox error={d.error} title="The edit could not be read" />
+      {d.data ? <Diff text={d.data.diff} label={`Edit in ${label}`} /> : d.loading ? <p class="muted">Loading the diff…</p> : null}
+    </div>
+  );
+}

@@ -1,0 +1,194 @@
+import { useState } from 'preact/hooks';
+import { ApiError, apiUrl, enc, get, post } from '../api';
+import { href } from '../router';
+import { revision } from '../store';
+import type { Issue, Reply } from '../types';
+import { Ago, ErrorBox, Labels, Markdown, StatusChip, StoreChip, useFetch } from '../ui';
+import { issueList } from './Issues';
+
+export function ThreadView({ id }: { id: string }) {
+  const rev = revision.value;
+  const [local, setLocal] = useState<Issue | null>(null);
+  const t = useFetch(() => get<Issue>(`api/issues/${enc(id)}`).then((i) => (setLocal(null), i)), [id, rev]);
+  const list = useFetch(() => issueList(rev), [rev]);
+  const [busy, setBusy] = useState('');
+  const [err, setErr] = useState<unknown>(null);
+  const issue = local?.id === id ? local : t.data?.id === id ? t.data : undefined;
+  if (!issue) return t.error ? <ErrorBox error={t.error} title={`Issue ${id}`} /> : <p class="muted">Loading issue…</p>;
+  const isLocal = issue.store === 'local';
+  const forges = (list.data?.stores ?? []).filter((s) => s !== 'local');
+  /** Runs one write; the stream announces it too, but the answer is shown at once. */
+  const act = async (what: string, fn: () => Promise<Issue | { issue: Issue }>) => {
+    setBusy(what);
+    setErr(null);
+    try {
+      const r = await fn();
+      setLocal('issue' in r ? r.issue : r);
+    } catch (e) {
+      setErr(e);
+    } finally {
+      setBusy('');
+    }
+  };
+  return (
+    <div class="thread">
+      <nav class="crumbs" aria-label="Breadcrumb">
+        <a href={href.issues()}>Issues</a> / <code>{issue.id}</code>
+      </nav>
+      <header class="page-head">
+        <h1>{issue.concern}</h1>
+        <p class="meta">
+          <StatusChip status={issue.status} /> <StoreChip store={issue.store} /> <Labels labels={issue.labels} /> opened by <b>{issue.by}</b> <Ago at={issue.created} />
+          {issue.nodes.map((n) => (
+            <a key={n} class="chip node" href={href.node(n)}>
+              {n}
+            </a>
+          ))}
+          {issue.url ? (
+            <a href={issue.url} target="_blank" rel="noopener noreferrer">
+              on the forge ↗
+            </a>
+          ) : null}
+        </p>
+      </header>
+      <ErrorBox error={err} title={err instanceof ApiError && err.status === 502 ? 'The forge refused' : 'That did not work'} />
+      <article class="post card" data-testid="issue-body">
+        <Markdown src={issue.body} />
+        <Evidence hashes={issue.evidence} />
+      </article>
+      <ol class="replies" aria-label="Replies">
+        {issue.replies.map((r, i) => (
+          <ReplyItem key={i} n={i + 1} r={r} canAct={isLocal && !busy} onAct={(action) => act(`${action} ${i + 1}`, () => post(`api/issues/${enc(issue.id)}/replies/${i + 1}/${action}`, {}))} busy={busy} />
+        ))}
+      </ol>
+      <div class="actions">
+        {issue.status === 'open' ? (
+          <button class="button" disabled={!!busy} onClick={() => confirm(`Close “${issue.concern}”?`) && act('close', () => post(`api/issues/${enc(issue.id)}/close`, {}))}>
+            {busy === 'close' ? 'Closing…' : 'Close issue'}
+          </button>
+        ) : null}
+        {isLocal && issue.status === 'open' && forges.length
+          ? forges.map((f) => (
+              <button key={f} class="button" disabled={!!busy} onClick={() => act('promote', () => post(`api/issues/${enc(issue.id)}/promote`, { store: f }))}>
+                {busy === 'promote' ? 'Promoting…' : `Promote to ${f}`}
+              </button>
+            ))
+          : null}
+      </div>
+      <ReplyForm id={issue.id} onDone={(i) => setLocal(i)} />
+    </div>
+  );
+}
+
+function ReplyItem({ n, r, canAct, onAct, busy }: { n: number; r: Reply; canAct: boolean; onAct: (a: 'resolve' | 'unresolve' | 'retract') => void; busy: string }) {
+  const remark = r.resolved !== undefined;
+  return (
+    <li class={`reply card ${r.retracted ? 'retracted' : ''} ${remark ? 'remark' : ''}`} data-reply={n} aria-label={`Reply ${n}${r.retracted ? ' (retracted)' : ''}`}>
+      <p class="meta">
+        <span class="num">#{n}</span> <b>{r.by}</b> <Ago at={r.at} />
+        {remark ? (
+          <span class={`chip ${r.resolved ? 'resolved' : 'unresolved'}`} data-testid={`remark-state-${n}`} title="A remark: a point raised against one reading of the spec; resolve it once it is answered">
+            remark · {r.resolved ? 'resolved' : 'unresolved'}
+            {r.reading ? ` · reading ${r.reading}` : ''}
+          </span>
+        ) : null}
+        {r.retracted ? <span class="chip">retracted</span> : null}
+      </p>
+      <Markdown src={r.body} />
+      {canAct && !r.retracted ? (
+        <div class="reply-actions">
+          {remark ? (
+            <button class="button small" onClick={() => onAct(r.resolved ? 'unresolve' : 'resolve')} disabled={!!busy}>
+              {r.resolved ? 'Unresolve' : 'Resolve'}
+            </button>
+          ) : null}
+          <button class="button small quiet" onClick={() => confirm(`Retract reply #${n}? It stays in the thread, greyed.`) && onAct('retract')} disabled={!!busy}>
+            Retract
+          </button>
+        </div>
+      ) : null}
+    </li>
+  );
+}
+
+function ReplyForm({ id, onDone }: { id: string; onDone: (i: Issue) => void }) {
+  const [body, setBody] = useState('');
+  const [files, setFiles] = useState<File[]>([]);
+  const [busy, setBusy] = useState(false);
+  const [err, setErr] = useState<unknown>(null);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    if (!body.trim()) return setErr({ message: 'Write something first.' });
+    setBusy(true);
+    setErr(null);
+    try {
+      const evidence: string[] = [];
+      for (const f of files) evidence.push((await post<{ hash: string }>('api/evidence', f, true)).hash);
+      const r = await post<{ issue: Issue }>(`api/issues/${enc(id)}/reply`, evidence.length ? { body, evidence } : { body });
+      setBody('');
+      setFiles([]);
+      onDone(r.issue);
+    } catch (e) {
+      setErr(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="card reply-form" onSubmit={submit}>
+      <label>
+        <span>Reply (Markdown)</span>
+        <textarea value={body} rows={4} onInput={(e) => setBody((e.currentTarget as HTMLTextAreaElement).value)} />
+      </label>
+      <label>
+        <span>Attach evidence (optional)</span>
+        <input type="file" multiple onChange={(e) => setFiles(Array.from((e.currentTarget as HTMLInputElement).files ?? []))} />
+      </label>
+      <ErrorBox error={err} title="The reply was not sent" />
+      <button class="button primary" type="submit" disabled={busy}>
+        {busy ? 'Sending…' : 'Reply'}
+      </button>
+    </form>
+  );
+}
+
+/** Evidence: images inline (recognized by their first bytes), anything else as a download. */
+function Evidence({ hashes }: { hashes: readonly string[] }) {
+  if (!hashes.length) return null;
+  return (
+    <div class="evidence">
+      <h3>Evidence</h3>
+      <ul>
+        {hashes.map((h) => (
+          <EvidenceItem key={h} hash={h} />
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+function EvidenceItem({ hash }: { hash: string }) {
+  const kind = useFetch(() => sniff(hash), [hash]);
+  const url = apiUrl(`api/evidence/${enc(hash)}`);
+  return (
+    <li>
+      {kind.data ? (
+        <a href={url} target="_blank" rel="noopener noreferrer">
+          <img src={url} alt={`evidence ${hash.slice(0, 12)}`} loading="lazy" />
+        </a>
+      ) : (
+        <a href={url} download={`evidence-${hash.slice(0, 12)}`}>
+          ⤓ {hash.slice(0, 12)}… (download)
+        </a>
+      )}
+    </li>
+  );
+}
+
+async function sniff(hash: string): Promise<boolean> {
+  const res = await fetch(apiUrl(`api/evidence/${enc(hash)}`), { headers: { Range: 'bytes=0-15' } });
+  if (!res.ok) return false;
+  const b = new Uint8Array(await res.arrayBuffer());
+  const at = (i: number, ...v: number[]) => v.every((x, k) => b[i + k] === x);
+  return at(0, 0x89, 0x50, 0x4e, 0x47) || at(0, 0xff, 0xd8, 0xff) || at(0, 0x47, 0x49, 0x46, 0x38) || (at(0, 0x52, 0x49, 0x46, 0x46) && at(8, 0x57, 0x45, 0x42, 0x50));
+}
