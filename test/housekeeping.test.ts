@@ -19,8 +19,9 @@ async function until(check: () => boolean, ms: number, what: string): Promise<vo
 }
 
 // The full 20,000 appends at git's default threshold run in `npm run bench -- scale` (about two minutes on
-// a loaded 2-core machine); here the same mechanism at a ninth of the bound, over 3,000 appends.
-const APPENDS = Number(process.env.TRELLIS_TEST_APPENDS ?? 3_000);
+// a loaded 2-core machine); here the same mechanism at a ninth of the bound, over 1,500 appends, kept
+// light so timing-sensitive tests running beside it are not starved.
+const APPENDS = Number(process.env.TRELLIS_TEST_APPENDS ?? 1_500);
 const BOUND = Number(process.env.TRELLIS_TEST_GC_AUTO ?? 768);
 
 describe('storage stays tidy', () => {
