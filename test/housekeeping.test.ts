@@ -19,8 +19,9 @@ async function until(check: () => boolean, ms: number, what: string): Promise<vo
 }
 
 // The full 20,000 appends at git's default threshold run in `npm run bench -- scale` (about two minutes on
-// a loaded 2-core machine); here the same mechanism at a ninth of the bound, over 3,000 appends.
-const APPENDS = Number(process.env.TRELLIS_TEST_APPENDS ?? 3_000);
+// a loaded 2-core machine); here the same mechanism at a ninth of the bound, over 1,500 appends, kept
+// light so timing-sensitive tests running beside it are not starved.
+const APPENDS = Number(process.env.TRELLIS_TEST_APPENDS ?? 1_500);
 const BOUND = Number(process.env.TRELLIS_TEST_GC_AUTO ?? 768);
 
 describe('storage stays tidy', () => {
@@ -97,7 +98,10 @@ describe('storage stays tidy', () => {
     expect(gc.code).toBe(0);
     // All git may say: it left loose a ref a writer moved after it was packed (its CAS won, as it must).
     // (moved after packing: "is at X but expected Y"; or locked by a writer right then: "Unable to create '...lock'").
-    for (const line of gc.stderr.split('\n').filter(Boolean)) expect(line).toMatch(/^error: cannot lock ref 'refs\/trellis\/issues\/[0-9a-z]+': (is at [0-9a-f]{40} but expected [0-9a-f]{40}|Unable to create '.*\.lock': File exists\.)$/);
+    // git follows the second with its advice paragraph ("Another git process seems to be running..."):
+    // only its error lines are judged, and nothing is fatal.
+    expect(gc.stderr).not.toMatch(/^fatal:/m);
+    for (const line of gc.stderr.split('\n').filter((l) => l.startsWith('error:'))) expect(line).toMatch(/^error: cannot lock ref 'refs\/trellis\/issues\/[0-9a-z]+': (is at [0-9a-f]{40} but expected [0-9a-f]{40}|Unable to create '.*\.lock': File exists\.)$/);
     const during = count();
     const results = await done;
     for (const r of results) expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
