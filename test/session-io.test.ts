@@ -74,6 +74,11 @@ describe('session I/O over the public port of a real trellis serve, against real
     };
     expect(upToAnswer(b, fromB)).toBe(upToAnswer(a, fromA));
 
+    // A resize from one viewer sizes the window; every viewer is told the new size.
+    a.ws.send(JSON.stringify({ type: 'resize', cols: 100, rows: 30 }));
+    await b.message((m) => m.type === 'state' && m.cols === 100 && m.rows === 30, 'the new size on viewer b');
+    expect(tmux.display('s-echo', '#{window_width}x#{window_height}')).toBe('100x30');
+
     // One control client serves both viewers; it goes when the last viewer leaves.
     expect(tmux.run('list-clients', '-t', '=s-echo', '-F', '#{client_control_mode}').trim().split('\n')).toEqual(['1']);
     a.ws.close();
