@@ -7,6 +7,7 @@ import type { PaneTarget, PaneTargets } from '../../store/sessions/pane-target.j
 import { captureSession, promptSession, sendRawKeys } from '../../store/sessions/session-io-verbs.js';
 import { readJson } from '../body.js';
 import { errorBody } from '../errors.js';
+import { loopbackOriginOnly } from '../origin.js';
 import type { AppSockets } from '../websocket.js';
 
 const promptBody = type({ '+': 'reject', body: 'string', 'by?': 'string' });
@@ -26,6 +27,7 @@ export function sessionIoRoutes(targets: PaneTargets, sockets: AppSockets, hub =
 
   app.get(
     '/api/sessions/:id/socket',
+    loopbackOriginOnly,
     async (c, next) => {
       const mode = c.req.query('mode');
       if (mode !== undefined && mode !== 'read' && mode !== 'write') throw new TrellisError('INVALID_INPUT', `mode is read or write, not ${JSON.stringify(mode)}`);
@@ -85,13 +87,13 @@ export function sessionIoRoutes(targets: PaneTargets, sockets: AppSockets, hub =
     return c.json(await captureSession(targets, c.req.param('id'), { lines, ansi: ansi === '1' }, hub));
   });
 
-  app.post('/api/sessions/:id/prompt', async (c) => {
+  app.post('/api/sessions/:id/prompt', loopbackOriginOnly, async (c) => {
     const { body, by } = await readJson(c, promptBody);
     const result = await promptSession(targets, c.req.param('id'), body, by ?? HUMAN);
     return c.json(result, result.delivered ? 200 : 202);
   });
 
-  app.post('/api/sessions/:id/rawkey', async (c) => {
+  app.post('/api/sessions/:id/rawkey', loopbackOriginOnly, async (c) => {
     const body = await readJson(c, rawkeyBody);
     return c.json(await sendRawKeys(targets, c.req.param('id'), body));
   });
