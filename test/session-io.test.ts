@@ -74,6 +74,11 @@ describe('session I/O over the public port of a real trellis serve, against real
     };
     expect(upToAnswer(b, fromB)).toBe(upToAnswer(a, fromA));
 
+    // A resize from one viewer sizes the window; every viewer is told the new size.
+    a.ws.send(JSON.stringify({ type: 'resize', cols: 100, rows: 30 }));
+    await b.message((m) => m.type === 'state' && m.cols === 100 && m.rows === 30, 'the new size on viewer b');
+    expect(tmux.display('s-echo', '#{window_width}x#{window_height}')).toBe('100x30');
+
     // One control client serves both viewers; it goes when the last viewer leaves.
     expect(tmux.run('list-clients', '-t', '=s-echo', '-F', '#{client_control_mode}').trim().split('\n')).toEqual(['1']);
     a.ws.close();
@@ -109,6 +114,17 @@ describe('session I/O over the public port of a real trellis serve, against real
     expect(await capture('s-ro')).not.toContain('nope');
     await expect(openViewer(wsUrl('no-such-session'))).rejects.toThrow(/404/);
     await expect(openViewer(wsUrl('s-ro', '?mode=admin'))).rejects.toThrow(/400/);
+    // A web page of another origin can neither open the stream nor type through the routes (no CORS for WebSockets).
+    const { default: WebSocket } = await import('ws');
+    const foreign = new WebSocket(wsUrl('s-ro'), { headers: { Origin: 'http://evil.example' } });
+    const refusedStatus = await new Promise<number>((resolve) => foreign.once('unexpected-response', (_q, res) => resolve(res.statusCode ?? 0)));
+    expect(refusedStatus).toBe(403);
+    const local = new WebSocket(wsUrl('s-ro'), { headers: { Origin: `http://localhost:${new URL(s.url).port}` } });
+    await new Promise((resolve, reject) => (local.once('open', resolve), local.once('error', reject)));
+    local.close();
+    const forged = await api('/api/sessions/s-ro/rawkey', { method: 'POST', headers: { 'content-type': 'text/plain', Origin: 'http://evil.example' }, body: JSON.stringify({ keys: ['C-c'] }) });
+    expect(forged.status).toBe(403);
+    expect((await api('/api/uploads', { method: 'POST', headers: { 'X-Filename': 'x.txt', Origin: 'https://evil.example' }, body: 'x' })).status).toBe(403);
     const plain = await api('/api/sessions/s-ro/socket');
     expect(plain.status).toBe(426);
     ro.ws.close();
