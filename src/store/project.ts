@@ -6,8 +6,6 @@ import { ProjectionCache } from './streams/projection-cache.js';
 import { ThreadStore } from './issues/thread-store.js';
 import { EvalStore } from './eval/eval-store.js';
 import { SessionLog } from './sessions/session-log.js';
-import { isLocalId } from './issues/thread-id.js';
-import { LIVE_STATUSES, type SessionStatus } from '../events/index.js';
 import { configStamp, loadSettings, type Settings } from './config.js';
 import { ForgeSlice, type DriverFactory } from './forge/slice.js';
 import { findRepository, type Repository } from './repository.js';
@@ -71,8 +69,8 @@ export function projectAt(repo: Repository, opts: ProjectOptions = {}): Project 
     forges: new ForgeSlice(readSettings, opts.drivers),
     forgeReads: 'live',
     sessions: opts.sessions ?? {
-      // Loaded only when a reply asks: issue verbs do not pay for the session runtime at start-up.
-      isOnline: async (id) => isLocalId(id) && LIVE_STATUSES.has((await project.sessionLog.get(id)).status as SessionStatus),
+      // Loaded on first use: the registry pulls in the session runtime, which no issue read needs.
+      isOnline: async (id) => (await import('./sessions/registry.js')).sessionRegistry(project).isOnline(id),
       notify: async (id, message) => (await import('./sessions/registry.js')).sessionRegistry(project).notify(id, message),
     },
     ...repo,

@@ -60,7 +60,7 @@ export async function replyToRemark(p: Project, id: string, input: { body: strin
   const { state } = await p.threads.write(id, { type: 'reply', body, evidence, by, at: p.now().toISOString() });
   const originator = originatorOf(state);
   let loopedIn: string | null = null;
-  if (originator !== by && p.sessions.isOnline(originator)) {
+  if (originator !== by && (await p.sessions.isOnline(originator))) {
     await p.sessions.notify(originator, `New reply on eval remark ${state.id} (${state.concern}) about ${state.scope!.scenario} from ${by}`);
     loopedIn = originator;
   }
