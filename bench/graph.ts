@@ -1,7 +1,7 @@
 /** Speed of the read path: GET /api/graph rebuilds and 304s, req/s, and SSE fan-out. */
 import autocannon from 'autocannon';
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import http from 'node:http';
 import { once } from 'node:events';
@@ -16,7 +16,7 @@ const NODES = Number(process.env.BENCH_NODES ?? 1_000);
 const THREADS = Number(process.env.BENCH_THREADS ?? 10_000);
 
 /** A repository with NODES spec nodes (50 folders) and THREADS threads bound to them. */
-async function boardRepo(): Promise<{ dir: string; cleanup: () => void; ids: string[] }> {
+async function boardRepo(threads = THREADS): Promise<{ dir: string; cleanup: () => void; ids: string[] }> {
   const repo = tempRepo();
   for (let j = 0; j < NODES; j++) {
     mkdirSync(join(repo.dir, 'specs', `area${j % 50}`), { recursive: true });
@@ -25,7 +25,7 @@ async function boardRepo(): Promise<{ dir: string; cleanup: () => void; ids: str
   writeFileSync(join(repo.dir, 'trellis.json'), '{ "specRoot": "specs" }\n');
   execFileSync('git', ['add', '-A'], { cwd: repo.dir });
   execFileSync('git', ['commit', '-qm', 'specs'], { cwd: repo.dir });
-  const ids = await generateThreads(repo.dir, THREADS, THREADS * 5);
+  const ids = await generateThreads(repo.dir, threads, threads * 5);
   return { ...repo, ids };
 }
 
@@ -188,3 +188,58 @@ export async function sseBench(): Promise<void> {
 }
 
 const round2 = (n: number) => round(n);
+
+/**
+ * The board with 20 linked worktrees (sessions make them): 304s and their throughput against the same
+ * board with none, side by side in one run, and the rebuild after an edit inside one worktree.
+ */
+export async function overlayBench(): Promise<void> {
+  const WORKTREES = 20;
+  const { dir, cleanup } = await boardRepo(Number(process.env.BENCH_OVERLAY_THREADS ?? 1_000));
+  const wtBase = join(dir, '..', `${dir.split('/').pop()}-worktrees`);
+  try {
+    const { url, child } = await startServer(dir);
+    const conditional = async (label: string) => {
+      // The pooled keep-alive socket may have been reaped while idle (worktrees being added): retry once.
+      const first = await fetch(new URL('/api/graph', url)).catch(() => fetch(new URL('/api/graph', url)));
+      const etag = first.headers.get('etag')!;
+      const board = (await first.json()) as { overlay: unknown[] };
+      const notModified: number[] = [];
+      for (let i = 0; i < 100; i++) notModified.push((await time(async () => (await fetch(new URL('/api/graph', url), { headers: { 'If-None-Match': etag } })).arrayBuffer())).ms);
+      const run = await cannon(new URL('/api/graph', url).href, { 'If-None-Match': etag });
+      return { label, worktrees: board.overlay.length, ...stats(notModified), req_per_s: Math.round(run.requests.average), non304: run.requests.total - (run['3xx'] ?? 0) };
+    };
+    try {
+      const none = await conditional('no worktree');
+      for (let i = 0; i < WORKTREES; i++) execFileSync('git', ['worktree', 'add', '-q', '-b', `bench-${i}`, join(wtBase, `wt${i}`)], { cwd: dir });
+      writeFileSync(join(wtBase, 'wt3', 'specs/area3/node3.md'), '# edited in a worktree\n');
+      const twenty = await conditional(`${WORKTREES} worktrees`);
+      report('http.graph.304.worktrees', { none, twenty, throughput_ratio: round(twenty.req_per_s / none.req_per_s), target_ratio: 0.8, target_median_ms: 5 });
+    } finally {
+      await stopServer(child);
+    }
+    const live = new LiveProject(openProject(dir)).start();
+    const keepAlive = setInterval(() => {}, 1_000);
+    try {
+      await live.snapshot();
+      const afterEdit: number[] = [];
+      for (let i = 0; i < 10; i++) {
+        const changed = new Promise<void>((resolve) => live.bus.on('change', function once() {
+          live.bus.off('change', once);
+          resolve();
+        }));
+        // A node new to the overlay each time, so every edit moves the board's bytes.
+        writeFileSync(join(wtBase, 'wt7', `specs/area7/new${i}.md`), `# new node ${i}, in one worktree\n`);
+        await changed;
+        afterEdit.push(live.stats.lastRebuildMs);
+      }
+      report('graph.rebuild.after-worktree-edit', { ...stats(afterEdit), worktrees: WORKTREES, overlay_entries_recomputed: live.overlay.stats.entries, target_median_ms: 50 });
+    } finally {
+      clearInterval(keepAlive);
+      await live.stop();
+    }
+  } finally {
+    cleanup();
+    rmSync(wtBase, { recursive: true, force: true });
+  }
+}

@@ -1,14 +1,14 @@
 /**
  * `npm run bench [-- <group>...]`: the speed targets, measured, one JSON line each. Targets are reported
- * beside the figures; nothing here fails a build. Groups: append, list, graph, sse, proxy, forge, sessions (default: all).
+ * beside the figures; nothing here fails a build. Groups: append, list, graph, overlay, sse, proxy, forge, sessions (default: all).
  */
-import { graphBench, sseBench } from './graph.js';
+import { graphBench, overlayBench, sseBench } from './graph.js';
 import { appendBench, listBench } from './issues.js';
 import { proxyBench } from './proxy.js';
 import { forgeBench } from './forge.js';
 import { sessionsBench } from './sessions.js';
 
-const groups: Record<string, () => Promise<void>> = { append: appendBench, list: listBench, graph: graphBench, sse: sseBench, proxy: proxyBench, forge: forgeBench, sessions: sessionsBench };
+const groups: Record<string, () => Promise<void>> = { append: appendBench, list: listBench, graph: graphBench, overlay: overlayBench, sse: sseBench, proxy: proxyBench, forge: forgeBench, sessions: sessionsBench };
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(groups);
 for (const name of chosen) {
   const run = groups[name];

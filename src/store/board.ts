@@ -4,11 +4,12 @@ import type { ThreadsRead } from './issues/thread-store.js';
 import { mergedFrom } from './issues/verbs.js';
 import type { Project } from './project.js';
 import { readSpecTree, type SpecTree } from './spec/spec-tree.js';
-import { worktreeOverlay } from './spec/worktrees.js';
+import { worktreeOverlay, type OverlayEntry } from './spec/worktrees.js';
 
 /** Where a board's parts come from; the server swaps in watched, memoized sources, the CLI reads fresh. */
 export interface BoardSources {
   specTree(): SpecTree;
+  overlay(specRoot: string, trunk: string | null): Promise<OverlayEntry[]>;
 }
 
 export function requireRoot(p: Project): string {
@@ -18,6 +19,7 @@ export function requireRoot(p: Project): string {
 
 export const freshSources = (p: Project): BoardSources => ({
   specTree: () => readSpecTree(requireRoot(p), p.settings().specRoot),
+  overlay: (specRoot, trunk) => worktreeOverlay(requireRoot(p), p.gitdir, specRoot, trunk),
 });
 
 /** Builds the board from the current state of everything it shows; the one builder for CLI and HTTP. */
@@ -32,7 +34,7 @@ export async function buildBoard(
   const notes = p.forgeReads === 'live' ? (await p.forges.refresh()).failures : [];
   const read = await readThreads();
   const sessions = await p.sessionLog.all();
-  const overlay = await worktreeOverlay(root, p.gitdir, specRoot, trunk);
+  const overlay = await sources.overlay(specRoot, trunk);
   const list = mergedFrom(p, read);
   const board = assembleBoard({
     specRoot,

@@ -8,7 +8,7 @@ import { mergedFrom } from './issues/verbs.js';
 import type { ThreadsRead } from './issues/thread-store.js';
 import type { Project } from './project.js';
 import { readSpecTree, type SpecFileMemo, type SpecTree } from './spec/spec-tree.js';
-import { hasLinkedWorktrees } from './spec/worktrees.js';
+import { OverlayMemo } from './spec/overlay-memo.js';
 import { TreeWatcher } from './watch-tree.js';
 
 export type ChangeCause = 'issues' | 'forge' | 'specs' | 'config' | 'sessions' | 'worktrees' | 'resync';
@@ -78,8 +78,11 @@ export class LiveProject {
   private dirtyThreads: Set<string> | null = null;
 
   private forgeTimer: NodeJS.Timeout | undefined;
+  /** The worktree overlay, memoized on what it summarizes (public for its diagnostics). */
+  readonly overlay: OverlayMemo;
 
   constructor(readonly project: Project) {
+    this.overlay = new OverlayMemo(project.root ?? project.gitdir, project.gitdir, () => this.changed('worktrees'));
     project.threads.deferCacheSaves(CACHE_SAVE_MS);
     project.sessionLog.deferCacheSaves(CACHE_SAVE_MS);
     // The server's reads use the resident forge slice; a background refresh keeps it current.
@@ -94,16 +97,27 @@ export class LiveProject {
     this.trees.push(
       new TreeWatcher(join(gitdir, 'refs'), (name) => {
         // A thread's ref (or its lock) names the one thread to re-read; anything else re-reads all tips.
-        const path = name.split('\\').join('/');
+        const rel = name.split('\\').join('/');
+        // A branch moved: a worktree's HEAD or trunk, which the overlay summarizes.
+        if (rel.startsWith('heads/')) return this.changed('worktrees');
         // A session transition moves the board's sessions, never a thread.
-        if (SESSION_REF.test(path)) return this.changed('sessions');
-        const m = THREAD_REF.exec(path);
+        if (SESSION_REF.test(rel)) return this.changed('sessions');
+        const m = THREAD_REF.exec(rel);
         if (m && this.dirtyThreads) this.dirtyThreads.add(m[1]!);
         else this.dirtyThreads = null;
         this.changed('issues');
       }),
     );
-    this.watch(gitdir, (name) => (name === 'packed-refs' ? 'issues' : name === 'worktrees' ? 'worktrees' : null));
+    // A linked worktree added, removed or switched (its HEAD); index writes and locks are not the overlay's.
+    const worktrees = new TreeWatcher(join(gitdir, 'worktrees'), (name) => {
+      const rel = name.split('\\').join('/');
+      if (!rel.includes('/') || rel.endsWith('/HEAD')) this.changed('worktrees');
+    }, { depth: 1 });
+    this.trees.push(worktrees);
+    this.watch(gitdir, (name) => {
+      if (name === 'worktrees') worktrees.rescan();
+      return name === 'packed-refs' ? 'issues' : name === 'worktrees' || name === 'HEAD' ? 'worktrees' : null;
+    });
     this.watch(root, (name) =>
       name === 'trellis.json' || name === 'trellis.local.json' ? 'config' : name === this.project.settings().specRoot ? 'specs' : null,
     );
@@ -133,6 +147,7 @@ export class LiveProject {
     for (const w of this.watchers.splice(0)) w.close();
     for (const t of this.trees.splice(0)) t.close();
     this.specWatcher?.close();
+    this.overlay.close();
     if (this.pending) clearTimeout(this.pending.timer);
     if (this.resync) clearInterval(this.resync);
     if (this.forgeTimer) clearInterval(this.forgeTimer);
@@ -148,17 +163,15 @@ export class LiveProject {
   /** The board as of now, with its bytes and ETag; rebuilt only when an input changed. */
   async snapshot(): Promise<BoardSnapshot> {
     await watchersCaughtUp();
-    // Linked worktrees change by edits no watcher here sees: their overlay is re-derived every time.
-    const volatile = hasLinkedWorktrees(this.project.gitdir);
-    if (!volatile && this.memo?.generation === this.generation) return this.memo.snapshot;
-    if (this.building && !volatile && this.building.generation === this.generation) return this.building.promise;
+    if (this.memo?.generation === this.generation) return this.memo.snapshot;
+    if (this.building?.generation === this.generation) return this.building.promise;
     const generation = this.generation;
     const started = performance.now();
     const build = buildBoard(this.project, this.sources(), () => this.readThreads()).then(({ board, bytes }) => {
       const snapshot = { board, bytes, etag: `"${createHash('sha1').update(bytes).digest('base64url')}"` };
       this.stats.rebuilds++;
       this.stats.lastRebuildMs = performance.now() - started;
-      if (!volatile) this.memo = { generation, snapshot };
+      this.memo = { generation, snapshot };
       return snapshot;
     });
     this.building = { generation, promise: build };
@@ -203,7 +216,7 @@ export class LiveProject {
   }
 
   private sources(): BoardSources {
-    return { specTree: () => this.specTree() };
+    return { specTree: () => this.specTree(), overlay: (specRoot, trunk) => this.overlay.overlay(specRoot, trunk) };
   }
 
   /**

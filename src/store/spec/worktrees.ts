@@ -66,21 +66,25 @@ export async function worktreeOverlay(cwd: string, gitdir: string, specRoot: str
   if (!hasLinkedWorktrees(gitdir)) return [];
   const worktrees = await listWorktrees(cwd);
   const trunk = trunkOf(worktrees, configuredTrunk);
-  return Promise.all(
-    worktrees
-      .filter((w) => !w.main)
-      .map(async (w) => {
-        const fork = await forkPoint(w, trunk);
-        const changed = fork ? await git(w.path, ['diff', '--name-only', '--no-renames', fork, '--', specRoot]) : '';
-        const untracked = await git(w.path, ['ls-files', '--others', '--exclude-standard', '--', specRoot]);
-        const nodes = new Set<string>();
-        for (const p of `${changed}\n${untracked}`.split('\n')) {
-          const id = p.startsWith(`${specRoot}/`) ? nodeIdOf(p.slice(specRoot.length + 1)) : null;
-          if (id) nodes.add(id);
-        }
-        return { worktree: w.path, branch: w.branch, head: w.head, forkPoint: fork, nodes: [...nodes].sort() };
-      }),
-  );
+  return Promise.all(worktrees.filter((w) => !w.main).map((w) => overlayEntry(w, trunk, specRoot)));
+}
+
+/**
+ * What one linked worktree changed under the spec root since its fork point. `fork`, when the caller
+ * already knows it for this HEAD and trunk tip, saves the merge-base run; the two listings run together.
+ */
+export async function overlayEntry(w: Worktree, trunk: string | null, specRoot: string, fork?: string | null): Promise<OverlayEntry> {
+  const base = fork === undefined ? await forkPoint(w, trunk) : fork;
+  const [changed, untracked] = await Promise.all([
+    base ? git(w.path, ['diff', '--name-only', '--no-renames', base, '--', specRoot]) : '',
+    git(w.path, ['ls-files', '--others', '--exclude-standard', '--', specRoot]),
+  ]);
+  const nodes = new Set<string>();
+  for (const p of `${changed}\n${untracked}`.split('\n')) {
+    const id = p.startsWith(`${specRoot}/`) ? nodeIdOf(p.slice(specRoot.length + 1)) : null;
+    if (id) nodes.add(id);
+  }
+  return { worktree: w.path, branch: w.branch, head: w.head, forkPoint: base, nodes: [...nodes].sort() };
 }
 
 export interface EditDelta {
