@@ -177,7 +177,7 @@ export async function idleServer(): Promise<void> {
       cpu_percent: round(((cpu1 - cpu0) / 100 / (t1 - t0)) * 100),
       forks_per_minute: perMinute(started.size),
       forks_per_minute_by_program: Object.fromEntries(Object.entries(byProgram).map(([k, v]) => [k, perMinute(v)])),
-      note: 'supervisor + child (node processes); no polling per session: the reconcile is one tmux list-panes per 30 s; the board resync re-derives the worktree overlay (git per worktree) every 10 s',
+      note: 'supervisor + child (node processes); no polling per session: the reconcile is one tmux list-panes per 30 s, whatever the number of sessions',
     });
   } finally {
     await rt.tmux.killServer();

@@ -96,7 +96,8 @@ describe('session routes', () => {
     for (const id of [a.id, c.id]) expect((await json(await api.get(`/api/sessions/${id}/close`, post({})))).status).toBe(200);
     expect((await json(await api.get('/api/sessions'))).body.sessions).toEqual([]);
     expect((await json(await api.get('/api/sessions?all'))).body.sessions).toHaveLength(3);
-  });
+    // Each wait is a bounded poll on a real process (a shell exiting, tmux's hook starting a CLI): on a loaded machine these take seconds.
+  }, 180_000);
 
   it('GET /api/graph/stream emits on a session transition written by another process', async () => {
     const spawned = await json(await api.get('/api/sessions', post({ task: 'streamed' })));

@@ -22,7 +22,7 @@ export function killTmux(home: string): void {
 }
 
 /** Polls `check` until it returns a truthy value, at most `timeoutMs`; throws with `what` otherwise. */
-export async function waitFor<T>(what: string, check: () => T | Promise<T>, timeoutMs = 15_000): Promise<NonNullable<T>> {
+export async function waitFor<T>(what: string, check: () => T | Promise<T>, timeoutMs = 30_000): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {

@@ -48,10 +48,17 @@ export class OverlayMemo {
         const hit = this.entries.get(w.path);
         if (hit?.stamp === stamp) return hit.entry;
         this.stats.entries++;
-        // An edit leaves HEAD and trunk where they were, and so the fork point: skip its merge-base.
-        const entry = await overlayEntry(w, trunk, specRoot, hit?.forkKey === forkKey ? hit.entry.forkPoint : undefined);
-        this.entries.set(w.path, { stamp, forkKey, entry });
-        return entry;
+        try {
+          // An edit leaves HEAD and trunk where they were, and so the fork point: skip its merge-base.
+          const entry = await overlayEntry(w, trunk, specRoot, hit?.forkKey === forkKey ? hit.entry.forkPoint : undefined);
+          this.entries.set(w.path, { stamp, forkKey, entry });
+          return entry;
+        } catch {
+          // A worktree being made or removed (HEAD not yet a commit, its folder going): shown with no
+          // changes and not remembered, so the next read, after its watchers fire, derives it again.
+          this.entries.delete(w.path);
+          return { worktree: w.path, branch: w.branch, head: w.head, forkPoint: null, nodes: [] };
+        }
       }),
     );
   }

@@ -67,7 +67,12 @@ export async function worktreeOverlay(cwd: string, gitdir: string, specRoot: str
   if (!hasLinkedWorktrees(gitdir)) return [];
   const worktrees = await listWorktrees(cwd);
   const trunk = trunkOf(worktrees, configuredTrunk);
-  return Promise.all(worktrees.filter((w) => !w.main).map((w) => overlayEntry(w, trunk, specRoot)));
+  return Promise.all(
+    worktrees
+      .filter((w) => !w.main)
+      // A worktree being made or removed cannot be diffed yet: it shows with no changes, never as an error.
+      .map((w) => overlayEntry(w, trunk, specRoot).catch(() => ({ worktree: w.path, branch: w.branch, head: w.head, forkPoint: null, nodes: [] }))),
+  );
 }
 
 /**
