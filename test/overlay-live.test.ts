@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LiveProject, type BoardChange } from '../src/store/live.js';
 import { openProject } from '../src/store/project.js';
-import { cleanupRepos, git, tempDir } from './helpers/repo.js';
+import { cleanupRepos, git, ok, tempDir } from './helpers/repo.js';
 import { demoRepo } from './helpers/server.js';
 
 /** Resolves with the next change the live view announces whose cause is `cause`. */
@@ -109,5 +109,23 @@ describe('the live board with linked worktrees', () => {
       await nextChange(live, 'worktrees').catch(() => undefined);
     }
     expect((await overlayOf()).find((o) => o.branch === 'work-one')!.nodes).toEqual(['catalog/search']);
+  });
+});
+
+describe('a worktree that cannot be diffed yet', () => {
+  it('shows with no changes instead of failing the board (CLI and live view alike)', async () => {
+    const dir = await demoRepo();
+    const wt = join(tempDir(), 'half-made');
+    git(dir, 'worktree', 'add', '-q', '-b', 'half', wt);
+    // What `git worktree add` leaves while it is still checking out: a HEAD naming no commit yet.
+    writeFileSync(join(dir, '.git/worktrees/half-made/HEAD'), `${'0'.repeat(40)}\n`);
+    const board = JSON.parse(await ok(dir, ['graph', '--json'])) as { overlay: { worktree: string; nodes: string[]; forkPoint: string | null }[] };
+    expect(board.overlay).toEqual([expect.objectContaining({ worktree: wt, nodes: [], forkPoint: null })]);
+    const live = new LiveProject(openProject(dir)).start();
+    try {
+      expect((await live.snapshot()).board.overlay).toEqual([expect.objectContaining({ worktree: wt, nodes: [] })]);
+    } finally {
+      await live.stop();
+    }
   });
 });
