@@ -53,8 +53,8 @@ afterAll(async () => {
 });
 
 describe('trellis serve serves the dashboard', () => {
-  it('answers every non-API GET with the page (no-cache, strict CSP) or a hashed asset (immutable); the API and /health are untouched', async () => {
-    const page = await fetch(new URL('/some/where', base()));
+  it('answers a folder with the page (no-cache, strict CSP) and its assets (immutable); any other path, the API and /health are untouched', async () => {
+    const page = await fetch(new URL('/some/where/', base()));
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     expect(page.headers.get('cache-control')).toBe('no-cache');
@@ -71,6 +71,9 @@ describe('trellis serve serves the dashboard', () => {
     // An asset name never climbs out of the assets folder.
     const climb = await fetch(new URL('/assets/..%2F..%2Fpackage.json', base()));
     expect(await climb.text()).not.toContain('"name": "trellis"');
+    // Not a folder and not an asset: the API's JSON 404, never the page.
+    const other = await fetch(new URL('/some/where', base()));
+    expect([other.status, (await other.json()).error.code]).toEqual([404, 'NOT_FOUND']);
     const api = await fetch(new URL('/api/nope', base()));
     expect([api.status, (await api.json()).error.code]).toEqual([404, 'NOT_FOUND']);
     expect((await (await fetch(new URL('/health', base()))).json()).ok).toBe(true);

@@ -245,7 +245,8 @@ describe('a scenario whose command hangs', () => {
     const dir = tempRepo();
     const marker = `${process.pid}${Date.now() % 100000}`;
     // A child in the background and one in the foreground, both sleeping far past the timeout.
-    declare(dir, 'slow', [`{ id: slow/hangs, run: "sleep 7${marker} & sleep 8${marker}; echo never", timeoutS: 1 }`]);
+    // A 3 s timeout leaves the /proc check below time to see them live on a loaded machine.
+    declare(dir, 'slow', [`{ id: slow/hangs, run: "sleep 7${marker} & sleep 8${marker}; echo never", timeoutS: 3 }`]);
     onTestFinished(() => reap(marker));
     const child = spawn(process.execPath, [BIN, 'eval', 'run', '--json'], { cwd: dir, env: testEnv(dir), stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -261,9 +262,9 @@ describe('a scenario whose command hangs', () => {
     expect(processesWith(`sleep 8${marker}`)).toEqual([]);
     const [reading] = JSON.parse(out);
     expect(reading).toMatchObject({ scenario: 'slow/hangs', outcome: 'error' });
-    expect(reading.durationMs).toBeGreaterThanOrEqual(1000);
+    expect(reading.durationMs).toBeGreaterThanOrEqual(3000);
     expect(reading.durationMs).toBeLessThan(10_000);
-    expect(await ok(dir, ['evidence', 'get', reading.output])).toContain('killed with its process group after the 1 s timeout');
+    expect(await ok(dir, ['evidence', 'get', reading.output])).toContain('killed with its process group after the 3 s timeout');
   });
 });
 

@@ -84,15 +84,22 @@ async function cachedAsset(file: string): Promise<Uint8Array | null> {
 }
 
 /**
- * Hono middleware serving the dashboard from `distDir` for every GET/HEAD that `isApi` does not claim
- * (by default: `/api`, `/api/...` and `/health`); everything else falls through to the next handler.
+ * Hono middleware serving the dashboard from `distDir` for GET/HEAD of its page and assets that `isApi`
+ * does not claim (by default: `/api`, `/api/...` and `/health`); everything else falls through.
  */
 export function dashboardAssets(distDir: string, isApi: (path: string) => boolean = defaultIsApi): MiddlewareHandler {
   return async (c, next) => {
-    if ((c.req.method !== 'GET' && c.req.method !== 'HEAD') || isApi(c.req.path)) return next();
+    if ((c.req.method !== 'GET' && c.req.method !== 'HEAD') || isApi(c.req.path) || !isDashboardPath(c.req.path)) return next();
     const res = await dashboardResponse(distDir, c.req.path);
     return c.req.method === 'HEAD' ? new Response(null, { status: res.status, headers: res.headers }) : res;
   };
 }
+
+/**
+ * The page lives at a folder (`/`, `/p/<id>/`, or its `index.html`) and routes with the fragment; its
+ * assets are `<folder>/assets/<name>`. Any other path is not the dashboard's: it gets the API's JSON 404,
+ * never the page, so a mistyped or hostile API path can never look like a successful answer.
+ */
+const isDashboardPath = (path: string) => path.endsWith('/') || path.endsWith('/index.html') || ASSET.test(path);
 
 const defaultIsApi = (path: string) => path === '/health' || path === '/api' || path.startsWith('/api/');
