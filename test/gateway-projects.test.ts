@@ -161,6 +161,10 @@ describe('/p/:id proxy', () => {
     expect(json(r)).toMatchObject({ url: '/api/echo?q=1', cookie: 'theme=dark' });
     const got = standIn.seen.find((s) => s.url === '/api/echo?q=1')!;
     expect(JSON.stringify(got.headers)).not.toContain('secret');
+    // A browser's (allowed) Origin reaches the backend as the backend's own: it takes session input from loopback only.
+    await raw(at(`/p/${encodeProject(root)}/api/echo?q=2`), { method: 'POST', headers: { Origin: 'http://gateway.localhost:8700' }, body: '{}' });
+    const posted = standIn.seen.find((s) => s.url === '/api/echo?q=2')!;
+    expect(posted.headers.origin).toBe(new URL(standIn.url).origin);
   });
 
   it('404s an offline project and an unknown id without contacting any upstream', async () => {

@@ -92,9 +92,10 @@ describe('trellis serve: the supervisor', () => {
       const before = tally.ok;
       writeFileSync(coreJs(pkg), `${original}\n// edit ${r}\n`);
       await s.line(new RegExp(`switched to child ${r + 1} `));
-      // let the new child take some of the load before the next edit
+      // let the new child take some of the load before the next edit (kept-alive connections finish on
+      // the old one first: wait until the new child itself has answered)
       await new Promise<void>((resolve) => {
-        const check = setInterval(() => tally.ok > before + 50 && (clearInterval(check), resolve()), 5);
+        const check = setInterval(() => tally.ok > before + 50 && tally.children.has(String(r + 1)) && (clearInterval(check), resolve()), 5);
       });
     }
     await Promise.all(loops.map((l) => l.stop()));

@@ -24,6 +24,9 @@ function forwardHeaders(headers: IncomingHttpHeaders, upstreamHost: string, ownC
   const cookie = stripCookies(headers.cookie, ownCookies);
   if (cookie) out.cookie = cookie;
   out.host = upstreamHost;
+  // The gateway has judged the browser's Origin already (an allowed one reaches this point); the backend
+  // takes session input from loopback origins only, so it is told the request comes from its own origin.
+  if (headers.origin !== undefined) out.origin = `http://${upstreamHost}`;
   out['x-forwarded-prefix'] = prefix;
   return out;
 }
