@@ -7,6 +7,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Agent sessions run "$SHELL -l": a plain POSIX shell keeps the tests free of the machine's login rc
+    // files (a version manager's rehash in ~/.bashrc can block a login shell for a minute behind a stale lock).
+    env: { SHELL: '/bin/sh' },
     reporters: ['default', './test/plain-summary-reporter.ts'],
   },
 });
