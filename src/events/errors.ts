@@ -37,7 +37,6 @@ export type ErrorCode =
   | 'NO_BASE'
   | 'CLEANUP_REFUSED'
   | 'SPAWN_FAILED'
-  | 'APPEND_REFUSED'
   | 'TMUX_FAILED';
 
 export class TrellisError extends Error {
