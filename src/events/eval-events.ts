@@ -1,3 +1,5 @@
+import { isObject, parseStoredEvent, str, type ParsedEvent } from './stored-json.js';
+
 /**
  * The events of one scenario's readings, as stored in `event.json` of each commit on
  * `refs/trellis/evals/<scenario-key>` (DESIGN.md §12).
@@ -59,19 +61,10 @@ export const scenarioOfKey = (key: string): string => key.split('+').join('/');
  * Parses one stored event. Returns the event, or a one-line reason it is not one. Hand-written for the
  * same reason as parseThreadEvent: importing arktype costs ~180 ms of CLI start-up.
  */
-export function parseEvalEvent(text: string): { ok: true; event: EvalEvent } | { ok: false; reason: string } {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    return { ok: false, reason: `is not JSON (${(err as Error).message})` };
-  }
-  const reason = eventProblem(raw);
-  return reason === null ? { ok: true, event: raw as EvalEvent } : { ok: false, reason };
+export function parseEvalEvent(text: string): ParsedEvent<EvalEvent> {
+  return parseStoredEvent<EvalEvent>(text, eventProblem);
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown): v is string => typeof v === 'string';
 const HASH = /^[0-9a-f]{64}$/;
 
 const DATA: Record<string, (v: unknown) => boolean> = {

@@ -1,3 +1,5 @@
+import { isObject, parseStoredEvent, str, strs, type Check, type ParsedEvent } from './stored-json.js';
+
 /**
  * The events of one agent session, as stored in `event.json` of each commit on `refs/trellis/sessions/<id>`.
  *
@@ -65,26 +67,15 @@ export type SessionEventType = SessionEvent['type'];
  * Parses one stored session event. Returns the event, or a one-line reason it is not one. Hand-written
  * for the same start-up reason as `parseThreadEvent`.
  */
-export function parseSessionEvent(text: string): { ok: true; event: SessionEvent } | { ok: false; reason: string } {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    return { ok: false, reason: `is not JSON (${(err as Error).message})` };
-  }
-  const reason = eventProblem(raw);
-  return reason === null ? { ok: true, event: raw as SessionEvent } : { ok: false, reason };
+export function parseSessionEvent(text: string): ParsedEvent<SessionEvent> {
+  return parseStoredEvent<SessionEvent>(text, eventProblem);
 }
 
-type Check = (v: unknown) => boolean;
-const str: Check = (v) => typeof v === 'string';
 const text: Check = (v) => typeof v === 'string' && v !== '';
-const strs: Check = (v) => Array.isArray(v) && v.every(str);
 const strOrNull: Check = (v) => v === null || str(v);
 const oneOf =
   (values: readonly string[]): Check =>
   (v) => typeof v === 'string' && values.includes(v);
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const DATA: Record<SessionEventType, Record<string, Check>> = {
   spawned: { harness: text, task: str, nodes: strs, issue: strOrNull, base: text, branch: text, worktree: text },

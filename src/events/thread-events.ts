@@ -1,3 +1,5 @@
+import { isObject, parseStoredEvent, str, strs, type Check, type ParsedEvent } from './stored-json.js';
+
 /**
  * The events of one issue thread, as stored in `event.json` of each commit on `refs/trellis/issues/<id>`.
  *
@@ -67,24 +69,13 @@ export interface RecordedEvent {
  * ~180 ms of start-up, more than the whole `trellis issue reply` budget (measured; see bench/).
  * @example parseThreadEvent('{"v":1,"type":"closed","at":"...","by":"ann","clock":3,"data":{}}')
  */
-export function parseThreadEvent(text: string): { ok: true; event: ThreadEvent } | { ok: false; reason: string } {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    return { ok: false, reason: `is not JSON (${(err as Error).message})` };
-  }
-  const reason = eventProblem(raw);
-  return reason === null ? { ok: true, event: raw as ThreadEvent } : { ok: false, reason };
+export function parseThreadEvent(text: string): ParsedEvent<ThreadEvent> {
+  return parseStoredEvent<ThreadEvent>(text, eventProblem);
 }
 
-type Check = (v: unknown) => boolean;
-const str: Check = (v) => typeof v === 'string';
-const strs: Check = (v) => Array.isArray(v) && v.every(str);
 const replyNo: Check = (v) => Number.isInteger(v) && (v as number) >= 1;
 const optStr: Check = (v) => v === undefined || str(v);
 const scope: Check = (v) => v === undefined || (isObject(v) && str(v.scenario) && optStr(v.reading) && optStr(v.originator));
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const DATA: Record<ThreadEventType, Record<string, Check>> = {
   opened: { concern: str, body: str, nodes: strs, scope },
