@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupRepos, git } from './helpers/repo.js';
+import { cleanupRepos, git, tempDir } from './helpers/repo.js';
 import { demoRepo, serveDir } from './helpers/server.js';
 
 /**
@@ -11,6 +11,8 @@ let dir: string;
 let api: Awaited<ReturnType<typeof serveDir>>;
 beforeAll(async () => {
   dir = await demoRepo();
+  // Should a forged spawn ever get through, its worktree and tmux server stay in this test's own home.
+  process.env.TRELLIS_HOME = tempDir();
   api = await serveDir(dir);
 });
 afterAll(async () => {
@@ -22,7 +24,7 @@ const refs = () => git(dir, 'for-each-ref', 'refs/trellis');
 const WRITES: [string, string][] = [
   ['/api/issues', JSON.stringify({ concern: 'forged from a web page', by: 'evil' })],
   ['/api/issues/pwreset30min/reply', JSON.stringify({ body: 'forged' })],
-  ['/api/sessions', JSON.stringify({ task: 'rm -rf ~', harness: 'shell' })],
+  ['/api/sessions', JSON.stringify({ task: 'forged task', harness: 'shell' })],
   ['/api/evidence', 'forged bytes'],
   ['/api/eval/ops%2Finventory-counts/readings', JSON.stringify({ outcome: 'pass' })],
   ['/api/uploads', 'forged upload'],
