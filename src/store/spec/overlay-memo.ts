@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readTip } from '../git/refs.js';
 import { TreeWatcher } from '../watch-tree.js';
-import { hasLinkedWorktrees, listWorktrees, overlayEntry, trunkOf, type OverlayEntry, type Worktree } from './worktrees.js';
+import { hasLinkedWorktrees, listWorktrees, overlayEntry, trunkOf, undiffedEntry, type OverlayEntry, type Worktree } from './worktrees.js';
 
 /**
  * The worktree overlay of a long-running reader, memoized on what it summarizes. Each entry costs three
@@ -57,7 +57,7 @@ export class OverlayMemo {
           // A worktree being made or removed (HEAD not yet a commit, its folder going): shown with no
           // changes and not remembered, so the next read, after its watchers fire, derives it again.
           this.entries.delete(w.path);
-          return { worktree: w.path, branch: w.branch, head: w.head, forkPoint: null, nodes: [] };
+          return undiffedEntry(w);
         }
       }),
     );

@@ -71,9 +71,12 @@ export async function worktreeOverlay(cwd: string, gitdir: string, specRoot: str
     worktrees
       .filter((w) => !w.main)
       // A worktree being made or removed cannot be diffed yet: it shows with no changes, never as an error.
-      .map((w) => overlayEntry(w, trunk, specRoot).catch(() => ({ worktree: w.path, branch: w.branch, head: w.head, forkPoint: null, nodes: [] }))),
+      .map((w) => overlayEntry(w, trunk, specRoot).catch(() => undiffedEntry(w))),
   );
 }
+
+/** A worktree that cannot be diffed yet (being made or removed), shown with no changes. */
+export const undiffedEntry = (w: Worktree): OverlayEntry => ({ worktree: w.path, branch: w.branch, head: w.head, forkPoint: null, nodes: [] });
 
 /**
  * What one linked worktree changed under the spec root since its fork point. `fork`, when the caller

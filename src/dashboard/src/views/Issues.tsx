@@ -53,28 +53,8 @@ export function IssuesView() {
           <span>Search</span>
           <input type="search" value={filters.q} placeholder="concern, text, id, author…" onInput={(e) => set('q', (e.currentTarget as HTMLInputElement).value)} />
         </label>
-        <label>
-          <span>Status</span>
-          <select value={filters.status} onChange={(e) => set('status', (e.currentTarget as HTMLSelectElement).value)}>
-            <option value="">any</option>
-            {statuses.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          <span>Store</span>
-          <select value={filters.store} onChange={(e) => set('store', (e.currentTarget as HTMLSelectElement).value)}>
-            <option value="">any</option>
-            {stores.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
+        <FilterSelect label="Status" value={filters.status} options={statuses} onChange={(v) => set('status', v)} />
+        <FilterSelect label="Store" value={filters.store} options={stores} onChange={(v) => set('store', v)} />
         <label>
           <span>Node</span>
           <input value={filters.node} placeholder="node id" onChange={(e) => set('node', (e.currentTarget as HTMLInputElement).value.trim())} />
@@ -119,5 +99,22 @@ export function IssuesView() {
         <p class="muted">Loading issues…</p>
       )}
     </div>
+  );
+}
+
+/** A labelled filter whose first choice, "any", clears it. */
+function FilterSelect(props: { label: string; value: string; options: readonly string[]; onChange: (value: string) => void }) {
+  return (
+    <label>
+      <span>{props.label}</span>
+      <select value={props.value} onChange={(e) => props.onChange((e.currentTarget as HTMLSelectElement).value)}>
+        <option value="">any</option>
+        {props.options.map((s) => (
+          <option key={s} value={s}>
+            {s}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
