@@ -5,6 +5,7 @@ import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { BIN, cleanupRepos, git, ok, shell, tempRepo, testEnv, trellis } from './helpers/repo.js';
 import { demoRepo, post, serveDir } from './helpers/server.js';
+import { waitFor } from './helpers/wait.js';
 
 afterAll(cleanupRepos);
 
@@ -245,15 +246,15 @@ describe('a scenario whose command hangs', () => {
     const dir = tempRepo();
     const marker = `${process.pid}${Date.now() % 100000}`;
     // A child in the background and one in the foreground, both sleeping far past the timeout.
-    // A 3 s timeout leaves the /proc check below time to see them live on a loaded machine.
-    declare(dir, 'slow', [`{ id: slow/hangs, run: "sleep 7${marker} & sleep 8${marker}; echo never", timeoutS: 3 }`]);
+    // A 5 s timeout leaves the /proc check below time to see them live on a loaded machine.
+    declare(dir, 'slow', [`{ id: slow/hangs, run: "sleep 7${marker} & sleep 8${marker}; echo never", timeoutS: 5 }`]);
     onTestFinished(() => reap(marker));
     const child = spawn(process.execPath, [BIN, 'eval', 'run', '--json'], { cwd: dir, env: testEnv(dir), stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     // The /proc check sees the live children while the scenario runs...
-    for (let i = 0; i < 500 && processesWith(`sleep 8${marker}`).length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await waitFor(() => processesWith(`sleep 8${marker}`).length > 0, 'the scenario to start', 30_000);
     expect(processesWith(`sleep 7${marker}`)).toHaveLength(1);
     expect(processesWith(`sleep 8${marker}`)).toHaveLength(1);
     expect(await exited).toBe(0);
@@ -262,9 +263,9 @@ describe('a scenario whose command hangs', () => {
     expect(processesWith(`sleep 8${marker}`)).toEqual([]);
     const [reading] = JSON.parse(out);
     expect(reading).toMatchObject({ scenario: 'slow/hangs', outcome: 'error' });
-    expect(reading.durationMs).toBeGreaterThanOrEqual(3000);
-    expect(reading.durationMs).toBeLessThan(10_000);
-    expect(await ok(dir, ['evidence', 'get', reading.output])).toContain('killed with its process group after the 3 s timeout');
+    expect(reading.durationMs).toBeGreaterThanOrEqual(5000);
+    expect(reading.durationMs).toBeLessThan(12_000);
+    expect(await ok(dir, ['evidence', 'get', reading.output])).toContain('killed with its process group after the 5 s timeout');
   });
 });
 
@@ -303,12 +304,12 @@ describe('a scenario run interrupted', () => {
     onTestFinished(() => reap(marker));
     const child = spawn(process.execPath, [BIN, 'eval', 'run'], { cwd: dir, env: testEnv(dir), stdio: 'ignore' });
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)));
-    for (let i = 0; i < 500 && processesWith(`sleep 9${marker}`).length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await waitFor(() => processesWith(`sleep 9${marker}`).length > 0, 'the scenario to start', 30_000);
     expect(processesWith(`sleep 6${marker}`)).toHaveLength(1);
     child.kill('SIGTERM');
     expect(await exited).toBe('SIGTERM');
     // SIGKILL is delivered when the target next runs: wait (bounded) for the kernel to finish it.
-    for (let i = 0; i < 200 && processesWith(`${marker}`).filter((p) => p !== process.pid).length; i++) await new Promise((r) => setTimeout(r, 10));
+    await waitFor(() => processesWith(`${marker}`).filter((p) => p !== process.pid).length === 0, 'the scenario’s processes to end', 30_000);
     expect(processesWith(`sleep 6${marker}`)).toEqual([]);
     expect(processesWith(`sleep 9${marker}`)).toEqual([]);
     // Nothing was filed for the run that did not finish.

@@ -40,7 +40,9 @@ describe('a shell session, end to end', () => {
     expect(git(worktree, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe(`trellis/${id}`);
     expect(tmuxHas(home, id)).toBe(true);
     // The pane runs in the worktree with the session's environment.
-    expect(execFileSync('tmux', ['-S', join(home, 'tmux.sock'), 'display', '-p', '-t', spawned.tmux.pane, '#{pane_current_path}'], { encoding: 'utf8' }).trim()).toBe(worktree);
+    // tmux reads the path from the pane's foreground process, which it may not know in the first instant.
+    const panePath = () => execFileSync('tmux', ['-S', join(home, 'tmux.sock'), 'display', '-p', '-t', spawned.tmux.pane, '#{pane_current_path}'], { encoding: 'utf8' }).trim();
+    expect(await waitFor('tmux to know the pane’s working directory', panePath)).toBe(worktree);
 
     const prompted = JSON.parse(await ok(dir, ['session', 'prompt', id, '--body', 'echo hi > f && git add f && git commit -q -m f', '--json']));
     expect(prompted.delivered).toBe(true);
