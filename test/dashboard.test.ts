@@ -162,7 +162,8 @@ describe('the dashboard in a real Chromium', () => {
     expect(git(dir, 'log', '--format=%s%n%b', `refs/trellis/issues/${id}`)).toContain('Confirmed from the dashboard, see **bold**.');
 
     await page.locator('[data-reply="1"]').getByRole('button', { name: 'Resolve' }).click();
-    await expect.poll(() => page.getByTestId('remark-state-1').textContent()).toContain('resolved');
+    // 'unresolved' contains 'resolved': wait for the chip's own state, or the CLI could look too early.
+    await expect.poll(() => page.getByTestId('remark-state-1').textContent()).toMatch(/remark · resolved/);
     const shown = JSON.parse(await cli('issue', 'show', id, '--json'));
     expect(shown.replies[0].resolved).toBe(true);
     await page.locator('[data-reply="1"]').getByRole('button', { name: 'Unresolve' }).click();

@@ -228,6 +228,12 @@ function reap(marker: string): void {
   }
 }
 
+/**
+ * The live `sleep <seconds>` processes themselves: their argv is `sleep\0<seconds>\0`, which neither the
+ * `sh -c` running the scenario nor a forked child of it that has not exec'd yet matches.
+ */
+const sleepers = (seconds: string): number[] => processesWith(`sleep\u0000${seconds}\u0000`);
+
 /** Processes whose command line contains `marker`, read from /proc. */
 function processesWith(marker: string): number[] {
   const found: number[] = [];
@@ -254,13 +260,12 @@ describe('a scenario whose command hangs', () => {
     child.stdout.on('data', (d) => (out += d));
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     // The /proc check sees the live children while the scenario runs...
-    await waitFor(() => processesWith(`sleep 8${marker}`).length > 0, 'the scenario to start', 30_000);
-    expect(processesWith(`sleep 7${marker}`)).toHaveLength(1);
-    expect(processesWith(`sleep 8${marker}`)).toHaveLength(1);
+    await waitFor(() => sleepers(`7${marker}`).length > 0 && sleepers(`8${marker}`).length > 0, 'both sleeps to start', 30_000);
+    expect(sleepers(`7${marker}`)).toHaveLength(1);
+    expect(sleepers(`8${marker}`)).toHaveLength(1);
     expect(await exited).toBe(0);
-    // ...and none once the run is over.
-    expect(processesWith(`sleep 7${marker}`)).toEqual([]);
-    expect(processesWith(`sleep 8${marker}`)).toEqual([]);
+    // ...and none once the run is over: neither sleep nor the shell that ran them.
+    expect(processesWith(marker)).toEqual([]);
     const [reading] = JSON.parse(out);
     expect(reading).toMatchObject({ scenario: 'slow/hangs', outcome: 'error' });
     expect(reading.durationMs).toBeGreaterThanOrEqual(5000);
@@ -304,14 +309,13 @@ describe('a scenario run interrupted', () => {
     onTestFinished(() => reap(marker));
     const child = spawn(process.execPath, [BIN, 'eval', 'run'], { cwd: dir, env: testEnv(dir), stdio: 'ignore' });
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)));
-    await waitFor(() => processesWith(`sleep 9${marker}`).length > 0, 'the scenario to start', 30_000);
-    expect(processesWith(`sleep 6${marker}`)).toHaveLength(1);
+    await waitFor(() => sleepers(`6${marker}`).length > 0 && sleepers(`9${marker}`).length > 0, 'both sleeps to start', 30_000);
+    expect(sleepers(`6${marker}`)).toHaveLength(1);
     child.kill('SIGTERM');
     expect(await exited).toBe('SIGTERM');
     // SIGKILL is delivered when the target next runs: wait (bounded) for the kernel to finish it.
     await waitFor(() => processesWith(`${marker}`).filter((p) => p !== process.pid).length === 0, 'the scenario’s processes to end', 30_000);
-    expect(processesWith(`sleep 6${marker}`)).toEqual([]);
-    expect(processesWith(`sleep 9${marker}`)).toEqual([]);
+    expect(processesWith(marker)).toEqual([]);
     // Nothing was filed for the run that did not finish.
     expect(git(dir, 'for-each-ref', 'refs/trellis/evals')).toBe('');
   });
