@@ -3,7 +3,7 @@
  * and 50k threads (with peak RSS), all tips, the warm list, the /health gap while a thread is written at
  * 50k, and 20,000 appends kept tidy by the background gc. Generated repositories are kept under
  * `$TMPDIR/trellis-bench-fixtures/` (BENCH_KEEP_FIXTURES=0 removes them afterwards): 50k threads take
- * about a minute to generate.
+ * about a minute to generate. `BENCH_SCALE` picks parts (see scaleBench).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,13 +27,16 @@ const median = (xs: number[]) => stats(xs).median_ms;
 /** A repository of `threads` threads (5 events each on average), generated once and kept. */
 async function fixture(threads: number): Promise<string> {
   const dir = join(FIXTURES, `threads-${threads}`);
-  if (existsSync(join(dir, '.git', 'generated'))) return dir;
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  execFileSync('git', ['init', '-q', '-b', 'main', dir]);
-  const gen = await time(() => generateThreads(dir, threads, threads * 5));
-  report('scale.generate', { threads, events: threads * 5, ms: Math.round(gen.ms) });
-  writeFileSync(join(dir, '.git', 'generated'), '');
+  if (!existsSync(join(dir, '.git', 'generated'))) {
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    execFileSync('git', ['init', '-q', '-b', 'main', dir]);
+    const gen = await time(() => generateThreads(dir, threads, threads * 5));
+    report('scale.generate', { threads, events: threads * 5, ms: Math.round(gen.ms) });
+    writeFileSync(join(dir, '.git', 'generated'), '');
+  }
+  // A Trellis project: elsewhere `trellis serve` serves a copy of the demo project, not these threads.
+  if (!existsSync(join(dir, 'trellis.json'))) writeFileSync(join(dir, 'trellis.json'), '{}\n');
   return dir;
 }
 
@@ -134,6 +137,7 @@ async function replyVersusNode(): Promise<void> {
 async function healthGapDuringWrite(): Promise<void> {
   const dir = await fixture(50_000);
   const { url, child } = await startServer(dir);
+  if (process.env.BENCH_DEBUG) child.stdout!.on('data', (d) => process.stderr.write(d));
   const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
   const get = (path: string, method = 'GET', body?: string) =>
     new Promise<string>((resolve, reject) => {
@@ -143,7 +147,7 @@ async function healthGapDuringWrite(): Promise<void> {
         res.on('data', (d) => (text += d));
         res.on('end', () => resolve(text));
       });
-      req.on('error', reject);
+      req.on('error', (e) => reject(new Error(`${method} ${path}: ${e.message}`)));
       req.end(body);
     });
   try {
@@ -166,7 +170,9 @@ async function healthGapDuringWrite(): Promise<void> {
         }
       })();
       await new Promise((r) => setTimeout(r, 200));
-      await get(`/api/issues/${id}/reply`, 'POST', JSON.stringify({ body: `gap ${round}`, by: 'bench' }));
+      const answer = await get(`/api/issues/${id}/reply`, 'POST', JSON.stringify({ body: `gap ${round}`, by: 'bench' }));
+      // A refused write would measure nothing: it must have appended.
+      if (!answer.includes(`gap ${round}`)) throw new Error(`the reply was not written: ${answer.slice(0, 200)}`);
       // Past the server's deferred projection-cache save (2 s) and the board rebuild the write causes.
       await get('/api/graph');
       await new Promise((r) => setTimeout(r, 2_500));
@@ -219,14 +225,18 @@ async function appendsStayTidy(): Promise<void> {
   }
 }
 
+/** `BENCH_SCALE=reply,cold,tips,health,storage` runs only those parts (default: all). */
 export async function scaleBench(): Promise<void> {
+  const parts: [string, () => Promise<void>][] = [
+    ['reply', replyVersusNode],
+    ['cold', async () => (await coldVersusFloor(10_000), await coldVersusFloor(50_000))],
+    ['tips', tipsAndWarm],
+    ['health', healthGapDuringWrite],
+    ['storage', appendsStayTidy],
+  ];
+  const only = process.env.BENCH_SCALE?.split(',');
   try {
-    await replyVersusNode();
-    await coldVersusFloor(10_000);
-    await coldVersusFloor(50_000);
-    await tipsAndWarm();
-    await healthGapDuringWrite();
-    await appendsStayTidy();
+    for (const [name, run] of parts) if (!only || only.includes(name)) await run();
   } finally {
     if (process.env.BENCH_KEEP_FIXTURES === '0') rmSync(FIXTURES, { recursive: true, force: true });
   }
