@@ -28,16 +28,18 @@ function full(states: readonly ThreadState[]) {
 }
 
 describe('IssueIndex (the merged list kept in O(change))', () => {
-  it('equals the full build after every step of a random history: opens, replies, closes, eval remarks, deletions, same-second ties', () => {
+  it('equals the full build after every step of a random history (opens, replies, closes, eval remarks, deletions, same-second ties), with and without the read\'s delta', () => {
     const random = rng(8);
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
     const nodes = ['a', 'b', 'c/d', '__proto__'];
     let threads = new Map<string, ThreadState>();
     const index = new IssueIndex();
     let clock = 0;
+    let previous: ThreadState[] = [];
     for (let step = 0; step < 600; step++) {
       // A read hands over a fresh array; threads that did not move keep their state objects.
       const next = new Map(threads);
+      const changed = new Map<string, ThreadState | null>();
       const ops = 1 + Math.floor(random() * 3);
       for (let k = 0; k < ops; k++) {
         const r = random();
@@ -59,10 +61,14 @@ describe('IssueIndex (the merged list kept in O(change))', () => {
           next.delete(pick([...next.keys()]));
         }
       }
+      for (const id of new Set([...threads.keys(), ...next.keys()])) if (threads.get(id) !== next.get(id)) changed.set(id, next.get(id) ?? null);
       threads = next;
       const states = [...threads.values()];
       const want = full(states);
-      expect(index.update(states)).toEqual(want.merged);
+      // Every other read says what changed (as a stream store's read does); the others are compared.
+      const delta = step % 2 ? { from: { states: previous, problems: [] }, changed } : undefined;
+      expect(index.update({ states, delta })).toEqual(want.merged);
+      previous = states;
       expect(index.freshness()).toEqual(want.stamp);
       for (const node of new Set([...nodes, ...index.nodes()])) {
         const got = index.onNode(node);
@@ -75,10 +81,10 @@ describe('IssueIndex (the merged list kept in O(change))', () => {
     const index = new IssueIndex();
     const a = foldThread('a', [ev(1, 'opened', { concern: 'a', body: '', nodes: ['n'] }, at(1))]);
     const b = foldThread('b', [ev(1, 'opened', { concern: 'b', body: '', nodes: ['n'] }, at(2))]);
-    const first = index.update([a, b]);
+    const first = index.update({ states: [a, b] });
     const onNode = index.onNode('n');
     const snapshot = [...first];
-    index.update([evolveThread(a, ev(2, 'closed', {}, at(3))), b]);
+    index.update({ states: [evolveThread(a, ev(2, 'closed', {}, at(3))), b] });
     expect(first).toEqual(snapshot);
     expect(onNode.map((i) => i.status)).toEqual(['open', 'open']);
     expect(index.onNode('n').map((i) => i.status)).toEqual(['open', 'landed']);

@@ -2,6 +2,7 @@ import { freshness, threadFreshness, type Freshness, type FreshnessEntry } from 
 import { issueThreads, newestFirst } from '../../projections/issue-list.js';
 import type { Issue } from '../../projections/issue.js';
 import { threadIssue, type ThreadState } from '../../projections/thread.js';
+import type { StreamsDelta } from '../streams/stream-store.js';
 
 /*
  * The local part of the merged list, kept up to date from one read of the threads to the next in
@@ -36,21 +37,32 @@ export class IssueIndex {
   private sums: Sums = { open: 0, threads: 0, replies: 0, revision: 0, latest: null };
   private lastStates: readonly ThreadState[] | undefined;
 
-  /** Brings the index to `states` (every thread of one read) and returns the local issues, newest first. */
-  update(states: readonly ThreadState[]): readonly Issue[] {
+  /**
+   * Brings the index to one read of every thread and returns the local issues, newest first. A read
+   * that names what changed since the one this index last saw costs O(change); any other read is
+   * compared object by object (a map lookup per thread), and rebuilt from scratch when threads are gone.
+   */
+  update(read: { readonly states: readonly ThreadState[]; readonly delta?: StreamsDelta<ThreadState> }): readonly Issue[] {
+    const { states, delta } = read;
     if (states === this.lastStates) return this.sorted;
-    const changed: ThreadState[] = [];
+    if (delta && this.lastStates && delta.from.states === this.lastStates) {
+      if (delta.changed.size > states.length / 4) this.rebuild(states);
+      else this.apply(delta.changed);
+      this.lastStates = states;
+      return this.sorted;
+    }
+    const changed = new Map<string, ThreadState>();
     let kept = 0;
     for (const s of states) {
       const had = this.byId.get(s.id);
       if (had?.state === s) kept++;
-      else changed.push(s);
+      else changed.set(s.id, s);
     }
     // Threads gone since the last read (a deleted ref), or a first read: build from scratch.
-    const before = this.byId.size;
-    const returning = changed.reduce((n, s) => n + (this.byId.has(s.id) ? 1 : 0), 0);
-    if (kept + returning < before || changed.length > states.length / 4) this.rebuild(states);
-    else if (changed.length) this.apply(changed);
+    let returning = 0;
+    for (const id of changed.keys()) if (this.byId.has(id)) returning++;
+    if (kept + returning < this.byId.size || changed.size > states.length / 4) this.rebuild(states);
+    else if (changed.size) this.apply(changed);
     this.lastStates = states;
     return this.sorted;
   }
@@ -93,7 +105,8 @@ export class IssueIndex {
     this.sums = { open: f.open, threads: f.threads, replies: f.replies, revision: f.revision, latest: f.latest };
   }
 
-  private apply(changed: readonly ThreadState[]): void {
+  /** Applies each changed thread: its new state, or null for a thread gone from the read. */
+  private apply(changed: ReadonlyMap<string, ThreadState | null>): void {
     const sorted = this.sorted.slice();
     const copied = new Set<string>();
     const nodeList = (node: string): Issue[] => {
@@ -104,10 +117,11 @@ export class IssueIndex {
       return list;
     };
     let latestMayDrop = false;
-    for (const s of changed) {
-      const old = this.byId.get(s.id);
-      const next = issueThreads([s]).length ? indexed(s) : { state: s };
-      this.byId.set(s.id, next);
+    for (const [id, s] of changed) {
+      const old = this.byId.get(id);
+      const next = s === null ? undefined : issueThreads([s]).length ? indexed(s) : { state: s };
+      if (next) this.byId.set(id, next);
+      else this.byId.delete(id);
       if (old?.issue) {
         remove(sorted, old.issue);
         for (const node of new Set(old.issue.nodes)) {
@@ -118,7 +132,7 @@ export class IssueIndex {
         this.count(old.entry!, -1);
         if (old.entry!.activity === this.sums.latest) latestMayDrop = true;
       }
-      if (next.issue) {
+      if (next?.issue) {
         insert(sorted, next.issue);
         for (const node of new Set(next.issue.nodes)) insert(nodeList(node), next.issue);
         this.count(next.entry!, 1);

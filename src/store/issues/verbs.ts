@@ -242,7 +242,7 @@ const indexes = new WeakMap<Project, IssueIndex>();
 function localIndex(p: Project, read: ThreadsRead): IssueIndex {
   let index = indexes.get(p);
   if (!index) indexes.set(p, (index = new IssueIndex()));
-  index.update(read.states);
+  index.update(read);
   return index;
 }
 
