@@ -11,7 +11,19 @@ const OID = /^[0-9a-f]{40}$/;
  * tips in a few tens of milliseconds.
  */
 export function readTips(gitdir: string, prefix: string, opts: { relative?: boolean } = {}): ReadonlyMap<string, string> {
-  return readTipsStamped(gitdir, prefix, opts).tips;
+  return readTipsStamped(gitdir, prefix, opts).tips();
+}
+
+/** One read of the tips below a prefix, in its two layers: a loose ref wins over its packed line. */
+export interface TipsRead {
+  /** The parse of packed-refs below the prefix: the same object while packed-refs is unchanged. */
+  readonly packed: ReadonlyMap<string, string>;
+  readonly loose: ReadonlyMap<string, string>;
+  readonly stamp: TipsStamp;
+  /** The tip of one ref of this read. */
+  get(key: string): string | undefined;
+  /** Every tip of this read (a merged copy when there are loose refs). */
+  tips(): ReadonlyMap<string, string>;
 }
 
 /**
@@ -34,7 +46,7 @@ export interface TipsStamp {
 const RACY_MS = 100;
 
 /** `readTips`, with the stamp of what it read (taken as it read, so a change meanwhile shows later). */
-export function readTipsStamped(gitdir: string, prefix: string, opts: { relative?: boolean } = {}): { tips: ReadonlyMap<string, string>; stamp: TipsStamp } {
+export function readTipsStamped(gitdir: string, prefix: string, opts: { relative?: boolean } = {}): TipsRead {
   const now = Date.now();
   const loose = new Map<string, string>();
   const dirs: string[] = [];
@@ -53,11 +65,23 @@ export function readTipsStamped(gitdir: string, prefix: string, opts: { relative
   if (packedStat) mtimes.push(packedStat[1]!);
   const trusted = statKey(packedPath) === packedBefore && mtimes.every((ns) => Number(ns / 1_000_000n) < now - RACY_MS);
   const stamp: TipsStamp = { dirs, packed: packedPath, key: stampKey(stats, packedBefore), trusted };
-  if (loose.size === 0) return { tips: packed, stamp };
-  // A loose ref wins over its packed line.
-  const tips = new Map(packed);
-  for (const [key, oid] of loose) tips.set(key, oid);
-  return { tips, stamp };
+  let merged: ReadonlyMap<string, string> | undefined;
+  return {
+    packed,
+    loose,
+    stamp,
+    get: (key) => loose.get(key) ?? packed.get(key),
+    tips() {
+      // Every ref packed (as after a gc): the parse of packed-refs as it is, no copy (read-only to callers).
+      if (loose.size === 0) return packed;
+      if (!merged) {
+        const all = new Map(packed);
+        for (const [key, oid] of loose) all.set(key, oid);
+        merged = all;
+      }
+      return merged;
+    },
+  };
 }
 
 /** Whether no ref below the stamp's prefix can have moved since the read that took it. */

@@ -1,4 +1,4 @@
-import { existsSync, utimesSync } from 'node:fs';
+import { existsSync, rmSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupRepos, git, tempRepo } from '../../../test/helpers/repo.js';
@@ -79,5 +79,27 @@ describe('TipsStamp: whether any ref below a prefix can have moved since a read'
     // Right after a write the stamp is racy: every tip is read again, and still nothing is missed.
     await replyToIssue(openProject(dir), id, { body: 'third', by: 'bob' });
     expect((await mergedIssues(reader)).issues[0]!.replies.map((r) => r.body)).toEqual(['second', 'third']);
+  });
+
+  it('a full read after a pack looks only at loose refs, and still sees every move, new thread and deletion', async () => {
+    const dir = tempRepo();
+    const reader = openProject(dir);
+    const writer = openProject(dir);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await openIssue(writer, { concern: `t${i}`, by: 'ann' })).id);
+    git(dir, 'pack-refs', '--all');
+    const concerns = async () => (await reader.threads.all({ everyRef: true })).states.map((s) => `${s.concern}:${s.replies.length}`).sort();
+    expect(await concerns()).toEqual(['t0:0', 't1:0', 't2:0', 't3:0', 't4:0']);
+    await replyToIssue(writer, ids[1]!, { body: 'r', by: 'bob' }); // a loose ref over its packed line
+    expect(await concerns()).toEqual(['t0:0', 't1:1', 't2:0', 't3:0', 't4:0']);
+    await openIssue(writer, { concern: 't5', by: 'ann' }); // a new loose ref
+    expect(await concerns()).toEqual(['t0:0', 't1:1', 't2:0', 't3:0', 't4:0', 't5:0']);
+    git(dir, 'update-ref', '-d', `${PREFIX}${ids[2]}`); // packed-refs rewritten
+    expect(await concerns()).toEqual(['t0:0', 't1:1', 't3:0', 't4:0', 't5:0']);
+    // A loose ref removed by hand while its packed line stays: the thread is back at its packed tip.
+    await replyToIssue(writer, ids[3]!, { body: 'r', by: 'bob' });
+    expect(await concerns()).toEqual(['t0:0', 't1:1', 't3:1', 't4:0', 't5:0']);
+    rmSync(join(dir, '.git', PREFIX, ids[3]!));
+    expect(await concerns()).toEqual(['t0:0', 't1:1', 't3:0', 't4:0', 't5:0']);
   });
 });

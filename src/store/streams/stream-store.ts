@@ -1,7 +1,7 @@
 import { TrellisError } from '../../events/errors.js';
 import type { ChainResult } from '../git/chain.js';
 import type { GitAppendLog } from '../git/append-log.js';
-import { tipsUnchanged, type TipsStamp } from '../git/refs.js';
+import { tipsUnchanged, type TipsRead, type TipsStamp } from '../git/refs.js';
 import type { ProjectionCache, StreamProblem, StreamSnapshot } from './projection-cache.js';
 import type { StoredEvent, StreamKind } from './stream-kind.js';
 
@@ -40,8 +40,9 @@ export class StreamStore<E extends StoredEvent, S, C> {
   private cacheSave: { delayMs: number; timer?: NodeJS.Timeout } | undefined;
   /** Streams whose snapshot changed since the cache last saved them: a save appends only these. */
   private readonly unsaved = new Set<string>();
-  /** What the last full read of the tips saw of the ref folders (see TipsStamp). */
+  /** What the last full read of the tips saw of the ref folders (see TipsStamp), and the tips it read. */
   private stamp: TipsStamp | undefined;
+  private layers: TipsRead | undefined;
   /** The last read built, and the streams whose snapshot changed since (its successor's delta). */
   private builtRead: StreamsRead<S> | undefined;
   private readonly moved = new Set<string>();
@@ -97,26 +98,46 @@ export class StreamStore<E extends StoredEvent, S, C> {
   private async readAll(opts: { only?: ReadonlySet<string>; everyRef?: boolean }): Promise<StreamsRead<S>> {
     const partial = this.fullyRead && opts.only !== undefined;
     if (!partial && !opts.everyRef && this.lastRead && this.transient.size === 0 && this.stamp && tipsUnchanged(this.stamp)) return this.lastRead;
-    let tips: ReadonlyMap<string, string>;
-    if (partial) tips = this.someTips(opts.only!);
-    else ({ tips, stamp: this.stamp } = this.log.tipsStamped(this.kind.refPrefix));
-    this.fullyRead = true;
     if (!this.cacheLoaded) {
       for (const [id, snap] of this.cache.load()) if (!this.known.has(id)) this.known.set(id, snap);
       this.cacheLoaded = true;
     }
-    let changed = false;
-    for (const id of partial ? opts.only! : this.known.keys()) {
-      if (this.known.has(id) && !tips.has(id)) {
-        this.known.delete(id);
-        this.unsaved.add(id);
-        this.moved.add(id);
-        changed = true;
+    // The ids whose tips may differ from what `known` holds, and their tips now (undefined: gone).
+    let candidates: Iterable<string>;
+    let tipOf: (id: string) => string | undefined;
+    if (partial) {
+      const tips = this.someTips(opts.only!);
+      candidates = [...new Set([...opts.only!, ...tips.keys()])];
+      tipOf = (id) => tips.get(id);
+    } else {
+      const read = this.log.tipsStamped(this.kind.refPrefix);
+      const before = this.layers;
+      this.stamp = read.stamp;
+      this.layers = read;
+      if (before && before.packed === read.packed) {
+        // packed-refs is as the last full read parsed it, and every tip then was folded or written since
+        // (a write leaves a loose ref): only loose refs, then or now, can differ. At 50,000 packed
+        // threads this is a few lookups instead of a pass over every thread (and its garbage).
+        candidates = new Set([...before.loose.keys(), ...read.loose.keys(), ...this.transient]);
+        tipOf = (id) => read.get(id);
+      } else {
+        const tips = read.tips();
+        candidates = [...new Set([...this.known.keys(), ...tips.keys()])];
+        tipOf = (id) => tips.get(id);
       }
     }
+    this.fullyRead = true;
+    let changed = false;
     const stale: { id: string; tip: string }[] = [];
-    for (const [id, tip] of tips) {
-      if (this.known.get(id)?.tip !== tip || this.transient.has(id)) stale.push({ id, tip });
+    for (const id of candidates) {
+      const tip = tipOf(id);
+      if (tip === undefined) {
+        if (this.known.delete(id)) {
+          this.unsaved.add(id);
+          this.moved.add(id);
+          changed = true;
+        }
+      } else if (this.known.get(id)?.tip !== tip || this.transient.has(id)) stale.push({ id, tip });
     }
     if (stale.length) {
       await this.refresh(stale);
