@@ -195,8 +195,7 @@ export class LiveProject {
     await watchersCaughtUp();
     const only = this.dirtyThreads;
     this.dirtyThreads = new Set();
-    // Without a list of moved refs (a resync, or an event that named none), every tip is read.
-    return this.project.threads.all(only ? { only } : { everyRef: true });
+    return this.project.threads.all(only ? { only } : {});
   }
 
   /** Spec tree, memoized until something under the spec root (or the config) changes; unchanged files are not re-parsed. */

@@ -226,9 +226,9 @@ export interface IssueList {
 
 /**
  * The merged list, newest first: every store interleaved, eval-remark threads excluded. A server passes
- * its own incremental read of the threads.
+ * its own incremental read of the threads; otherwise a repeated read reads no tip while no ref moved.
  */
-export async function mergedIssues(p: Project, readThreads: () => Promise<ThreadsRead> = () => p.threads.all()): Promise<IssueList> {
+export async function mergedIssues(p: Project, readThreads: () => Promise<ThreadsRead> = () => p.threads.all({ ifMoved: true })): Promise<IssueList> {
   const notes = p.forgeReads === 'live' ? await pullForges(p) : [];
   const list = mergedFrom(p, await readThreads());
   return notes.length ? { ...list, notes } : list;

@@ -78,12 +78,12 @@ export class StreamStore<E extends StoredEvent, S, C> {
   /**
    * Every stream at its current tip. Corrupt streams are reported by name; the others still list.
    * `only`: the caller knows (from file system events) that no stream outside these ids moved since the
-   * last call, so only their refs are read; the first call always reads every tip. Otherwise, when the
+   * last call, so only their refs are read; the first call always reads every tip. `ifMoved`: when the
    * ref folders and packed-refs are as the last full read left them (see TipsStamp), no tip is read and
-   * the last answer stands; `everyRef` reads every tip regardless (a watcher's periodic resync, which
-   * must also see a ref file rewritten in place).
+   * the last answer stands (a warm in-process list; a ref file rewritten in place, which neither git nor
+   * Trellis does, is seen only once its folder changes).
    */
-  all(opts: { only?: ReadonlySet<string>; everyRef?: boolean } = {}): Promise<StreamsRead<S>> {
+  all(opts: { only?: ReadonlySet<string>; ifMoved?: boolean } = {}): Promise<StreamsRead<S>> {
     // One read at a time: two interleaved reads could each fold a different tip of the same stream and
     // the older one could land last.
     const run = this.reading.then(() => this.readAll(opts));
@@ -95,9 +95,9 @@ export class StreamStore<E extends StoredEvent, S, C> {
   /** Streams whose last read failed for a reason that may pass; they are read again next time. */
   private readonly transient = new Set<string>();
 
-  private async readAll(opts: { only?: ReadonlySet<string>; everyRef?: boolean }): Promise<StreamsRead<S>> {
+  private async readAll(opts: { only?: ReadonlySet<string>; ifMoved?: boolean }): Promise<StreamsRead<S>> {
     const partial = this.fullyRead && opts.only !== undefined;
-    if (!partial && !opts.everyRef && this.lastRead && this.transient.size === 0 && this.stamp && tipsUnchanged(this.stamp)) return this.lastRead;
+    if (!partial && opts.ifMoved && this.lastRead && this.transient.size === 0 && this.stamp && tipsUnchanged(this.stamp)) return this.lastRead;
     if (!this.cacheLoaded) {
       for (const [id, snap] of this.cache.load()) if (!this.known.has(id)) this.known.set(id, snap);
       this.cacheLoaded = true;
