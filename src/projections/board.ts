@@ -1,6 +1,6 @@
 import type { Freshness } from './freshness.js';
 import type { Issue, SlimIssue } from './issue.js';
-import { nodeSlice } from './node-slice.js';
+import { nodeSlice, type NodeIssues } from './node-slice.js';
 import type { ScenarioOutcome } from './scoreboard.js';
 import type { SessionSummary } from './session-list.js';
 import type { SpecNodeMeta } from './spec-node.js';
@@ -51,17 +51,23 @@ export interface BoardInputs {
   readonly freshness: Freshness;
   /** Per node id, its scenarios' latest trunk outcomes. */
   readonly scenarios?: ReadonlyMap<string, readonly ScenarioOutcome[]>;
+  /**
+   * One node's slice, when the caller keeps them (a server's incremental index): must equal what
+   * `nodeSlice(issues)` gives for that node. Without it the slices are computed from `issues`.
+   */
+  readonly sliceOf?: (node: string) => NodeIssues | undefined;
 }
 
 const NONE = { issues: [], openIssues: [] } as const;
 
 /** Assembles the board. Deterministic: the same inputs give the same bytes, wherever it is built. */
 export function assembleBoard(inputs: BoardInputs): Board {
-  const slice = nodeSlice(inputs.issues);
+  const computed = inputs.sliceOf ? undefined : nodeSlice(inputs.issues);
+  const slice = inputs.sliceOf ?? ((node: string) => computed![node]);
   return {
     version: BOARD_VERSION,
     specRoot: inputs.specRoot,
-    nodes: inputs.nodes.map((n) => ({ ...n, ...(slice[n.id] ?? NONE), scenarios: inputs.scenarios?.get(n.id) ?? [] })),
+    nodes: inputs.nodes.map((n) => ({ ...n, ...(slice(n.id) ?? NONE), scenarios: inputs.scenarios?.get(n.id) ?? [] })),
     overlay: inputs.overlay,
     sessions: inputs.sessions,
     freshness: inputs.freshness,

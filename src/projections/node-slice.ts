@@ -33,3 +33,9 @@ export function nodeSlice(merged: readonly Issue[]): Record<string, NodeIssues> 
   }
   return out;
 }
+
+/** One node's slice from its issues already in merged order, each listed once (an incremental index keeps them so). */
+export function sliceOf(issues: readonly Issue[]): NodeIssues {
+  const all = issues.map(slim);
+  return { issues: all, openIssues: all.filter((_, i) => issues[i]!.status === 'open') };
+}

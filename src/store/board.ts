@@ -1,7 +1,7 @@
 import { TrellisError } from '../events/index.js';
 import { assembleBoard, boardBytes, sessionList, specMeta, trunkOutcomes, type Board } from '../projections/index.js';
 import type { ThreadsRead } from './issues/thread-store.js';
-import { mergedFrom } from './issues/verbs.js';
+import { mergedFrom, nodeIssuesFrom } from './issues/verbs.js';
 import type { Project } from './project.js';
 import { readSpecTree, type SpecTree } from './spec/spec-tree.js';
 import { worktreeOverlay, type OverlayEntry } from './spec/worktrees.js';
@@ -46,6 +46,7 @@ export async function buildBoard(
     sessions: sessionList(sessions.states),
     issues: list.issues,
     freshness: list.freshness,
+    sliceOf: nodeIssuesFrom(p, read),
   });
   return { board, bytes: boardBytes(board), notes };
 }

@@ -3,7 +3,7 @@ import { isoChainReader } from './iso-chain-reader.js';
 import { revListChainReader } from './rev-list-chain-reader.js';
 import { Housekeeping } from './housekeeping.js';
 import { commitObject, singleFileTree, writeObject } from './loose-objects.js';
-import { compareAndSwapRef, defaultLockOptions, readTip, readTips, type LockOptions } from './refs.js';
+import { compareAndSwapRef, defaultLockOptions, readTip, readTips, readTipsStamped, type LockOptions, type TipsRead } from './refs.js';
 
 /** One payload to append: the bytes of `event.json` and how the commit reads in `git log`. */
 export interface LogRecord {
@@ -41,8 +41,13 @@ export class GitAppendLog {
   }
 
   /** Tips of the refs under `prefix`, keyed by their names relative to it. */
-  tips(prefix: string): Map<string, string> {
+  tips(prefix: string): ReadonlyMap<string, string> {
     return readTips(this.gitdir, prefix, { relative: true });
+  }
+
+  /** `tips`, in its packed and loose layers, with the stamp that tells whether any of them may have moved since (see TipsStamp). */
+  tipsStamped(prefix: string): TipsRead {
+    return readTipsStamped(this.gitdir, prefix, { relative: true });
   }
 
   tip(ref: string): string | null {

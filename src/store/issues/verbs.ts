@@ -1,8 +1,9 @@
 import { issueNodes, isNodeId, isTrellisError, TrellisError, type ScenarioScope, type ThreadCommand } from '../../events/index.js';
 // Each projection from its own module: the index also carries the spec-node parser and its YAML library
 // (~35 ms to load), which no issue verb needs (CLI start-up, issue 8).
-import { freshness, threadFreshness, type Freshness } from '../../projections/freshness.js';
-import { evalRemarkThreads, issueThreads, localIssues, mergeIssues } from '../../projections/issue-list.js';
+import { freshness, type Freshness } from '../../projections/freshness.js';
+import { evalRemarkThreads, issueThreads, mergeIssues } from '../../projections/issue-list.js';
+import { nodeSlice, sliceOf, type NodeIssues } from '../../projections/node-slice.js';
 import type { Issue } from '../../projections/issue.js';
 import { threadIssue, type ThreadState } from '../../projections/thread.js';
 import { findReading } from '../eval/readings.js';
@@ -11,6 +12,7 @@ import { parseForgeId, type ForgeEntry } from '../forge/driver.js';
 import { withMarker } from '../forge/marker.js';
 import type { Project } from '../project.js';
 import type { StreamProblem } from '../streams/projection-cache.js';
+import { IssueIndex, mergeNewestFirst } from './issue-index.js';
 import { newThreadId, requireLocalId } from './thread-id.js';
 import type { ThreadsRead } from './thread-store.js';
 
@@ -224,9 +226,9 @@ export interface IssueList {
 
 /**
  * The merged list, newest first: every store interleaved, eval-remark threads excluded. A server passes
- * its own incremental read of the threads.
+ * its own incremental read of the threads; otherwise a repeated read reads no tip while no ref moved.
  */
-export async function mergedIssues(p: Project, readThreads: () => Promise<ThreadsRead> = () => p.threads.all()): Promise<IssueList> {
+export async function mergedIssues(p: Project, readThreads: () => Promise<ThreadsRead> = () => p.threads.all({ ifMoved: true })): Promise<IssueList> {
   const notes = p.forgeReads === 'live' ? await pullForges(p) : [];
   const list = mergedFrom(p, await readThreads());
   return notes.length ? { ...list, notes } : list;
@@ -234,37 +236,65 @@ export async function mergedIssues(p: Project, readThreads: () => Promise<Thread
 
 // Memoized per read of the threads and version of the forge slice: a warm server builds nothing twice.
 const mergedOf = new WeakMap<object, { version: number; list: IssueList }>();
+/** Each project's local issues, kept up to date from one read to the next in O(change). */
+const indexes = new WeakMap<Project, IssueIndex>();
+
+function localIndex(p: Project, read: ThreadsRead): IssueIndex {
+  let index = indexes.get(p);
+  if (!index) indexes.set(p, (index = new IssueIndex()));
+  index.update(read);
+  return index;
+}
 
 /** The merged list of one read of the threads and the forge slice as it is. */
 export function mergedFrom(p: Project, read: ThreadsRead): IssueList {
   const memo = mergedOf.get(read);
   if (memo && memo.version === p.forges.version) return memo.list;
+  const index = localIndex(p, read);
   const forge = p.forges.entries();
+  const local = index.issues();
   const list: IssueList = {
-    issues: mergeIssues(localIssues(read.states), forge.map((e) => e.issue)),
+    issues: forge.length ? mergeNewestFirst(local, mergeIssues(forge.map((e) => e.issue))) : local,
     problems: read.problems,
     notes: [],
-    freshness: freshness([...issueThreads(read.states).map(threadFreshness), ...forge.map(forgeFreshness)]),
+    freshness: withForge(index.freshness(), forge),
   };
   mergedOf.set(read, { version: p.forges.version, list });
   return list;
 }
 
-const freshnessOf = new WeakMap<object, { version: number; freshness: Freshness }>();
-
 /**
- * The freshness stamp of one read of the threads and the forge slice, without building the merged list:
- * one pass, no sort (a thread write at 50,000 threads announces its change in a few milliseconds).
+ * The freshness stamp of one read of the threads and the forge slice, without building the merged list
+ * (a thread write at 50,000 threads announces its change in a few milliseconds).
  */
 export function freshnessFrom(p: Project, read: ThreadsRead): Freshness {
-  const memo = mergedOf.get(read) ?? freshnessOf.get(read);
-  if (memo && memo.version === p.forges.version) return 'list' in memo ? memo.list.freshness : memo.freshness;
-  const entries: ReturnType<typeof threadFreshness>[] = [];
-  for (const t of issueThreads(read.states)) entries.push(threadFreshness(t));
-  for (const e of p.forges.entries()) entries.push(forgeFreshness(e));
-  const stamp = freshness(entries);
-  freshnessOf.set(read, { version: p.forges.version, freshness: stamp });
-  return stamp;
+  const memo = mergedOf.get(read);
+  if (memo && memo.version === p.forges.version) return memo.list.freshness;
+  return withForge(localIndex(p, read).freshness(), p.forges.entries());
+}
+
+/**
+ * Each node's slice of the merged list of `read` (what `nodeSlice` of the merged list gives for it),
+ * from the local index and the forge slice: the board reads only its tree's nodes.
+ */
+export function nodeIssuesFrom(p: Project, read: ThreadsRead): (node: string) => NodeIssues | undefined {
+  const index = localIndex(p, read);
+  const forge = nodeSlice(mergeIssues(p.forges.entries().map((e) => e.issue)));
+  const forgeIssues = new Map(p.forges.entries().map((e) => [e.issue.id, e.issue]));
+  return (node) => {
+    const local = index.onNode(node);
+    const remote = forge[node]?.issues.map((s) => forgeIssues.get(s.id)!) ?? [];
+    if (local.length === 0 && remote.length === 0) return undefined;
+    return sliceOf(remote.length ? mergeNewestFirst(local, remote) : local);
+  };
+}
+
+/** The local stamp with the forge's issues added (the stamp is a sum, and a maximum, over the merged set). */
+function withForge(local: Freshness, forge: readonly ForgeEntry[]): Freshness {
+  if (forge.length === 0) return local;
+  const f = freshness(forge.map(forgeFreshness));
+  const latest = local.latest === null || (f.latest !== null && f.latest > local.latest) ? f.latest : local.latest;
+  return { open: local.open + f.open, threads: local.threads + f.threads, replies: local.replies + f.replies, latest, revision: local.revision + f.revision };
 }
 
 /** The merged list filtered as `trellis issue ls` filters it. */

@@ -1,6 +1,7 @@
 import { TrellisError } from '../../events/errors.js';
 import type { ChainResult } from '../git/chain.js';
 import type { GitAppendLog } from '../git/append-log.js';
+import { tipsUnchanged, type TipsRead, type TipsStamp } from '../git/refs.js';
 import type { ProjectionCache, StreamProblem, StreamSnapshot } from './projection-cache.js';
 import type { StoredEvent, StreamKind } from './stream-kind.js';
 
@@ -11,6 +12,17 @@ const MAX_ATTEMPTS = 100;
 export interface StreamsRead<S> {
   readonly states: readonly S[];
   readonly problems: readonly StreamProblem[];
+  /**
+   * What changed since the read before this one (`from`), by stream id: the new state, or null for a
+   * stream that is gone or cannot be folded now. Lets a view of every stream follow in O(change); only
+   * the newest read keeps it (an older read's link is dropped, so reads never chain up in memory).
+   */
+  delta?: StreamsDelta<S>;
+}
+
+export interface StreamsDelta<S> {
+  readonly from: StreamsRead<S>;
+  readonly changed: ReadonlyMap<string, S | null>;
 }
 
 /**
@@ -28,6 +40,12 @@ export class StreamStore<E extends StoredEvent, S, C> {
   private cacheSave: { delayMs: number; timer?: NodeJS.Timeout } | undefined;
   /** Streams whose snapshot changed since the cache last saved them: a save appends only these. */
   private readonly unsaved = new Set<string>();
+  /** What the last full read of the tips saw of the ref folders (see TipsStamp), and the tips it read. */
+  private stamp: TipsStamp | undefined;
+  private layers: TipsRead | undefined;
+  /** The last read built, and the streams whose snapshot changed since (its successor's delta). */
+  private builtRead: StreamsRead<S> | undefined;
+  private readonly moved = new Set<string>();
 
   constructor(
     readonly kind: StreamKind<E, S, C>,
@@ -60,9 +78,12 @@ export class StreamStore<E extends StoredEvent, S, C> {
   /**
    * Every stream at its current tip. Corrupt streams are reported by name; the others still list.
    * `only`: the caller knows (from file system events) that no stream outside these ids moved since the
-   * last call, so only their refs are read; the first call always reads every tip.
+   * last call, so only their refs are read; the first call always reads every tip. `ifMoved`: when the
+   * ref folders and packed-refs are as the last full read left them (see TipsStamp), no tip is read and
+   * the last answer stands (a warm in-process list; a ref file rewritten in place, which neither git nor
+   * Trellis does, is seen only once its folder changes).
    */
-  all(opts: { only?: ReadonlySet<string> } = {}): Promise<StreamsRead<S>> {
+  all(opts: { only?: ReadonlySet<string>; ifMoved?: boolean } = {}): Promise<StreamsRead<S>> {
     // One read at a time: two interleaved reads could each fold a different tip of the same stream and
     // the older one could land last.
     const run = this.reading.then(() => this.readAll(opts));
@@ -74,25 +95,49 @@ export class StreamStore<E extends StoredEvent, S, C> {
   /** Streams whose last read failed for a reason that may pass; they are read again next time. */
   private readonly transient = new Set<string>();
 
-  private async readAll(opts: { only?: ReadonlySet<string> }): Promise<StreamsRead<S>> {
-    const tips = this.fullyRead && opts.only ? this.someTips(opts.only) : this.log.tips(this.kind.refPrefix);
+  private async readAll(opts: { only?: ReadonlySet<string>; ifMoved?: boolean }): Promise<StreamsRead<S>> {
     const partial = this.fullyRead && opts.only !== undefined;
-    this.fullyRead = true;
+    if (!partial && opts.ifMoved && this.lastRead && this.transient.size === 0 && this.stamp && tipsUnchanged(this.stamp)) return this.lastRead;
     if (!this.cacheLoaded) {
       for (const [id, snap] of this.cache.load()) if (!this.known.has(id)) this.known.set(id, snap);
       this.cacheLoaded = true;
     }
-    let changed = false;
-    for (const id of partial ? opts.only! : this.known.keys()) {
-      if (this.known.has(id) && !tips.has(id)) {
-        this.known.delete(id);
-        this.unsaved.add(id);
-        changed = true;
+    // The ids whose tips may differ from what `known` holds, and their tips now (undefined: gone).
+    let candidates: Iterable<string>;
+    let tipOf: (id: string) => string | undefined;
+    if (partial) {
+      const tips = this.someTips(opts.only!);
+      candidates = [...new Set([...opts.only!, ...tips.keys()])];
+      tipOf = (id) => tips.get(id);
+    } else {
+      const read = this.log.tipsStamped(this.kind.refPrefix);
+      const before = this.layers;
+      this.stamp = read.stamp;
+      this.layers = read;
+      if (before && before.packed === read.packed) {
+        // packed-refs is as the last full read parsed it, and every tip then was folded or written since
+        // (a write leaves a loose ref): only loose refs, then or now, can differ. At 50,000 packed
+        // threads this is a few lookups instead of a pass over every thread (and its garbage).
+        candidates = new Set([...before.loose.keys(), ...read.loose.keys(), ...this.transient]);
+        tipOf = (id) => read.get(id);
+      } else {
+        const tips = read.tips();
+        candidates = [...new Set([...this.known.keys(), ...tips.keys()])];
+        tipOf = (id) => tips.get(id);
       }
     }
+    this.fullyRead = true;
+    let changed = false;
     const stale: { id: string; tip: string }[] = [];
-    for (const [id, tip] of tips) {
-      if (this.known.get(id)?.tip !== tip || this.transient.has(id)) stale.push({ id, tip });
+    for (const id of candidates) {
+      const tip = tipOf(id);
+      if (tip === undefined) {
+        if (this.known.delete(id)) {
+          this.unsaved.add(id);
+          this.moved.add(id);
+          changed = true;
+        }
+      } else if (this.known.get(id)?.tip !== tip || this.transient.has(id)) stale.push({ id, tip });
     }
     if (stale.length) {
       await this.refresh(stale);
@@ -109,8 +154,20 @@ export class StreamStore<E extends StoredEvent, S, C> {
       if ('state' in snap) states.push(snap.state);
       else problems.push(snap.problem);
     }
-    this.lastRead = { states, problems };
-    return this.lastRead;
+    const read: StreamsRead<S> = { states, problems };
+    const from = this.builtRead;
+    if (from) {
+      const changed = new Map<string, S | null>();
+      for (const id of this.moved) {
+        const snap = this.known.get(id);
+        changed.set(id, snap && 'state' in snap ? snap.state : null);
+      }
+      from.delta = undefined;
+      read.delta = { from, changed };
+    }
+    this.moved.clear();
+    this.builtRead = this.lastRead = read;
+    return read;
   }
 
   private someTips(ids: ReadonlySet<string>): Map<string, string> {
@@ -174,6 +231,7 @@ export class StreamStore<E extends StoredEvent, S, C> {
         const after = events.reduce((s, e) => this.kind.evolve(s, e), state);
         this.known.set(id, { tip: next, state: after });
         this.unsaved.add(id);
+        this.moved.add(id);
         this.lastRead = undefined;
         await this.saveCache();
         return { state: after, events };
@@ -189,12 +247,18 @@ export class StreamStore<E extends StoredEvent, S, C> {
   private fromCache(id: string, tip: string | null): void {
     if (tip === null || this.cacheLoaded || this.known.get(id)?.tip === tip) return;
     const cached = this.cache.lookup(id);
-    if (cached?.tip === tip) this.known.set(id, cached);
+    if (cached?.tip === tip) {
+      this.known.set(id, cached);
+      this.moved.add(id);
+    }
   }
 
   private async snapshotAt(id: string, tip: string | null): Promise<StreamSnapshot<S> | null> {
     if (tip === null) {
-      if (this.known.delete(id)) this.lastRead = undefined;
+      if (this.known.delete(id)) {
+        this.lastRead = undefined;
+        this.moved.add(id);
+      }
       return null;
     }
     const have = this.known.get(id);
@@ -217,6 +281,7 @@ export class StreamStore<E extends StoredEvent, S, C> {
         const snap = this.foldChain(id, tip, bases[i], result);
         this.known.set(id, snap);
         this.unsaved.add(id);
+        this.moved.add(id);
         // A commit that could not be read may be there next time (a repack, a fetch in progress): only a
         // payload that does not parse is remembered as a problem of that tip.
         if ('problem' in snap && !result.ok) this.transient.add(id);
