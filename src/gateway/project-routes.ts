@@ -13,6 +13,7 @@ import { knownProjects, listProjects, projectRow, type KnownProject, type Projec
 import { prepareRegistration } from '../store/host/register.js';
 import { runTrellis } from '../store/host/run-cli.js';
 import { startDetachedServe } from '../store/host/start-serve.js';
+import { harnessNames } from '../store/sessions/adapters/index.js';
 import type { GatewayState } from './gateway-state.js';
 import { ProjectFeed } from './project-feed.js';
 import { readJson } from './hub-context.js';
@@ -161,6 +162,9 @@ export function projectRoutes(state: GatewayState): Hono<Env> {
     if (!r.ok) return c.json(errorBody('STALE_REVISION', `the config changed since revision ${expected}; read it again`), 412, { ETag: etagOf(r.current) });
     return c.json({ ok: true, revision: r.revision }, 200, { ETag: etagOf(r.revision) });
   });
+
+  // The harness choice the dashboard offers for `init` (the same names `trellis init --harness` takes).
+  app.get('/hub/harnesses', (c) => c.json({ harnesses: harnessNames() }));
 
   let hubWrites: Promise<unknown> = Promise.resolve();
   app.get('/hub/icon', (c) => {
