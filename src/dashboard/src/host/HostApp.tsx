@@ -25,6 +25,12 @@ export function HostApp() {
   useEffect(() => {
     if (admitted) projectsStream.start();
   }, [admitted]);
+  // An EventSource cannot read its refusal: when the stream drops, ask whether the login ended meanwhile
+  // (then the form shows, and the stream's next retry succeeds after it).
+  const link = projectsStream.state.value;
+  useEffect(() => {
+    if (link === 'reconnecting') refreshAuth().catch(() => {});
+  }, [link]);
   useEffect(() => {
     document.title = `${r.view === 'project' ? (projectsById.value.get(r.arg)?.name ?? 'Project') : TITLES[r.view]} · Trellis`;
   }, [r, projectsById.value]);
