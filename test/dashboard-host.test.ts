@@ -160,6 +160,7 @@ describe('the host home at the gateway’s /', () => {
     expect(transcript).toContain('$ git init');
     expect(transcript).toContain('$ trellis init --harness shell');
     expect(JSON.parse(readFileSync(join(plain, 'trellis.json'), 'utf8')).harness).toBe('shell');
+    await page.getByTestId('folder-kind').filter({ hasText: 'A git repository with a trellis.json' }).waitFor();
     expect((json(await raw(at('/projects'))).projects as { root: string }[]).some((p) => p.root === plain)).toBe(true);
     await screenshot(page, 'register');
   }, 40_000);

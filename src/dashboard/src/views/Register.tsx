@@ -48,8 +48,9 @@ export function RegisterView() {
   const path = hostRoute.value.query.get('path');
   const listing = useFetch(() => browse(path), [path]);
   const here = listing.data;
+  const [result, setResult] = useState<{ transcript: string; project?: ProjectRow } | null>(null);
   // The folder's own markers come from its parent's listing (a listing marks its children only).
-  const self = useFetch(async () => (here?.parent ? (await browse(here.parent)).folders.find((f) => f.path === here.path) ?? null : null), [here?.path]);
+  const self = useFetch(async () => (here?.parent ? (await browse(here.parent)).folders.find((f) => f.path === here.path) ?? null : null), [here?.path, result?.project?.id]);
   const names = useHarnesses();
   const [typed, setTyped] = useState('');
   const [gitInit, setGitInit] = useState(false);
@@ -57,7 +58,6 @@ export function RegisterView() {
   const [harness, setHarness] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const [result, setResult] = useState<{ transcript: string; project?: ProjectRow } | null>(null);
   useEffect(() => {
     setTyped(here?.path ?? '');
     setGitInit(false);
