@@ -259,6 +259,23 @@ describe('/p/:id proxy', () => {
     }
     expect(json(await raw(at('/health'))).role).toBe('gateway');
   });
+
+  it('answers an offline project’s page itself (the page says "offline"); its API and health stay JSON 404s', async () => {
+    const id = encodeProject(offline);
+    const page = await raw(at(`/p/${id}/?from=list`));
+    expect([page.status, page.headers['content-type'], page.headers['content-security-policy']]).toEqual([200, 'text/html; charset=utf-8', DASHBOARD_CSP]);
+    expect(page.body).toBe((await raw(at('/'))).body);
+    for (const path of [`/p/${id}/api/graph`, `/p/${id}/health`, `/p/${id}/some/file`]) {
+      const r = await raw(at(path));
+      expect([path, r.status, json(r).error.code]).toEqual([path, 404, 'NOT_FOUND']);
+    }
+    const head = await raw(at(`/p/${id}/`), { method: 'HEAD' });
+    expect([head.status, head.body]).toEqual([200, '']);
+  });
+
+  it('names the harnesses init takes (GET /hub/harnesses)', async () => {
+    expect(json(await raw(at('/hub/harnesses'))).harnesses).toEqual(expect.arrayContaining(['shell', 'claude', 'codex']));
+  });
 });
 
 describe('config seam', () => {
