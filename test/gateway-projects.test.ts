@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { DASHBOARD_CSP } from '../src/http/dashboard-assets.js';
 import { serveProject, type Served } from '../src/http/serve.js';
 import { encodeProject, readEndpointRecord, recordPath } from '../src/store/endpoint-record.js';
 import { openProject } from '../src/store/project.js';
@@ -235,13 +236,45 @@ describe('/p/:id proxy', () => {
     execFileSync('rm', ['-rf', join(home, 'projects', encodeProject(crashedRoot)), join(home, 'projects', encodeProject(recycledRoot)), join(home, 'projects', encodeProject(wrongRoot))]);
   });
 
-  it('serves the placeholder dashboard with a strict CSP for other GETs', async () => {
-    const r = await raw(at('/some/page'));
-    expect(r.status).toBe(200);
-    expect(r.headers['content-type']).toContain('text/html');
-    expect(r.headers['content-security-policy']).toContain("default-src 'self'");
-    expect(r.headers['content-security-policy']).toContain("frame-ancestors 'none'");
-    expect(r.headers['x-content-type-options']).toBe('nosniff');
+  it('serves the dashboard bundle at / (no-cache page, immutable hashed assets, the one strict CSP); other paths and the API stay JSON', async () => {
+    const page = await raw(at('/'));
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toContain('text/html');
+    expect(page.headers['cache-control']).toBe('no-cache');
+    expect(page.headers['content-security-policy']).toBe(DASHBOARD_CSP);
+    expect(page.headers['x-content-type-options']).toBe('nosniff');
+    // The same bytes the project's backend serves at /p/<id>/ (one bundle, one policy).
+    const proxied = await raw(at(`/p/${encodeProject(online)}/`));
+    expect(proxied.body).toBe(page.body);
+    expect(proxied.headers['content-security-policy']).toBe(DASHBOARD_CSP);
+    expect(page.body.match(/<script\b[^>]*>/g)!.every((t) => / src="\.\/assets\/[^"]+\.js"/.test(t))).toBe(true);
+    const js = /src="\.\/(assets\/[^"]+\.js)"/.exec(page.body)![1]!;
+    const asset = await raw(at(`/${js}`));
+    expect([asset.status, asset.headers['content-type'], asset.headers['cache-control']]).toEqual([200, 'text/javascript; charset=utf-8', 'public, max-age=31536000, immutable']);
+    expect(asset.headers['content-security-policy']).toBe(DASHBOARD_CSP);
+    for (const path of ['/some/page', '/projects/', '/auth/', '/fs/']) {
+      const r = await raw(at(path));
+      expect([path, r.status, r.headers['content-type']]).toEqual([path, 404, 'application/json']);
+      expect(json(r).error.code).toBe('NOT_FOUND');
+    }
+    expect(json(await raw(at('/health'))).role).toBe('gateway');
+  });
+
+  it('answers an offline project’s page itself (the page says "offline"); its API and health stay JSON 404s', async () => {
+    const id = encodeProject(offline);
+    const page = await raw(at(`/p/${id}/?from=list`));
+    expect([page.status, page.headers['content-type'], page.headers['content-security-policy']]).toEqual([200, 'text/html; charset=utf-8', DASHBOARD_CSP]);
+    expect(page.body).toBe((await raw(at('/'))).body);
+    for (const path of [`/p/${id}/api/graph`, `/p/${id}/health`, `/p/${id}/some/file`]) {
+      const r = await raw(at(path));
+      expect([path, r.status, json(r).error.code]).toEqual([path, 404, 'NOT_FOUND']);
+    }
+    const head = await raw(at(`/p/${id}/`), { method: 'HEAD' });
+    expect([head.status, head.body]).toEqual([200, '']);
+  });
+
+  it('names the harnesses init takes (GET /hub/harnesses)', async () => {
+    expect(json(await raw(at('/hub/harnesses'))).harnesses).toEqual(expect.arrayContaining(['shell', 'claude', 'codex']));
   });
 });
 

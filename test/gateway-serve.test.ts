@@ -92,7 +92,7 @@ describe('trellis serve ui', () => {
     expect(record.online).toBe(true);
     expect(hub).not.toBeNull();
     const url = first.stdout.trim();
-    expect(url).toBe(new URL(`project/${encodeProject(root)}`, hub!.url).href);
+    expect(url).toBe(new URL(`p/${encodeProject(root)}/`, hub!.url).href);
     const page = await raw(url);
     expect(page.status).toBe(200);
     expect(page.headers['content-type']).toContain('text/html');

@@ -40,7 +40,7 @@ export async function runServeUi(ctx: VerbContext): Promise<number> {
     await err(`trellis: not cataloged: ${e.message}\n`);
   }
   const hub = (await onlineHub(home)) ?? (await startDetachedDashboard(home, port));
-  await out(`${new URL(`project/${encodeProject(root)}`, hub.url).href}\n`);
+  await out(`${new URL(`p/${encodeProject(root)}/`, hub.url).href}\n`);
   return 0;
 }
 

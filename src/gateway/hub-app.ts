@@ -2,11 +2,11 @@ import type { HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
+import { dashboardAssets, dashboardDistDir } from '../http/dashboard-assets.js';
 import { errorBody, onError } from '../http/errors.js';
 import { authRoutes } from './auth-routes.js';
 import type { GatewayState } from './gateway-state.js';
 import { callerOf } from './hub-context.js';
-import { PLACEHOLDER_HTML } from './placeholder.js';
 import { projectRoutes } from './project-routes.js';
 import { crossSiteRefusal } from './request-guard.js';
 import { CSP } from './upstream.js';
@@ -19,10 +19,16 @@ const HUB_BODY_LIMIT = 1 << 20;
 /** The hub's admin routes: the project list and its stream, registration and host operations, /fs, /hub/*. */
 const needsAdmin = (path: string) => path === '/projects' || path.startsWith('/projects/') || path === '/fs' || path === '/hub' || path.startsWith('/hub/');
 
+/** The hub's own API paths: never answered with the dashboard page, even a folder-shaped one. */
+const HUB_API = ['/projects', '/fs', '/hub', '/auth', '/health', '/p'];
+const isHubApi = (path: string) => HUB_API.some((root) => path === root || path.startsWith(`${root}/`));
+
 /**
  * The host gateway's one Hono app (spec §4.3, DESIGN §10): cross-site defence on every request, then
- * authentication; the hub's own routes; every other GET the dashboard page. `/p/:id/*` never reaches
- * it: the server answers that ahead of the app (proxy-route.ts), with the same checks.
+ * authentication; the hub's own routes; every other GET of a folder (`/`) or of a hashed asset the dashboard
+ * bundle, the same bytes and policy `trellis serve` answers with (the page at `/` is the host home and
+ * finds the hub's API next to itself). `/p/:id/*` never reaches it: the server answers that ahead of the
+ * app (proxy-route.ts), with the same checks, and the proxied backend serves the same bundle there.
  */
 export function hubApp(state: GatewayState): Hono<Env> {
   const app = new Hono<Env>();
@@ -63,7 +69,7 @@ export function hubApp(state: GatewayState): Hono<Env> {
   app.route('/', authRoutes(state));
   app.route('/', projectRoutes(state));
 
-  app.get('*', (c) => c.html(PLACEHOLDER_HTML));
+  app.on(['GET', 'HEAD'], '*', dashboardAssets(dashboardDistDir(), isHubApi));
   app.notFound((c) => c.json(errorBody('NOT_FOUND', `no route ${c.req.method} ${c.req.path}`), 404));
   app.onError(onError);
   return app;

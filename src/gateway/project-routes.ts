@@ -13,14 +13,16 @@ import { knownProjects, listProjects, projectRow, type KnownProject, type Projec
 import { prepareRegistration } from '../store/host/register.js';
 import { runTrellis } from '../store/host/run-cli.js';
 import { startDetachedServe } from '../store/host/start-serve.js';
+import { harnessNames } from '../store/sessions/adapters/index.js';
 import type { GatewayState } from './gateway-state.js';
 import { ProjectFeed } from './project-feed.js';
-import { readJson } from './hub-context.js';
+import { callerOf, readJson } from './hub-context.js';
 
 type Env = { Bindings: HttpBindings };
 type Ctx = Context<Env>;
 
 const HEARTBEAT_MS = 15_000;
+const AUTH_RECHECK_MS = 1_000;
 
 /** An ETag header value for a revision, and the revision an If-Match names. */
 const etagOf = (revision: string) => `"${revision}"`;
@@ -60,9 +62,15 @@ export function projectRoutes(state: GatewayState): Hono<Env> {
         closed = true;
         wake?.();
       });
+      // A login that ends while its stream is open (logout, a new admin password) ends the stream too,
+      // within a second (a stat of hub.json and a map lookup): the list never reaches a caller who may no
+      // longer read it, and the page learns to ask for the login again.
+      const admitted = () => callerOf(c, state).admin;
       const heartbeat = setInterval(() => void stream.write(': ping\n\n'), HEARTBEAT_MS);
+      const recheck = setInterval(() => !admitted() && wake?.(), AUTH_RECHECK_MS);
       try {
         while (!closed) {
+          if (!admitted()) break;
           const body = queue.shift();
           if (body !== undefined) await stream.writeSSE({ event: 'projects', data: body });
           else await new Promise<void>((resolve) => (wake = resolve));
@@ -70,6 +78,7 @@ export function projectRoutes(state: GatewayState): Hono<Env> {
         }
       } finally {
         clearInterval(heartbeat);
+        clearInterval(recheck);
         unsubscribe();
       }
     }),
@@ -161,6 +170,9 @@ export function projectRoutes(state: GatewayState): Hono<Env> {
     if (!r.ok) return c.json(errorBody('STALE_REVISION', `the config changed since revision ${expected}; read it again`), 412, { ETag: etagOf(r.current) });
     return c.json({ ok: true, revision: r.revision }, 200, { ETag: etagOf(r.revision) });
   });
+
+  // The harness choice the dashboard offers for `init` (the same names `trellis init --harness` takes).
+  app.get('/hub/harnesses', (c) => c.json({ harnesses: harnessNames() }));
 
   let hubWrites: Promise<unknown> = Promise.resolve();
   app.get('/hub/icon', (c) => {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { dashboardDistDir, dashboardResponse, isDashboardPath } from '../http/dashboard-assets.js';
 import type { EndpointRecord } from '../store/endpoint-record.js';
 import { forgetVerified, onlineRecord } from '../store/host/project-list.js';
 import type { GatewayState } from './gateway-state.js';
@@ -45,6 +46,25 @@ async function admit(state: GatewayState, req: IncomingMessage, upgrade: boolean
   return { ok: true, record, ...target };
 }
 
+/**
+ * A page load under `/p/<id>/` that cannot reach the backend (not logged in: 401; not running: 404) gets
+ * the gateway's own copy of the same bundle, so the person sees a login form or "offline" (the page's own
+ * API probe gets the JSON refusal and says which) instead of a JSON error. Only the page and its hashed
+ * assets: no API path is ever answered this way.
+ */
+async function sentOwnPage(req: IncomingMessage, res: ServerResponse, status: number): Promise<boolean> {
+  const target = splitProxyPath(req.url ?? '');
+  if ((status !== 401 && status !== 404) || !target || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
+  const path = target.path.replace(/\?.*$/, '');
+  if (!isDashboardPath(path)) return false;
+  const page = await dashboardResponse(dashboardDistDir(), path);
+  const headers: Record<string, string> = {};
+  page.headers.forEach((v, k) => (headers[k] = v));
+  res.writeHead(page.status, { ...headers, 'content-security-policy': CSP });
+  res.end(req.method === 'HEAD' ? undefined : Buffer.from(await page.arrayBuffer()));
+  return true;
+}
+
 const errorJson = (code: string, message: string) => JSON.stringify({ error: { code, message } });
 
 /**
@@ -64,6 +84,7 @@ export function proxyFront(state: GatewayState) {
     void admit(state, req, false)
       .then(async (v) => {
         if (!v.ok) {
+          if (await sentOwnPage(req, res, v.status)) return;
           res.writeHead(v.status, { 'content-type': 'application/json; charset=utf-8', 'content-security-policy': CSP, 'x-content-type-options': 'nosniff' });
           return void res.end(errorJson(v.code, v.message));
         }

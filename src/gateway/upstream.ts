@@ -1,12 +1,16 @@
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import net, { type Socket } from 'node:net';
+import { DASHBOARD_CSP } from '../http/dashboard-assets.js';
 import type { EndpointRecord } from '../store/endpoint-record.js';
 
 /** Headers that describe one hop, never forwarded (RFC 9110 §7.6.1). */
 const HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'upgrade']);
 
-/** The strict policy every gateway response carries, proxied ones included. */
-export const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
+/**
+ * The strict policy every gateway response carries, proxied ones included: the dashboard's own (one
+ * policy for the page wherever it is served; no inline script, no inline style).
+ */
+export const CSP = DASHBOARD_CSP;
 
 /** The Cookie header without the gateway's own cookies; undefined when nothing is left. */
 export function stripCookies(header: string | string[] | undefined, own: readonly string[]): string | undefined {

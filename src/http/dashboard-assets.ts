@@ -100,6 +100,6 @@ export function dashboardAssets(distDir: string, isApi: (path: string) => boolea
  * assets are `<folder>/assets/<name>`. Any other path is not the dashboard's: it gets the API's JSON 404,
  * never the page, so a mistyped or hostile API path can never look like a successful answer.
  */
-const isDashboardPath = (path: string) => path.endsWith('/') || path.endsWith('/index.html') || ASSET.test(path);
+export const isDashboardPath = (path: string): boolean => path.endsWith('/') || path.endsWith('/index.html') || ASSET.test(path);
 
 const defaultIsApi = (path: string) => path === '/health' || path === '/api' || path.startsWith('/api/');

@@ -1,5 +1,6 @@
-import { render } from 'preact';
 import { useEffect } from 'preact/hooks';
+import { boot } from './host/boot';
+import { underHub } from './host/hub';
 import { href, route, type Route } from './router';
 import { board, graphStream } from './store';
 import { FreshnessStamp, LinkBadge } from './ui';
@@ -51,6 +52,7 @@ function App() {
           Trellis
         </a>
         <nav aria-label="Views">
+          {underHub ? <a href={underHub.base}>All projects</a> : null}
           <a href={href.board()} aria-current={tab === 'board' ? 'page' : undefined}>
             Board
           </a>
@@ -70,8 +72,8 @@ function App() {
   );
 }
 
-graphStream.start();
-const root = document.getElementById('app')!;
-// Replace the boot message (render() adds to what is there).
-root.textContent = '';
-render(<App />, root);
+// The same bundle is the host home at a gateway's `/` (host/boot.tsx tells which page this is).
+void boot(document.getElementById('app')!, () => {
+  graphStream.start();
+  return <App />;
+});

@@ -1,0 +1,111 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ErrorBox, LinkBadge } from '../ui';
+import { LoginView } from '../views/Login';
+import { ProjectView } from '../views/ProjectOps';
+import { ProjectsView } from '../views/Projects';
+import { RegisterView } from '../views/Register';
+import { auth, logout, needLogin, refreshAuth, safeNext } from './hub';
+import { hostHref, hostRoute, type HostRoute } from './host-route';
+import { projectsById, projectsStream } from './projects-store';
+
+const TITLES: Record<HostRoute['view'], string> = { projects: 'Projects', project: 'Project', register: 'Register a folder', login: 'Log in', missing: 'Not found' };
+
+/**
+ * The host home (the gateway's `/`): the projects on this machine and the host operations, behind the
+ * login form when the hub has a password. The project stream starts once the caller may read it.
+ */
+export function HostApp() {
+  const r = hostRoute.value;
+  const [authError, setAuthError] = useState<unknown>(null);
+  useEffect(() => {
+    refreshAuth().catch(setAuthError);
+  }, []);
+  const a = auth.value;
+  const admitted = !!a?.admin && !needLogin.value;
+  useEffect(() => {
+    if (admitted) projectsStream.start();
+  }, [admitted]);
+  // An EventSource cannot read its refusal: when the stream drops, ask whether the login ended meanwhile
+  // (then the form shows, and the stream's next retry succeeds after it).
+  const link = projectsStream.state.value;
+  useEffect(() => {
+    if (link === 'reconnecting') refreshAuth().catch(() => {});
+  }, [link]);
+  useEffect(() => {
+    document.title = `${r.view === 'project' ? (projectsById.value.get(r.arg)?.name ?? 'Project') : TITLES[r.view]} · Trellis`;
+  }, [r, projectsById.value]);
+  useEffect(() => {
+    scrollTo(0, 0);
+    document.getElementById('main')?.focus({ preventScroll: true });
+  }, [r.view, r.arg, admitted]);
+
+  const continueAfterLogin = async () => {
+    await refreshAuth();
+    if (r.view === 'login') {
+      const next = safeNext(r.query.get('next'));
+      if (next.startsWith('#')) location.hash = next;
+      else location.assign(next);
+    }
+  };
+
+  let body;
+  if (authError) body = <ErrorBox error={authError} title="The gateway did not say who you are" />;
+  else if (!a) body = <p class="muted">Loading…</p>;
+  else if (needLogin.value || (r.view === 'login' && !a.admin)) body = <LoginView onDone={continueAfterLogin} />;
+  else if (!a.admin) body = <ErrorBox error={{ code: 'FORBIDDEN', message: 'This login does not open the host’s projects (admin scope is needed).' }} />;
+  else if (r.view === 'projects' || r.view === 'login') body = <ProjectsView />;
+  else if (r.view === 'project') body = <ProjectView id={r.arg} key={r.arg} />;
+  else if (r.view === 'register') body = <RegisterView />;
+  else
+    body = (
+      <div class="card">
+        <h1>No such page</h1>
+        <p>
+          Nothing lives at <code>#/{r.arg}</code>. Go to the <a href={hostHref.projects()}>projects</a>.
+        </p>
+      </div>
+    );
+
+  const tab = r.view === 'register' ? 'register' : r.view === 'projects' || r.view === 'project' ? 'projects' : '';
+  return (
+    <>
+      <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), document.getElementById('main')?.focus())}>
+        Skip to content
+      </a>
+      <header class="top">
+        <a class="brand" href={hostHref.projects()}>
+          Trellis
+        </a>
+        {admitted ? (
+          <nav aria-label="Host views">
+            <a href={hostHref.projects()} aria-current={tab === 'projects' ? 'page' : undefined}>
+              Projects
+            </a>
+            <a href={hostHref.register()} aria-current={tab === 'register' ? 'page' : undefined}>
+              Register
+            </a>
+          </nav>
+        ) : null}
+        <div class="status-bar">
+          {admitted ? <LinkBadge state={projectsStream.state.value} /> : null}
+          {a?.loggedIn ? (
+            <button
+              class="button small logout"
+              type="button"
+              onClick={async () => {
+                await logout();
+                // A fresh page: every stream and cached answer of the ended session goes with it.
+                location.reload();
+              }}
+            >
+              Log out
+            </button>
+          ) : null}
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {body}
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,132 @@
+import { signal } from '@preact/signals';
+import { apiBase, ApiError, delay } from '../api';
+
+/**
+ * The host side of the page. The same bundle runs at three places: `/` of `trellis serve` (a project),
+ * `/p/<id>/` of a gateway (a project, proxied) and `/` of a gateway (the host home). The page tells them
+ * apart by asking `health` next to itself: only the gateway says `role: "gateway"`. A page under
+ * `/p/<id>/` whose probe is refused (401 not logged in, 404 backend not running) was served by the
+ * gateway itself for exactly that reason, and says so.
+ */
+export type Where =
+  | { readonly kind: 'hub' }
+  | { readonly kind: 'project' }
+  | { readonly kind: 'project-login'; readonly project: string }
+  | { readonly kind: 'project-offline'; readonly project: string; readonly message: string };
+
+/** Under a gateway, a project's page lives at `<hub>/p/<id>/`: the hub's base and the project id. */
+export const underHub: { readonly base: string; readonly project: string } | null = (() => {
+  const m = /^(.*\/)p\/([^/]+)\/$/.exec(apiBase);
+  if (!m) return null;
+  try {
+    return { base: m[1]!, project: decodeURIComponent(m[2]!) };
+  } catch {
+    return null;
+  }
+})();
+
+/** Where the hub's own routes are: next to the page at the host home, two folders up from a project's page. */
+export const hubBase: string = underHub?.base ?? apiBase;
+
+/** Asks `health` (with bounded retries on a dropped connection or 502/503/504) which page this is. */
+export async function whereAmI(): Promise<Where> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const res = await fetch(`${apiBase}health`, { headers: { Accept: 'application/json' } });
+      if (res.ok) {
+        const body = (await res.json().catch(() => ({}))) as { role?: string };
+        return body.role === 'gateway' ? { kind: 'hub' } : { kind: 'project' };
+      }
+      if (underHub && res.status === 401) return { kind: 'project-login', project: underHub.project };
+      if (underHub && res.status === 404) {
+        const body = (await res.json().catch(() => ({}))) as { error?: { message?: string } };
+        return { kind: 'project-offline', project: underHub.project, message: body.error?.message ?? 'this project has no running backend' };
+      }
+      if (attempt >= 4 || ![502, 503, 504].includes(res.status)) return { kind: 'project' };
+    } catch {
+      if (attempt >= 4) return { kind: 'project' };
+    }
+    await delay(200 * 2 ** attempt);
+  }
+}
+
+/** Set when a hub route answered 401 (a login expired or was revoked): the app shows the login form. */
+export const needLogin = signal(false);
+
+export interface HubAnswer<T> {
+  readonly status: number;
+  readonly body: T;
+  readonly etag: string | null;
+  /** The body as sent (a file's exact bytes, e.g. trellis.json with its formatting). */
+  readonly text: string;
+}
+
+/**
+ * One request to a hub route (`projects`, `fs`, `auth/...`), resolved for every status: views show a 412
+ * or a 422 with its transcript rather than a bare error. Throws only when the gateway did not answer.
+ * A 401 also raises `needLogin`. Writes are never retried.
+ */
+export async function hub<T = unknown>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HubAnswer<T>> {
+  let res: Response;
+  try {
+    res = await fetch(hubBase + path, {
+      method,
+      headers: { Accept: 'application/json', ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...headers },
+      ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+    });
+  } catch (err) {
+    throw new ApiError('NETWORK', `the gateway did not answer ${method} /${path}: ${(err as Error).message}`, 0);
+  }
+  if (res.status === 401 && path !== 'auth/login') needLogin.value = true;
+  const text = await res.text();
+  let parsed: unknown = text;
+  if ((res.headers.get('Content-Type') ?? '').includes('json') && text) {
+    try {
+      parsed = JSON.parse(text);
+    } catch {}
+  }
+  return { status: res.status, body: parsed as T, etag: res.headers.get('ETag'), text };
+}
+
+/** The error a hub route answered with, as the views show it. */
+export function errorOf(a: HubAnswer<unknown>, what: string): ApiError {
+  const e = (a.body as { error?: { code?: string; message?: string } } | null)?.error;
+  return new ApiError(e?.code ?? `HTTP_${a.status}`, e?.message ?? `${what} answered ${a.status}`, a.status);
+}
+
+export interface AuthStatus {
+  readonly passwordSet: boolean;
+  readonly admin: boolean;
+  readonly loggedIn: boolean;
+}
+
+export const auth = signal<AuthStatus | null>(null);
+
+export async function refreshAuth(): Promise<AuthStatus> {
+  const a = await hub<AuthStatus>('GET', 'auth/status');
+  if (a.status !== 200) throw errorOf(a, 'GET /auth/status');
+  auth.value = a.body;
+  needLogin.value = !a.body.admin && a.body.passwordSet;
+  return a.body;
+}
+
+/** Logs in (the admin password, or with `project` that project's gate password or the admin one). */
+export async function login(password: string, project?: string): Promise<void> {
+  const a = await hub('POST', 'auth/login', { password, ...(project ? { project } : {}) });
+  if (a.status !== 200) throw errorOf(a, 'POST /auth/login');
+}
+
+export async function logout(): Promise<void> {
+  await hub('POST', 'auth/logout', {});
+}
+
+/**
+ * Where to go after a login: a fragment of this page or a path on this origin only (never `//host` or a
+ * scheme), so a crafted `next` cannot send the person elsewhere.
+ */
+export function safeNext(next: string | null): string {
+  if (!next) return '#/projects';
+  if (next.startsWith('#/')) return next;
+  if (/^\/(?![/\\])[^\s]*$/.test(next)) return next;
+  return '#/projects';
+}

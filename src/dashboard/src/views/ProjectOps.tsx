@@ -1,0 +1,112 @@
+import { useState } from 'preact/hooks';
+import { enc } from '../api';
+import { ErrorBox } from '../ui';
+import { errorOf, hub } from '../host/hub';
+import { hostHref } from '../host/host-route';
+import { projectList, projectsById } from '../host/projects-store';
+import { ConfigEditor } from './ConfigEditor';
+import { OnlineChip, ProjectIcon, StartButton } from './Projects';
+import { useHarnesses } from './Register';
+
+/** A command's complete output, as the host ran it (the `$ command` line first). */
+export function Transcript({ text, exitCode }: { text: string; exitCode?: number }) {
+  return (
+    <div class="transcript">
+      {exitCode !== undefined ? (
+        <p class={exitCode === 0 ? 'ok' : 'bad'} data-testid="exit-code">
+          exit code {exitCode}
+        </p>
+      ) : null}
+      <pre tabIndex={0} aria-label="Transcript" data-testid="transcript">
+        {text}
+      </pre>
+    </div>
+  );
+}
+
+/**
+ * One project on the host (`#/projects/<id>`): start its backend, run `trellis doctor` or `trellis init`
+ * (with a harness) in it and read the transcript, and edit its committed `trellis.json`.
+ */
+export function ProjectView({ id }: { id: string }) {
+  const p = projectsById.value.get(id);
+  const names = useHarnesses();
+  const [harness, setHarness] = useState('');
+  const [busy, setBusy] = useState<string | null>(null);
+  const [out, setOut] = useState<{ text: string; exitCode?: number } | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  if (!p) {
+    return projectList.value ? (
+      <div class="card">
+        <h1>No such project</h1>
+        <p>
+          No project <code>{id}</code> is registered or running on this host. Back to the <a href={hostHref.projects()}>projects</a>.
+        </p>
+      </div>
+    ) : (
+      <p class="muted">Loading…</p>
+    );
+  }
+  const run = async (verb: 'doctor' | 'init') => {
+    setBusy(verb);
+    setError(null);
+    setOut(null);
+    try {
+      const a = await hub<{ exitCode: number; transcript: string }>('POST', `projects/${enc(p.id)}/${verb}`, verb === 'init' && harness ? { harness } : {});
+      if (a.status === 200) setOut({ text: a.body.transcript, exitCode: a.body.exitCode });
+      else setError(errorOf(a, verb));
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(null);
+    }
+  };
+  return (
+    <>
+      <div class="page-head">
+        <div class="crumbs">
+          <a href={hostHref.projects()}>Projects</a> /
+        </div>
+        <h1 class="project-title">
+          <ProjectIcon p={p} /> {p.name} <OnlineChip p={p} />
+        </h1>
+        <p class="muted">
+          <code>{p.root}</code>
+          {p.online ? ` · ${p.openIssues ?? 0} open issues · ${p.liveSessions ?? 0} live sessions` : p.reason ? ` · ${p.reason}` : ''}
+        </p>
+      </div>
+      <section class="card" aria-labelledby="ops-h">
+        <h2 id="ops-h">Run</h2>
+        <div class="toolbar">
+          {p.online ? (
+            <a class="button primary" href={p.url}>
+              Open the board
+            </a>
+          ) : (
+            <StartButton p={p} onTranscript={(t) => setOut({ text: t })} />
+          )}
+          <button class="button" type="button" onClick={() => run('doctor')} disabled={!!busy}>
+            {busy === 'doctor' ? 'Running doctor…' : 'Run doctor'}
+          </button>
+          <label>
+            <span>Harness for init</span>
+            <select value={harness} onChange={(e) => setHarness((e.currentTarget as HTMLSelectElement).value)}>
+              <option value="">(keep as is)</option>
+              {names.map((n) => (
+                <option value={n} key={n}>
+                  {n}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button class="button" type="button" onClick={() => run('init')} disabled={!!busy}>
+            {busy === 'init' ? 'Running init…' : 'Run init'}
+          </button>
+        </div>
+        <ErrorBox error={error} />
+        {out ? <Transcript text={out.text} {...(out.exitCode !== undefined ? { exitCode: out.exitCode } : {})} /> : null}
+      </section>
+      <ConfigEditor id={p.id} />
+    </>
+  );
+}

@@ -1,0 +1,136 @@
+import { useState } from 'preact/hooks';
+import { enc } from '../api';
+import { ErrorBox, onListKeys } from '../ui';
+import { errorOf, hub } from '../host/hub';
+import { hostHref } from '../host/host-route';
+import { projectList, type ProjectRow } from '../host/projects-store';
+
+/**
+ * The host home: every project on this machine, live from `/projects/stream` (online state, open issues,
+ * live sessions). An offline project starts from here; the list turns it online by itself.
+ */
+export function ProjectsView() {
+  const list = projectList.value;
+  return (
+    <>
+      <div class="page-head row-head">
+        <div>
+          <h1>Projects</h1>
+          <p class="muted">Every Trellis project on this machine. Open one to see its board, issues and sessions.</p>
+        </div>
+        <a class="button primary" href={hostHref.register()}>
+          Register a folder
+        </a>
+      </div>
+      {list?.catalogError ? <ErrorBox title="The project catalog cannot be read" error={{ code: 'CATALOG_MALFORMED', message: list.catalogError }} /> : null}
+      {!list ? (
+        <p class="muted">Loading the project list…</p>
+      ) : list.projects.length === 0 ? (
+        <div class="card">
+          <p>No projects yet.</p>
+          <p>
+            <a href={hostHref.register()}>Register a folder</a>, or run <code>trellis serve</code> in a project.
+          </p>
+        </div>
+      ) : (
+        <ul class="list projects" aria-label="Projects" onKeyDown={onListKeys}>
+          {list.projects.map((p) => (
+            <ProjectItem p={p} key={p.id} />
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
+function ProjectItem({ p }: { p: ProjectRow }) {
+  return (
+    <li class="project-row" data-testid={`project-${p.id}`} data-online={String(p.online)}>
+      <ProjectIcon p={p} />
+      <div class="project-main">
+        <a data-nav class="project-name" href={p.online ? p.url : hostHref.project(p.id)}>
+          {p.name}
+        </a>
+        <div class="muted project-root" title={p.root}>
+          {p.root}
+        </div>
+      </div>
+      <div class="project-facts">
+        <OnlineChip p={p} />
+        {p.online ? (
+          <>
+            <span class="chip" data-testid="open-issues">
+              {p.openIssues ?? 0} open {p.openIssues === 1 ? 'issue' : 'issues'}
+            </span>
+            <span class="chip" data-testid="live-sessions">
+              {p.liveSessions ?? 0} live {p.liveSessions === 1 ? 'session' : 'sessions'}
+            </span>
+          </>
+        ) : null}
+        {p.gated ? <span class="chip" title={`gate: ${p.gate}`}>🔒 {p.gate}</span> : null}
+      </div>
+      <div class="project-actions">
+        {p.online ? (
+          <a class="button" href={p.url}>
+            Open
+          </a>
+        ) : (
+          <StartButton p={p} />
+        )}
+        <a class="button quiet" href={hostHref.project(p.id)} aria-label={`Manage ${p.name}`}>
+          Manage
+        </a>
+      </div>
+    </li>
+  );
+}
+
+export function ProjectIcon({ p }: { p: ProjectRow }) {
+  const icon = p.icon && [...p.icon].length <= 4 ? p.icon : (p.name[0] ?? '?').toUpperCase();
+  return (
+    <span class="project-icon" aria-hidden="true">
+      {icon}
+    </span>
+  );
+}
+
+export function OnlineChip({ p }: { p: ProjectRow }) {
+  return (
+    <span class={`chip ${p.online ? 'online' : 'offline'}`} data-testid="online-state" title={p.online ? 'its backend is running' : `offline: ${p.reason ?? 'no backend running'}`}>
+      {p.online ? 'online' : 'offline'}
+    </span>
+  );
+}
+
+/**
+ * Starts the project's backend (a detached `trellis serve` that outlives the gateway). The row turns
+ * online from the stream, not from this answer, so every open page sees the same thing.
+ */
+export function StartButton({ p, onTranscript }: { p: ProjectRow; onTranscript?: (t: string) => void }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const start = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      const a = await hub<{ url?: string; logTail?: string }>('POST', `projects/${enc(p.id)}/serve`, {});
+      if (a.status !== 200) {
+        const err = errorOf(a, 'starting the backend');
+        setError({ code: err.code, message: a.body.logTail ? `${err.message}\n\n${a.body.logTail}` : err.message });
+        if (a.body.logTail) onTranscript?.(a.body.logTail);
+      } else onTranscript?.(`started: ${a.body.url ?? ''}\n`);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <>
+      <button class="button primary" type="button" onClick={start} disabled={busy} aria-label={`Start ${p.name}`}>
+        {busy ? 'Starting…' : 'Start'}
+      </button>
+      {error ? <ErrorBox error={error} title={`${p.name} did not start`} /> : null}
+    </>
+  );
+}

@@ -1,0 +1,204 @@
+import { signal } from '@preact/signals';
+import { useEffect, useState } from 'preact/hooks';
+import { ErrorBox, onListKeys, useFetch } from '../ui';
+import { errorOf, hub } from '../host/hub';
+import { hostHref, hostRoute } from '../host/host-route';
+import type { ProjectRow } from '../host/projects-store';
+import { Transcript } from './ProjectOps';
+
+interface Folder {
+  readonly name: string;
+  readonly path: string;
+  readonly symlink?: string;
+  readonly git?: boolean;
+  readonly trellis?: boolean;
+}
+interface Listing {
+  readonly path: string;
+  readonly parent: string | null;
+  readonly folders: readonly Folder[];
+}
+
+async function browse(path: string | null): Promise<Listing> {
+  const a = await hub<Listing>('GET', `fs${path ? `?path=${encodeURIComponent(path)}` : ''}`);
+  if (a.status !== 200) throw errorOf(a, 'GET /fs');
+  return a.body;
+}
+
+/** The harness names `trellis init --harness` takes, asked once. */
+export const harnesses = signal<readonly string[]>([]);
+let asked = false;
+export function useHarnesses(): readonly string[] {
+  useEffect(() => {
+    if (asked) return;
+    asked = true;
+    void hub<{ harnesses: string[] }>('GET', 'hub/harnesses').then((a) => {
+      if (a.status === 200) harnesses.value = a.body.harnesses;
+    });
+  }, []);
+  return harnesses.value;
+}
+
+/**
+ * Registering a folder: browse this machine's folders (`/fs`, names and markers only), pick one, say
+ * explicitly whether a plain folder gets `git init`, and optionally run `trellis init` with a harness.
+ * The steps' transcript is shown whatever happened.
+ */
+export function RegisterView() {
+  const path = hostRoute.value.query.get('path');
+  const listing = useFetch(() => browse(path), [path]);
+  const here = listing.data;
+  const [result, setResult] = useState<{ transcript: string; project?: ProjectRow } | null>(null);
+  // The folder's own markers come from its parent's listing (a listing marks its children only).
+  const self = useFetch(async () => (here?.parent ? (await browse(here.parent)).folders.find((f) => f.path === here.path) ?? null : null), [here?.path, result?.project?.id]);
+  const names = useHarnesses();
+  const [typed, setTyped] = useState('');
+  const [gitInit, setGitInit] = useState(false);
+  const [init, setInit] = useState(true);
+  const [harness, setHarness] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    setTyped(here?.path ?? '');
+    setGitInit(false);
+    setResult(null);
+    setError(null);
+  }, [here?.path]);
+  const isGit = !!self.data?.git;
+  const isTrellis = !!self.data?.trellis;
+  useEffect(() => setInit(!isTrellis), [isTrellis, here?.path]);
+
+  const register = async (e: Event) => {
+    e.preventDefault();
+    if (!here) return;
+    setBusy(true);
+    setError(null);
+    setResult(null);
+    try {
+      const a = await hub<{ project?: ProjectRow; transcript?: string }>('POST', 'projects', {
+        path: here.path,
+        ...(gitInit ? { gitInit: true } : {}),
+        ...(init ? { init: harness ? { harness } : {} } : {}),
+      });
+      if (a.status === 201) setResult({ transcript: a.body.transcript ?? '', ...(a.body.project ? { project: a.body.project } : {}) });
+      else {
+        setError(errorOf(a, 'registering'));
+        if (a.body?.transcript) setResult({ transcript: a.body.transcript });
+      }
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <>
+      <div class="page-head">
+        <div class="crumbs">
+          <a href={hostHref.projects()}>Projects</a> /
+        </div>
+        <h1>Register a folder</h1>
+      </div>
+      <section class="card" aria-labelledby="browse-h">
+        <h2 id="browse-h">Choose a folder</h2>
+        <form
+          class="toolbar"
+          onSubmit={(e) => {
+            e.preventDefault();
+            location.hash = hostHref.register(typed.trim());
+          }}
+        >
+          <label class="grow">
+            <span>Folder path</span>
+            <input value={typed} onInput={(e) => setTyped((e.currentTarget as HTMLInputElement).value)} spellcheck={false} />
+          </label>
+          <button class="button" type="submit">
+            Go
+          </button>
+        </form>
+        <ErrorBox error={listing.error} title="That folder cannot be listed" />
+        {here ? (
+          <ul class="list folders" aria-label={`Folders in ${here.path}`} onKeyDown={onListKeys}>
+            {here.parent ? (
+              <li>
+                <a data-nav href={hostHref.register(here.parent)}>
+                  ↑ .. <span class="muted">(up to {here.parent})</span>
+                </a>
+              </li>
+            ) : null}
+            {here.folders.map((f) => (
+              <li key={f.path}>
+                {f.symlink ? (
+                  <span class="muted" title="symlinks are not followed">
+                    {f.name} → {f.symlink}
+                  </span>
+                ) : (
+                  <a data-nav href={hostHref.register(f.path)} data-testid={`folder-${f.name}`}>
+                    📁 {f.name}
+                    {f.git ? <span class="chip">git</span> : null}
+                    {f.trellis ? <span class="chip spec-status">trellis</span> : null}
+                  </a>
+                )}
+              </li>
+            ))}
+            {here.folders.length === 0 ? <li class="muted">No sub-folders.</li> : null}
+          </ul>
+        ) : listing.loading ? (
+          <p class="muted">Listing…</p>
+        ) : null}
+      </section>
+      {here ? (
+        <section class="card" aria-labelledby="register-h">
+          <h2 id="register-h">
+            Register <code>{here.path}</code>
+          </h2>
+          <form onSubmit={register} class="stack">
+            <p class="muted" data-testid="folder-kind">
+              {self.loading && !self.data ? 'Looking at the folder…' : isTrellis ? 'A git repository with a trellis.json.' : isGit ? 'A git repository (no trellis.json yet).' : 'Not a git repository itself (a plain folder, or a folder inside a repository: then its repository is registered).'}
+            </p>
+            {!isGit ? (
+              <label class="check">
+                <input type="checkbox" checked={gitInit} onChange={(e) => setGitInit((e.currentTarget as HTMLInputElement).checked)} />
+                Create a git repository here (<code>git init</code>) if it is a plain folder
+              </label>
+            ) : null}
+            <label class="check">
+              <input type="checkbox" checked={init} onChange={(e) => setInit((e.currentTarget as HTMLInputElement).checked)} />
+              Set it up as a Trellis project (<code>trellis init</code>)
+            </label>
+            {init ? (
+              <label>
+                <span>Harness for its agent sessions</span>
+                <select value={harness} onChange={(e) => setHarness((e.currentTarget as HTMLSelectElement).value)}>
+                  <option value="">(none: decide later)</option>
+                  {names.map((n) => (
+                    <option value={n} key={n}>
+                      {n}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            ) : null}
+            <div class="actions">
+              <button class="button primary" type="submit" disabled={busy}>
+                {busy ? 'Registering…' : 'Register'}
+              </button>
+            </div>
+          </form>
+          <ErrorBox error={error} title="Not registered" />
+          {result ? (
+            <>
+              {result.project ? (
+                <p role="status" data-testid="registered">
+                  Registered <a href={hostHref.project(result.project.id)}>{result.project.name}</a>.
+                </p>
+              ) : null}
+              <Transcript text={result.transcript} />
+            </>
+          ) : null}
+        </section>
+      ) : null}
+    </>
+  );
+}
