@@ -6,7 +6,7 @@ import { launchChromium, screenshot, VIEWPORTS, watchPage } from './helpers/brow
 import { cleanupRepos, git, ok, tempDir, testEnv } from './helpers/repo.js';
 import { packageCopy, startServe, type ServeProcess } from './helpers/serve.js';
 import { demoRepo } from './helpers/server.js';
-import { killTmux, tmuxHas } from './helpers/sessions.js';
+import { killTmux, tmux, tmuxHas } from './helpers/sessions.js';
 
 // The dashboard's Sessions, Session and Eval views in a real Chromium against a real `trellis serve`,
 // with agent sessions in a real tmux on this test's own socket (<home>/tmux.sock).
@@ -80,6 +80,18 @@ describe('sessions in the dashboard', () => {
     await expect.poll(() => showsLine('hello'), { timeout: 5_000 }).toBe(true);
     const captured = await cli('session', 'capture', sessionId);
     expect(captured.split('\n').map((l) => l.trimEnd())).toContain('hello');
+    // The writable viewer sized the pane to its frame; a smaller window makes a smaller pane.
+    const paneSize = () => tmux(home, 'display-message', '-p', '-t', `=${sessionId}:`, '#{window_width}x#{window_height}')?.trim();
+    const shown = () => page.locator('.terminal-head .size').textContent();
+    await expect.poll(async () => (await shown()) === paneSize()?.replace('x', '×')).toBe(true);
+    const wide = paneSize()!;
+    expect(Number(wide.split('x')[0])).toBeGreaterThan(80);
+    await page.setViewportSize({ width: 900, height: 700 });
+    await expect.poll(() => paneSize(), { timeout: 5_000 }).not.toBe(wide);
+    expect(Number(paneSize()!.split('x')[0])).toBeLessThan(Number(wide.split('x')[0]));
+    await expect.poll(async () => (await shown()) === paneSize()?.replace('x', '×')).toBe(true);
+    await page.setViewportSize(VIEWPORTS.desktop);
+    await expect.poll(() => paneSize(), { timeout: 5_000 }).toBe(wide);
     await screenshot(page, 'session');
 
     // The list: the new session, its state with who caused it, its age, its node.
@@ -92,11 +104,23 @@ describe('sessions in the dashboard', () => {
     await screenshot(page, 'sessions');
   });
 
-  it('the list is live: a transition made by the CLI shows without a reload, with its source', async () => {
+  it('the list is live: a transition made by the CLI shows without a reload, with its sub-reason, its source and the unread marker', async () => {
     await open('#/sessions');
     const row = page.locator(`[data-session="${sessionId}"]`);
     await row.waitFor();
     await page.evaluate(() => ((window as unknown as { __same: boolean }).__same = true));
+    // The signal an agent's hook sends at the end of its turn: awaiting{turn-end}, by hook, unread.
+    await cli('session', 'signal', sessionId, 'turn-end');
+    await expect.poll(() => row.getByTestId('session-state').textContent(), { timeout: 3_000 }).toBe('awaitingturn-endby hook');
+    expect(await row.getAttribute('class')).toContain('unread');
+    expect(await page.locator('.top nav a', { hasText: 'Sessions' }).locator('.count').textContent()).toBe('1');
+    // Opening the session is viewing it: the marker clears, for the CLI too.
+    await row.getByRole('link').first().click();
+    await expect.poll(async () => JSON.parse(await cli('session', 'show', sessionId, '--json')).unread, { timeout: 3_000 }).toBe(false);
+    await expect.poll(() => page.locator('.top nav a', { hasText: 'Sessions' }).locator('.count').count()).toBe(0);
+    await page.goBack();
+    await row.waitFor();
+    expect((await row.getAttribute('class')) ?? '').not.toContain('unread');
     await cli('session', 'interrupt', sessionId);
     await expect.poll(() => row.getByTestId('session-state').textContent(), { timeout: 3_000 }).toMatch(/^interrupted.*by user$/);
     await cli('session', 'resume', sessionId);
@@ -128,6 +152,20 @@ describe('sessions in the dashboard', () => {
     expect(readFileSync(path, 'utf8')).toBe('pasted-file-body\n');
     await page.keyboard.press('Enter');
     await expect.poll(() => showsLine('pasted-file-body'), { timeout: 5_000 }).toBe(true);
+
+    // A file pasted from the clipboard, or dropped, onto the terminal takes the same way.
+    for (const how of ['paste', 'drop'] as const) {
+      await typeInTerminal('cat ');
+      await page.locator('.terminal-frame .xterm').evaluate((el, [how, body]) => {
+        const dt = new DataTransfer();
+        dt.items.add(new File([body!], `${how}.txt`, { type: 'text/plain' }));
+        const target = el.querySelector('textarea') ?? el;
+        target.dispatchEvent(how === 'paste' ? new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }) : new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      }, [how, `${how}-file-body\n`]);
+      await expect.poll(() => page.getByTestId('typed-path').textContent()).toContain(`/${how}.txt`);
+      await page.keyboard.press('Enter');
+      await expect.poll(() => showsLine(`${how}-file-body`), { timeout: 5_000 }).toBe(true);
+    }
 
     // Read-only: the terminal reconnects in read mode and nothing typed reaches the pane.
     await page.getByLabel('Read-only').check();
