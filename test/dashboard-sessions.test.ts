@@ -63,8 +63,12 @@ afterAll(async () => {
 
 describe('sessions in the dashboard', () => {
   it('spawns a shell session from the page; `echo hello` typed into its terminal shows on the page and in `trellis session capture`', async () => {
+    const scripts: string[] = [];
+    page.on('request', (r) => r.resourceType() === 'script' && scripts.push(new URL(r.url()).pathname));
     await open('#/sessions');
     await page.getByTestId('no-sessions').waitFor();
+    // xterm.js is a chunk of its own, loaded by the session page only.
+    expect(scripts.filter((p) => /xterm/.test(p))).toEqual([]);
     await page.getByLabel('Harness').selectOption('shell');
     await page.getByLabel('Task').fill('Try the terminal\nfrom the dashboard');
     await page.getByLabel('Nodes (space separated)').fill('checkout/payment');
@@ -74,6 +78,7 @@ describe('sessions in the dashboard', () => {
     expect(tmuxHas(home, sessionId)).toBe(true);
     await expect.poll(() => paneState(), { timeout: 10_000 }).toBe('live');
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Try the terminal');
+    expect(scripts.filter((p) => /\/assets\/xterm-terminal-[^/]+\.js$/.test(p))).toHaveLength(1);
 
     await typeInTerminal('echo hello');
     await page.keyboard.press('Enter');
