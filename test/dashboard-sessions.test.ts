@@ -83,6 +83,13 @@ describe('sessions in the dashboard', () => {
     await typeInTerminal('echo hello');
     await page.keyboard.press('Enter');
     await expect.poll(() => showsLine('hello'), { timeout: 5_000 }).toBe(true);
+    // xterm's theme applies under the page's CSP (no inline styles): light text, ANSI colors.
+    expect(await page.locator('.xterm-rows').evaluate((e) => getComputedStyle(e).color)).toBe('rgb(255, 255, 255)');
+    await typeInTerminal("printf '\\033[31m%s\\033[0m\\n' red-text");
+    await page.keyboard.press('Enter');
+    await expect.poll(() => showsLine('red-text'), { timeout: 5_000 }).toBe(true);
+    const [r, g, b] = (await page.locator('.xterm-rows span', { hasText: /^red-text$/ }).evaluate((e) => getComputedStyle(e).color)).match(/\d+/g)!.map(Number);
+    expect(r! > 150 && g! < 80 && b! < 80).toBe(true);
     const captured = await cli('session', 'capture', sessionId);
     expect(captured.split('\n').map((l) => l.trimEnd())).toContain('hello');
     // The writable viewer sized the pane to its frame; a smaller window makes a smaller pane.
@@ -204,6 +211,7 @@ describe('sessions in the dashboard', () => {
     await expect.poll(() => page.getByTestId('preflight').textContent(), { timeout: 10_000 }).toContain('merges cleanly');
     expect(await page.locator('.review .commits').textContent()).toContain('from the dashboard');
     await expect.poll(() => page.locator('.review .diff').first().textContent()).toContain('+dash');
+    await page.locator('.review').scrollIntoViewIfNeeded();
     await screenshot(page, 'session-review');
 
     await page.getByRole('button', { name: 'Close', exact: true }).click();

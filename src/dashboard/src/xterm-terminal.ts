@@ -11,6 +11,7 @@ import { signal } from '@preact/signals';
 import { FitAddon } from '@xterm/addon-fit';
 import { Terminal } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
+import { mirrorInlineStyles } from './csp-styles';
 
 /** The pane link as the page shows it. `ended`: the session's pane is gone (close code 1000); no retry. */
 export type PaneLinkState = 'connecting' | 'live' | 'reconnecting' | 'ended';
@@ -44,6 +45,7 @@ export class PaneTerminal {
   readonly term: Terminal;
   private readonly fit = new FitAddon();
   private readonly resizeObserver: ResizeObserver;
+  private readonly unmirror: () => void;
   private ws: WebSocket | null = null;
   private attempt = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -59,6 +61,7 @@ export class PaneTerminal {
     this.term = new Terminal({ convertEol: false, scrollback: 5_000, fontSize: 13, fontFamily: "ui-monospace, 'SFMono-Regular', Menlo, Consolas, monospace", disableStdin: opts.readOnly, cursorBlink: !opts.readOnly });
     this.term.loadAddon(this.fit);
     this.term.open(frame);
+    this.unmirror = mirrorInlineStyles(frame);
     this.term.onData((data) => this.sendJson({ type: 'input', data }));
     // Bytes xterm produces outside UTF-8 (some mouse reports) go as a binary frame, sent to the pane exactly.
     this.term.onBinary((data) => this.send(Uint8Array.from(data, (c) => c.charCodeAt(0) & 0xff)));
@@ -108,6 +111,7 @@ export class PaneTerminal {
     this.resizeObserver.disconnect();
     this.ws?.close(1000, 'page left');
     this.term.dispose();
+    this.unmirror();
   }
 
   private files(e: Event, list: FileList | null | undefined): void {

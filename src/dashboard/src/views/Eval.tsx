@@ -1,6 +1,6 @@
 import { get } from '../api';
 import { href } from '../router';
-import { revision } from '../store';
+import { board, revision } from '../store';
 import type { ScoreCell, Scoreboard } from '../types';
 import { Ago, ErrorBox, useFetch } from '../ui';
 import '../sessions.css';
@@ -16,6 +16,8 @@ export function EvalView() {
   const b = f.data;
   if (!b) return f.error ? <ErrorBox error={f.error} title="Cannot load the scoreboard" /> : <p class="muted">Loading the scoreboard…</p>;
   const scopes = b.scopes.map((s) => s.name);
+  // A scope named by a session id is that session's worktree: link it to the session's page.
+  const sessions = new Set((board.value?.sessions ?? []).map((s) => s.id));
   // Scopes that only hold old readings (a removed worktree) still get a column, after the live ones.
   for (const row of b.scenarios) for (const c of row.cells) if (!scopes.includes(c.scope)) scopes.push(c.scope);
   return (
@@ -38,7 +40,7 @@ export function EvalView() {
                 <th scope="col">Scenario</th>
                 {scopes.map((s) => (
                   <th scope="col" key={s}>
-                    {s === 'trunk' || !/^[0-9A-Z]{8,}$/i.test(s) ? s : <a href={href.session(s)}>{s}</a>}
+                    {sessions.has(s) ? <a href={href.session(s)}>session {s}</a> : s}
                   </th>
                 ))}
               </tr>

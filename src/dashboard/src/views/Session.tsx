@@ -59,7 +59,13 @@ export function SessionView({ id }: { id: string }) {
           ) : null}
         </p>
       </header>
-      <Lifecycle s={s} onDone={(v) => (v ? setLocal(v) : null, void refreshBoard())} />
+      <Lifecycle
+        s={s}
+        onDone={(v) => {
+          if (v) setLocal(v);
+          void refreshBoard();
+        }}
+      />
       {hasPane ? (
         <TerminalCard id={s.id} key={`${s.id} ${s.tmux?.pane}`} />
       ) : (
