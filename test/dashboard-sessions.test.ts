@@ -32,7 +32,7 @@ const open = async (hash: string) => {
 const rows = () => page.locator('.xterm-rows > div').evaluateAll((els) => els.map((e) => (e.textContent ?? '').replace(/\s+$/, '')));
 /** Whether some row of the terminal is exactly `text` (the output line, not the command that printed it). */
 const showsLine = async (text: string) => (await rows()).includes(text);
-const paneState = () => page.getByTestId('pane-state').textContent();
+const paneState = () => page.getByTestId('pane-state').textContent({ timeout: 1_000 });
 const typeInTerminal = async (text: string) => {
   await page.locator('.terminal-frame .xterm').click();
   await page.keyboard.type(text);
@@ -216,9 +216,17 @@ describe('sessions in the dashboard', () => {
 
     await page.getByRole('button', { name: 'Close', exact: true }).click();
     await page.getByRole('button', { name: 'Yes, close' }).click();
-    await expect.poll(() => paneState(), { timeout: 5_000 }).toBe('ended');
+    // The terminal ends (close code 1000) and the page shows the session has no pane any more.
+    await expect.poll(() => page.getByTestId('no-pane').textContent(), { timeout: 5_000 }).toContain('No live pane: the session is closed');
     await expect.poll(async () => JSON.parse(await cli('session', 'show', sessionId, '--json')).state).toBe('closed');
     expect(tmuxHas(home, sessionId)).toBe(false);
+    // A prompt to a closed session is refused (502): the page says so, and nothing lands on the timeline.
+    await page.getByLabel('Prompt text').fill('echo too-late');
+    await page.getByRole('button', { name: 'Send prompt' }).click();
+    const refused = page.getByRole('alert').filter({ hasText: 'The prompt was refused' });
+    await refused.waitFor({ timeout: 5_000 });
+    expect(await refused.textContent()).toContain('PROMPT_REFUSED');
+    expect(JSON.parse(await cli('session', 'show', sessionId, '--json')).timeline.map((t: { body: string }) => t.body)).not.toContain('echo too-late');
   });
 
   it('a hot reload of the backend with the board stream and a terminal open: both reconnect by themselves within 5 s', async () => {
@@ -253,7 +261,13 @@ describe('sessions in the dashboard', () => {
     await page.keyboard.press('Enter');
     await expect.poll(() => showsLine('after-10'), { timeout: 5_000 }).toBe(true);
     expect(seen.errors).toEqual([]);
-    await cli('session', 'close', id);
+    // Quarantine from the page, with a reason: the state shows it and the terminal ends.
+    await page.getByLabel('Quarantine reason').fill('looping on tests');
+    await page.getByRole('button', { name: 'Quarantine', exact: true }).click();
+    await expect.poll(() => page.getByTestId('session-state').first().textContent(), { timeout: 5_000 }).toBe('quarantinedlooping on testsby user');
+    expect(JSON.parse(await cli('session', 'show', id, '--json'))).toMatchObject({ state: 'quarantined', reason: 'looping on tests' });
+    await page.getByTestId('no-pane').waitFor();
+    expect(tmuxHas(home, id)).toBe(false);
   });
 });
 
