@@ -231,6 +231,7 @@ describe('sessions in the dashboard', () => {
 
   it('a hot reload of the backend with the board stream and a terminal open: both reconnect by themselves within 5 s', async () => {
     await open('#/sessions');
+    await page.getByLabel('Harness').selectOption('shell');
     await page.getByLabel('Task').fill('Survive a reload');
     await page.getByRole('button', { name: 'Spawn' }).click();
     await expect.poll(() => page.url()).toMatch(/#\/sessions\/[^/]+$/);
@@ -289,7 +290,7 @@ describe('eval scoreboard in the dashboard', () => {
 
 describe('the new views at 390×844', () => {
   it('sessions, a session and the scoreboard fit the width', async () => {
-    const id = JSON.parse(await cli('session', 'spawn', 'Phone check', '--json')).id as string;
+    const id = JSON.parse(await cli('session', 'spawn', 'Phone check', '--harness', 'shell', '--json')).id as string;
     await page.setViewportSize(VIEWPORTS.phone);
     try {
       for (const [name, hash] of [

@@ -94,7 +94,8 @@ export function SessionsView() {
 /** Spawn: harness, task, nodes, issue; on success the new session's page opens. */
 function SpawnForm() {
   const [task, setTask] = useState('');
-  const [harness, setHarness] = useState<string>('shell');
+  // '' = the project's default harness (trellis.json), as `trellis session spawn` without --harness.
+  const [harness, setHarness] = useState<string>('');
   const [nodes, setNodes] = useState('');
   const [issue, setIssue] = useState('');
   const [busy, setBusy] = useState(false);
@@ -105,7 +106,7 @@ function SpawnForm() {
     setErr(null);
     try {
       const picked = nodes.split(/[\s,]+/).filter(Boolean);
-      const s = await post<Session>('api/sessions', { task, harness, ...(picked.length ? { nodes: picked } : {}), ...(issue.trim() ? { issue: issue.trim() } : {}) });
+      const s = await post<Session>('api/sessions', { task, ...(harness ? { harness } : {}), ...(picked.length ? { nodes: picked } : {}), ...(issue.trim() ? { issue: issue.trim() } : {}) });
       void refreshBoard();
       go(href.session(s.id));
     } catch (e) {
@@ -121,6 +122,7 @@ function SpawnForm() {
         <label>
           <span>Harness</span>
           <select value={harness} onChange={(e) => setHarness((e.target as HTMLSelectElement).value)}>
+            <option value="">project default</option>
             {HARNESSES.map((h) => (
               <option key={h} value={h}>
                 {h}
