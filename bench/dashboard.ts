@@ -78,6 +78,11 @@ function bundleSize(): void {
   const raw = js.reduce((s, f) => s + readFileSync(join(assets, f)).length, 0);
   const gz = js.reduce((s, f) => s + gzipSync(readFileSync(join(assets, f)), { level: 9 }).length, 0);
   report('dashboard.bundle.js', { files: js.length, raw_kb: round(raw / 1024), gzip_kb: round(gz / 1024), target_gzip_kb: 150, note: 'excluding xterm.js' });
+  // The terminal's own chunk, loaded only by a session page (`import()` of src/dashboard/src/xterm-terminal.ts).
+  const xterm = readdirSync(assets).filter((f) => f.endsWith('.js') && /xterm/i.test(f));
+  const xRaw = xterm.reduce((s, f) => s + readFileSync(join(assets, f)).length, 0);
+  const xGz = xterm.reduce((s, f) => s + gzipSync(readFileSync(join(assets, f)), { level: 9 }).length, 0);
+  report('dashboard.bundle.xterm-chunk', { files: xterm.length, raw_kb: round(xRaw / 1024), gzip_kb: round(xGz / 1024), note: 'xterm.js + the pane terminal, a lazy chunk of its own (0 files would mean xterm was not split)' });
 }
 
 function serve(dir: string): Promise<{ url: string; child: ChildProcess }> {

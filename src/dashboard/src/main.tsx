@@ -9,6 +9,9 @@ import { IssuesView } from './views/Issues';
 import { NewIssueView } from './views/NewIssue';
 import { NodeView } from './views/Node';
 import { ThreadView } from './views/Thread';
+import { EvalView } from './views/Eval';
+import { SessionsView, unreadSessions } from './views/Sessions';
+import { SessionView } from './views/Session';
 import './styles.css';
 
 /** One entry per view; the host views (projects, sessions, login) join here when their backends land. */
@@ -18,6 +21,9 @@ const VIEWS: Record<Route['view'], (r: Route) => preact.JSX.Element> = {
   issues: () => <IssuesView />,
   issue: (r) => <ThreadView id={r.arg} key={r.arg} />,
   'new-issue': (r) => <NewIssueView key={r.query.toString()} />,
+  sessions: () => <SessionsView />,
+  session: (r) => <SessionView id={r.arg} key={r.arg} />,
+  eval: () => <EvalView />,
   missing: (r) => (
     <div class="card">
       <h1>No such page</h1>
@@ -28,11 +34,11 @@ const VIEWS: Record<Route['view'], (r: Route) => preact.JSX.Element> = {
   ),
 };
 
-const TITLES: Record<Route['view'], string> = { board: 'Board', node: 'Node', issues: 'Issues', issue: 'Issue', 'new-issue': 'Open an issue', missing: 'Not found' };
+const TITLES: Record<Route['view'], string> = { board: 'Board', node: 'Node', issues: 'Issues', issue: 'Issue', 'new-issue': 'Open an issue', sessions: 'Sessions', session: 'Session', eval: 'Eval', missing: 'Not found' };
 
 function App() {
   const r = route.value;
-  const tab = r.view === 'node' || r.view === 'board' ? 'board' : r.view === 'missing' ? '' : 'issues';
+  const tab = r.view === 'node' || r.view === 'board' ? 'board' : r.view === 'session' ? 'sessions' : r.view === 'missing' ? '' : r.view === 'sessions' || r.view === 'eval' ? r.view : 'issues';
   useEffect(() => {
     document.title = `${r.view === 'node' ? r.arg : TITLES[r.view]} · Trellis`;
   }, [r]);
@@ -58,6 +64,12 @@ function App() {
           </a>
           <a href={href.issues({ status: 'open' })} aria-current={tab === 'issues' ? 'page' : undefined}>
             Issues{b ? <span class="count">{b.freshness.open}</span> : null}
+          </a>
+          <a href={href.sessions()} aria-current={tab === 'sessions' ? 'page' : undefined}>
+            Sessions{unreadSessions.value ? <span class="count" title="sessions with output you have not viewed">{unreadSessions.value}</span> : null}
+          </a>
+          <a href={href.eval()} aria-current={tab === 'eval' ? 'page' : undefined}>
+            Eval
           </a>
         </nav>
         <div class="status-bar">

@@ -7,7 +7,7 @@ import { signal } from '@preact/signals';
  * case in `parseRoute` and one more entry in the app's view table.
  */
 export interface Route {
-  readonly view: 'board' | 'node' | 'issues' | 'issue' | 'new-issue' | 'missing';
+  readonly view: 'board' | 'node' | 'issues' | 'issue' | 'new-issue' | 'sessions' | 'session' | 'eval' | 'missing';
   /** The rest of the path after the view: a node id or an issue id (decoded). */
   readonly arg: string;
   readonly query: URLSearchParams;
@@ -30,6 +30,10 @@ export function parseRoute(hash: string): Route {
       return { view: arg ? 'issue' : 'issues', arg, query };
     case 'new-issue':
       return { view: 'new-issue', arg: '', query };
+    case 'sessions':
+      return { view: arg ? 'session' : 'sessions', arg, query };
+    case 'eval':
+      return { view: 'eval', arg: '', query };
     default:
       return { view: 'missing', arg: path, query };
   }
@@ -56,6 +60,9 @@ export const href = {
   },
   issue: (id: string) => `#/issues/${encodeURIComponent(id)}`,
   newIssue: (node?: string) => `#/new-issue${node ? `?node=${encodeURIComponent(node)}` : ''}`,
+  sessions: () => '#/sessions',
+  session: (id: string) => `#/sessions/${encodeURIComponent(id)}`,
+  eval: () => '#/eval',
 };
 
 export const go = (h: string) => {

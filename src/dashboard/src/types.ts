@@ -43,3 +43,30 @@ export interface SpecLite {
   readonly title: string;
   readonly body: string;
 }
+
+export type { SessionSummary, SessionView, TimelineEntry, Scoreboard, ScenarioRow, ScoreCell, ScopeInfo, RemarkRef } from '../../projections/index.js';
+
+/** GET /api/sessions/:id/review (the server's `ReviewBundle`, `src/store/sessions/review.ts`, which this page cannot import: it does I/O). */
+export interface ReviewBundle {
+  readonly session: string;
+  readonly branch: string;
+  readonly base: string;
+  readonly head: string;
+  readonly commits: readonly { readonly hash: string; readonly author: string; readonly at: string; readonly subject: string }[];
+  readonly files: readonly { readonly path: string; readonly status: string; readonly diff: string }[];
+  readonly nodes: readonly { readonly id: string; readonly openIssues: readonly { readonly id: string; readonly concern: string }[] }[];
+  readonly preflight: {
+    readonly trunk: string;
+    readonly trunkHead: string;
+    readonly result: 'clean' | 'conflicts';
+    readonly conflicts: readonly string[];
+    readonly trunkMovedAhead: boolean;
+  };
+}
+
+/** POST /api/sessions/:id/prompt: 200 delivered, 202 appended but not delivered (with the reason). */
+export interface PromptResult {
+  readonly appended: boolean;
+  readonly delivered: boolean;
+  readonly reason?: string;
+}

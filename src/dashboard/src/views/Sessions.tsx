@@ -1,0 +1,159 @@
+import { computed } from '@preact/signals';
+import { useState } from 'preact/hooks';
+import { post } from '../api';
+import { go, href, replace, route } from '../router';
+import { board, boardError, refreshBoard } from '../store';
+import type { SessionSummary, SessionView as Session } from '../types';
+import { Ago, ErrorBox, onListKeys } from '../ui';
+import '../sessions.css';
+
+/** The harnesses `trellis session spawn --harness` knows; the server names them again if one is refused. */
+export const HARNESSES = ['shell', 'claude', 'codex'] as const;
+
+/** Sessions whose pane did something nobody has looked at yet (the nav's counter). */
+export const unreadSessions = computed(() => (board.value?.sessions ?? []).filter((s) => s.unread && s.state !== 'closed').length);
+
+/** What each source means, for the tooltip on a state. */
+const SOURCE_HELP: Record<string, string> = {
+  user: 'a person (the CLI or this page)',
+  hook: 'the agent, through its hooks',
+  pane: 'the terminal pane',
+  process: 'the agent process',
+  supervisor: 'the server’s supervisor',
+};
+
+/** A session's state with its sub-reason and who caused it: `awaiting · turn-end · by hook`. */
+export function SessionState({ s }: { s: Pick<SessionSummary, 'state' | 'reason' | 'source'> }) {
+  return (
+    <span class="session-state" data-testid="session-state">
+      <span class={`chip state state-${s.state}`}>{s.state}</span>
+      {s.reason ? <span class="chip reason">{s.reason}</span> : null}
+      {s.source ? (
+        <span class="source" title={`the latest transition came from ${SOURCE_HELP[s.source] ?? s.source}`}>
+          by {s.source}
+        </span>
+      ) : null}
+    </span>
+  );
+}
+
+/**
+ * `#/sessions`: every session from the board's `sessions` (so it is live through the board's stream: a
+ * transition written by any process re-renders it), most recently active first, and the spawn form.
+ */
+export function SessionsView() {
+  const showClosed = route.value.query.get('closed') === '1';
+  const b = board.value;
+  const all = b?.sessions ?? [];
+  const list = showClosed ? all : all.filter((s) => s.state !== 'closed');
+  const closed = all.length - all.filter((s) => s.state !== 'closed').length;
+  return (
+    <div class="sessions">
+      <header class="page-head row-head">
+        <h1>Sessions</h1>
+        <label class="check">
+          <input type="checkbox" checked={showClosed} onChange={(e) => replace(showClosed ? '#/sessions' : '#/sessions?closed=1')} /> Show closed ({closed})
+        </label>
+      </header>
+      <SpawnForm />
+      {!b ? boardError.value ? <ErrorBox error={{ message: boardError.value }} title="Cannot load the sessions" /> : <p class="muted">Loading sessions…</p> : null}
+      {b && !list.length ? <p class="muted" data-testid="no-sessions">No {showClosed ? '' : 'open '}sessions. Spawn one above, or with <code>trellis session spawn</code>.</p> : null}
+      {list.length ? (
+        <ul class="list session-list" aria-label="Sessions" onKeyDown={onListKeys}>
+          {list.map((s) => (
+            <li key={s.id} data-session={s.id} class={s.unread ? 'unread' : undefined}>
+              <div class="session-row">
+                {s.unread ? <span class="unread-dot" title="new output since it was last viewed" aria-label="unread" /> : null}
+                <a href={href.session(s.id)} data-nav class="title">
+                  {s.title || s.id}
+                </a>
+                <code class="id">{s.id}</code>
+              </div>
+              <p class="meta">
+                <SessionState s={s} /> <span class="chip harness">{s.harness}</span> active <Ago at={s.updatedAt} />
+                {s.nodes.map((n) => (
+                  <a key={n} class="chip node" href={href.node(n)}>
+                    {n}
+                  </a>
+                ))}
+                {s.issue ? (
+                  <a class="chip" href={href.issue(s.issue)}>
+                    issue {s.issue}
+                  </a>
+                ) : null}
+                <span class="branch">{s.branch}</span>
+              </p>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}
+
+/** Spawn: harness, task, nodes, issue; on success the new session's page opens. */
+function SpawnForm() {
+  const [task, setTask] = useState('');
+  // '' = the project's default harness (trellis.json), as `trellis session spawn` without --harness.
+  const [harness, setHarness] = useState<string>('');
+  const [nodes, setNodes] = useState('');
+  const [issue, setIssue] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [err, setErr] = useState<unknown>(null);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setErr(null);
+    try {
+      const picked = nodes.split(/[\s,]+/).filter(Boolean);
+      const s = await post<Session>('api/sessions', { task, ...(harness ? { harness } : {}), ...(picked.length ? { nodes: picked } : {}), ...(issue.trim() ? { issue: issue.trim() } : {}) });
+      void refreshBoard();
+      go(href.session(s.id));
+    } catch (e) {
+      setErr(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="card spawn" onSubmit={submit} aria-labelledby="spawn-h">
+      <h2 id="spawn-h">Spawn a session</h2>
+      <div class="spawn-fields">
+        <label>
+          <span>Harness</span>
+          <select value={harness} onChange={(e) => setHarness((e.target as HTMLSelectElement).value)}>
+            <option value="">project default</option>
+            {HARNESSES.map((h) => (
+              <option key={h} value={h}>
+                {h}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label class="grow">
+          <span>Task</span>
+          <textarea rows={2} required value={task} onInput={(e) => setTask((e.target as HTMLTextAreaElement).value)} placeholder="What the agent should do (the first line is its title)" />
+        </label>
+        <label>
+          <span>Nodes (space separated)</span>
+          <input value={nodes} onInput={(e) => setNodes((e.target as HTMLInputElement).value)} placeholder="checkout/payment" list="spawn-node-ids" />
+        </label>
+        <label>
+          <span>Issue</span>
+          <input value={issue} onInput={(e) => setIssue((e.target as HTMLInputElement).value)} placeholder="issue id (optional)" />
+        </label>
+      </div>
+      <datalist id="spawn-node-ids">
+        {(board.value?.nodes ?? []).map((n) => (
+          <option key={n.id} value={n.id} />
+        ))}
+      </datalist>
+      <ErrorBox error={err} title="The session was not spawned" />
+      <div>
+        <button class="button primary" type="submit" disabled={busy || !task.trim()}>
+          {busy ? 'Spawning…' : 'Spawn'}
+        </button>
+      </div>
+    </form>
+  );
+}

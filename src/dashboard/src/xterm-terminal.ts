@@ -1,0 +1,205 @@
+/**
+ * The live terminal of a session page: xterm.js over the pane WebSocket (`/api/sessions/:id/socket`).
+ * This module is loaded lazily by the session page, so xterm.js (most of the page's weight) is its own
+ * chunk (`xterm-terminal-<hash>.js`) and the other views never download it.
+ *
+ * Protocol (README, "The pane stream"): a JSON `snapshot` message, then a binary frame that paints the
+ * screen, then live binary bytes; JSON `state` when the pane's size changes, `closed` before the server
+ * ends the socket, `error` for a refused message. The client sends JSON `input` and `resize`.
+ */
+import { signal } from '@preact/signals';
+import { FitAddon } from '@xterm/addon-fit';
+import { Terminal } from '@xterm/xterm';
+import '@xterm/xterm/css/xterm.css';
+import { mirrorInlineStyles } from './csp-styles';
+
+/** The pane link as the page shows it. `ended`: the session's pane is gone (close code 1000); no retry. */
+export type PaneLinkState = 'connecting' | 'live' | 'reconnecting' | 'ended';
+
+export const PANE_BACKOFF_FIRST_MS = 250;
+export const PANE_BACKOFF_MAX_MS = 8_000;
+
+/** Close codes of the pane stream (`src/store/sessions/pane-stream.ts`). */
+const ENDED = 1000;
+
+export interface PaneTerminalOptions {
+  /** The socket's http(s) URL; turned into ws(s). */
+  readonly url: string;
+  readonly readOnly: boolean;
+  /** Files pasted or dropped on the terminal (the page uploads them and types their paths). */
+  readonly onFiles: (files: File[]) => void;
+}
+
+/**
+ * One terminal bound to one session's pane. It reconnects by itself after any drop that is not the end
+ * of the session (a backend hot reload closes with 1012, a slow viewer is dropped with 4001, a network
+ * blip gives 1006), after a bounded exponential backoff (250 ms doubling to 8 s, with jitter), and gets a
+ * fresh snapshot from the server each time. `state` says where it is, for the page to show.
+ */
+export class PaneTerminal {
+  readonly state = signal<PaneLinkState>('connecting');
+  /** The last thing the server said that the user should see (a refusal, why the session ended). */
+  readonly notice = signal('');
+  /** The pane's size, as the server last reported it. */
+  readonly size = signal<{ cols: number; rows: number } | null>(null);
+  readonly term: Terminal;
+  private readonly fit = new FitAddon();
+  private readonly resizeObserver: ResizeObserver;
+  private readonly unmirror: () => void;
+  private ws: WebSocket | null = null;
+  private attempt = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private fitTimer: ReturnType<typeof setTimeout> | undefined;
+  private stopped = false;
+  private readOnly: boolean;
+
+  constructor(
+    private readonly frame: HTMLElement,
+    private readonly opts: PaneTerminalOptions,
+  ) {
+    this.readOnly = opts.readOnly;
+    this.term = new Terminal({ convertEol: false, scrollback: 5_000, fontSize: 13, fontFamily: "ui-monospace, 'SFMono-Regular', Menlo, Consolas, monospace", disableStdin: opts.readOnly, cursorBlink: !opts.readOnly });
+    this.term.loadAddon(this.fit);
+    this.term.open(frame);
+    this.unmirror = mirrorInlineStyles(frame);
+    this.term.onData((data) => this.sendJson({ type: 'input', data }));
+    // Bytes xterm produces outside UTF-8 (some mouse reports) go as a binary frame, sent to the pane exactly.
+    this.term.onBinary((data) => this.send(Uint8Array.from(data, (c) => c.charCodeAt(0) & 0xff)));
+    // A pasted or dropped file: capture it before xterm turns the clipboard's text into keystrokes.
+    frame.addEventListener('paste', (e) => this.files(e, e.clipboardData?.files), true);
+    frame.addEventListener('dragover', (e) => e.dataTransfer?.types.includes('Files') && e.preventDefault());
+    frame.addEventListener('drop', (e) => this.files(e, e.dataTransfer?.files), true);
+    this.resizeObserver = new ResizeObserver(() => {
+      clearTimeout(this.fitTimer);
+      this.fitTimer = setTimeout(() => this.proposeSize(), 100);
+    });
+    this.resizeObserver.observe(frame);
+  }
+
+  start(): this {
+    this.open();
+    return this;
+  }
+
+  /** Reopens the socket in the other mode; a read-only viewer streams but its input and resizes are refused. */
+  setReadOnly(readOnly: boolean): void {
+    if (readOnly === this.readOnly) return;
+    this.readOnly = readOnly;
+    this.term.options.disableStdin = readOnly;
+    this.term.options.cursorBlink = !readOnly;
+    clearTimeout(this.timer);
+    const old = this.ws;
+    this.ws = null;
+    old?.close(1000, 'switching mode');
+    this.attempt = 0;
+    this.open();
+  }
+
+  /** Types `text` into the pane, as if it were typed on the keyboard. */
+  type(text: string): boolean {
+    return this.sendJson({ type: 'input', data: text });
+  }
+
+  focus(): void {
+    this.term.focus();
+  }
+
+  dispose(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    clearTimeout(this.fitTimer);
+    this.resizeObserver.disconnect();
+    this.ws?.close(1000, 'page left');
+    this.term.dispose();
+    this.unmirror();
+  }
+
+  private files(e: Event, list: FileList | null | undefined): void {
+    if (!list?.length) return;
+    e.preventDefault();
+    e.stopPropagation();
+    this.opts.onFiles(Array.from(list));
+  }
+
+  private open(): void {
+    if (this.stopped) return;
+    const u = new URL(this.opts.url, location.href);
+    u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
+    if (this.readOnly) u.searchParams.set('mode', 'read');
+    const ws = new WebSocket(u.href);
+    ws.binaryType = 'arraybuffer';
+    this.ws = ws;
+    let sized = false;
+    ws.onmessage = (e: MessageEvent<ArrayBuffer | string>) => {
+      if (this.ws !== ws) return;
+      if (typeof e.data !== 'string') return this.term.write(new Uint8Array(e.data));
+      let msg: { type?: string; cols?: number; rows?: number; reason?: string; code?: string; message?: string };
+      try {
+        msg = JSON.parse(e.data);
+      } catch {
+        return;
+      }
+      if (msg.type === 'snapshot') {
+        // A fresh screen follows: start from a clean terminal of the pane's size.
+        this.term.reset();
+        this.adopt(msg.cols, msg.rows);
+        this.attempt = 0;
+        this.state.value = 'live';
+        this.notice.value = '';
+      } else if (msg.type === 'state') {
+        this.adopt(msg.cols, msg.rows);
+        // Propose our size once per connection (and on each resize of the frame), never in answer to
+        // every size change: two viewers of different sizes would otherwise resize the pane back and forth.
+        if (!sized) {
+          sized = true;
+          this.proposeSize();
+        }
+      } else if (msg.type === 'closed') {
+        // Sent before every close (a reload's too); only the close code says whether the pane ended.
+        this.notice.value = `The server closed the terminal: ${msg.reason ?? ''}`;
+      } else if (msg.type === 'error') {
+        this.notice.value = `${msg.code ?? 'ERROR'}: ${msg.message ?? ''}`;
+      }
+    };
+    ws.onclose = (e) => {
+      if (this.ws !== ws || this.stopped) return;
+      this.ws = null;
+      if (e.code === ENDED) {
+        this.state.value = 'ended';
+        return;
+      }
+      this.state.value = 'reconnecting';
+      const wait = Math.min(PANE_BACKOFF_MAX_MS, PANE_BACKOFF_FIRST_MS * 2 ** this.attempt++);
+      this.timer = setTimeout(() => this.open(), wait / 2 + (Math.random() * wait) / 2);
+    };
+  }
+
+  /** Shows the pane at its own size, so what tmux draws lines up. */
+  private adopt(cols: number | undefined, rows: number | undefined): void {
+    if (!cols || !rows) return;
+    this.size.value = { cols, rows };
+    if (cols !== this.term.cols || rows !== this.term.rows) this.term.resize(cols, rows);
+  }
+
+  /** A writable viewer asks the server to size the pane to what its frame can show. */
+  private proposeSize(): void {
+    if (this.readOnly || this.state.value !== 'live') return;
+    const d = this.fit.proposeDimensions();
+    if (!d || !Number.isFinite(d.cols) || !Number.isFinite(d.rows)) return;
+    const cols = Math.max(20, Math.min(1000, d.cols));
+    const rows = Math.max(5, Math.min(1000, d.rows));
+    const now = this.size.value;
+    if (now && now.cols === cols && now.rows === rows) return;
+    this.sendJson({ type: 'resize', cols, rows });
+  }
+
+  private sendJson(msg: object): boolean {
+    return this.send(JSON.stringify(msg));
+  }
+
+  private send(data: string | Uint8Array): boolean {
+    if (this.ws?.readyState !== WebSocket.OPEN) return false;
+    this.ws.send(data);
+    return true;
+  }
+}

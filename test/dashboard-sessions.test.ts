@@ -1,0 +1,311 @@
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, screenshot, VIEWPORTS, watchPage } from './helpers/browser.js';
+import { cleanupRepos, git, ok, tempDir, testEnv } from './helpers/repo.js';
+import { packageCopy, startServe, type ServeProcess } from './helpers/serve.js';
+import { demoRepo } from './helpers/server.js';
+import { killTmux, tmux, tmuxHas } from './helpers/sessions.js';
+
+// The dashboard's Sessions, Session and Eval views in a real Chromium against a real `trellis serve`,
+// with agent sessions in a real tmux on this test's own socket (<home>/tmux.sock).
+
+const SCENARIO = 'ops/dashboard/smoke';
+
+let dir: string;
+let home: string;
+let uploads: string;
+let pkg: string;
+let s: ServeProcess;
+let browser: Browser;
+let page: Page;
+let seen: { dialogs: string[]; errors: string[] };
+let sessionId: string;
+
+const cli = (...args: string[]) => ok(dir, args, { env: { TRELLIS_HOME: home } });
+const open = async (hash: string) => {
+  await page.goto(new URL(hash, s.url).href);
+  await page.getByTestId('link-state').filter({ hasText: 'live' }).waitFor({ timeout: 10_000 });
+};
+/** The terminal's rows as xterm's DOM renderer shows them, right-trimmed. */
+const rows = () => page.locator('.xterm-rows > div').evaluateAll((els) => els.map((e) => (e.textContent ?? '').replace(/\s+$/, '')));
+/** Whether some row of the terminal is exactly `text` (the output line, not the command that printed it). */
+const showsLine = async (text: string) => (await rows()).includes(text);
+const paneState = () => page.getByTestId('pane-state').textContent({ timeout: 1_000 });
+const typeInTerminal = async (text: string) => {
+  await page.locator('.terminal-frame .xterm').click();
+  await page.keyboard.type(text);
+};
+
+beforeAll(async () => {
+  dir = await demoRepo();
+  home = tempDir();
+  uploads = tempDir();
+  // One declared eval scenario, so the scoreboard has a row for a CLI reading.
+  mkdirSync(join(dir, 'specs/ops'), { recursive: true });
+  writeFileSync(join(dir, 'specs/ops/dashboard.md'), `---\ntitle: Dashboard smoke\nscenarios:\n  - id: ${SCENARIO}\n    run: "true"\n---\n# Dashboard smoke\n\nThe page loads.\n`);
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-qm', 'a scenario');
+  pkg = packageCopy();
+  s = await startServe(pkg, dir, { ...testEnv(dir), TRELLIS_HOME: home, TRELLIS_UPLOADS_DIR: uploads, TRELLIS_DRAIN_MS: '300' });
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: VIEWPORTS.desktop });
+  seen = watchPage(page);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await s?.stop('SIGKILL');
+  killTmux(home);
+  cleanupRepos();
+});
+
+describe('sessions in the dashboard', () => {
+  it('spawns a shell session from the page; `echo hello` typed into its terminal shows on the page and in `trellis session capture`', async () => {
+    const scripts: string[] = [];
+    page.on('request', (r) => r.resourceType() === 'script' && scripts.push(new URL(r.url()).pathname));
+    await open('#/sessions');
+    await page.getByTestId('no-sessions').waitFor();
+    // xterm.js is a chunk of its own, loaded by the session page only.
+    expect(scripts.filter((p) => /xterm/.test(p))).toEqual([]);
+    await page.getByLabel('Harness').selectOption('shell');
+    await page.getByLabel('Task').fill('Try the terminal\nfrom the dashboard');
+    await page.getByLabel('Nodes (space separated)').fill('checkout/payment');
+    await page.getByRole('button', { name: 'Spawn' }).click();
+    await expect.poll(() => page.url()).toMatch(/#\/sessions\/[^/]+$/);
+    sessionId = decodeURIComponent(/#\/sessions\/(.+)$/.exec(page.url())![1]!);
+    expect(tmuxHas(home, sessionId)).toBe(true);
+    await expect.poll(() => paneState(), { timeout: 10_000 }).toBe('live');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Try the terminal');
+    expect(scripts.filter((p) => /\/assets\/xterm-terminal-[^/]+\.js$/.test(p))).toHaveLength(1);
+
+    await typeInTerminal('echo hello');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => showsLine('hello'), { timeout: 5_000 }).toBe(true);
+    // xterm's theme applies under the page's CSP (no inline styles): light text, ANSI colors.
+    expect(await page.locator('.xterm-rows').evaluate((e) => getComputedStyle(e).color)).toBe('rgb(255, 255, 255)');
+    await typeInTerminal("printf '\\033[31m%s\\033[0m\\n' red-text");
+    await page.keyboard.press('Enter');
+    await expect.poll(() => showsLine('red-text'), { timeout: 5_000 }).toBe(true);
+    const [r, g, b] = (await page.locator('.xterm-rows span', { hasText: /^red-text$/ }).evaluate((e) => getComputedStyle(e).color)).match(/\d+/g)!.map(Number);
+    expect(r! > 150 && g! < 80 && b! < 80).toBe(true);
+    const captured = await cli('session', 'capture', sessionId);
+    expect(captured.split('\n').map((l) => l.trimEnd())).toContain('hello');
+    // The writable viewer sized the pane to its frame; a smaller window makes a smaller pane.
+    const paneSize = () => tmux(home, 'display-message', '-p', '-t', `=${sessionId}:`, '#{window_width}x#{window_height}')?.trim();
+    const shown = () => page.locator('.terminal-head .size').textContent();
+    await expect.poll(async () => (await shown()) === paneSize()?.replace('x', '×')).toBe(true);
+    const wide = paneSize()!;
+    expect(Number(wide.split('x')[0])).toBeGreaterThan(80);
+    await page.setViewportSize({ width: 900, height: 700 });
+    await expect.poll(() => paneSize(), { timeout: 5_000 }).not.toBe(wide);
+    expect(Number(paneSize()!.split('x')[0])).toBeLessThan(Number(wide.split('x')[0]));
+    await expect.poll(async () => (await shown()) === paneSize()?.replace('x', '×')).toBe(true);
+    await page.setViewportSize(VIEWPORTS.desktop);
+    await expect.poll(() => paneSize(), { timeout: 5_000 }).toBe(wide);
+    await screenshot(page, 'session');
+
+    // The list: the new session, its state with who caused it, its age, its node.
+    await page.getByRole('link', { name: 'Sessions', exact: false }).first().click();
+    const row = page.locator(`[data-session="${sessionId}"]`);
+    await row.waitFor();
+    expect(await row.getByTestId('session-state').textContent()).toMatch(/^running.*by supervisor$/);
+    expect(await row.locator('time').textContent()).toBe('just now');
+    expect(await row.locator('.chip.node').textContent()).toBe('checkout/payment');
+    await screenshot(page, 'sessions');
+  });
+
+  it('the list is live: a transition made by the CLI shows without a reload, with its sub-reason, its source and the unread marker', async () => {
+    await open('#/sessions');
+    const row = page.locator(`[data-session="${sessionId}"]`);
+    await row.waitFor();
+    await page.evaluate(() => ((window as unknown as { __same: boolean }).__same = true));
+    // The signal an agent's hook sends at the end of its turn: awaiting{turn-end}, by hook, unread.
+    await cli('session', 'signal', sessionId, 'turn-end');
+    await expect.poll(() => row.getByTestId('session-state').textContent(), { timeout: 3_000 }).toBe('awaitingturn-endby hook');
+    expect(await row.getAttribute('class')).toContain('unread');
+    expect(await page.locator('.top nav a', { hasText: 'Sessions' }).locator('.count').textContent()).toBe('1');
+    // Opening the session is viewing it: the marker clears, for the CLI too.
+    await row.getByRole('link').first().click();
+    await expect.poll(async () => JSON.parse(await cli('session', 'show', sessionId, '--json')).unread, { timeout: 3_000 }).toBe(false);
+    await expect.poll(() => page.locator('.top nav a', { hasText: 'Sessions' }).locator('.count').count()).toBe(0);
+    await page.goBack();
+    await row.waitFor();
+    expect((await row.getAttribute('class')) ?? '').not.toContain('unread');
+    await cli('session', 'interrupt', sessionId);
+    await expect.poll(() => row.getByTestId('session-state').textContent(), { timeout: 3_000 }).toMatch(/^interrupted.*by user$/);
+    await cli('session', 'resume', sessionId);
+    await expect.poll(() => row.getByTestId('session-state').textContent(), { timeout: 3_000 }).toMatch(/^running/);
+    expect(await page.evaluate(() => (window as unknown as { __same?: boolean }).__same)).toBe(true);
+  });
+
+  it('session page: the prompt box, raw keys, a pasted file typed as its uploaded path, read-only refusing input', async () => {
+    await open(`#/sessions/${sessionId}`);
+    await expect.poll(() => paneState(), { timeout: 10_000 }).toBe('live');
+
+    await page.getByLabel('Prompt text').fill('echo from-$((40+2))');
+    await page.getByRole('button', { name: 'Send prompt' }).click();
+    await expect.poll(() => page.getByTestId('prompt-result').textContent()).toBe('Delivered to the pane.');
+    await expect.poll(() => showsLine('from-42'), { timeout: 5_000 }).toBe(true);
+    expect(JSON.parse(await cli('session', 'show', sessionId, '--json')).timeline.map((t: { body: string }) => t.body)).toContain('echo from-$((40+2))');
+
+    // Raw keys: a typed command without Enter, then the Enter button.
+    await typeInTerminal('echo raw-$((1+1))');
+    await page.getByRole('button', { name: 'Enter', exact: true }).click();
+    await expect.poll(() => showsLine('raw-2'), { timeout: 5_000 }).toBe(true);
+
+    // A file pasted into the terminal goes through /api/uploads and its path is typed at the cursor.
+    await typeInTerminal('cat ');
+    await page.getByLabel('Paste a file into the terminal (uploads it and types its path)').setInputFiles({ name: "notes v1's.txt", mimeType: 'text/plain', buffer: Buffer.from('pasted-file-body\n') });
+    await expect.poll(() => page.getByTestId('typed-path').textContent()).toContain(uploads);
+    const path = (await page.getByTestId('typed-path').locator('code').textContent())!;
+    expect(path.endsWith("/notes v1's.txt")).toBe(true);
+    expect(readFileSync(path, 'utf8')).toBe('pasted-file-body\n');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => showsLine('pasted-file-body'), { timeout: 5_000 }).toBe(true);
+
+    // A file pasted from the clipboard, or dropped, onto the terminal takes the same way.
+    for (const how of ['paste', 'drop'] as const) {
+      await typeInTerminal('cat ');
+      await page.locator('.terminal-frame .xterm').evaluate((el, [how, body]) => {
+        const dt = new DataTransfer();
+        dt.items.add(new File([body!], `${how}.txt`, { type: 'text/plain' }));
+        const target = el.querySelector('textarea') ?? el;
+        target.dispatchEvent(how === 'paste' ? new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }) : new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      }, [how, `${how}-file-body\n`]);
+      await expect.poll(() => page.getByTestId('typed-path').textContent()).toContain(`/${how}.txt`);
+      await page.keyboard.press('Enter');
+      await expect.poll(() => showsLine(`${how}-file-body`), { timeout: 5_000 }).toBe(true);
+    }
+
+    // Read-only: the terminal reconnects in read mode and nothing typed reaches the pane.
+    await page.getByLabel('Read-only').check();
+    await expect.poll(() => paneState(), { timeout: 5_000 }).toBe('live');
+    await typeInTerminal('echo leaked-$((2+3))');
+    await page.keyboard.press('Enter');
+    await page.getByLabel('Read-only').uncheck();
+    await expect.poll(() => paneState(), { timeout: 5_000 }).toBe('live');
+    // Input is serialized per session: had the read-only keystrokes gone through, they would be before this.
+    await typeInTerminal('echo back-$((3+4))');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => showsLine('back-7'), { timeout: 5_000 }).toBe(true);
+    expect(await cli('session', 'capture', sessionId)).not.toContain('leaked');
+  });
+
+  it('a refused transition shows the server’s message; review shows the bundle with its pre-flight; close ends the terminal', async () => {
+    await open(`#/sessions/${sessionId}`);
+    await expect.poll(() => paneState(), { timeout: 10_000 }).toBe('live');
+    await page.getByRole('button', { name: 'Merge', exact: true }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/The server refused.*SESSION_REFUSED.*the session is running.*only a session in review merges/s);
+    expect(JSON.parse(await cli('session', 'show', sessionId, '--json')).state).toBe('running');
+
+    // A commit on the session's branch, made in its pane.
+    await page.getByLabel('Prompt text').fill("echo dash > dash.txt && git add dash.txt && git commit -qm 'from the dashboard' && echo committed-ok");
+    await page.getByRole('button', { name: 'Send prompt' }).click();
+    await expect.poll(() => showsLine('committed-ok'), { timeout: 10_000 }).toBe(true);
+    await page.getByRole('button', { name: 'Request review' }).click();
+    await expect.poll(() => page.getByTestId('session-state').first().textContent(), { timeout: 5_000 }).toMatch(/^review/);
+    await expect.poll(() => page.getByTestId('preflight').textContent(), { timeout: 10_000 }).toContain('merges cleanly');
+    expect(await page.locator('.review .commits').textContent()).toContain('from the dashboard');
+    await expect.poll(() => page.locator('.review .diff').first().textContent()).toContain('+dash');
+    await page.locator('.review').scrollIntoViewIfNeeded();
+    await screenshot(page, 'session-review');
+
+    await page.getByRole('button', { name: 'Close', exact: true }).click();
+    await page.getByRole('button', { name: 'Yes, close' }).click();
+    // The terminal ends (close code 1000) and the page shows the session has no pane any more.
+    await expect.poll(() => page.getByTestId('no-pane').textContent(), { timeout: 5_000 }).toContain('No live pane: the session is closed');
+    await expect.poll(async () => JSON.parse(await cli('session', 'show', sessionId, '--json')).state).toBe('closed');
+    expect(tmuxHas(home, sessionId)).toBe(false);
+    // A prompt to a closed session is refused (502): the page says so, and nothing lands on the timeline.
+    await page.getByLabel('Prompt text').fill('echo too-late');
+    await page.getByRole('button', { name: 'Send prompt' }).click();
+    const refused = page.getByRole('alert').filter({ hasText: 'The prompt was refused' });
+    await refused.waitFor({ timeout: 5_000 });
+    expect(await refused.textContent()).toContain('PROMPT_REFUSED');
+    expect(JSON.parse(await cli('session', 'show', sessionId, '--json')).timeline.map((t: { body: string }) => t.body)).not.toContain('echo too-late');
+  });
+
+  it('a hot reload of the backend with the board stream and a terminal open: both reconnect by themselves within 5 s', async () => {
+    await open('#/sessions');
+    await page.getByLabel('Harness').selectOption('shell');
+    await page.getByLabel('Task').fill('Survive a reload');
+    await page.getByRole('button', { name: 'Spawn' }).click();
+    await expect.poll(() => page.url()).toMatch(/#\/sessions\/[^/]+$/);
+    const id = decodeURIComponent(/#\/sessions\/(.+)$/.exec(page.url())![1]!);
+    await expect.poll(() => paneState(), { timeout: 10_000 }).toBe('live');
+    await page.getByTestId('link-state').filter({ hasText: 'live' }).waitFor();
+    // Every state both badges show, recorded from inside the page.
+    await page.evaluate(() => {
+      const w = window as unknown as { __states: Record<string, string[]> };
+      w.__states = { board: [], pane: [] };
+      for (const [name, sel] of [['board', '[data-testid="link-state"]'], ['pane', '[data-testid="pane-state"]']] as const) {
+        const el = document.querySelector(sel)!;
+        new MutationObserver(() => w.__states[name]!.push(el.textContent ?? '')).observe(el, { childList: true, characterData: true, subtree: true });
+      }
+    });
+    const states = () => page.evaluate(() => (window as unknown as { __states: Record<string, string[]> }).__states);
+    const core = join(pkg, 'dist/src/http/routes/core.js');
+    writeFileSync(core, `${readFileSync(core, 'utf8')}\n// reload\n`);
+    await s.line(/switched to child 2 /);
+    const switched = Date.now();
+    await expect.poll(async () => (await states()).pane, { timeout: 5_000, interval: 50 }).toContain('reconnecting…');
+    await expect.poll(async () => (await states()).board, { timeout: 5_000, interval: 50 }).toContain('reconnecting…');
+    await expect.poll(() => paneState(), { timeout: 5_000, interval: 50 }).toBe('live');
+    await expect.poll(() => page.getByTestId('link-state').textContent(), { timeout: 5_000, interval: 50 }).toBe('live');
+    expect(Date.now() - switched).toBeLessThan(5_000);
+    // Live against the new child: typing still reaches the pane, and the pane's output the page.
+    await typeInTerminal('echo after-$((5+5))');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => showsLine('after-10'), { timeout: 5_000 }).toBe(true);
+    expect(seen.errors).toEqual([]);
+    // Quarantine from the page, with a reason: the state shows it and the terminal ends.
+    await page.getByLabel('Quarantine reason').fill('looping on tests');
+    await page.getByRole('button', { name: 'Quarantine', exact: true }).click();
+    await expect.poll(() => page.getByTestId('session-state').first().textContent(), { timeout: 5_000 }).toBe('quarantinedlooping on testsby user');
+    expect(JSON.parse(await cli('session', 'show', id, '--json'))).toMatchObject({ state: 'quarantined', reason: 'looping on tests' });
+    await page.getByTestId('no-pane').waitFor();
+    expect(tmuxHas(home, id)).toBe(false);
+  });
+});
+
+describe('eval scoreboard in the dashboard', () => {
+  it('shows a reading recorded from the CLI, and the next one live', async () => {
+    const first = JSON.parse(await cli('eval', 'record', SCENARIO, '--outcome', 'pass', '--score', '0.93', '--by', 'ci-bot', '--json'));
+    await open('#/eval');
+    const cell = page.locator(`[data-scenario="${SCENARIO}"] td[data-scope="trunk"]`);
+    await cell.waitFor();
+    expect(await cell.getByTestId('outcome').textContent()).toBe('pass · 0.93');
+    expect(await cell.textContent()).toContain('by ci-bot');
+    expect(first.outcome ?? first.reading?.outcome ?? 'pass').toBe('pass');
+    await screenshot(page, 'eval');
+    await cli('eval', 'record', SCENARIO, '--outcome', 'fail', '--by', 'ci-bot');
+    await expect.poll(() => cell.getByTestId('outcome').textContent(), { timeout: 3_000 }).toBe('fail');
+    expect(await cell.locator('.tick').evaluateAll((ts) => ts.map((t) => t.getAttribute('title')))).toEqual(['fail', 'pass']);
+  });
+});
+
+describe('the new views at 390×844', () => {
+  it('sessions, a session and the scoreboard fit the width', async () => {
+    const id = JSON.parse(await cli('session', 'spawn', 'Phone check', '--harness', 'shell', '--json')).id as string;
+    await page.setViewportSize(VIEWPORTS.phone);
+    try {
+      for (const [name, hash] of [
+        ['sessions', '#/sessions'],
+        ['session', `#/sessions/${id}`],
+        ['eval', '#/eval'],
+      ] as const) {
+        await open(hash);
+        await page.locator('main h1').first().waitFor();
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+        expect(statSync(await screenshot(page, name)).size).toBeGreaterThan(5_000);
+      }
+    } finally {
+      await page.setViewportSize(VIEWPORTS.desktop);
+      await cli('session', 'close', id);
+    }
+  });
+});
