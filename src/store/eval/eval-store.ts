@@ -1,5 +1,5 @@
 import { decideEval, describeEvalEvent, parseEvalEvent, type EvalCommand, type EvalEvent } from '../../events/index.js';
-import { evolveEval, initialEval, type EvalState } from '../../projections/index.js';
+import { evalLastKey, evolveEval, initialEval, type EvalState } from '../../projections/index.js';
 import type { GitAppendLog } from '../git/append-log.js';
 import type { ProjectionCache } from '../streams/projection-cache.js';
 import type { StreamKind } from '../streams/stream-kind.js';
@@ -18,6 +18,7 @@ export const evalKind: StreamKind<EvalEvent, EvalState, EvalCommand> = {
   decide: decideEval,
   describe: describeEvalEvent,
   exists: (state) => state.readings.length > 0,
+  lastKey: evalLastKey,
 };
 
 export type EvalsRead = StreamsRead<EvalState>;

@@ -77,6 +77,15 @@ export class GitAppendLog {
     return tip;
   }
 
+  /**
+   * Writes a merge commit joining two histories of one log (two clones wrote to it): the given parents,
+   * the empty tree and no payload, so readers walk both sides and add no event of its own. No ref moves.
+   */
+  merge(parents: readonly string[], who: { name: string; at: Date }, subject: string): string {
+    const tree = writeObject(this.gitdir, 'tree', Buffer.alloc(0));
+    return writeObject(this.gitdir, 'commit', commitObject(tree, parents, { name: who.name, email: '', at: who.at }, subject.replace(/\s+/g, ' ').trim()));
+  }
+
   /** Moves `ref` from `expected` to `next` if nobody moved it meanwhile (see compareAndSwapRef). */
   async swap(ref: string, expected: string | null, next: string): Promise<boolean> {
     const moved = await compareAndSwapRef(this.gitdir, ref, expected, next, this.lock);

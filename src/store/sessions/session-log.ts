@@ -1,5 +1,5 @@
 import { decideSession, describeSessionEvent, parseSessionEvent, type SessionCommand, type SessionEvent } from '../../events/index.js';
-import { evolveSession, initialSession, type SessionState } from '../../projections/index.js';
+import { evolveSession, initialSession, sessionLastKey, type SessionState } from '../../projections/index.js';
 import type { GitAppendLog } from '../git/append-log.js';
 import type { ProjectionCache } from '../streams/projection-cache.js';
 import type { StreamKind } from '../streams/stream-kind.js';
@@ -19,6 +19,7 @@ export const sessionKind: StreamKind<SessionEvent, SessionState, SessionCommand>
   decide: decideSession,
   describe: describeSessionEvent,
   exists: (state) => state.status !== 'absent',
+  lastKey: sessionLastKey,
 };
 
 /** The session log: the one generic stream store, of the session kind. */

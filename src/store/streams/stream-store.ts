@@ -1,4 +1,5 @@
 import { TrellisError } from '../../events/errors.js';
+import { isAfter, orderEvents } from '../../events/event-order.js';
 import type { ChainResult } from '../git/chain.js';
 import type { GitAppendLog } from '../git/append-log.js';
 import type { ProjectionCache, StreamProblem, StreamSnapshot } from './projection-cache.js';
@@ -210,11 +211,16 @@ export class StreamStore<E extends StoredEvent, S, C> {
     });
     // Each chain is folded the moment it is read, so its events' bytes never pile up (a cold read of
     // 50,000 threads held every event at once before).
+    const again: { id: string; tip: string }[] = [];
     await this.log.readEach(
       stale.map(({ tip }, i) => ({ tip, stopAt: bases[i]?.tip ?? null })),
       (i, result) => {
         const { id, tip } = stale[i]!;
         const snap = this.foldChain(id, tip, bases[i], result);
+        if (snap === 'from-root') {
+          again.push(stale[i]!);
+          return;
+        }
         this.known.set(id, snap);
         this.unsaved.add(id);
         // A commit that could not be read may be there next time (a repack, a fetch in progress): only a
@@ -223,18 +229,33 @@ export class StreamStore<E extends StoredEvent, S, C> {
         else this.transient.delete(id);
       },
     );
+    // Streams whose new events do not all sort after what was folded are read and folded from the root.
+    if (again.length) {
+      for (const { id } of again) this.known.delete(id);
+      await this.refresh(again);
+    }
     this.lastRead = undefined;
   }
 
-  private foldChain(id: string, tip: string, base: { tip: string; state: S } | undefined, result: ChainResult): StreamSnapshot<S> {
+  /**
+   * Folds a chain's events in (clock, at, id) order, each event once, so every clone folds a merged
+   * history to the same state. On top of a known base only when every new event sorts after the base's
+   * last (the usual append); otherwise ('from-root') the stream must be read and folded whole.
+   */
+  private foldChain(id: string, tip: string, base: { tip: string; state: S } | undefined, result: ChainResult): StreamSnapshot<S> | 'from-root' {
     const ref = this.ref(id);
     if (!result.ok) return { tip, problem: { id, ref, commit: result.oid, reason: result.reason } };
-    let state = result.reachedStop && base ? base.state : this.kind.initial(id);
+    const onBase = result.reachedStop && base !== undefined;
+    const events: E[] = [];
     for (const { oid, bytes } of result.entries) {
       const parsed = this.kind.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
       if (!parsed.ok) return { tip, problem: { id, ref, commit: oid, reason: `event.json ${parsed.reason}` } };
-      state = this.kind.evolve(state, parsed.event);
+      events.push(parsed.event);
     }
+    const ordered = orderEvents(events);
+    if (onBase && ordered.length && !isAfter(ordered[0]!, this.kind.lastKey(base.state))) return 'from-root';
+    let state = onBase ? base.state : this.kind.initial(id);
+    for (const event of ordered) state = this.kind.evolve(state, event);
     if (!this.kind.exists(state)) return { tip, problem: { id, ref, commit: tip, reason: `the log does not begin with an '${this.kind.firstEvent}' event` } };
     return { tip, state };
   }
