@@ -1,5 +1,5 @@
 import { TrellisError } from '../../events/errors.js';
-import { isAfter, orderEvents } from '../../events/event-order.js';
+import { isAfter, keyOf, orderEvents } from '../../events/event-order.js';
 import type { ChainResult } from '../git/chain.js';
 import type { GitAppendLog } from '../git/append-log.js';
 import type { ProjectionCache, StreamProblem, StreamSnapshot } from './projection-cache.js';
@@ -260,6 +260,102 @@ export class StreamStore<E extends StoredEvent, S, C> {
     return { tip, state };
   }
 
+  /**
+   * Every stream's events as stored, each stream's in fold order (an NDJSON export). `keep` picks the
+   * streams by their folded state. A stream that cannot be read is an error naming it: an export that
+   * silently left one out would not round-trip.
+   */
+  async events(keep: (state: S) => boolean = () => true): Promise<{ id: string; event: E; text: string }[]> {
+    const tips = [...this.log.tips(this.kind.refPrefix)];
+    const out: { id: string; event: E; text: string }[] = [];
+    let failure: string | undefined;
+    await this.log.readEach(
+      tips.map(([, tip]) => ({ tip, stopAt: null })),
+      (i, result) => {
+        const id = tips[i]![0];
+        const parsed = this.parseChain(id, result);
+        if ('problem' in parsed) {
+          failure ??= parsed.problem;
+          return;
+        }
+        const ordered = orderEvents(parsed.events.map((p) => p.event));
+        const state = ordered.reduce((s, e) => this.kind.evolve(s, e), this.kind.initial(id));
+        if (!keep(state)) return;
+        const text = new Map(parsed.events.map((p) => [p.event, p.text]));
+        for (const event of ordered) out.push({ id, event, text: text.get(event)! });
+      },
+    );
+    if (failure) throw new TrellisError('CORRUPT_EVENT', failure);
+    return out;
+  }
+
+  /**
+   * Appends recorded events (an NDJSON import) to their streams, each event once: an event whose key
+   * (clock, at, id) its stream already holds is skipped, so importing twice adds nothing. Every stream is
+   * checked before anything is written (a new stream must begin with the kind's first event), and each
+   * stream's new events go on with one compare-and-swap: a stream is imported whole or not at all.
+   */
+  async importEvents(streams: ReadonlyMap<string, readonly E[]>): Promise<{ streams: number; events: number }> {
+    const plans = await this.importPlans([...streams.keys()], streams);
+    let written = 0;
+    let events = 0;
+    for (let plan of plans) {
+      for (let attempt = 0; plan.fresh.length > 0; attempt++) {
+        if (attempt >= MAX_ATTEMPTS) throw new TrellisError('APPEND_CONFLICT', `${this.ref(plan.id)} kept moving under ${MAX_ATTEMPTS} attempts to import; try again`);
+        const records = plan.fresh.map((e) => ({ bytes: Buffer.from(JSON.stringify(e)), subject: this.kind.describe(e), author: e.by, at: new Date(e.at) }));
+        if (await this.log.swap(this.ref(plan.id), plan.tip, this.log.commit(plan.tip, records))) {
+          written++;
+          events += plan.fresh.length;
+          break;
+        }
+        // Another writer moved the stream: plan it again against its new tip.
+        plan = (await this.importPlans([plan.id], streams))[0]!;
+      }
+    }
+    if (written) this.lastRead = undefined;
+    return { streams: written, events };
+  }
+
+  private async importPlans(ids: readonly string[], streams: ReadonlyMap<string, readonly E[]>): Promise<{ id: string; tip: string | null; fresh: E[] }[]> {
+    const tips = ids.map((id) => this.log.tip(this.ref(id)));
+    const have = new Map<string, Set<string>>();
+    const present: { id: string; tip: string }[] = [];
+    ids.forEach((id, i) => tips[i] !== null && present.push({ id, tip: tips[i]! }));
+    let failure: string | undefined;
+    await this.log.readEach(
+      present.map(({ tip }) => ({ tip, stopAt: null })),
+      (i, result) => {
+        const { id } = present[i]!;
+        const parsed = this.parseChain(id, result);
+        if ('problem' in parsed) failure ??= parsed.problem;
+        else have.set(id, new Set(parsed.events.map((p) => keyText(p.event))));
+      },
+    );
+    if (failure) throw new TrellisError('CORRUPT_EVENT', `${failure}; nothing was imported`);
+    return ids.map((id, i) => {
+      const known = have.get(id) ?? new Set<string>();
+      const fresh = orderEvents(streams.get(id) ?? []).filter((e) => !known.has(keyText(e)));
+      const first = (fresh[0] as { type?: unknown } | undefined)?.type;
+      if (tips[i] === null && fresh.length && first !== this.kind.firstEvent) {
+        throw new TrellisError('INVALID_INPUT', `${this.kind.noun} ${id} is not here and its events do not begin with '${this.kind.firstEvent}'; nothing was imported`);
+      }
+      return { id, tip: tips[i]!, fresh };
+    });
+  }
+
+  private parseChain(id: string, result: ChainResult): { events: { event: E; text: string }[] } | { problem: string } {
+    const ref = this.ref(id);
+    if (!result.ok) return { problem: `${this.kind.noun} ${id} cannot be read: ${ref} at ${result.oid}: ${result.reason}` };
+    const events: { event: E; text: string }[] = [];
+    for (const { oid, bytes } of result.entries) {
+      const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+      const parsed = this.kind.parse(text);
+      if (!parsed.ok) return { problem: `${this.kind.noun} ${id} cannot be read: ${ref} at ${oid}: event.json ${parsed.reason}` };
+      events.push({ event: parsed.event, text });
+    }
+    return { events };
+  }
+
   private stateOrThrow(snap: StreamSnapshot<S> | null, id: string): S {
     if (snap === null) return this.kind.initial(id);
     if ('problem' in snap) {
@@ -269,3 +365,9 @@ export class StreamStore<E extends StoredEvent, S, C> {
     return snap.state;
   }
 }
+
+/** An event's fold key as one string: two events with equal keys are one event. */
+const keyText = (e: StoredEvent): string => {
+  const k = keyOf(e);
+  return `${k.clock}\u0000${k.at}\u0000${k.id}`;
+};

@@ -1,0 +1,127 @@
+import { TrellisError } from '../../events/index.js';
+import type { GitAppendLog } from '../git/append-log.js';
+import { readTips } from '../git/refs.js';
+import { gitRaw } from '../git/run-git.js';
+import { joinRef, type JoinOutcome } from './join-ref.js';
+
+/**
+ * The stream kinds that travel: issue threads, sessions and eval readings, each an append-only event log
+ * that merges. `refs/trellis/wip/*` does not travel: a WIP ref is a snapshot of one machine's uncommitted
+ * worktree (source files, possibly secrets or large build output), parented on a local branch; it is not
+ * an event log, two of them cannot be merged, and the session that made it says where it is.
+ */
+export const SYNCED_KINDS = ['issues', 'sessions', 'evals'] as const;
+
+export type SyncMode = 'both' | 'push-only' | 'fetch-only';
+
+export interface SyncOptions {
+  /** The remote's name (`git remote`); default `origin`. */
+  readonly remote?: string;
+  readonly mode?: SyncMode;
+  /** Who writes merge commits, and when. */
+  readonly by: string;
+  readonly now: () => Date;
+  /** Where git runs for fetch and push (the working tree, so a relative remote URL means what it says). */
+  readonly cwd?: string;
+}
+
+/** What a sync did, ref by ref (refs are full names: `refs/trellis/issues/<id>`). */
+export interface SyncSummary {
+  readonly remote: string;
+  readonly adopted: string[];
+  readonly fastForwarded: string[];
+  readonly merged: string[];
+  /** Refs where the local history already held the remote's. */
+  readonly kept: number;
+  readonly pushed: string[];
+  /** Fetch-and-push rounds (more than one when the remote moved during the push). */
+  readonly rounds: number;
+}
+
+/** Pushes rejected because the remote moved are fetched, merged and pushed again this many times. */
+const MAX_ROUNDS = 5;
+
+const REMOTE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+
+/**
+ * `trellis sync`: fetches the remote's `refs/trellis/{issues,sessions,evals}/*` into a staging namespace
+ * (`refs/trellis-sync/<remote>/`, outside what the stores read), joins each into the local ref (joinRef),
+ * then pushes the local refs without force; a push the remote rejects (it moved) fetches and joins again,
+ * at most MAX_ROUNDS times. Needs no configuration: a remote that got plain `git push` of these refs is
+ * joined the same way on the next sync.
+ */
+export async function syncRefs(log: GitAppendLog, opts: SyncOptions): Promise<SyncSummary> {
+  const remote = opts.remote ?? 'origin';
+  const mode = opts.mode ?? 'both';
+  const cwd = opts.cwd ?? log.gitdir;
+  await requireRemote(cwd, remote);
+  const summary: SyncSummary = { remote, adopted: [], fastForwarded: [], merged: [], kept: 0, pushed: [], rounds: 0 };
+  const record = (ref: string, outcome: JoinOutcome) => {
+    if (outcome === 'adopted') summary.adopted.push(ref);
+    else if (outcome === 'fast-forwarded') summary.fastForwarded.push(ref);
+    else if (outcome === 'merged') summary.merged.push(ref);
+    else if (outcome === 'kept') (summary as { kept: number }).kept++;
+  };
+  const merger = { name: opts.by, at: opts.now, subject: `merge: sync with ${remote}` };
+  for (let round = 1; round <= MAX_ROUNDS; round++) {
+    (summary as { rounds: number }).rounds = round;
+    if (mode !== 'push-only') {
+      const staged = await fetchStaged(cwd, log.gitdir, remote);
+      await eachLimited([...staged], 4, async ([name, tip]) => record(`refs/trellis/${name}`, await joinRef(log, `refs/trellis/${name}`, tip, merger)));
+    }
+    if (mode === 'fetch-only') return summary;
+    const { pushed, rejected } = await push(cwd, remote);
+    summary.pushed.push(...pushed.filter((r) => !summary.pushed.includes(r)));
+    if (rejected.length === 0) return summary;
+    if (mode === 'push-only') {
+      throw new TrellisError('APPEND_CONFLICT', `the remote ${remote} moved: ${rejected.length} ref(s) rejected (${rejected.slice(0, 3).join(', ')}); run 'trellis sync ${remote}' to merge them first`);
+    }
+  }
+  throw new TrellisError('APPEND_CONFLICT', `the remote ${remote} kept moving through ${MAX_ROUNDS} rounds of fetch, merge and push; run trellis sync again`);
+}
+
+async function requireRemote(cwd: string, remote: string): Promise<void> {
+  if (!REMOTE_NAME.test(remote)) throw new TrellisError('INVALID_INPUT', `'${remote}' is not a remote name; list them with 'git remote -v'`);
+  const r = await gitRaw(cwd, ['remote']);
+  if (!r.stdout.split('\n').includes(remote)) {
+    throw new TrellisError('NOT_FOUND', `no git remote '${remote}'; add one with 'git remote add ${remote} <url>' (or name one: trellis sync <remote>)`);
+  }
+}
+
+const stagingPrefix = (remote: string) => `refs/trellis-sync/${remote}/`;
+
+/** Fetches the remote's logs into the staging namespace; their tips by `<kind>/<id>`. */
+async function fetchStaged(cwd: string, gitdir: string, remote: string): Promise<Map<string, string>> {
+  const specs = SYNCED_KINDS.map((k) => `+refs/trellis/${k}/*:${stagingPrefix(remote)}${k}/*`);
+  const r = await gitRaw(cwd, ['fetch', '--quiet', '--no-tags', '--prune', '--no-write-fetch-head', remote, ...specs]);
+  if (r.code !== 0) throw new TrellisError('GIT_FAILED', `cannot fetch from ${remote}: ${firstLine(r.stderr)}`);
+  return readTips(gitdir, stagingPrefix(remote), { relative: true });
+}
+
+/** Pushes every local log (never forced); which refs moved on the remote and which were rejected. */
+async function push(cwd: string, remote: string): Promise<{ pushed: string[]; rejected: string[] }> {
+  const specs = SYNCED_KINDS.map((k) => `refs/trellis/${k}/*:refs/trellis/${k}/*`);
+  const r = await gitRaw(cwd, ['push', '--porcelain', remote, ...specs]);
+  const pushed: string[] = [];
+  const rejected: string[] = [];
+  // Porcelain lines: "<flag>\t<from>:<to>\t<summary>"; ' ' fast-forward, '*' new, '!' rejected, '=' up to date.
+  for (const line of r.stdout.split('\n')) {
+    const m = /^([ *+!=-])\t([^:]+):(\S+)\t/.exec(line);
+    if (!m) continue;
+    if (m[1] === '!') rejected.push(m[3]!);
+    else if (m[1] === ' ' || m[1] === '*' || m[1] === '+') pushed.push(m[3]!);
+  }
+  if (r.code !== 0 && rejected.length === 0) throw new TrellisError('GIT_FAILED', `cannot push to ${remote}: ${firstLine(r.stderr)}`);
+  return { pushed, rejected };
+}
+
+const firstLine = (s: string) => s.trim().split('\n').filter((l) => !l.startsWith('hint:'))[0] ?? 'git failed';
+
+async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
+}
