@@ -110,6 +110,9 @@ const DATA: Record<ThreadEventType, Record<string, Check>> = {
   promoted: { forgeId: str, url: str },
 };
 
+/** Why a parsed JSON value is not a thread event, or null when it is one (an NDJSON import's check). */
+export const threadEventProblem = (raw: unknown): string | null => eventProblem(raw);
+
 function eventProblem(raw: unknown): string | null {
   if (!isObject(raw)) return 'is not a JSON object';
   if (raw.v !== 1 && raw.v !== 2) {

@@ -1,5 +1,5 @@
 import { isObject } from '../../events/stored-json.js';
-import { parseThreadEvent, TrellisError, type ThreadEvent } from '../../events/index.js';
+import { threadEventProblem, TrellisError, type ThreadEvent } from '../../events/index.js';
 import type { Project } from '../project.js';
 import { isLocalId } from './thread-id.js';
 
@@ -49,11 +49,12 @@ function parseNdjson(text: string): { byStream: Map<string, ThreadEvent[]>; line
     }
     if (!isObject(raw) || typeof raw.stream !== 'string' || !isObject(raw.event)) throw invalid(`${at} is not {"stream": <thread id>, "event": {...}}`);
     if (!isLocalId(raw.stream)) throw invalid(`${at} names ${JSON.stringify(raw.stream)}, which is not a local thread id`);
-    const parsed = parseThreadEvent(JSON.stringify(raw.event));
-    if (!parsed.ok) throw invalid(`${at}: the event ${parsed.reason}`);
+    const problem = threadEventProblem(raw.event);
+    if (problem !== null) throw invalid(`${at}: the event ${problem}`);
+    const event = raw.event as unknown as ThreadEvent;
     const list = byStream.get(raw.stream);
-    if (list) list.push(parsed.event);
-    else byStream.set(raw.stream, [parsed.event]);
+    if (list) list.push(event);
+    else byStream.set(raw.stream, [event]);
     lines++;
   });
   return { byStream, lines };

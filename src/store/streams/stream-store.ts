@@ -7,6 +7,8 @@ import type { StoredEvent, StreamKind } from './stream-kind.js';
 
 /** How often a writer re-reads and re-decides after losing a compare-and-swap before giving up. */
 const MAX_ATTEMPTS = 100;
+/** How often an import plans again after another writer moved one of its streams. */
+const IMPORT_ATTEMPTS = 10;
 
 /** Every stream of a kind at its current tip: the folded ones, and the ones that cannot be folded. */
 export interface StreamsRead<S> {
@@ -292,32 +294,48 @@ export class StreamStore<E extends StoredEvent, S, C> {
   /**
    * Appends recorded events (an NDJSON import) to their streams, each event once: an event whose key
    * (clock, at, id) its stream already holds is skipped, so importing twice adds nothing. Every stream is
-   * checked before anything is written (a new stream must begin with the kind's first event), and each
-   * stream's new events go on with one compare-and-swap: a stream is imported whole or not at all.
+   * checked before anything is written (a new stream must begin with the kind's first event), and all
+   * streams move in one transaction, each from the tip it was planned on: all is imported or nothing.
    */
   async importEvents(streams: ReadonlyMap<string, readonly E[]>): Promise<{ streams: number; events: number }> {
-    const plans = await this.importPlans([...streams.keys()], streams);
-    let written = 0;
-    let events = 0;
-    for (let plan of plans) {
-      for (let attempt = 0; plan.fresh.length > 0; attempt++) {
-        if (attempt >= MAX_ATTEMPTS) throw new TrellisError('APPEND_CONFLICT', `${this.ref(plan.id)} kept moving under ${MAX_ATTEMPTS} attempts to import; try again`);
-        const records = plan.fresh.map((e) => ({ bytes: Buffer.from(JSON.stringify(e)), subject: this.kind.describe(e), author: e.by, at: new Date(e.at) }));
-        if (await this.log.swap(this.ref(plan.id), plan.tip, this.log.commit(plan.tip, records))) {
-          written++;
-          events += plan.fresh.length;
-          break;
-        }
-        // Another writer moved the stream: plan it again against its new tip.
-        plan = (await this.importPlans([plan.id], streams))[0]!;
+    const done = { streams: 0, events: 0 };
+    let ids = [...streams.keys()];
+    for (let attempt = 0; attempt < IMPORT_ATTEMPTS; attempt++) {
+      const plans = (await this.importPlans(ids, streams)).filter((p) => p.fresh.length > 0);
+      if (plans.length === 0) return done;
+      const chains = plans.map((p) => ({
+        ref: this.ref(p.id),
+        expected: p.tip,
+        records: p.fresh.map((e) => ({ bytes: Buffer.from(JSON.stringify(e)), subject: this.kind.describe(e), author: e.by, at: new Date(e.at) })),
+      }));
+      const written = await this.log.bulkAppend(chains);
+      this.lastRead = undefined;
+      // A stream whose ref is not at the tip written for it (the batch was refused, or another writer
+      // made the ref at the same moment) is planned again; what landed is not planned twice.
+      const again: string[] = [];
+      const tipOf = this.tipReader(plans.length);
+      for (const p of plans) {
+        const oid = written?.get(this.ref(p.id));
+        if (oid !== undefined && tipOf(p.id) === oid) {
+          done.streams++;
+          done.events += p.fresh.length;
+        } else again.push(p.id);
       }
+      if (again.length === 0) return done;
+      ids = again;
     }
-    if (written) this.lastRead = undefined;
-    return { streams: written, events };
+    throw new TrellisError('APPEND_CONFLICT', `threads kept moving under ${IMPORT_ATTEMPTS} attempts to import (${done.events} events were imported); import again to add the rest`);
+  }
+
+  /** Reads tips one by one for a few streams, or every tip of the kind at once for many. */
+  private tipReader(count: number): (id: string) => string | null {
+    if (count <= 64) return (id) => this.log.tip(this.ref(id));
+    const all = this.log.tips(this.kind.refPrefix);
+    return (id) => all.get(id) ?? null;
   }
 
   private async importPlans(ids: readonly string[], streams: ReadonlyMap<string, readonly E[]>): Promise<{ id: string; tip: string | null; fresh: E[] }[]> {
-    const tips = ids.map((id) => this.log.tip(this.ref(id)));
+    const tips = ids.map(this.tipReader(ids.length));
     const have = new Map<string, Set<string>>();
     const present: { id: string; tip: string }[] = [];
     ids.forEach((id, i) => tips[i] !== null && present.push({ id, tip: tips[i]! }));
