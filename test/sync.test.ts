@@ -181,6 +181,22 @@ describe('trellis sync between two clones of one bare remote', () => {
       expect((await (await api.get(`/api/issues/${id}`)).json()).replies.map((r: { body: string }) => r.body)).toEqual(['from the other clone']);
       const list = (await (await api.get('/api/issues')).json()) as { issues?: { id: string }[] } | { id: string }[];
       expect(JSON.stringify(list)).toContain(other);
+
+      // POST /api/sync runs the same verb in the server.
+      await ok(b, ['issue', 'reply', id, '--body', 'second from b']);
+      await ok(b, ['sync']);
+      const post = (body: string) => api.get('/api/sync', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const synced = await post('{}');
+      expect(synced.status).toBe(200);
+      expect(await synced.json()).toMatchObject({ remote: 'origin', fastForwarded: [`refs/trellis/issues/${id}`] });
+      expect((await (await api.get(`/api/issues/${id}`)).json()).replies).toHaveLength(2);
+      const unknownRemote = await post('{"remote":"nope"}');
+      expect({ status: unknownRemote.status, body: await unknownRemote.json() }).toMatchObject({ status: 404, body: { error: { code: 'NOT_FOUND' } } });
+      const badMode = await post('{"mode":"sideways"}');
+      expect({ status: badMode.status, body: await badMode.json() }).toMatchObject({ status: 400, body: { error: { code: 'INVALID_INPUT' } } });
+      git(a, 'remote', 'add', 'gone', join(a, 'no-such-remote.git'));
+      const unreachable = await post('{"remote":"gone"}');
+      expect({ status: unreachable.status, body: await unreachable.json() }).toMatchObject({ status: 502, body: { error: { code: 'REMOTE_FAILED' } } });
     } finally {
       es.close();
       await api.close();

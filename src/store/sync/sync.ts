@@ -94,7 +94,7 @@ const stagingPrefix = (remote: string) => `refs/trellis-sync/${remote}/`;
 async function fetchStaged(cwd: string, gitdir: string, remote: string): Promise<Map<string, string>> {
   const specs = SYNCED_KINDS.map((k) => `+refs/trellis/${k}/*:${stagingPrefix(remote)}${k}/*`);
   const r = await gitRaw(cwd, ['fetch', '--quiet', '--no-tags', '--prune', '--no-write-fetch-head', remote, ...specs]);
-  if (r.code !== 0) throw new TrellisError('GIT_FAILED', `cannot fetch from ${remote}: ${firstLine(r.stderr)}`);
+  if (r.code !== 0) throw new TrellisError('REMOTE_FAILED', `cannot fetch from ${remote}: ${firstLine(r.stderr)}`);
   return readTips(gitdir, stagingPrefix(remote), { relative: true });
 }
 
@@ -111,7 +111,7 @@ async function push(cwd: string, remote: string): Promise<{ pushed: string[]; re
     if (m[1] === '!') rejected.push(m[3]!);
     else if (m[1] === ' ' || m[1] === '*' || m[1] === '+') pushed.push(m[3]!);
   }
-  if (r.code !== 0 && rejected.length === 0) throw new TrellisError('GIT_FAILED', `cannot push to ${remote}: ${firstLine(r.stderr)}`);
+  if (r.code !== 0 && rejected.length === 0) throw new TrellisError('REMOTE_FAILED', `cannot push to ${remote}: ${firstLine(r.stderr)}`);
   return { pushed, rejected };
 }
 
