@@ -39,6 +39,10 @@ export const isAfter = (event: OrderedEvent, last: EventKey): boolean => compare
  * histories or a re-import) kept once. Stable for anything else, and never mutates its input.
  */
 export function orderEvents<E extends OrderedEvent>(events: readonly E[]): E[] {
+  // A linear chain is already in order (each event's clock is its parent's + 1): no sort, no copies of keys.
+  let ordered = true;
+  for (let i = 1; i < events.length && ordered; i++) ordered = compareKeys(keyOf(events[i - 1]!), keyOf(events[i]!)) < 0;
+  if (ordered) return [...events];
   const sorted = events.map((e) => ({ e, k: keyOf(e) })).sort((a, b) => compareKeys(a.k, b.k));
   const out: E[] = [];
   for (let i = 0; i < sorted.length; i++) {
