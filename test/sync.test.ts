@@ -15,7 +15,7 @@ function twoClones(): { remote: string; a: string; b: string } {
   const remote = join(root, 'remote.git');
   const a = join(root, 'a');
   const b = join(root, 'b');
-  git(root, 'init', '-q', '--bare', remote);
+  git(root, 'init', '-q', '--bare', '-b', 'main', remote);
   git(root, 'init', '-q', '-b', 'main', a);
   git(a, 'config', 'user.name', 'Ann');
   git(a, 'config', 'user.email', 'ann@example.com');

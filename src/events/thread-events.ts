@@ -133,8 +133,15 @@ function eventProblem(raw: unknown): string | null {
   return null;
 }
 
-/** The first line of the commit message: the event read as a sentence, so `git log <ref>` is an audit. */
-export function describeEvent(event: ThreadEvent): string {
+/**
+ * The first line of the commit message: the event read as a sentence, so `git log <ref>` is an audit.
+ * A reply named by id reads by its position when the thread's reply ids are at hand (as people typed it).
+ */
+export function describeEvent(event: ThreadEvent, replyIds?: readonly string[]): string {
+  const reply = (ref: ReplyRef) => {
+    const at = typeof ref === 'string' && replyIds ? replyIds.indexOf(ref) : -1;
+    return at >= 0 ? String(at + 1) : String(ref);
+  };
   const words = (s: string) => {
     const line = s.split('\n', 1)[0]!.trim();
     return line.length > 60 ? `${line.slice(0, 57)}...` : line;
@@ -147,11 +154,11 @@ export function describeEvent(event: ThreadEvent): string {
     case 'remarked':
       return `remark on ${words(event.data.reading)}: ${words(event.data.body) || '(empty)'}`;
     case 'resolved':
-      return `resolve: reply ${event.data.reply}`;
+      return `resolve: reply ${reply(event.data.reply)}`;
     case 'unresolved':
-      return `unresolve: reply ${event.data.reply}`;
+      return `unresolve: reply ${reply(event.data.reply)}`;
     case 'retracted':
-      return `retract: reply ${event.data.reply}`;
+      return `retract: reply ${reply(event.data.reply)}`;
     case 'closed':
       return 'close: landed';
     case 'promoted':

@@ -19,7 +19,7 @@ export const threadKind: StreamKind<ThreadEvent, ThreadState, ThreadCommand> = {
   evolve: evolveThread,
   parse: parseThreadEvent,
   decide: decideThread,
-  describe: describeEvent,
+  describe: (event, before) => describeEvent(event, before?.replyIds),
   exists: (state) => state.status !== 'absent',
   lastKey: threadLastKey,
 };

@@ -19,8 +19,8 @@ export interface StreamKind<E extends StoredEvent, S, C> {
   parse(text: string): { ok: true; event: E } | { ok: false; reason: string };
   /** The events a command produces against the current state; throws a TrellisError when refused. */
   decide(state: S, command: C): E[];
-  /** The commit subject of an event, so `git log <ref>` reads as an audit. */
-  describe(event: E): string;
+  /** The commit subject of an event, so `git log <ref>` reads as an audit; `before`: the stream's state, when known. */
+  describe(event: E, before?: S): string;
   /** The type of the event every stream of this kind begins with: `opened`, `spawned`. */
   readonly firstEvent: string;
   /** Whether a folded state is a stream that exists (its log began with `firstEvent`). */

@@ -171,7 +171,7 @@ export class StreamStore<E extends StoredEvent, S, C> {
       if (events.length === 0) return { state, events };
       const next = this.log.commit(
         tip,
-        events.map((e) => ({ bytes: Buffer.from(JSON.stringify(e)), subject: this.kind.describe(e), author: e.by, at: new Date(e.at) })),
+        events.map((e) => ({ bytes: Buffer.from(JSON.stringify(e)), subject: this.kind.describe(e, state), author: e.by, at: new Date(e.at) })),
       );
       if (await this.log.swap(ref, tip, next)) {
         const after = events.reduce((s, e) => this.kind.evolve(s, e), state);
