@@ -4,6 +4,8 @@ import { EventSource } from 'eventsource';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupRepos, fsck, git, ok, ROOT, run, tempDir, testEnv, trellis } from './helpers/repo.js';
 import { serveDir } from './helpers/server.js';
+import { scenarioKey } from '../src/events/index.js';
+import { openProject } from '../src/store/project.js';
 
 afterAll(cleanupRepos);
 
@@ -124,6 +126,51 @@ describe('trellis sync between two clones of one bare remote', () => {
     expect(noRemote.stderr).toMatch(/no git remote 'upstream'; add one with 'git remote add upstream/);
     const both = await trellis(a, ['sync', '--push-only', '--fetch-only']);
     expect(both.code).toBe(2);
+  });
+
+  it('eval readings travel and merge the same way (the one stream store, another kind); WIP refs stay home', async () => {
+    const { remote, a, b } = twoClones();
+    const measure = async (dir: string, id: string, at: string) =>
+      openProject(dir).evals.write(scenarioKey('ops/counts'), {
+        type: 'measure',
+        by: dir === a ? 'Ann' : 'Bob',
+        at,
+        reading: { id, scenario: 'ops/counts', scope: 'trunk', commit: null, outcome: 'pass', durationMs: 5, output: null },
+      });
+    await measure(a, 'r-base', '2026-03-01T10:00:00.000Z');
+    git(a, 'update-ref', 'refs/trellis/wip/s1', git(a, 'rev-parse', 'HEAD').trim());
+    await ok(a, ['sync']);
+    await ok(b, ['sync']);
+    // Both clones file a reading at clock 2, offline.
+    await measure(b, 'r-b', '2026-03-01T10:00:02.000Z');
+    await measure(a, 'r-a', '2026-03-01T10:00:01.000Z');
+    await ok(b, ['sync']);
+    expect(JSON.parse(await ok(a, ['sync', '--json'])).merged).toEqual([`refs/trellis/evals/${scenarioKey('ops/counts')}`]);
+    await ok(b, ['sync']);
+    for (const dir of [a, b]) {
+      const state = await openProject(dir).evals.get(scenarioKey('ops/counts'));
+      expect(state.readings.map((r) => r.id)).toEqual(['r-base', 'r-a', 'r-b']);
+    }
+    expect(git(remote, 'for-each-ref', '--format=%(refname)', 'refs/trellis/')).toBe(`refs/trellis/evals/${scenarioKey('ops/counts')}\n`);
+    for (const dir of [a, b, remote]) expect(fsck(dir)).toBe('');
+  });
+
+  it('a first sync adopting many threads at once (one packed-refs write) shows the same list as the remote clone', async () => {
+    const { a, b } = twoClones();
+    const lines = Array.from({ length: 40 }, (_, i) => {
+      const event = { v: 2, id: `ev${i}`, type: 'opened', at: new Date(Date.UTC(2026, 2, 1, 0, i)).toISOString(), by: 'gen', clock: 1, data: { concern: `thread ${i}`, body: '', nodes: [] } };
+      return JSON.stringify({ stream: `bulk${i}`, event });
+    });
+    await ok(a, ['issues', 'import', '-'], { input: `${lines.join('\n')}\n` });
+    await ok(a, ['sync']);
+    await ok(b, ['issue', 'open', 'already here']);
+    const summary = JSON.parse(await ok(b, ['sync', '--json']));
+    expect(summary.adopted).toHaveLength(40);
+    expect(await ok(b, ['issues', 'export'])).toContain('"stream":"bulk39"');
+    await ok(a, ['sync']);
+    expect(await ok(b, ['issues', '--json'])).toBe(await ok(a, ['issues', '--json']));
+    expect(await ok(b, ['issues', 'export'])).toBe(await ok(a, ['issues', 'export']));
+    expect(fsck(b)).toBe('');
   });
 
   it('4 processes replying while sync merges: every acknowledged reply is there afterwards, on both clones', async () => {

@@ -1,5 +1,6 @@
 import { TrellisError } from '../../events/index.js';
 import type { GitAppendLog } from '../git/append-log.js';
+import { createPackedRefs } from '../git/packed-create.js';
 import { readTips } from '../git/refs.js';
 import { gitRaw } from '../git/run-git.js';
 import { joinRef, type JoinOutcome } from './join-ref.js';
@@ -67,6 +68,10 @@ export async function syncRefs(log: GitAppendLog, opts: SyncOptions): Promise<Sy
     (summary as { rounds: number }).rounds = round;
     if (mode !== 'push-only') {
       const staged = await fetchStaged(cwd, log.gitdir, remote);
+      for (const ref of adoptAll(log, staged)) {
+        summary.adopted.push(ref);
+        staged.delete(ref.slice('refs/trellis/'.length));
+      }
       await eachLimited([...staged], 4, async ([name, tip]) => record(`refs/trellis/${name}`, await joinRef(log, `refs/trellis/${name}`, tip, merger)));
     }
     if (mode === 'fetch-only') return summary;
@@ -78,6 +83,26 @@ export async function syncRefs(log: GitAppendLog, opts: SyncOptions): Promise<Sy
     }
   }
   throw new TrellisError('APPEND_CONFLICT', `the remote ${remote} kept moving through ${MAX_ROUNDS} rounds of fetch, merge and push; run trellis sync again`);
+}
+
+/** Past this many refs to adopt, they are created in one packed-refs write rather than one by one. */
+const BULK_ADOPT = 32;
+
+/**
+ * A first sync of a clone adopts every ref (1,000 loose refs, one fsync each, took ~7 s): when there are
+ * many, they are created together (createPackedRefs, all or none, under git's packed-refs lock). A ref
+ * some writer created as a loose file at the same moment is not at the remote's tip afterwards: it is
+ * left to joinRef like any other. Returns the refs adopted.
+ */
+function adoptAll(log: GitAppendLog, staged: ReadonlyMap<string, string>): string[] {
+  const absent = new Map<string, string>();
+  const local = new Map(SYNCED_KINDS.map((k) => [k, log.tips(`refs/trellis/${k}/`)]));
+  for (const [name, tip] of staged) {
+    const slash = name.indexOf('/');
+    if (!local.get(name.slice(0, slash) as (typeof SYNCED_KINDS)[number])?.has(name.slice(slash + 1))) absent.set(`refs/trellis/${name}`, tip);
+  }
+  if (absent.size < BULK_ADOPT || !createPackedRefs(log.gitdir, absent)) return [];
+  return [...absent].filter(([ref, tip]) => log.tip(ref) === tip).map(([ref]) => ref);
 }
 
 async function requireRemote(cwd: string, remote: string): Promise<void> {
