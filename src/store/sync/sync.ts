@@ -32,7 +32,7 @@ export interface SyncSummary {
   readonly adopted: string[];
   readonly fastForwarded: string[];
   readonly merged: string[];
-  /** Refs where the local history already held the remote's. */
+  /** Refs where the local history already held the remote's (they are pushed). */
   readonly kept: number;
   readonly pushed: string[];
   /** Fetch-and-push rounds (more than one when the remote moved during the push). */
@@ -56,16 +56,19 @@ export async function syncRefs(log: GitAppendLog, opts: SyncOptions): Promise<Sy
   const mode = opts.mode ?? 'both';
   const cwd = opts.cwd ?? log.gitdir;
   await requireRemote(cwd, remote);
-  const summary: SyncSummary = { remote, adopted: [], fastForwarded: [], merged: [], kept: 0, pushed: [], rounds: 0 };
+  const summary = { remote, adopted: [] as string[], fastForwarded: [] as string[], merged: [] as string[], kept: 0, pushed: [] as string[], rounds: 0 };
+  const pushed = new Set<string>();
+  const kept = new Set<string>();
   const record = (ref: string, outcome: JoinOutcome) => {
     if (outcome === 'adopted') summary.adopted.push(ref);
     else if (outcome === 'fast-forwarded') summary.fastForwarded.push(ref);
     else if (outcome === 'merged') summary.merged.push(ref);
-    else if (outcome === 'kept') (summary as { kept: number }).kept++;
+    else if (outcome === 'kept') kept.add(ref);
+    summary.kept = kept.size;
   };
   const merger = { name: opts.by, at: opts.now, subject: `merge: sync with ${remote}` };
   for (let round = 1; round <= MAX_ROUNDS; round++) {
-    (summary as { rounds: number }).rounds = round;
+    summary.rounds = round;
     if (mode !== 'push-only') {
       const staged = await fetchStaged(cwd, log.gitdir, remote);
       for (const ref of adoptAll(log, staged)) {
@@ -75,8 +78,8 @@ export async function syncRefs(log: GitAppendLog, opts: SyncOptions): Promise<Sy
       await eachLimited([...staged], 4, async ([name, tip]) => record(`refs/trellis/${name}`, await joinRef(log, `refs/trellis/${name}`, tip, merger)));
     }
     if (mode === 'fetch-only') return summary;
-    const { pushed, rejected } = await push(cwd, remote);
-    summary.pushed.push(...pushed.filter((r) => !summary.pushed.includes(r)));
+    const { pushed: moved, rejected } = await push(cwd, remote);
+    for (const ref of moved) if (!pushed.has(ref)) (pushed.add(ref), summary.pushed.push(ref));
     if (rejected.length === 0) return summary;
     if (mode === 'push-only') {
       throw new TrellisError('APPEND_CONFLICT', `the remote ${remote} moved: ${rejected.length} ref(s) rejected (${rejected.slice(0, 3).join(', ')}); run 'trellis sync ${remote}' to merge them first`);
