@@ -45,7 +45,7 @@ export async function generateThreads(dir: string, threads: number, events: numb
 }
 
 function eventFor(t: number, k: number, at: string): ThreadEvent {
-  const meta = { v: EVENT_FORMAT, at, by: `author${t % 17}`, clock: k } as const;
+  const meta = { v: EVENT_FORMAT, id: `g${t.toString(36)}-${k}`, at, by: `author${t % 17}`, clock: k } as const;
   if (k === 1) {
     return {
       ...meta,

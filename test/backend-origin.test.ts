@@ -28,6 +28,7 @@ const WRITES: [string, string][] = [
   ['/api/evidence', 'forged bytes'],
   ['/api/eval/ops%2Finventory-counts/readings', JSON.stringify({ outcome: 'pass' })],
   ['/api/uploads', 'forged upload'],
+  ['/api/sync', JSON.stringify({ remote: 'origin' })],
 ];
 
 describe('writes from pages of other origins', () => {

@@ -89,9 +89,21 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
     .action((id: string, options: Options) => lazy(() => import('./session-commands.js'), (m) => m.runReview(ctx([id], options))));
 
   cli
-    .command('issues', 'The whole merged issue list, every status')
+    .command('issues [action] [...args]', 'The whole merged issue list, every status; `issues export`, `issues import <file|->` (NDJSON)')
     .option('--json', 'Print the list as JSON')
-    .action((options: Options) => lazy(issueCommands, (m) => m.runIssues(ctx([], options))));
+    .option('--all', 'export: eval-remark threads too')
+    .action((action: string | undefined, args: string[], options: Options) =>
+      action === undefined
+        ? lazy(issueCommands, (m) => m.runIssues(ctx([], options)))
+        : lazy(() => import('./ndjson-commands.js'), (m) => m.runIssuesAction(action, ctx(args, options))),
+    );
+
+  cli
+    .command('sync [remote]', 'Fetch, merge and push issue, session and eval logs (refs/trellis/*) with a git remote (default origin)')
+    .option('--push-only', 'Only push (a remote that moved is reported, not merged)')
+    .option('--fetch-only', 'Only fetch and merge')
+    .option('--json', 'Print the summary as JSON')
+    .action((remote: string | undefined, options: Options) => lazy(() => import('./sync-commands.js'), (m) => m.runSync(ctx(remote === undefined ? [] : [remote], options))));
 
   cli
     .command('eval <action> [...args]', 'Eval scenarios: run, record, ls (the scoreboard), show; remark threads: remark, reply')

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { foldThread } from '../projections/thread.js';
+import { foldThread, type ThreadState } from '../projections/thread.js';
 import { decideThread } from './decide-thread.js';
 import type { ErrorCode } from './errors.js';
 import type { ThreadCommand } from './thread-commands.js';
@@ -20,7 +20,18 @@ interface Case {
   then: ThreadEvent[] | { code: ErrorCode };
 }
 
-const cmd = (c: object) => ({ by, at, ...c }) as ThreadCommand;
+const cmd = (c: object) => ({ by, at, eventId: 'ev1', ...c }) as ThreadCommand;
+
+/**
+ * The table's `then` reads in positions, as people type them; what is stored is format v2: each event
+ * carries the command's id (`ev1`, then `ev1-1`, ...), and a reply is named by its event id.
+ */
+function stored(then: ThreadEvent[], state: ThreadState): ThreadEvent[] {
+  return then.map((ev, i) => {
+    const data = 'reply' in ev.data && typeof ev.data.reply === 'number' ? { reply: state.replyIds[ev.data.reply - 1] } : ev.data;
+    return { ...ev, v: 2, id: i === 0 ? 'ev1' : `ev1-${i}`, data } as ThreadEvent;
+  });
+}
 
 const cases: Case[] = [
   {
@@ -106,7 +117,7 @@ const cases: Case[] = [
 describe('decideThread: given events, when command, then events', () => {
   it.each(cases)('$name', ({ given, when, then }) => {
     const state = foldThread('t1', given);
-    if (Array.isArray(then)) expect(decideThread(state, when)).toEqual(then);
+    if (Array.isArray(then)) expect(decideThread(state, when)).toEqual(stored(then, state));
     else expect(() => decideThread(state, when)).toThrow(expect.objectContaining({ code: then.code }));
   });
 
@@ -116,5 +127,42 @@ describe('decideThread: given events, when command, then events', () => {
       const after = foldThread('t1', [...given, ...decideThread(foldThread('t1', given), when)]);
       expect(after.clock).toBe(then.at(-1)!.clock);
     }
+  });
+});
+
+describe('format v2: replies named by id', () => {
+  const v2 = (id: string, clock: number, type: ThreadEvent['type'], data: object, when = at): ThreadEvent => ({ v: 2, id, type, at: when, by, clock, data }) as ThreadEvent;
+
+  it('a v1 reply gets the id v1-<clock>; resolve by position stores that id', () => {
+    const state = foldThread('t1', [opened, replied(2), remarked(3)]);
+    expect(state.replyIds).toEqual(['v1-2', 'v1-3']);
+    expect(decideThread(state, cmd({ type: 'resolve', reply: 2 }))).toEqual([v2('ev1', 4, 'resolved', { reply: 'v1-3' })]);
+  });
+
+  it('a v2 resolve names its reply by id, wherever a merge put that reply', () => {
+    // Two clones replied at clock 2; the remark of clone B sorts after the reply of clone A by `at`.
+    const a = v2('aaaa', 2, 'replied', { body: 'from A', evidence: [] }, '2026-03-01T10:00:01.000Z');
+    const b = v2('bbbb', 2, 'remarked', { body: 'from B', reading: 'r', evidence: [] }, '2026-03-01T10:00:02.000Z');
+    const resolve = v2('cccc', 3, 'resolved', { reply: 'bbbb' });
+    const forward = foldThread('t1', [opened, a, b, resolve]);
+    const backward = foldThread('t1', [resolve, b, a, opened]);
+    expect(backward).toEqual(forward);
+    expect(forward.replies.map((r) => [r.body, r.resolved])).toEqual([
+      ['from A', undefined],
+      ['from B', true],
+    ]);
+    expect(forward.clock).toBe(3);
+    // The next event continues from the largest clock of both sides.
+    expect(decideThread(forward, cmd({ type: 'reply', body: 'x', evidence: [] }))[0]!.clock).toBe(4);
+  });
+
+  it('without an id from the caller, ids come from the content: stable, and distinct for distinct events', () => {
+    const state = foldThread('t1', [opened]);
+    const one = decideThread(state, { by, at, type: 'reply', body: 'a', evidence: [] });
+    const again = decideThread(state, { by, at, type: 'reply', body: 'a', evidence: [] });
+    const other = decideThread(state, { by, at, type: 'reply', body: 'b', evidence: [] });
+    expect(one[0]!.id).toMatch(/^h[0-9a-z]{12}$/);
+    expect(again[0]!.id).toBe(one[0]!.id);
+    expect(other[0]!.id).not.toBe(one[0]!.id);
   });
 });

@@ -1,5 +1,6 @@
 import { TrellisError } from './errors.js';
 import type { ThreadCommand, ThreadFacts } from './thread-commands.js';
+import { contentId } from './content-id.js';
 import { EVENT_FORMAT, type ScenarioScope, type ThreadEvent } from './thread-events.js';
 
 type EventOf<T extends ThreadEvent['type']> = Extract<ThreadEvent, { type: T }>;
@@ -10,9 +11,15 @@ type EventOf<T extends ThreadEvent['type']> = Extract<ThreadEvent, { type: T }>;
  * Pure: the caller hands in `by` and `at` and re-decides after a lost compare-and-swap.
  */
 export function decideThread(state: ThreadFacts, command: ThreadCommand): ThreadEvent[] {
+  // The state's clock is the largest folded (the max over a merge's parents), so a new event sorts last.
   let clock = state.clock;
-  const event = <T extends ThreadEvent['type']>(type: T, data: EventOf<T>['data']): EventOf<T> =>
-    ({ v: EVENT_FORMAT, type, at: command.at, by: command.by, clock: ++clock, data }) as EventOf<T>;
+  let n = 0;
+  const event = <T extends ThreadEvent['type']>(type: T, data: EventOf<T>['data']): EventOf<T> => {
+    const c = ++clock;
+    const i = n++;
+    const id = command.eventId ? (i === 0 ? command.eventId : `${command.eventId}-${i}`) : contentId([type, command.at, command.by, c, data]);
+    return { v: EVENT_FORMAT, id, type, at: command.at, by: command.by, clock: c, data } as EventOf<T>;
+  };
 
   if (command.type === 'open') {
     if (state.status !== 'absent') throw new TrellisError('THREAD_EXISTS', 'a thread with this id already exists');
@@ -35,12 +42,12 @@ export function decideThread(state: ThreadFacts, command: ThreadCommand): Thread
       if (reply.retracted) throw new TrellisError('REPLY_RETRACTED', `reply ${command.reply} is retracted`);
       const wanted = command.type === 'resolve';
       if (reply.resolved === wanted) return [];
-      return [event(wanted ? 'resolved' : 'unresolved', { reply: command.reply })];
+      return [event(wanted ? 'resolved' : 'unresolved', { reply: replyId(state, command.reply) })];
     }
     case 'retract': {
       const reply = existingReply(state, command.reply);
       if (reply.retracted) return [];
-      return [event('retracted', { reply: command.reply })];
+      return [event('retracted', { reply: replyId(state, command.reply) })];
     }
     case 'close':
       if (state.status !== 'open') throw new TrellisError('THREAD_NOT_OPEN', `the thread is ${state.status}: only an open thread closes`);
@@ -71,6 +78,9 @@ function existingReply(state: ThreadFacts, n: number) {
   if (!reply) throw new TrellisError('REPLY_NOT_FOUND', `no reply ${n}: the thread has ${state.replies.length} replies, numbered from 1`);
   return reply;
 }
+
+/** The stored name of reply `n` (a position, as typed): its event id. */
+const replyId = (state: ThreadFacts, n: number): string => state.replyIds[n - 1]!;
 
 function assertNever(x: never): never {
   throw new Error(`unhandled command ${JSON.stringify(x)}`);

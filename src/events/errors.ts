@@ -17,6 +17,8 @@ export type ErrorCode =
   | 'NO_FORGE'
   | 'FORGE_UNREACHABLE'
   | 'FORGE_FAILED'
+  /** A git remote refused or could not be reached (sync's fetch or push). */
+  | 'REMOTE_FAILED'
   | 'NOT_SUPPORTED'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNKNOWN_STORE'

@@ -1,4 +1,5 @@
 export * from './errors.js';
+export * from './event-order.js';
 export * from './thread-events.js';
 export * from './thread-commands.js';
 export * from './decide-thread.js';

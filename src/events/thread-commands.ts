@@ -4,6 +4,11 @@ import type { ReplyNumber, ScenarioScope } from './thread-events.js';
 export interface CommandMeta {
   readonly by: string;
   readonly at: string;
+  /**
+   * The id of the (first) event this command writes, minted by the caller from randomness so ids are
+   * unique across clones; without one, ids are derived from the event's content.
+   */
+  readonly eventId?: string;
 }
 
 export type ThreadCommand = CommandMeta &
@@ -26,4 +31,6 @@ export interface ThreadFacts {
   readonly status: 'absent' | 'open' | 'landed';
   readonly clock: number;
   readonly replies: readonly { readonly resolved?: boolean; readonly retracted?: boolean }[];
+  /** The stable id of each reply, in the order of `replies`: what a stored event names a reply by. */
+  readonly replyIds: readonly string[];
 }

@@ -9,10 +9,20 @@ describe('parseThreadEvent', () => {
     expect(parseThreadEvent(text(good))).toEqual({ ok: true, event: good });
   });
 
+  it('accepts a v2 event with its id, and a v2 resolve naming a reply by id', () => {
+    const v2 = { ...good, v: 2, id: 'k3v9x2m4p7qa' };
+    expect(parseThreadEvent(text(v2))).toEqual({ ok: true, event: v2 });
+    const resolve = { ...v2, type: 'resolved', data: { reply: 'v1-2' } };
+    expect(parseThreadEvent(text(resolve))).toEqual({ ok: true, event: resolve });
+  });
+
   it.each([
     ['not JSON', '{"v":1,', /is not JSON/],
     ['an array', '[]', /not a JSON object/],
-    ['a future format', text({ ...good, v: 2 }), /format 2.*upgrade trellis/],
+    ['a future format', text({ ...good, v: 3 }), /format 3.*upgrade trellis/],
+    ['a v2 event without an id', text({ ...good, v: 2 }), /"id"/],
+    ['a v1 event with an id', text({ ...good, id: 'abc' }), /"id"/],
+    ['a v2 resolve naming a position', text({ ...good, v: 2, id: 'e1', type: 'resolved', data: { reply: 2 } }), /data\.reply/],
     ['an unknown type', text({ ...good, type: 'merged' }), /unknown type "merged"/],
     ['a bad timestamp', text({ ...good, at: 'yesterday' }), /"at"/],
     ['no author', text({ ...good, by: 7 }), /"by"/],

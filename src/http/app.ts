@@ -1,3 +1,4 @@
+import { syncRoutes } from './routes/sync.js';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
@@ -60,6 +61,7 @@ export function createApp(ctx: AppContext): Hono {
   app.route('/', sessionRoutes(ctx));
   app.route('/', sessionIoRoutes(ctx.paneTargets ?? sessionPaneTargets(ctx.project, Tmux.forHome().socket), appWebSockets(app)));
   app.route('/', uploadRoutes(ctx));
+  app.route('/', syncRoutes(ctx));
   // Last: every other GET is the dashboard page (or one of its assets), paired with this API.
   app.on(['GET', 'HEAD'], '*', dashboardAssets(dashboardDistDir()));
   app.notFound(notFound);

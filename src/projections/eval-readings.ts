@@ -1,4 +1,4 @@
-import { scenarioOfKey, type EvalEvent, type Outcome, type Reading } from '../events/index.js';
+import { isAfter, scenarioOfKey, type EventKey, type EvalEvent, type Outcome, type Reading } from '../events/index.js';
 
 /** The fold of one scenario's stream: every reading filed, oldest first. */
 export interface EvalState {
@@ -6,15 +6,20 @@ export interface EvalState {
   readonly key: string;
   readonly scenario: string;
   readonly clock: number;
+  /** `at` of the latest event folded (with `clock`, the fold's position). */
+  readonly lastAt: string;
   readonly readings: readonly Reading[];
 }
 
-export const initialEval = (key: string): EvalState => ({ key, scenario: scenarioOfKey(key), clock: 0, readings: [] });
+export const initialEval = (key: string): EvalState => ({ key, scenario: scenarioOfKey(key), clock: 0, lastAt: '', readings: [] });
 
-/** Applies one event; an event whose clock is not past the state's is a replay and changes nothing. */
+/** Where a scenario's fold stands: the key of the latest event folded (eval events carry no id). */
+export const evalLastKey = (s: EvalState): EventKey => ({ clock: s.clock, at: s.lastAt, id: '' });
+
+/** Applies one event; an event not past the latest one folded (clock, at) is a replay and changes nothing. */
 export function evolveEval(state: EvalState, event: EvalEvent): EvalState {
-  if (event.clock <= state.clock) return state;
-  return { ...state, clock: event.clock, readings: [...state.readings, { ...event.data, by: event.by, at: event.at }] };
+  if (!isAfter(event, evalLastKey(state))) return state;
+  return { ...state, clock: event.clock, lastAt: event.at, readings: [...state.readings, { ...event.data, by: event.by, at: event.at }] };
 }
 
 /** Folds a scenario's events, oldest first, from nothing. */

@@ -1,14 +1,20 @@
-import type { RecordedEvent } from '../events/index.js';
+import type { RecordedEvent, ThreadEvent } from '../events/index.js';
 import type { Issue } from './issue.js';
-import { evolveThread, initialThread, threadIssue, type ThreadState } from './thread.js';
+import { foldThread, threadIssue, type ThreadState } from './thread.js';
 
 /**
- * Folds a recorded log of many streams into thread states, keyed by thread id. Events of one stream
- * must arrive in stream order; streams may interleave.
+ * Folds a recorded log of many streams into thread states, keyed by thread id. Streams may interleave
+ * and events may come in any order or twice: each stream folds in (clock, at, id) order.
  */
 export function foldThreads(log: Iterable<RecordedEvent>): Map<string, ThreadState> {
+  const byStream = new Map<string, ThreadEvent[]>();
+  for (const { stream, event } of log) {
+    const list = byStream.get(stream);
+    if (list) list.push(event);
+    else byStream.set(stream, [event]);
+  }
   const threads = new Map<string, ThreadState>();
-  for (const { stream, event } of log) threads.set(stream, evolveThread(threads.get(stream) ?? initialThread(stream), event));
+  for (const [stream, events] of byStream) threads.set(stream, foldThread(stream, events));
   return threads;
 }
 

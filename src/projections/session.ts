@@ -1,4 +1,4 @@
-import type { SessionEvent, SessionFacts, SessionStatus, Source } from '../events/index.js';
+import { isAfter, type EventKey, type SessionEvent, type SessionFacts, type SessionStatus, type Source } from '../events/index.js';
 
 /** One prompt on a session's timeline, whole, with its author. */
 export interface TimelineEntry {
@@ -63,17 +63,20 @@ export const initialSession = (id: string): SessionState => ({
   turnFailures: 0,
 });
 
+/** Where a session's fold stands: the key of the latest event folded (session events carry no id). */
+export const sessionLastKey = (s: SessionState): EventKey => ({ clock: s.clock, at: s.updatedAt, id: '' });
+
 const titleOf = (task: string): string => {
   const line = task.split('\n', 1)[0]!.trim();
   return line.length > 72 ? `${line.slice(0, 69)}...` : line;
 };
 
 /**
- * Applies one event. An event whose clock is not past the state's is a replay and leaves the state as
- * it is, so folding a log twice gives the same state.
+ * Applies one event. Events fold in (clock, at) order (see orderEvents); an event not past the latest
+ * one folded is a replay and leaves the state as it is, so folding a log twice gives the same state.
  */
 export function evolveSession(state: SessionState, event: SessionEvent): SessionState {
-  if (event.clock <= state.clock) return state;
+  if (!isAfter(event, sessionLastKey(state))) return state;
   const next = { ...state, clock: event.clock, updatedAt: event.at };
   const move = (status: SessionStatus, reason: string | null = null, extra: Partial<SessionState> = {}): SessionState => ({
     ...next,

@@ -1,4 +1,4 @@
-import { scenarioScope, type ScenarioScope, type ThreadEvent, type ThreadFacts } from '../events/index.js';
+import { isAfter, orderEvents, scenarioScope, threadEventId, type EventKey, type ReplyRef, type ScenarioScope, type ThreadEvent, type ThreadFacts } from '../events/index.js';
 import type { Issue, Reply } from './issue.js';
 
 /** The fold of one local thread: everything the Issue view and `decide` need. */
@@ -18,6 +18,8 @@ export interface ThreadState extends ThreadFacts {
   readonly scope?: ScenarioScope;
   /** `at` of the latest event: the thread's latest activity. */
   readonly updated: string;
+  /** The id of the latest event folded (with `clock` and `updated`, the fold's position). */
+  readonly lastId: string;
 }
 
 export const initialThread = (id: string): ThreadState => ({
@@ -31,16 +33,22 @@ export const initialThread = (id: string): ThreadState => ({
   nodes: [],
   replies: [],
   evidence: [],
+  replyIds: [],
   updated: '',
+  lastId: '',
 });
 
+/** Where a thread's fold stands: the key of the latest event folded. */
+export const threadLastKey = (s: ThreadState): EventKey => ({ clock: s.clock, at: s.updated, id: s.lastId });
+
 /**
- * Applies one event. An event whose clock is not past the state's is a replay (a merge or a re-read can
- * deliver an event twice) and leaves the state as it is.
+ * Applies one event. Events fold in (clock, at, id) order (see orderEvents); an event not past the
+ * latest one folded is a replay (a merge or a re-read can deliver an event twice) and leaves the state
+ * as it is.
  */
 export function evolveThread(state: ThreadState, event: ThreadEvent): ThreadState {
-  if (event.clock <= state.clock) return state;
-  const next = { ...state, clock: event.clock, updated: event.at };
+  if (!isAfter(event, threadLastKey(state))) return state;
+  const next = { ...state, clock: event.clock, updated: event.at, lastId: event.id ?? '' };
   switch (event.type) {
     case 'opened':
       return {
@@ -57,19 +65,21 @@ export function evolveThread(state: ThreadState, event: ThreadEvent): ThreadStat
       return {
         ...next,
         replies: [...state.replies, { by: event.by, at: event.at, body: event.data.body }],
+        replyIds: [...state.replyIds, threadEventId(event)],
         evidence: dedupe(state.evidence, event.data.evidence),
       };
     case 'remarked':
       return {
         ...next,
         replies: [...state.replies, { by: event.by, at: event.at, body: event.data.body, resolved: false, reading: event.data.reading }],
+        replyIds: [...state.replyIds, threadEventId(event)],
         evidence: dedupe(state.evidence, event.data.evidence),
       };
     case 'resolved':
     case 'unresolved':
-      return { ...next, replies: patchReply(state.replies, event.data.reply, { resolved: event.type === 'resolved' }) };
+      return { ...next, replies: patchReply(state, event.data.reply, { resolved: event.type === 'resolved' }) };
     case 'retracted':
-      return { ...next, replies: patchReply(state.replies, event.data.reply, { retracted: true }) };
+      return { ...next, replies: patchReply(state, event.data.reply, { retracted: true }) };
     case 'closed':
       return { ...next, status: 'landed' };
     case 'promoted':
@@ -77,8 +87,8 @@ export function evolveThread(state: ThreadState, event: ThreadEvent): ThreadStat
   }
 }
 
-/** Folds a thread's events, oldest first, from nothing. */
-export const foldThread = (id: string, events: readonly ThreadEvent[]): ThreadState => events.reduce(evolveThread, initialThread(id));
+/** Folds a thread's events, in any order (they are put in fold order, duplicates once), from nothing. */
+export const foldThread = (id: string, events: readonly ThreadEvent[]): ThreadState => orderEvents(events).reduce(evolveThread, initialThread(id));
 
 /** The thread as an Issue (spec §2.1). Local threads carry no labels. */
 export function threadIssue(state: ThreadState): Issue {
@@ -103,8 +113,10 @@ function dedupe(have: readonly string[], add: readonly string[]): readonly strin
   return fresh.length ? [...have, ...fresh] : have;
 }
 
-function patchReply(replies: readonly Reply[], n: number, patch: Partial<Reply>): readonly Reply[] {
-  const at = n - 1;
+/** A v1 event names a reply by position (v1 replies fold first, in their chain order); v2 by its id. */
+function patchReply(state: ThreadState, ref: ReplyRef, patch: Partial<Reply>): readonly Reply[] {
+  const { replies } = state;
+  const at = typeof ref === 'number' ? ref - 1 : state.replyIds.indexOf(ref);
   // A reference to a reply that does not exist was refused by decide; a hand-made log gets no effect.
   if (at < 0 || at >= replies.length) return replies;
   return replies.map((r, i) => (i === at ? { ...r, ...patch } : r));

@@ -1,6 +1,6 @@
 import { decideEval, describeEvalEvent, parseEvalEvent, type EvalCommand, type EvalEvent } from '../../events/index.js';
 // The projection's own module: the index also loads the spec-node parser and YAML (CLI start-up, issue 8).
-import { evolveEval, initialEval, type EvalState } from '../../projections/eval-readings.js';
+import { evalLastKey, evolveEval, initialEval, type EvalState } from '../../projections/eval-readings.js';
 import type { GitAppendLog } from '../git/append-log.js';
 import type { ProjectionCache } from '../streams/projection-cache.js';
 import type { StreamKind } from '../streams/stream-kind.js';
@@ -19,6 +19,7 @@ export const evalKind: StreamKind<EvalEvent, EvalState, EvalCommand> = {
   decide: decideEval,
   describe: describeEvalEvent,
   exists: (state) => state.readings.length > 0,
+  lastKey: evalLastKey,
 };
 
 export type EvalsRead = StreamsRead<EvalState>;

@@ -1,6 +1,7 @@
 import { PAYLOAD, type ChainReader, type ChainRequest, type ChainResult } from './chain.js';
 import { isoChainReader } from './iso-chain-reader.js';
 import { revListChainReader } from './rev-list-chain-reader.js';
+import { bulkAppend, type BulkChain } from './bulk-append.js';
 import { Housekeeping } from './housekeeping.js';
 import { commitObject, singleFileTree, writeObject } from './loose-objects.js';
 import { compareAndSwapRef, defaultLockOptions, readTip, readTips, readTipsStamped, type LockOptions, type TipsRead } from './refs.js';
@@ -80,6 +81,25 @@ export class GitAppendLog {
     }
     if (tip === null) throw new Error('commit() needs at least one record');
     return tip;
+  }
+
+  /**
+   * Writes a merge commit joining two histories of one log (two clones wrote to it): the given parents,
+   * the empty tree and no payload, so readers walk both sides and add no event of its own. No ref moves.
+   */
+  merge(parents: readonly string[], who: { name: string; at: Date }, subject: string): string {
+    const tree = writeObject(this.gitdir, 'tree', Buffer.alloc(0));
+    return writeObject(this.gitdir, 'commit', commitObject(tree, parents, { name: who.name, email: '', at: who.at }, subject.replace(/\s+/g, ' ').trim()));
+  }
+
+  /**
+   * Appends to many logs in one go (see bulkAppend): one pack, one all-or-nothing ref transaction, each
+   * ref from its expected tip. The tips written, by ref (see bulkAppend).
+   */
+  async bulkAppend(chains: readonly BulkChain[]): Promise<Map<string, string> | null> {
+    const written = await bulkAppend(this.gitdir, chains);
+    if (written?.size) this.housekeeping.afterWrite();
+    return written;
   }
 
   /** Moves `ref` from `expected` to `next` if nobody moved it meanwhile (see compareAndSwapRef). */

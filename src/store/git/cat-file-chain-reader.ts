@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { PAYLOAD, type ChainEntry, type ChainReader, type ChainRequest, type ChainResult } from './chain.js';
+import { PAYLOAD, type ChainReader, type ChainRequest, type ChainResult } from './chain.js';
+import { commitParents, walkChain } from './dag-walk.js';
 
 export type Answer = { type: string; data: Buffer } | null;
 
@@ -23,25 +24,13 @@ export function catFileChainReader(gitdir: string): ChainReader {
   };
 }
 
-async function readOne(batch: CatFileBatch, { tip, stopAt }: ChainRequest): Promise<ChainResult> {
-  const entries: ChainEntry[] = [];
-  let oid: string | null = tip;
-  while (oid !== null && oid !== stopAt) {
+/** Walks one chain through every parent (see walkChain), asking for a commit and its payload at once. */
+function readOne(batch: CatFileBatch, request: ChainRequest): Promise<ChainResult> {
+  return walkChain(request, async (oid) => {
     const [commit, payload] = await Promise.all([batch.get(oid), batch.get(`${oid}:${PAYLOAD}`)]);
-    if (!commit || commit.type !== 'commit') return { ok: false, oid, reason: `commit ${oid} is missing from the object store` };
-    if (!payload || payload.type !== 'blob') return { ok: false, oid, reason: `commit ${oid} has no ${PAYLOAD}` };
-    entries.push({ oid, bytes: payload.data });
-    oid = firstParent(commit.data);
-  }
-  return { ok: true, entries: entries.reverse(), reachedStop: stopAt !== null && oid === stopAt };
-}
-
-function firstParent(commit: Buffer): string | null {
-  // Headers: "tree <oid>\n", then zero or more "parent <oid>\n".
-  const at = commit.indexOf('\nparent ');
-  const headersEnd = commit.indexOf('\n\n');
-  if (at < 0 || (headersEnd >= 0 && at > headersEnd)) return null;
-  return commit.toString('latin1', at + 8, at + 48);
+    if (!commit || commit.type !== 'commit') return { error: `commit ${oid} is missing from the object store` };
+    return { parents: commitParents(commit.data), payload: payload && payload.type === 'blob' ? payload.data : null };
+  });
 }
 
 export class CatFileBatch {

@@ -62,6 +62,32 @@ function runChainReaderContract(name: string, make: (gitdir: string) => ChainRea
       expect(r).toMatchObject({ ok: false, oid: missing });
     });
 
+    it('walks both sides of a merge commit, each event once, and the merge adds none', async () => {
+      const left = log.commit(c1, [record(4), record(5)]);
+      const right = log.commit(c1, [record(6)]);
+      const m = log.merge([left, right], { name: 'sync', at: new Date(Date.UTC(2026, 0, 2)) }, 'merge: sync');
+      const [r] = await make(gitdir).read([{ tip: m, stopAt: null }]);
+      expect(r!.ok && [...text(r!)].sort()).toEqual(['{"n":1}', '{"n":4}', '{"n":5}', '{"n":6}']);
+      expect(r).toMatchObject({ ok: true, reachedStop: false });
+    });
+
+    it('reads a merged history from the root when the part after the known commit holds a merge', async () => {
+      const left = log.commit(c1, [record(7)]);
+      const right = log.commit(c1, [record(8)]);
+      const m = log.merge([left, right], { name: 'sync', at: new Date(Date.UTC(2026, 0, 2)) }, 'merge: sync');
+      const after = log.commit(m, [record(10)]);
+      const [across, past] = await make(gitdir).read([
+        { tip: m, stopAt: left },
+        { tip: after, stopAt: m },
+      ]);
+      // Across the merge: everything, so the caller folds again in its own order.
+      expect(across!.ok && [...text(across!)].sort()).toEqual(['{"n":1}', '{"n":7}', '{"n":8}']);
+      expect(across).toMatchObject({ ok: true, reachedStop: false });
+      // On top of the merge: only what is new.
+      expect(text(past!)).toEqual(['{"n":10}']);
+      expect(past).toMatchObject({ ok: true, reachedStop: true });
+    });
+
     it('wrote objects git itself accepts', () => {
       expect(execFileSync('git', ['fsck', '--strict', '--no-dangling'], { cwd: dir, encoding: 'utf8', stdio: 'pipe' })).toBe('');
       expect(git(dir, 'cat-file', '-p', `${c3}:event.json`)).toBe('{"n":3}');

@@ -1,6 +1,9 @@
 /**
- * A log is a chain of commits, one payload (`event.json`) each. Readers return a chain's entries from
- * just after `stopAt` (or the root) up to `tip`, oldest first. They know commits and bytes, never issues.
+ * A log is a chain of commits, one payload (`event.json`) each, joined where two clones wrote to it by
+ * merge commits (two parents, no payload). Readers walk every parent and return the entries from just
+ * after `stopAt` (or the root) up to `tip`: oldest first along a linear chain; in walk order across a
+ * merge, where the reader starts over from the root (reachedStop false) and the caller folds in its own
+ * order (see dag-walk.ts). They know commits and bytes, never issues.
  */
 export interface ChainEntry {
   readonly oid: string;

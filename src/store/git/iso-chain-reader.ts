@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
-import { PAYLOAD, type ChainEntry, type ChainReader, type ChainRequest, type ChainResult } from './chain.js';
+import { PAYLOAD, type ChainReader, type ChainRequest, type ChainResult } from './chain.js';
+import { walkChain } from './dag-walk.js';
 
 /**
  * Reads chains object by object through isomorphic-git: cheapest for catching up a few chains by an event
@@ -7,25 +8,19 @@ import { PAYLOAD, type ChainEntry, type ChainReader, type ChainRequest, type Cha
  */
 export function isoChainReader(gitdir: string): ChainReader {
   const cache = {};
-  async function readOne({ tip, stopAt }: ChainRequest): Promise<ChainResult> {
+  async function readOne(request: ChainRequest): Promise<ChainResult> {
     const git = (await import('isomorphic-git')).default;
-    const entries: ChainEntry[] = [];
-    let oid: string | null = tip;
-    while (oid !== null && oid !== stopAt) {
-      const at: string = oid;
+    return walkChain(request, async (oid) => {
       try {
         const { commit } = await git.readCommit({ fs, gitdir, oid, cache });
         const { tree } = await git.readTree({ fs, gitdir, oid: commit.tree, cache });
         const entry = tree.find((e) => e.path === PAYLOAD && e.type === 'blob');
-        if (!entry) return { ok: false, oid, reason: `commit ${oid} has no ${PAYLOAD}` };
-        const { blob } = await git.readBlob({ fs, gitdir, oid: entry.oid, cache });
-        entries.push({ oid, bytes: blob });
-        oid = commit.parent[0] ?? null;
+        const payload = entry ? (await git.readBlob({ fs, gitdir, oid: entry.oid, cache })).blob : null;
+        return { parents: commit.parent, payload };
       } catch (err) {
-        return { ok: false, oid: at, reason: `cannot read commit ${oid}: ${(err as Error).message}` };
+        return { error: `cannot read commit ${oid}: ${(err as Error).message}` };
       }
-    }
-    return { ok: true, entries: entries.reverse(), reachedStop: stopAt !== null && oid === stopAt };
+    });
   }
   return { read: (requests) => Promise.all(requests.map(readOne)) };
 }

@@ -51,10 +51,12 @@ export interface Signature {
   readonly at: Date;
 }
 
-export function commitObject(tree: string, parent: string | null, who: Signature, message: string): Buffer {
+/** A commit object's bytes; `parent` is one parent, none, or several (a merge). */
+export function commitObject(tree: string, parent: string | null | readonly string[], who: Signature, message: string): Buffer {
+  const parents = parent === null ? [] : typeof parent === 'string' ? [parent] : parent;
   // git idents cannot hold `<`, `>` or newlines; the payload keeps the author verbatim.
   const ident = (s: string) => s.replace(/[<>\n\r]/g, '').trim();
   const sig = `${ident(who.name) || 'unknown'} <${ident(who.email)}> ${Math.floor(who.at.getTime() / 1000)} +0000`;
-  const lines = [`tree ${tree}`, ...(parent ? [`parent ${parent}`] : []), `author ${sig}`, `committer ${sig}`, '', message];
+  const lines = [`tree ${tree}`, ...parents.map((p) => `parent ${p}`), `author ${sig}`, `committer ${sig}`, '', message];
   return Buffer.from(`${lines.join('\n')}\n`, 'utf8');
 }

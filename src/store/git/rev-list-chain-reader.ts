@@ -12,7 +12,8 @@ import { PAYLOAD, type ChainEntry, type ChainReader, type ChainRequest, type Cha
  * (a parent enters the walk when its child leaves it), which is all this needs; a commit shared by two
  * chains listed between them leaves the later one undelivered, and it is read again by the fallback. A
  * repository rev-list refuses (a missing object) hands the chains not yet delivered to the walking
- * reader, which names the broken chain.
+ * reader, which names the broken chain. So does a chain that meets a merge commit (issue 14): the
+ * fallback walks every parent.
  */
 export function revListChainReader(gitdir: string): ChainReader {
   const fallback = catFileChainReader(gitdir);
@@ -89,10 +90,16 @@ function streamChains(gitdir: string, requests: readonly ChainRequest[], onResul
         }),
       );
     };
-    const onCommit = (commit: string, parent: string | null) => {
+    const onCommit = (commit: string, parent: string | null, merge: boolean) => {
       const chains = waiting.get(commit);
       if (!chains) return; // beyond every chain's stop: not read
       waiting.delete(commit);
+      if (merge) {
+        // A merge joins two clones' histories: this streaming walk follows one parent per chain, so the
+        // chains that meet one are left undelivered and the DAG-walking fallback reads them whole.
+        for (const i of chains) inFlight.delete(i);
+        return;
+      }
       const payload = batch.get(`${commit}:${PAYLOAD}`);
       if (++outstanding >= PAUSE_AT && !paused) {
         paused = true;
@@ -133,7 +140,7 @@ function streamChains(gitdir: string, requests: readonly ChainRequest[], onResul
     revList.stdout.on('data', (chunk: string) => {
       const lines = (rest + chunk).split('\n');
       rest = lines.pop()!;
-      for (const line of lines) onCommit(line.slice(0, 40), line.length >= 81 ? line.slice(41, 81) : null);
+      for (const line of lines) onCommit(line.slice(0, 40), line.length >= 81 ? line.slice(41, 81) : null, line.length > 82);
     });
     let closed = false;
     const done = () => {

@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { decideThread, describeEvent, parseThreadEvent, type ThreadCommand, type ThreadEvent } from '../../events/index.js';
-import { evolveThread, initialThread, type ThreadState } from '../../projections/thread.js';
+import { evolveThread, initialThread, threadLastKey, type ThreadState } from '../../projections/thread.js';
 import type { GitAppendLog } from '../git/append-log.js';
+import { newThreadId } from './thread-id.js';
 import type { ProjectionCache } from '../streams/projection-cache.js';
 import type { StreamKind } from '../streams/stream-kind.js';
 import { StreamStore, type StreamsRead } from '../streams/stream-store.js';
@@ -17,8 +19,9 @@ export const threadKind: StreamKind<ThreadEvent, ThreadState, ThreadCommand> = {
   evolve: evolveThread,
   parse: parseThreadEvent,
   decide: decideThread,
-  describe: describeEvent,
+  describe: (event, before) => describeEvent(event, before?.replyIds),
   exists: (state) => state.status !== 'absent',
+  lastKey: threadLastKey,
 };
 
 export type ThreadsRead = StreamsRead<ThreadState>;
@@ -27,5 +30,10 @@ export type ThreadsRead = StreamsRead<ThreadState>;
 export class ThreadStore extends StreamStore<ThreadEvent, ThreadState, ThreadCommand> {
   constructor(log: GitAppendLog, cache: ProjectionCache<ThreadState>) {
     super(threadKind, log, cache);
+  }
+
+  /** Every command's events get a fresh random id (format v2): unique across clones, kept on retries. */
+  override write(id: string, command: ThreadCommand): Promise<{ state: ThreadState; events: ThreadEvent[] }> {
+    return super.write(id, command.eventId ? command : { ...command, eventId: newThreadId(randomBytes) });
   }
 }

@@ -1,6 +1,6 @@
 import { decideSession, describeSessionEvent, parseSessionEvent, type SessionCommand, type SessionEvent } from '../../events/index.js';
 // The projection's own module: the index also loads the spec-node parser and YAML (CLI start-up, issue 8).
-import { evolveSession, initialSession, type SessionState } from '../../projections/session.js';
+import { evolveSession, initialSession, sessionLastKey, type SessionState } from '../../projections/session.js';
 import type { GitAppendLog } from '../git/append-log.js';
 import type { ProjectionCache } from '../streams/projection-cache.js';
 import type { StreamKind } from '../streams/stream-kind.js';
@@ -20,6 +20,7 @@ export const sessionKind: StreamKind<SessionEvent, SessionState, SessionCommand>
   decide: decideSession,
   describe: describeSessionEvent,
   exists: (state) => state.status !== 'absent',
+  lastKey: sessionLastKey,
 };
 
 /** The session log: the one generic stream store, of the session kind. */

@@ -11,8 +11,10 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
  *       one change appends that stream's line (O(change)); the journal is compacted (rewritten in slices
  *       that yield to the event loop, then switched to by an atomic rename of the header) once it holds
  *       more than twice the lines it needs.
+ *   3 — as 2; the folded states carry what a merged history needs (thread reply ids and the last event
+ *       key; issue 14), so a format-2 cache is rebuilt.
  */
-export const CACHE_FORMAT = 2;
+export const CACHE_FORMAT = 3;
 
 /** A stream as of one tip: its folded state, or why it could not be folded. */
 export type StreamSnapshot<S> = { readonly tip: string; readonly state: S } | { readonly tip: string; readonly problem: StreamProblem };

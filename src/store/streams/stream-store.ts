@@ -1,4 +1,5 @@
 import { TrellisError } from '../../events/errors.js';
+import { isAfter, keyOf, orderEvents } from '../../events/event-order.js';
 import type { ChainResult } from '../git/chain.js';
 import type { GitAppendLog } from '../git/append-log.js';
 import { tipsUnchanged, type TipsRead, type TipsStamp } from '../git/refs.js';
@@ -7,6 +8,8 @@ import type { StoredEvent, StreamKind } from './stream-kind.js';
 
 /** How often a writer re-reads and re-decides after losing a compare-and-swap before giving up. */
 const MAX_ATTEMPTS = 100;
+/** How often an import plans again after another writer moved one of its streams. */
+const IMPORT_ATTEMPTS = 10;
 
 /** Every stream of a kind at its current tip: the folded ones, and the ones that cannot be folded. */
 export interface StreamsRead<S> {
@@ -225,7 +228,7 @@ export class StreamStore<E extends StoredEvent, S, C> {
       if (events.length === 0) return { state, events };
       const next = this.log.commit(
         tip,
-        events.map((e) => ({ bytes: Buffer.from(JSON.stringify(e)), subject: this.kind.describe(e), author: e.by, at: new Date(e.at) })),
+        events.map((e) => ({ bytes: Buffer.from(JSON.stringify(e)), subject: this.kind.describe(e, state), author: e.by, at: new Date(e.at) })),
       );
       if (await this.log.swap(ref, tip, next)) {
         const after = events.reduce((s, e) => this.kind.evolve(s, e), state);
@@ -274,11 +277,16 @@ export class StreamStore<E extends StoredEvent, S, C> {
     });
     // Each chain is folded the moment it is read, so its events' bytes never pile up (a cold read of
     // 50,000 threads held every event at once before).
+    const again: { id: string; tip: string }[] = [];
     await this.log.readEach(
       stale.map(({ tip }, i) => ({ tip, stopAt: bases[i]?.tip ?? null })),
       (i, result) => {
         const { id, tip } = stale[i]!;
         const snap = this.foldChain(id, tip, bases[i], result);
+        if (snap === 'from-root') {
+          again.push(stale[i]!);
+          return;
+        }
         this.known.set(id, snap);
         this.unsaved.add(id);
         this.moved.add(id);
@@ -288,20 +296,147 @@ export class StreamStore<E extends StoredEvent, S, C> {
         else this.transient.delete(id);
       },
     );
+    // Streams whose new events do not all sort after what was folded are read and folded from the root.
+    if (again.length) {
+      for (const { id } of again) this.known.delete(id);
+      await this.refresh(again);
+    }
     this.lastRead = undefined;
   }
 
-  private foldChain(id: string, tip: string, base: { tip: string; state: S } | undefined, result: ChainResult): StreamSnapshot<S> {
+  /**
+   * Folds a chain's events in (clock, at, id) order, each event once, so every clone folds a merged
+   * history to the same state. On top of a known base only when every new event sorts after the base's
+   * last (the usual append); otherwise ('from-root') the stream must be read and folded whole.
+   */
+  private foldChain(id: string, tip: string, base: { tip: string; state: S } | undefined, result: ChainResult): StreamSnapshot<S> | 'from-root' {
     const ref = this.ref(id);
     if (!result.ok) return { tip, problem: { id, ref, commit: result.oid, reason: result.reason } };
-    let state = result.reachedStop && base ? base.state : this.kind.initial(id);
+    const onBase = result.reachedStop && base !== undefined;
+    const events: E[] = [];
     for (const { oid, bytes } of result.entries) {
       const parsed = this.kind.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
       if (!parsed.ok) return { tip, problem: { id, ref, commit: oid, reason: `event.json ${parsed.reason}` } };
-      state = this.kind.evolve(state, parsed.event);
+      events.push(parsed.event);
     }
+    const ordered = orderEvents(events);
+    if (onBase && ordered.length && !isAfter(ordered[0]!, this.kind.lastKey(base.state))) return 'from-root';
+    let state = onBase ? base.state : this.kind.initial(id);
+    for (const event of ordered) state = this.kind.evolve(state, event);
     if (!this.kind.exists(state)) return { tip, problem: { id, ref, commit: tip, reason: `the log does not begin with an '${this.kind.firstEvent}' event` } };
     return { tip, state };
+  }
+
+  /**
+   * Every stream's events as stored, each stream's in fold order (an NDJSON export). `keep` picks the
+   * streams by their folded state. A stream that cannot be read is an error naming it: an export that
+   * silently left one out would not round-trip.
+   */
+  async events(keep: (state: S) => boolean = () => true): Promise<{ id: string; event: E; text: string }[]> {
+    const tips = [...this.log.tips(this.kind.refPrefix)];
+    const out: { id: string; event: E; text: string }[] = [];
+    let failure: string | undefined;
+    await this.log.readEach(
+      tips.map(([, tip]) => ({ tip, stopAt: null })),
+      (i, result) => {
+        const id = tips[i]![0];
+        const parsed = this.parseChain(id, result);
+        if ('problem' in parsed) {
+          failure ??= parsed.problem;
+          return;
+        }
+        const ordered = orderEvents(parsed.events.map((p) => p.event));
+        const state = ordered.reduce((s, e) => this.kind.evolve(s, e), this.kind.initial(id));
+        if (!keep(state)) return;
+        const text = new Map(parsed.events.map((p) => [p.event, p.text]));
+        for (const event of ordered) out.push({ id, event, text: text.get(event)! });
+      },
+    );
+    if (failure) throw new TrellisError('CORRUPT_EVENT', failure);
+    return out;
+  }
+
+  /**
+   * Appends recorded events (an NDJSON import) to their streams, each event once: an event whose key
+   * (clock, at, id) its stream already holds is skipped, so importing twice adds nothing. Every stream is
+   * checked before anything is written (a new stream must begin with the kind's first event), and all
+   * streams move in one transaction, each from the tip it was planned on: all is imported or nothing.
+   */
+  async importEvents(streams: ReadonlyMap<string, readonly E[]>): Promise<{ streams: number; events: number }> {
+    const done = { streams: 0, events: 0 };
+    let ids = [...streams.keys()];
+    for (let attempt = 0; attempt < IMPORT_ATTEMPTS; attempt++) {
+      const plans = (await this.importPlans(ids, streams)).filter((p) => p.fresh.length > 0);
+      if (plans.length === 0) return done;
+      const chains = plans.map((p) => ({
+        ref: this.ref(p.id),
+        expected: p.tip,
+        records: p.fresh.map((e) => ({ bytes: Buffer.from(JSON.stringify(e)), subject: this.kind.describe(e), author: e.by, at: new Date(e.at) })),
+      }));
+      const written = await this.log.bulkAppend(chains);
+      this.lastRead = undefined;
+      // A stream whose ref is not at the tip written for it (the batch was refused, or another writer
+      // made the ref at the same moment) is planned again; what landed is not planned twice.
+      const again: string[] = [];
+      const tipOf = this.tipReader(plans.length);
+      for (const p of plans) {
+        const oid = written?.get(this.ref(p.id));
+        if (oid !== undefined && tipOf(p.id) === oid) {
+          done.streams++;
+          done.events += p.fresh.length;
+        } else again.push(p.id);
+      }
+      if (again.length === 0) return done;
+      ids = again;
+    }
+    throw new TrellisError('APPEND_CONFLICT', `threads kept moving under ${IMPORT_ATTEMPTS} attempts to import (${done.events} events were imported); import again to add the rest`);
+  }
+
+  /** Reads tips one by one for a few streams, or every tip of the kind at once for many. */
+  private tipReader(count: number): (id: string) => string | null {
+    if (count <= 64) return (id) => this.log.tip(this.ref(id));
+    const all = this.log.tips(this.kind.refPrefix);
+    return (id) => all.get(id) ?? null;
+  }
+
+  private async importPlans(ids: readonly string[], streams: ReadonlyMap<string, readonly E[]>): Promise<{ id: string; tip: string | null; fresh: E[] }[]> {
+    const tips = ids.map(this.tipReader(ids.length));
+    const have = new Map<string, Set<string>>();
+    const present: { id: string; tip: string }[] = [];
+    ids.forEach((id, i) => tips[i] !== null && present.push({ id, tip: tips[i]! }));
+    let failure: string | undefined;
+    await this.log.readEach(
+      present.map(({ tip }) => ({ tip, stopAt: null })),
+      (i, result) => {
+        const { id } = present[i]!;
+        const parsed = this.parseChain(id, result);
+        if ('problem' in parsed) failure ??= parsed.problem;
+        else have.set(id, new Set(parsed.events.map((p) => keyText(p.event))));
+      },
+    );
+    if (failure) throw new TrellisError('CORRUPT_EVENT', `${failure}; nothing was imported`);
+    return ids.map((id, i) => {
+      const known = have.get(id) ?? new Set<string>();
+      const fresh = orderEvents(streams.get(id) ?? []).filter((e) => !known.has(keyText(e)));
+      const first = (fresh[0] as { type?: unknown } | undefined)?.type;
+      if (tips[i] === null && fresh.length && first !== this.kind.firstEvent) {
+        throw new TrellisError('INVALID_INPUT', `${this.kind.noun} ${id} is not here and its events do not begin with '${this.kind.firstEvent}'; nothing was imported`);
+      }
+      return { id, tip: tips[i]!, fresh };
+    });
+  }
+
+  private parseChain(id: string, result: ChainResult): { events: { event: E; text: string }[] } | { problem: string } {
+    const ref = this.ref(id);
+    if (!result.ok) return { problem: `${this.kind.noun} ${id} cannot be read: ${ref} at ${result.oid}: ${result.reason}` };
+    const events: { event: E; text: string }[] = [];
+    for (const { oid, bytes } of result.entries) {
+      const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+      const parsed = this.kind.parse(text);
+      if (!parsed.ok) return { problem: `${this.kind.noun} ${id} cannot be read: ${ref} at ${oid}: event.json ${parsed.reason}` };
+      events.push({ event: parsed.event, text });
+    }
+    return { events };
   }
 
   private stateOrThrow(snap: StreamSnapshot<S> | null, id: string): S {
@@ -313,3 +448,9 @@ export class StreamStore<E extends StoredEvent, S, C> {
     return snap.state;
   }
 }
+
+/** An event's fold key as one string: two events with equal keys are one event. */
+const keyText = (e: StoredEvent): string => {
+  const k = keyOf(e);
+  return `${k.clock}\u0000${k.at}\u0000${k.id}`;
+};
