@@ -32,6 +32,7 @@ let browser: Browser;
 let page: Page;
 let seen: { dialogs: string[]; errors: string[] };
 const sockets: string[] = [];
+let sessionId: string;
 
 const cli = (...args: string[]) => ok(dir, args, { env: { TRELLIS_HOME: home } });
 const at = (path: string) => new URL(path, gw.url).href;
@@ -73,7 +74,7 @@ describe('a session terminal through the gateway', () => {
     await page.getByLabel('Task').fill('Through the gateway');
     await page.getByRole('button', { name: 'Spawn' }).click();
     await expect.poll(() => page.url()).toMatch(/#\/sessions\/[^/]+$/);
-    const sessionId = decodeURIComponent(/#\/sessions\/(.+)$/.exec(page.url())![1]!);
+    sessionId = decodeURIComponent(/#\/sessions\/(.+)$/.exec(page.url())![1]!);
     expect(tmuxHas(home, sessionId)).toBe(true);
     await expect.poll(() => paneState(), { timeout: 10_000 }).toBe('live');
 
@@ -103,6 +104,46 @@ describe('a session terminal through the gateway', () => {
     expect(await upgradeStatus(socket, { Cookie: cookie, Origin: 'http://attacker.example' })).toBe(403);
     expect(await upgradeStatus(socket, { Origin: gateway.origin })).toBe(401);
     expect(await upgradeStatus(socket, { Cookie: cookie, Origin: gateway.origin })).toBe(101);
+  }, 60_000);
+
+  it('fetches the review bundle (git runs for it) again only when the session itself changed, not on every board revision', async () => {
+    const counts = { review: 0, session: 0 };
+    const base = `/p/${id}/api/sessions/${encodeURIComponent(sessionId)}`;
+    const count = (r: { method(): string; url(): string }) => {
+      if (r.method() !== 'GET') return;
+      const path = new URL(r.url()).pathname;
+      if (path === `${base}/review`) counts.review++;
+      else if (path === base) counts.session++;
+    };
+    page.on('request', count);
+    try {
+      await page.goto(at(`/p/${id}/#/sessions/${encodeURIComponent(sessionId)}`));
+      await expect.poll(() => paneState(), { timeout: 10_000 }).toBe('live');
+      await page.getByRole('button', { name: 'Load the review bundle' }).click();
+      await expect.poll(() => page.getByTestId('preflight').count(), { timeout: 10_000 }).toBe(1);
+      expect(counts.review).toBe(1);
+
+      // Writes that are not this session's: each is a board revision the page hears (the session is read
+      // again, cheaply), and the bundle is not.
+      for (const concern of ['Unrelated one', 'Unrelated two', 'Unrelated three']) {
+        const before = counts.session;
+        await cli('issue', 'open', concern);
+        await expect.poll(() => counts.session, { timeout: 5_000 }).toBeGreaterThan(before);
+      }
+      expect(counts.review).toBe(1);
+
+      // The session's own change (it is put up for review) fetches it again, once.
+      await cli('session', 'review', sessionId);
+      await expect.poll(() => page.getByTestId('session-state').first().textContent(), { timeout: 5_000 }).toMatch(/^review/);
+      await expect.poll(() => counts.review, { timeout: 5_000 }).toBe(2);
+      await page.getByTestId('preflight').waitFor();
+      const settled = counts.session;
+      await cli('issue', 'open', 'Unrelated four');
+      await expect.poll(() => counts.session, { timeout: 5_000 }).toBeGreaterThan(settled);
+      expect(counts.review).toBe(2);
+    } finally {
+      page.off('request', count);
+    }
   }, 60_000);
 });
 
