@@ -4,7 +4,7 @@ import { LoginView } from '../views/Login';
 import { ProjectView } from '../views/ProjectOps';
 import { ProjectsView } from '../views/Projects';
 import { RegisterView } from '../views/Register';
-import { auth, logout, needLogin, refreshAuth, safeNext } from './hub';
+import { auth, logout, needLogin, nextRoute, refreshAuth, safeNext } from './hub';
 import { hostHref, hostRoute, type HostRoute } from './host-route';
 import { projectsById, projectsStream } from './projects-store';
 
@@ -39,12 +39,20 @@ export function HostApp() {
     document.getElementById('main')?.focus({ preventScroll: true });
   }, [r.view, r.arg, admitted]);
 
+  // `#/login?next=#/…` once logged in (just now, or already when the page opened) is that view; replaced,
+  // so Back does not land on a login form that would send the person forward again.
+  useEffect(() => {
+    if (!admitted || r.view !== 'login') return;
+    const next = nextRoute(r.query.get('next'));
+    if (next) location.replace(next);
+  }, [admitted, r]);
+
   const continueAfterLogin = async () => {
     await refreshAuth();
+    // A path on this origin (another page, such as a project's) is left by a real navigation.
     if (r.view === 'login') {
       const next = safeNext(r.query.get('next'));
-      if (next.startsWith('#')) location.hash = next;
-      else location.assign(next);
+      if (!next.startsWith('#')) location.assign(next);
     }
   };
 

@@ -130,3 +130,13 @@ export function safeNext(next: string | null): string {
   if (/^\/(?![/\\])[^\s]*$/.test(next)) return next;
   return '#/projects';
 }
+
+/**
+ * Where `#/login?next=…` sends a caller who is logged in already: a view of this page only (a `#/` route,
+ * never the login view itself); null when `next` is not one (then the caller stays on this page's home).
+ */
+export function nextRoute(next: string | null): string | null {
+  const n = safeNext(next);
+  if (!n.startsWith('#/')) return null;
+  return /^#\/login(?:[/?]|$)/.test(n) ? '#/projects' : n;
+}

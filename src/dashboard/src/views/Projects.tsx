@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { enc } from '../api';
 import { ErrorBox, onListKeys } from '../ui';
 import { errorOf, hub } from '../host/hub';
@@ -80,6 +80,7 @@ function ProjectItem({ p }: { p: ProjectRow }) {
         <a class="button quiet" href={hostHref.project(p.id)} aria-label={`Manage ${p.name}`}>
           Manage
         </a>
+        {p.cataloged ? <RemoveButton p={p} /> : null}
       </div>
     </li>
   );
@@ -131,6 +132,60 @@ export function StartButton({ p, onTranscript }: { p: ProjectRow; onTranscript?:
         {busy ? 'Starting…' : 'Start'}
       </button>
       {error ? <ErrorBox error={error} title={`${p.name} did not start`} /> : null}
+    </>
+  );
+}
+
+/**
+ * Takes a project off the host's list (`DELETE /projects/:id`: the catalog entry only; the folder, its
+ * repository and a running backend are left alone). Destructive, so it asks first, in the page: the button
+ * turns into Yes / Cancel with the focus on Cancel, and Cancel (or Escape) gives the focus back. The row
+ * leaves the list from the stream, like every other change.
+ */
+export function RemoveButton({ p }: { p: ProjectRow }) {
+  const [asking, setAsking] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const cancel = useRef<HTMLButtonElement>(null);
+  const opener = useRef<HTMLButtonElement>(null);
+  const wasAsking = useRef(false);
+  // Before the next paint, so a key pressed right after the swap lands on the new button.
+  useLayoutEffect(() => {
+    if (asking) cancel.current?.focus();
+    else if (wasAsking.current) opener.current?.focus();
+    wasAsking.current = asking;
+  }, [asking]);
+  const remove = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      const a = await hub('DELETE', `projects/${enc(p.id)}`);
+      if (a.status !== 204) throw errorOf(a, 'removing the project');
+    } catch (err) {
+      setError(err);
+      setAsking(false);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <>
+      {asking ? (
+        <span class="remove-confirm" role="group" aria-label={`Confirm: remove ${p.name}`} onKeyDown={(e) => e.key === 'Escape' && setAsking(false)}>
+          <span>Remove {p.name} from this list? Its folder and repository stay as they are.</span>
+          <button class="button danger" type="button" onClick={remove} disabled={busy}>
+            {busy ? 'Removing…' : 'Yes, remove'}
+          </button>
+          <button ref={cancel} class="button" type="button" onClick={() => setAsking(false)} disabled={busy}>
+            Cancel
+          </button>
+        </span>
+      ) : (
+        <button ref={opener} class="button quiet" type="button" onClick={() => setAsking(true)} aria-label={`Remove ${p.name}`}>
+          Remove
+        </button>
+      )}
+      {error ? <ErrorBox error={error} title={`${p.name} was not removed`} /> : null}
     </>
   );
 }

@@ -77,7 +77,7 @@ export function SessionView({ id }: { id: string }) {
       <div class="columns">
         <div>
           <PromptBox s={s} onDone={(v) => setLocal(v)} />
-          <Review id={s.id} auto={s.state === 'review'} rev={rev} />
+          <Review id={s.id} auto={s.state === 'review'} version={`${s.state} ${s.reason ?? ''}`} />
         </div>
         <Section title="Prompts" id="timeline-h">
           {s.timeline.length ? (
@@ -345,13 +345,18 @@ function PromptBox({ s, onDone }: { s: Session; onDone: (v: Session) => void }) 
   );
 }
 
-/** The review bundle as a diff viewer: the merge pre-flight, commits, changed nodes with open issues, files. */
-function Review({ id, auto, rev }: { id: string; auto: boolean; rev: number }) {
+/**
+ * The review bundle as a diff viewer: the merge pre-flight, commits, changed nodes with open issues, files.
+ * `version` names the session's own state (and its sub-reason): the bundle (git runs for it each time) is
+ * fetched again when that changes, not on every board revision another write caused, nor on a prompt or a
+ * viewing that touches the session but not its branch.
+ */
+function Review({ id, auto, version }: { id: string; auto: boolean; version: string }) {
   const [want, setWant] = useState(auto);
   useEffect(() => {
     if (auto) setWant(true);
   }, [auto]);
-  const r = useFetch(() => (want ? get<ReviewBundle>(`api/sessions/${enc(id)}/review`) : Promise.resolve(undefined)), [id, want, rev]);
+  const r = useFetch(() => (want ? get<ReviewBundle>(`api/sessions/${enc(id)}/review`) : Promise.resolve(undefined)), [id, want, version]);
   const b = r.data;
   return (
     <section class="card review" aria-labelledby="review-h">
