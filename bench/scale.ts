@@ -8,8 +8,9 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { chooseEntry } from '../src/cli/entry-choice.js';
 import { GitAppendLog } from '../src/store/git/append-log.js';
 import { GC_AUTO, looseCounts, looseObjectEstimate } from '../src/store/git/housekeeping.js';
 import { readTips } from '../src/store/git/refs.js';
@@ -111,7 +112,10 @@ async function tipsAndWarm(): Promise<void> {
   report('scale.list.warm.10k', { ...stats(await repeat(20, () => mergedIssues(p))), target_ms: 50 });
 }
 
-/** `trellis issue reply` end to end, side by side with `node -e 0`, alternating. */
+/**
+ * `trellis issue reply` end to end, side by side with `node -e 0` and with the same code run unbundled
+ * (dist/src/cli/run.js, what the executable falls back to without a fresh bundle), alternating.
+ */
 async function replyVersusNode(): Promise<void> {
   const { dir, cleanup } = tempRepo();
   try {
@@ -124,17 +128,32 @@ async function replyVersusNode(): Promise<void> {
     }
     await mergedIssues(openProject(dir)); // the projection cache, as any earlier read leaves it
     const env = { ...process.env, TRELLIS_SESSION: '' };
+    const bundle = new URL('../cli/run.js', import.meta.url);
+    const unbundled = new URL('../src/cli/run.js', import.meta.url);
+    const entry = chooseEntry(bundle, unbundled) === bundle ? 'bundle' : 'unbundled (the bundle is missing or stale: npm run build:cli)';
+    const runUnbundled = `const { run } = await import(${JSON.stringify(unbundled.href)}); await run(process.argv.slice(1), process.cwd());`;
     const reply: number[] = [];
+    const plain: number[] = [];
     const bare: number[] = [];
+    const load = loadavg()[0]!;
     for (let i = 0; i < 20; i++) {
-      reply.push((await time(() => exec(process.execPath, [BIN, 'issue', 'reply', ids[i]!, '--body', 'cli', '--by', 'bench'], dir, env))).ms);
+      const args = (n: number) => ['issue', 'reply', ids[n]!, '--body', 'cli', '--by', 'bench'];
+      reply.push((await time(() => exec(process.execPath, [BIN, ...args(i)], dir, env))).ms);
+      plain.push((await time(() => exec(process.execPath, ['--input-type=module', '-e', runUnbundled, ...args(19 - i)], dir, env))).ms);
       bare.push((await time(() => exec(process.execPath, ['-e', '0'], dir))).ms);
     }
+    const over = round(median(reply) - median(bare));
+    const overPlain = round(median(plain) - median(bare));
     report('scale.cli.issue-reply', {
+      entry,
       reply_median_ms: median(reply),
+      unbundled_median_ms: median(plain),
       node_startup_median_ms: median(bare),
-      over_node_ms: round(median(reply) - median(bare)),
+      over_node_ms: over,
+      unbundled_over_node_ms: overPlain,
+      over_node_bundled_vs_unbundled: round(over / overPlain),
       target_over_node_ms: 45,
+      loadavg_1m: [round(load), round(loadavg()[0]!)],
     });
   } finally {
     cleanup();

@@ -1,7 +1,8 @@
-import { spawnSync } from 'node:child_process';
 import { userInfo } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { TrellisError } from '../events/index.js';
+import { discoverRepository } from './git-discovery.js';
+import { childProcess } from './lazy-builtins.js';
 
 export interface Repository {
   /** The common git dir: refs and objects shared by every worktree of the repository. */
@@ -12,10 +13,12 @@ export interface Repository {
 
 /**
  * Finds the repository containing `cwd` the way git does (GIT_DIR, linked worktrees, bare repositories
- * included), by asking git itself.
+ * included): the plain layout without a git process (see discoverRepository), every other by asking git.
  */
 export function findRepository(cwd: string): Repository {
-  const out = spawnSync('git', ['rev-parse', '--git-common-dir', '--is-bare-repository', '--show-toplevel'], { cwd, encoding: 'utf8' });
+  const plain = discoverRepository(cwd);
+  if (plain) return plain;
+  const out = childProcess().spawnSync('git', ['rev-parse', '--git-common-dir', '--is-bare-repository', '--show-toplevel'], { cwd, encoding: 'utf8' });
   if (out.error) throw new TrellisError('GIT_FAILED', `cannot run git: ${out.error.message}; install git and make sure it is on PATH`);
   if (out.status !== 0) {
     throw new TrellisError('NOT_A_REPOSITORY', `${cwd} is not inside a git repository; run 'git init' there, or cd into your project`);
@@ -27,7 +30,7 @@ export function findRepository(cwd: string): Repository {
 
 /** git's `user.name` as configured for this repository, else the OS user, else null. */
 export function gitUserName(cwd: string): string | null {
-  const out = spawnSync('git', ['config', 'user.name'], { cwd, encoding: 'utf8' });
+  const out = childProcess().spawnSync('git', ['config', 'user.name'], { cwd, encoding: 'utf8' });
   const name = out.status === 0 ? out.stdout.trim() : '';
   if (name) return name;
   try {

@@ -1,7 +1,6 @@
 import { PAYLOAD, type ChainReader, type ChainRequest, type ChainResult } from './chain.js';
 import { isoChainReader } from './iso-chain-reader.js';
-import { revListChainReader } from './rev-list-chain-reader.js';
-import { bulkAppend, type BulkChain } from './bulk-append.js';
+import type { BulkChain } from './bulk-append.js';
 import { Housekeeping } from './housekeeping.js';
 import { commitObject, singleFileTree, writeObject } from './loose-objects.js';
 import { compareAndSwapRef, defaultLockOptions, readTip, readTips, readTipsStamped, type LockOptions, type TipsRead } from './refs.js';
@@ -28,7 +27,8 @@ const FEW_CHAINS = 8;
  */
 export class GitAppendLog {
   private readonly small: ChainReader;
-  private readonly bulk: ChainReader;
+  /** Loaded on first use: it forks git, which a write that starts from the cached fold never needs. */
+  private bulkReader: Promise<ChainReader> | undefined;
   /** Packs loose objects and refs in the background once git's gc.auto estimate is passed. */
   readonly housekeeping: Housekeeping;
 
@@ -37,7 +37,6 @@ export class GitAppendLog {
     private readonly lock: LockOptions = defaultLockOptions(),
   ) {
     this.small = isoChainReader(gitdir);
-    this.bulk = revListChainReader(gitdir);
     this.housekeeping = new Housekeeping(gitdir);
   }
 
@@ -55,15 +54,19 @@ export class GitAppendLog {
     return readTip(this.gitdir, ref);
   }
 
-  read(requests: readonly ChainRequest[]): Promise<ChainResult[]> {
-    return (this.isCatchUp(requests) ? this.small : this.bulk).read(requests);
+  async read(requests: readonly ChainRequest[]): Promise<ChainResult[]> {
+    return (this.isCatchUp(requests) ? this.small : await this.bulk()).read(requests);
   }
 
   /** `read`, streamed: each chain's result is handed over as soon as it is read (see ChainReader.readEach). */
   async readEach(requests: readonly ChainRequest[], onResult: (index: number, result: ChainResult) => void): Promise<void> {
-    const reader = this.isCatchUp(requests) ? this.small : this.bulk;
+    const reader = this.isCatchUp(requests) ? this.small : await this.bulk();
     if (reader.readEach) return reader.readEach(requests, onResult);
     (await reader.read(requests)).forEach((r, i) => onResult(i, r));
+  }
+
+  private bulk(): Promise<ChainReader> {
+    return (this.bulkReader ??= import('./rev-list-chain-reader.js').then((m) => m.revListChainReader(this.gitdir)));
   }
 
   private isCatchUp(requests: readonly ChainRequest[]): boolean {
@@ -97,6 +100,7 @@ export class GitAppendLog {
    * ref from its expected tip. The tips written, by ref (see bulkAppend).
    */
   async bulkAppend(chains: readonly BulkChain[]): Promise<Map<string, string> | null> {
+    const { bulkAppend } = await import('./bulk-append.js');
     const written = await bulkAppend(this.gitdir, chains);
     if (written?.size) this.housekeeping.afterWrite();
     return written;

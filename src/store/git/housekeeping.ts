@@ -1,6 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { childProcess } from '../lazy-builtins.js';
 
 /*
  * Keeps the object store and the refs tidy the way git itself does. Every event leaves three loose
@@ -73,7 +74,7 @@ export class Housekeeping {
   /** After a write: starts a background `git gc --auto` when git's estimate passes the threshold. */
   afterWrite(): void {
     if (this.running || looseObjectEstimate(this.gitdir) <= (this.threshold ?? GC_AUTO)) return;
-    const child = spawn('git', this.args(), { detached: true, stdio: 'ignore' });
+    const child = childProcess().spawn('git', this.args(), { detached: true, stdio: 'ignore' });
     this.running = child;
     child.on('error', () => (this.running = undefined));
     child.on('close', () => (this.running = undefined));
@@ -97,7 +98,7 @@ export class Housekeeping {
   /** Runs `git gc --auto` (or, `force`, a full `git gc`) now and resolves with its exit code: doctor's repair and tests. */
   run(opts: { force?: boolean } = {}): Promise<{ code: number; stderr: string }> {
     return new Promise((resolve) => {
-      const child = spawn('git', this.args(opts.force), { stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = childProcess().spawn('git', this.args(opts.force), { stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
       child.on('error', (err) => resolve({ code: 1, stderr: err.message }));

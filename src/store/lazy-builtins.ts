@@ -1,0 +1,10 @@
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+
+/**
+ * `node:child_process`, loaded on first use. Loading it (with net, dgram and streams behind it) costs
+ * ~6 ms of start-up, which a CLI verb that forks no git process (`trellis issue reply`) need not pay.
+ * Builtins resolve the same from any file, so this works from the bundle's chunks too.
+ */
+export const childProcess = (): typeof import('node:child_process') => require('node:child_process') as typeof import('node:child_process');
