@@ -1,6 +1,6 @@
-import { closeSync, existsSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { existsSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isCode } from './refs.js';
+import { isCode, replaceUnderLock } from './refs.js';
 
 const HEADER = '# pack-refs with: peeled fully-peeled sorted \n';
 
@@ -23,8 +23,7 @@ export function createPackedRefs(gitdir: string, refs: ReadonlyMap<string, strin
     if (isCode(err, 'EEXIST')) return false; // git (a gc, a fetch) is rewriting packed-refs: plan again
     throw err;
   }
-  let locked = true;
-  try {
+  return replaceUnderLock(fd, lock, path, () => {
     let text = '';
     try {
       text = readFileSync(path, 'latin1');
@@ -42,20 +41,10 @@ export function createPackedRefs(gitdir: string, refs: ReadonlyMap<string, strin
         blocks.set(last, `${line}\n`);
       }
     }
-    for (const ref of refs.keys()) if (blocks.has(ref) || existsSync(join(gitdir, ref))) return false;
+    for (const ref of refs.keys()) if (blocks.has(ref) || existsSync(join(gitdir, ref))) return null;
     for (const [ref, oid] of refs) blocks.set(ref, `${oid} ${ref}\n`);
-    const names = [...blocks.keys()].sort((a, b) => (Buffer.compare(Buffer.from(a), Buffer.from(b))));
-    writeSync(fd, HEADER + names.map((n) => blocks.get(n)!).join(''));
-    closeSync(fd);
-    renameSync(lock, path);
-    locked = false;
-    return true;
-  } finally {
-    if (locked) {
-      try {
-        closeSync(fd);
-      } catch {}
-      unlinkSync(lock);
-    }
-  }
+    const names = [...blocks.keys()].sort((a, b) => Buffer.compare(Buffer.from(a, 'latin1'), Buffer.from(b, 'latin1')));
+    // Read as latin1 and written back as latin1: every other ref's name (a branch named in UTF-8) keeps its bytes.
+    return Buffer.from(HEADER + names.map((n) => blocks.get(n)!).join(''), 'latin1');
+  });
 }

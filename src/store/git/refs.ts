@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TrellisError } from '../../events/index.js';
@@ -227,14 +227,24 @@ export async function compareAndSwapRef(gitdir: string, ref: string, expected: s
   const refPath = join(gitdir, ref);
   const lockPath = `${refPath}.lock`;
   const fd = await acquireLock(lockPath, opts);
+  return replaceUnderLock(fd, lockPath, refPath, () => (readTip(gitdir, ref) === expected ? `${next}\n` : null));
+}
+
+/**
+ * The end of every write under a git lock file (`<file>.lock`, already created exclusively as `fd`):
+ * `content()` decides under the lock what `target` becomes (null: leave it, the answer is false); the
+ * bytes are fsynced before the rename, so a crash leaves the old file or the new one, never a torn or
+ * empty one. The lock is released whatever happens.
+ */
+export function replaceUnderLock(fd: number, lockPath: string, target: string, content: () => string | Uint8Array | null): boolean {
   let locked = true;
   try {
-    const current = readTip(gitdir, ref);
-    if (current !== expected) return false;
-    writeSync(fd, `${next}\n`);
+    const bytes = content();
+    if (bytes === null) return false;
+    writeFileSync(fd, bytes); // all of it: one writeSync may write less than asked
     fsyncSync(fd);
     closeSync(fd);
-    renameSync(lockPath, refPath);
+    renameSync(lockPath, target);
     locked = false;
     return true;
   } finally {
