@@ -7,25 +7,8 @@ export interface IssueList {
   readonly problems: { store?: string; message?: string; [k: string]: unknown }[];
 }
 
-export interface HistoryEntry {
-  readonly hash: string;
-  readonly author: string;
-  readonly date: string;
-  readonly subject: string;
-  readonly path: string;
-  readonly previousPath?: string;
-  readonly change: string;
-}
-
-export interface VersionDiff {
-  readonly hash: string;
-  readonly path: string;
-  readonly previousPath?: string;
-  readonly change: string;
-  readonly additions: number;
-  readonly deletions: number;
-  readonly diff: string;
-}
+/** A node's history and one version's diff: the server's own shapes (`GET /api/specs/:id/history`, `.../diff/:hash`). */
+export type { SpecVersion as HistoryEntry, SpecDiff as VersionDiff } from '../../projections/spec-version.js';
 
 export interface EditDelta {
   readonly node: string;
@@ -46,23 +29,8 @@ export interface SpecLite {
 
 export type { SessionSummary, SessionView, TimelineEntry, Scoreboard, ScenarioRow, ScoreCell, ScopeInfo, RemarkRef } from '../../projections/index.js';
 
-/** GET /api/sessions/:id/review (the server's `ReviewBundle`, `src/store/sessions/review.ts`, which this page cannot import: it does I/O). */
-export interface ReviewBundle {
-  readonly session: string;
-  readonly branch: string;
-  readonly base: string;
-  readonly head: string;
-  readonly commits: readonly { readonly hash: string; readonly author: string; readonly at: string; readonly subject: string }[];
-  readonly files: readonly { readonly path: string; readonly status: string; readonly diff: string }[];
-  readonly nodes: readonly { readonly id: string; readonly openIssues: readonly { readonly id: string; readonly concern: string }[] }[];
-  readonly preflight: {
-    readonly trunk: string;
-    readonly trunkHead: string;
-    readonly result: 'clean' | 'conflicts';
-    readonly conflicts: readonly string[];
-    readonly trunkMovedAhead: boolean;
-  };
-}
+/** GET /api/sessions/:id/review: the server's own shape. */
+export type { ReviewBundle } from '../../projections/review-bundle.js';
 
 /** POST /api/sessions/:id/prompt: 200 delivered, 202 appended but not delivered (with the reason). */
 export interface PromptResult {

@@ -5,29 +5,9 @@ import { encodeProject, readEndpointRecord, type EndpointRecord, type RecordVerd
 import { readCatalog } from './project-catalog.js';
 import { projectIdentity } from './config-seam.js';
 import type { Gate, HubConfig } from './hub-config.js';
+import type { ProjectList, ProjectRow } from '../../projections/project-row.js';
 
-/** One row of GET /projects. */
-export interface ProjectRow {
-  /** The slot, `encodeProject(root)`: the id in `/projects/:id` and `/p/:id`. */
-  readonly id: string;
-  readonly root: string;
-  readonly name: string;
-  readonly icon: string | null;
-  readonly cataloged: boolean;
-  readonly online: boolean;
-  /** Why it is offline, when it is. */
-  readonly reason?: string;
-  readonly url: string;
-  readonly gate: 'admin' | 'open' | 'password' | 'loopback';
-  readonly gated: boolean;
-  readonly openIssues?: number;
-  readonly liveSessions?: number;
-}
-
-export interface ProjectList {
-  readonly projects: readonly ProjectRow[];
-  readonly catalogError?: string;
-}
+export type { ProjectList, ProjectRow } from '../../projections/project-row.js';
 
 /** A known project before probing: cataloged, or claimed by an endpoint record in its slot. */
 export interface KnownProject {

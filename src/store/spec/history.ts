@@ -1,17 +1,8 @@
 import { TrellisError } from '../../events/index.js';
+import type { SpecDiff, SpecVersion } from '../../projections/spec-version.js';
 import { git, gitRaw } from '../git/run-git.js';
 
-export interface SpecVersion {
-  readonly hash: string;
-  readonly author: string;
-  readonly date: string;
-  readonly subject: string;
-  /** The file's path in this version. */
-  readonly path: string;
-  /** The path it was renamed from, in a version that renamed it. */
-  readonly previousPath?: string;
-  readonly change: 'added' | 'modified' | 'renamed' | 'deleted' | 'copied';
-}
+export type { SpecDiff, SpecVersion };
 
 const CHANGE: Record<string, SpecVersion['change']> = { A: 'added', M: 'modified', R: 'renamed', D: 'deleted', C: 'copied', T: 'modified' };
 
@@ -36,17 +27,6 @@ export async function specHistory(root: string, path: string): Promise<SpecVersi
     });
   }
   return versions;
-}
-
-export interface SpecDiff {
-  readonly hash: string;
-  readonly path: string;
-  readonly previousPath?: string;
-  readonly change: SpecVersion['change'];
-  readonly additions: number;
-  readonly deletions: number;
-  /** Unified diff of the file in that version against its parent (all additions for the first). */
-  readonly diff: string;
 }
 
 /** The line diff a version made to the node's file. `hash` may be abbreviated; it must be in the history. */

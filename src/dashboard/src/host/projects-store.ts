@@ -1,27 +1,8 @@
 import { computed, signal } from '@preact/signals';
+import type { ProjectList } from '../../../projections/project-row.js';
 import { LiveStream } from '../live';
 
-/** One row of the gateway's reconciled project list (`GET /projects`, `/projects/stream`). */
-export interface ProjectRow {
-  readonly id: string;
-  readonly root: string;
-  readonly name: string;
-  readonly icon: string | null;
-  readonly cataloged: boolean;
-  readonly online: boolean;
-  readonly reason?: string;
-  /** The project's page under this gateway: `/p/<id>/`. */
-  readonly url: string;
-  readonly gate: 'admin' | 'open' | 'password' | 'loopback';
-  readonly gated: boolean;
-  readonly openIssues?: number;
-  readonly liveSessions?: number;
-}
-
-export interface ProjectList {
-  readonly projects: readonly ProjectRow[];
-  readonly catalogError?: string;
-}
+export type { ProjectList, ProjectRow } from '../../../projections/project-row.js';
 
 /** The list as the stream last sent it (the stream sends the whole list on connect and on every change). */
 export const projectList = signal<ProjectList | null>(null);

@@ -6,7 +6,7 @@ import type { PromptResult, ReviewBundle, SessionView as Session } from '../type
 import { shellWord, uploadFile } from '../uploads';
 import { Ago, Diff, ErrorBox, Section, useFetch } from '../ui';
 import type { PaneLinkState, PaneTerminal } from '../xterm-terminal';
-import { SessionState } from './Sessions';
+import { SessionLinks, SessionState } from './Sessions';
 import '../sessions.css';
 
 /** States in which a session has a pane to watch (an interrupted one may still have its tmux session). */
@@ -47,16 +47,7 @@ export function SessionView({ id }: { id: string }) {
         <h1>{s.title || s.id}</h1>
         <p class="meta">
           <SessionState s={s} /> <span class="chip harness">{s.harness}</span> spawned by <b>{s.by}</b> <Ago at={s.created} /> · active <Ago at={s.updatedAt} /> · branch <code>{s.branch}</code>
-          {s.nodes.map((n) => (
-            <a key={n} class="chip node" href={href.node(n)}>
-              {n}
-            </a>
-          ))}
-          {s.issue ? (
-            <a class="chip" href={href.issue(s.issue)}>
-              issue {s.issue}
-            </a>
-          ) : null}
+          <SessionLinks s={s} />
         </p>
       </header>
       <Lifecycle

@@ -37,6 +37,24 @@ export function SessionState({ s }: { s: Pick<SessionSummary, 'state' | 'reason'
   );
 }
 
+/** Links to what a session works on: its spec nodes and its issue. */
+export function SessionLinks({ s }: { s: Pick<SessionSummary, 'nodes' | 'issue'> }) {
+  return (
+    <>
+      {s.nodes.map((n) => (
+        <a key={n} class="chip node" href={href.node(n)}>
+          {n}
+        </a>
+      ))}
+      {s.issue ? (
+        <a class="chip" href={href.issue(s.issue)}>
+          issue {s.issue}
+        </a>
+      ) : null}
+    </>
+  );
+}
+
 /**
  * `#/sessions`: every session from the board's `sessions` (so it is live through the board's stream: a
  * transition written by any process re-renders it), most recently active first, and the spawn form.
@@ -71,16 +89,7 @@ export function SessionsView() {
               </div>
               <p class="meta">
                 <SessionState s={s} /> <span class="chip harness">{s.harness}</span> active <Ago at={s.updatedAt} />
-                {s.nodes.map((n) => (
-                  <a key={n} class="chip node" href={href.node(n)}>
-                    {n}
-                  </a>
-                ))}
-                {s.issue ? (
-                  <a class="chip" href={href.issue(s.issue)}>
-                    issue {s.issue}
-                  </a>
-                ) : null}
+                <SessionLinks s={s} />
                 <span class="branch">{s.branch}</span>
               </p>
             </li>

@@ -1,0 +1,25 @@
+// The gateway's reconciled project list as `GET /projects` and `/projects/stream` answer it; pure, so the
+// dashboard's host page imports it too (the store's project-list.ts builds it).
+
+/** One row of GET /projects. */
+export interface ProjectRow {
+  /** The slot, `encodeProject(root)`: the id in `/projects/:id` and `/p/:id`. */
+  readonly id: string;
+  readonly root: string;
+  readonly name: string;
+  readonly icon: string | null;
+  readonly cataloged: boolean;
+  readonly online: boolean;
+  /** Why it is offline, when it is. */
+  readonly reason?: string;
+  readonly url: string;
+  readonly gate: 'admin' | 'open' | 'password' | 'loopback';
+  readonly gated: boolean;
+  readonly openIssues?: number;
+  readonly liveSessions?: number;
+}
+
+export interface ProjectList {
+  readonly projects: readonly ProjectRow[];
+  readonly catalogError?: string;
+}

@@ -1,0 +1,45 @@
+// The review bundle of a session as `GET /api/sessions/:id/review` answers it; pure, so the dashboard
+// imports it too (the store's review.ts builds it with git).
+
+export interface ReviewCommit {
+  readonly hash: string;
+  readonly author: string;
+  readonly at: string;
+  readonly subject: string;
+}
+
+export interface ReviewFile {
+  readonly path: string;
+  /** git's status letter: A added, M modified, D deleted, R renamed, ... */
+  readonly status: string;
+  /** The file's unified diff (base..head). */
+  readonly diff: string;
+}
+
+export interface ReviewNode {
+  readonly id: string;
+  readonly openIssues: readonly { readonly id: string; readonly concern: string }[];
+}
+
+/** The merge pre-flight: would the branch merge into trunk as it is now? */
+export interface Preflight {
+  readonly trunk: string;
+  readonly trunkHead: string;
+  /** `clean`: merges without conflict; `conflicts`: these paths conflict. */
+  readonly result: 'clean' | 'conflicts';
+  readonly conflicts: readonly string[];
+  /** Trunk has commits the session's base does not have. */
+  readonly trunkMovedAhead: boolean;
+}
+
+/** The review bundle of a session: everything a reviewer needs before merging (DESIGN.md §9). */
+export interface ReviewBundle {
+  readonly session: string;
+  readonly branch: string;
+  readonly base: string;
+  readonly head: string;
+  readonly commits: readonly ReviewCommit[];
+  readonly files: readonly ReviewFile[];
+  readonly nodes: readonly ReviewNode[];
+  readonly preflight: Preflight;
+}
