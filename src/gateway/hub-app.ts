@@ -16,12 +16,17 @@ type Env = { Bindings: HttpBindings };
 /** Largest JSON body the hub's own routes read (proxied bodies stream, unlimited). */
 const HUB_BODY_LIMIT = 1 << 20;
 
+/** Whether `path` is one of `roots` or below one of them. */
+const under =
+  (...roots: string[]) =>
+  (path: string): boolean =>
+    roots.some((root) => path === root || path.startsWith(`${root}/`));
+
 /** The hub's admin routes: the project list and its stream, registration and host operations, /fs, /hub/*. */
-const needsAdmin = (path: string) => path === '/projects' || path.startsWith('/projects/') || path === '/fs' || path === '/hub' || path.startsWith('/hub/');
+const needsAdmin = under('/projects', '/fs', '/hub');
 
 /** The hub's own API paths: never answered with the dashboard page, even a folder-shaped one. */
-const HUB_API = ['/projects', '/fs', '/hub', '/auth', '/health', '/p'];
-const isHubApi = (path: string) => HUB_API.some((root) => path === root || path.startsWith(`${root}/`));
+const isHubApi = under('/projects', '/fs', '/hub', '/auth', '/health', '/p');
 
 /**
  * The host gateway's one Hono app (spec §4.3, DESIGN §10): cross-site defence on every request, then

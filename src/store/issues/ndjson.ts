@@ -1,5 +1,5 @@
 import { isObject } from '../../events/stored-json.js';
-import { threadEventProblem, TrellisError, type ThreadEvent } from '../../events/index.js';
+import { compareKeys, keyOf, threadEventProblem, TrellisError, type ThreadEvent } from '../../events/index.js';
 import type { Project } from '../project.js';
 import { isLocalId } from './thread-id.js';
 
@@ -11,12 +11,9 @@ import { isLocalId } from './thread-id.js';
 export async function exportThreads(p: Project, opts: { all?: boolean } = {}): Promise<string> {
   const events = await p.threads.events((state) => opts.all === true || state.scope === undefined);
   events.sort((a, b) => {
-    const ea = a.event;
-    const eb = b.event;
-    if (ea.at !== eb.at) return ea.at < eb.at ? -1 : 1;
+    if (a.event.at !== b.event.at) return a.event.at < b.event.at ? -1 : 1;
     if (a.id !== b.id) return a.id < b.id ? -1 : 1;
-    if (ea.clock !== eb.clock) return ea.clock - eb.clock;
-    return (ea.id ?? '') < (eb.id ?? '') ? -1 : (ea.id ?? '') > (eb.id ?? '') ? 1 : 0;
+    return compareKeys(keyOf(a.event), keyOf(b.event)); // within one stream and instant: the fold order
   });
   const lines: string[] = [];
   for (const { id, text } of events) lines.push(`{"stream":${JSON.stringify(id)},"event":${text}}\n`);

@@ -311,15 +311,10 @@ export class StreamStore<E extends StoredEvent, S, C> {
    */
   private foldChain(id: string, tip: string, base: { tip: string; state: S } | undefined, result: ChainResult): StreamSnapshot<S> | 'from-root' {
     const ref = this.ref(id);
-    if (!result.ok) return { tip, problem: { id, ref, commit: result.oid, reason: result.reason } };
-    const onBase = result.reachedStop && base !== undefined;
-    const events: E[] = [];
-    for (const { oid, bytes } of result.entries) {
-      const parsed = this.kind.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
-      if (!parsed.ok) return { tip, problem: { id, ref, commit: oid, reason: `event.json ${parsed.reason}` } };
-      events.push(parsed.event);
-    }
-    const ordered = orderEvents(events);
+    const parsed = this.parseChain(result);
+    if ('reason' in parsed) return { tip, problem: { id, ref, commit: parsed.commit, reason: parsed.reason } };
+    const onBase = result.ok && result.reachedStop && base !== undefined;
+    const ordered = orderEvents(parsed.events.map((p) => p.event));
     if (onBase && ordered.length && !isAfter(ordered[0]!, this.kind.lastKey(base.state))) return 'from-root';
     let state = onBase ? base.state : this.kind.initial(id);
     for (const event of ordered) state = this.kind.evolve(state, event);
@@ -340,9 +335,9 @@ export class StreamStore<E extends StoredEvent, S, C> {
       tips.map(([, tip]) => ({ tip, stopAt: null })),
       (i, result) => {
         const id = tips[i]![0];
-        const parsed = this.parseChain(id, result);
-        if ('problem' in parsed) {
-          failure ??= parsed.problem;
+        const parsed = this.parseChain(result);
+        if ('reason' in parsed) {
+          failure ??= this.unreadable(id, parsed);
           return;
         }
         const ordered = orderEvents(parsed.events.map((p) => p.event));
@@ -409,8 +404,8 @@ export class StreamStore<E extends StoredEvent, S, C> {
       present.map(({ tip }) => ({ tip, stopAt: null })),
       (i, result) => {
         const { id } = present[i]!;
-        const parsed = this.parseChain(id, result);
-        if ('problem' in parsed) failure ??= parsed.problem;
+        const parsed = this.parseChain(result);
+        if ('reason' in parsed) failure ??= this.unreadable(id, parsed);
         else have.set(id, new Set(parsed.events.map((p) => keyText(p.event))));
       },
     );
@@ -426,17 +421,22 @@ export class StreamStore<E extends StoredEvent, S, C> {
     });
   }
 
-  private parseChain(id: string, result: ChainResult): { events: { event: E; text: string }[] } | { problem: string } {
-    const ref = this.ref(id);
-    if (!result.ok) return { problem: `${this.kind.noun} ${id} cannot be read: ${ref} at ${result.oid}: ${result.reason}` };
+  /** A chain's events as stored (text) and parsed, or the commit that cannot be read or parsed and why. */
+  private parseChain(result: ChainResult): { events: { event: E; text: string }[] } | { commit: string; reason: string } {
+    if (!result.ok) return { commit: result.oid, reason: result.reason };
     const events: { event: E; text: string }[] = [];
     for (const { oid, bytes } of result.entries) {
       const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
       const parsed = this.kind.parse(text);
-      if (!parsed.ok) return { problem: `${this.kind.noun} ${id} cannot be read: ${ref} at ${oid}: event.json ${parsed.reason}` };
+      if (!parsed.ok) return { commit: oid, reason: `event.json ${parsed.reason}` };
       events.push({ event: parsed.event, text });
     }
     return { events };
+  }
+
+  /** How a chain that cannot be read is named in an export's or an import's error. */
+  private unreadable(id: string, p: { commit: string; reason: string }): string {
+    return `${this.kind.noun} ${id} cannot be read: ${this.ref(id)} at ${p.commit}: ${p.reason}`;
   }
 
   private stateOrThrow(snap: StreamSnapshot<S> | null, id: string): S {
