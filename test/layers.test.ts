@@ -1,0 +1,132 @@
+/**
+ * The layer table of ARCHITECTURE.md, checked: every import in `src/` (static, `export … from`, dynamic
+ * `import()`) is read with TypeScript's own pre-processor, resolved to the layer it lands in, and
+ * judged against the table. A new edge that runs upward or across a boundary the table forbids fails
+ * here with the file, the import and the rule it breaks.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const SRC = resolve(import.meta.dirname, '..', 'src');
+
+/** Layers (top folders of src/) and the layers each may import. Keep in step with ARCHITECTURE.md. */
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  events: [],
+  projections: ['events'],
+  store: ['events', 'projections'],
+  http: ['store', 'projections', 'events'],
+  supervisor: ['http', 'store', 'projections', 'events'],
+  gateway: ['http', 'store', 'projections', 'events'],
+  cli: ['supervisor', 'gateway', 'http', 'store', 'projections', 'events'],
+  // Browser code: pure view shapes and folds only, never anything that runs on the server.
+  dashboard: ['projections'],
+};
+
+/**
+ * The backend app itself: spawned as a child process by the supervisor, never imported by it or by the
+ * other process layers, which may use the shared http helpers (bind, reaper, errors, assets) only.
+ */
+const HTTP_APP = [/^http\/app\.ts$/, /^http\/routes\//, /^http\/child-main\.ts$/];
+const MAY_IMPORT_HTTP_APP = new Set(['http']);
+
+/** Packages the pure layers may import: no I/O, no clock, no randomness. */
+const PURE_PACKAGES = new Set(['yaml']);
+const PURE_LAYERS = new Set(['events', 'projections']);
+
+interface Edge {
+  from: string; // path under src/
+  spec: string; // the import text as written
+  to: string | null; // path under src/ for a relative import, else null
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return /\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+function importsOf(file: string): Edge[] {
+  const info = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+  const from = relative(SRC, file).split(sep).join('/');
+  return info.importedFiles.map(({ fileName: spec }) => {
+    if (!spec.startsWith('.')) return { from, spec, to: null };
+    const target = relative(SRC, resolve(dirname(file), spec)).split(sep).join('/');
+    return { from, spec, to: target.replace(/\.js$/, '.ts') };
+  });
+}
+
+const layerOf = (path: string): string => path.split('/')[0]!;
+const isTest = (path: string): boolean => /\.test\.tsx?$/.test(path);
+
+/** Why an edge breaks the table, or null when it keeps it. */
+function violation(edge: Edge): string | null {
+  const from = layerOf(edge.from);
+  if (edge.to === null) {
+    if (!PURE_LAYERS.has(from) || isTest(edge.from)) return null;
+    const pkg = edge.spec.startsWith('@') ? edge.spec.split('/').slice(0, 2).join('/') : edge.spec.split('/')[0]!;
+    return PURE_PACKAGES.has(pkg) ? null : `${from} is pure: it imports no I/O package (${pkg})`;
+  }
+  if (edge.to.startsWith('..')) {
+    return isTest(edge.from) ? null : 'only tests may import from outside src/';
+  }
+  const to = layerOf(edge.to);
+  if (to === from) return null;
+  if (!(from in MAY_IMPORT)) return `${from} is not in the layer table`;
+  // A unit test beside the code may fold with the pure layers to build its "given" state.
+  if (isTest(edge.from) && PURE_LAYERS.has(to)) return null;
+  if (!MAY_IMPORT[from]!.includes(to)) return `${from} may not import ${to}`;
+  if (HTTP_APP.some((re) => re.test(edge.to!)) && !MAY_IMPORT_HTTP_APP.has(from)) {
+    return `${from} may use http helpers only, never the app (it is spawned, not imported)`;
+  }
+  return null;
+}
+
+describe('the layer table', () => {
+  const edges = sourceFiles(SRC).flatMap(importsOf);
+
+  it('reads the imports of every source file', () => {
+    // A reader that found nothing would pass every rule below.
+    expect(edges.filter((e) => e.to !== null).length).toBeGreaterThan(500);
+    expect(edges.some((e) => e.from.startsWith('cli/') && e.to?.startsWith('store/'))).toBe(true);
+  });
+
+  it('has no import that runs upward or across a forbidden boundary', () => {
+    const broken = edges.flatMap((edge) => {
+      const why = violation(edge);
+      return why ? [`${edge.from} imports '${edge.spec}': ${why}`] : [];
+    });
+    expect(broken).toEqual([]);
+  });
+
+  it.each([
+    [{ from: 'events/x.ts', spec: '../store/y.js', to: 'store/y.ts' }, 'events may not import store'],
+    [{ from: 'projections/x.ts', spec: '../http/y.js', to: 'http/y.ts' }, 'projections may not import http'],
+    [{ from: 'store/x.ts', spec: '../cli/y.js', to: 'cli/y.ts' }, 'store may not import cli'],
+    [{ from: 'store/x.ts', spec: '../gateway/y.js', to: 'gateway/y.ts' }, 'store may not import gateway'],
+    [{ from: 'http/x.ts', spec: '../cli/y.js', to: 'cli/y.ts' }, 'http may not import cli'],
+    [{ from: 'supervisor/x.ts', spec: '../http/app.js', to: 'http/app.ts' }, 'never the app'],
+    [{ from: 'gateway/x.ts', spec: '../http/routes/y.js', to: 'http/routes/y.ts' }, 'never the app'],
+    [{ from: 'dashboard/src/x.ts', spec: '../../store/y.js', to: 'store/y.ts' }, 'dashboard may not import store'],
+    [{ from: 'events/x.ts', spec: 'node:fs', to: null }, 'events is pure'],
+    [{ from: 'events/x.test.ts', spec: '../store/y.js', to: 'store/y.ts' }, 'events may not import store'],
+    [{ from: 'projections/x.ts', spec: 'node:crypto', to: null }, 'projections is pure'],
+    [{ from: 'store/x.ts', spec: '../../test/helpers/repo.js', to: '../test/helpers/repo.ts' }, 'only tests'],
+  ])('refuses %j', (edge, why) => {
+    expect(violation(edge)).toContain(why);
+  });
+
+  it.each([
+    { from: 'store/x.ts', spec: '../events/y.js', to: 'events/y.ts' },
+    { from: 'cli/x.ts', spec: '../supervisor/y.js', to: 'supervisor/y.ts' },
+    { from: 'supervisor/x.ts', spec: '../http/bind.js', to: 'http/bind.ts' },
+    { from: 'projections/x.ts', spec: 'yaml', to: null },
+    { from: 'store/x.test.ts', spec: '../../test/helpers/repo.js', to: '../test/helpers/repo.ts' },
+    { from: 'events/x.test.ts', spec: '../projections/y.js', to: 'projections/y.ts' },
+  ])('keeps %j', (edge) => {
+    expect(violation(edge)).toBeNull();
+  });
+});
