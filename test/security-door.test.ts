@@ -12,7 +12,7 @@ import type { Served } from '../src/http/serve.js';
 import { encodeProject, readEndpointRecord } from '../src/store/endpoint-record.js';
 import { hashPassword, readHubConfig, verifyPassword } from '../src/store/host/hub-config.js';
 import { launchChromium } from './helpers/browser.js';
-import { json, publishRecord, raw, standInBackend, startTestGateway, type StandIn, type TestGateway } from './helpers/gateway.js';
+import { json, publishRecord, raw, standInBackend, startTestGateway, throwawayCert, type StandIn, type TestGateway } from './helpers/gateway.js';
 import { BIN, cleanupRepos, ROOT, tempDir, tempRepo, testEnv, trellis } from './helpers/repo.js';
 import { startServe, type ServeProcess } from './helpers/serve.js';
 import { demoRepo, serveDir } from './helpers/server.js';
@@ -246,6 +246,27 @@ describe('row 2: origins are compared whole (scheme, host and port)', () => {
     expect((await put(origin.replace(/^https/, 'http'))).status).toBe(403);
     expect((await put(origin)).status).toBe(200);
   });
+
+  it('serve --public with hub.json tls: the public face speaks https, and its own https pages write through /p', async () => {
+    const dir = await demoRepo();
+    const h = tempDir();
+    const cert = throwawayCert();
+    writeFileSync(join(h, 'cert.pem'), cert.cert);
+    writeFileSync(join(h, 'key.pem'), cert.key);
+    writeFileSync(join(h, 'hub.json'), JSON.stringify({ adminPassword: await hashPassword(PASSWORD), tls: { cert: join(h, 'cert.pem'), key: join(h, 'key.pem') } }));
+    const s = await startServe(ROOT, dir, { ...testEnv(dir), TRELLIS_HOME: h }, ['--public', '--port', '0']);
+    closers.push(() => s.stop('SIGTERM'));
+    const line = await s.line(/public gateway for /);
+    const page = /at (https:\/\/\S+?\/p\/\S+?\/)/.exec(line)?.[1];
+    expect(page, line).toBeDefined();
+    const origin = originOf(page!);
+    const r = await raw(new URL('/auth/login', origin).href, { method: 'POST', body: JSON.stringify({ password: PASSWORD }), ca: cert.cert });
+    const cookie = cookieOf(r)!;
+    expect(cookie).toMatch(/^__Host-trellis_session=/);
+    const write = (o: string) => raw(new URL('api/issues', page).href, { method: 'POST', headers: { Origin: o, Cookie: cookie }, body: JSON.stringify({ concern: 'through the public face', by: 'me' }), ca: cert.cert });
+    expect((await write(origin.replace(/^https/, 'http'))).status).toBe(403);
+    expect((await write(origin)).status).toBe(201);
+  }, 60_000);
 
   describe('in Chromium: a page served from another loopback port', () => {
     let browser: Browser;

@@ -77,8 +77,11 @@ export async function runServe(ctx: VerbContext): Promise<number> {
       await supervisor.start();
       if (!isPublic) return;
       try {
-        const { isWildcard, startGateway } = await import('./dashboard-command.js');
-        const g = await startGateway({ home: trellisHome(), host, port, only: encodeProject(root), log: false });
+        const { isWildcard, startGateway, tlsOptions } = await import('./dashboard-command.js');
+        // hub.json's certificate, as `trellis dashboard` uses it: the public face speaks HTTPS then.
+        const hubTls = (await import('../store/host/hub-config.js')).readHubConfig(trellisHome()).tls;
+        const tls = tlsOptions(hubTls?.cert, hubTls?.key);
+        const g = await startGateway({ home: trellisHome(), host, port, only: encodeProject(root), log: false, ...(tls ? { tls } : {}) });
         gateway = g;
         const page = `p/${encodeProject(root)}/`;
         await out(`trellis: public gateway for ${root} at ${g.urls.map((u) => u + page).join(', ')} (listening on ${new URL(g.url).host}; admin password required; the loopback API stays at ${supervisor.publicUrl})\n`);
