@@ -103,7 +103,8 @@ const BACKEND_SITE: Site = {
  */
 export const sameSiteOnly: MiddlewareHandler = async (c, next) => {
   const refusal = siteRefusal(
-    { method: c.req.method, host: c.req.header('host'), origin: c.req.header('origin'), secFetchSite: c.req.header('sec-fetch-site'), upgrade: c.req.header('upgrade')?.toLowerCase() === 'websocket' },
+    // No Host header: a request made in-process (app.request) or by an HTTP/1.0 client, never a browser's.
+    { method: c.req.method, host: c.req.header('host') ?? new URL(c.req.url).host, origin: c.req.header('origin'), secFetchSite: c.req.header('sec-fetch-site'), upgrade: c.req.header('upgrade')?.toLowerCase() === 'websocket' },
     BACKEND_SITE,
   );
   if (refusal) return c.json(errorBody('FORBIDDEN', refusal), 403);
