@@ -102,7 +102,6 @@ async function setPassword(): Promise<number> {
   // (`printf 'pw\npw\n' | ...`) stored as part of the password would lock everyone out.
   const password = process.stdin.isTTY ? await promptTwice() : firstLine(await readAll());
   if (password === '') throw new TrellisError('INVALID_INPUT', 'the password is empty; nothing was changed. Type one at the prompt, or pipe it in as the first line of stdin');
-  // eslint-disable-next-line no-control-regex
   const control = /[\u0000-\u001f\u007f-\u009f]/.exec(password);
   if (control) {
     const code = `U+${control[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
