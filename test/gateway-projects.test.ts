@@ -163,7 +163,7 @@ describe('/p/:id proxy', () => {
     const got = standIn.seen.find((s) => s.url === '/api/echo?q=1')!;
     expect(JSON.stringify(got.headers)).not.toContain('secret');
     // A browser's (allowed) Origin reaches the backend as the backend's own: it takes session input from loopback only.
-    await raw(at(`/p/${encodeProject(root)}/api/echo?q=2`), { method: 'POST', headers: { Origin: 'http://gateway.localhost:8700' }, body: '{}' });
+    await raw(at(`/p/${encodeProject(root)}/api/echo?q=2`), { method: 'POST', headers: { Host: `gateway.localhost:${new URL(at('/')).port}`, Origin: `http://gateway.localhost:${new URL(at('/')).port}` }, body: '{}' });
     const posted = standIn.seen.find((s) => s.url === '/api/echo?q=2')!;
     expect(posted.headers.origin).toBe(new URL(standIn.url).origin);
   });

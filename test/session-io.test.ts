@@ -119,7 +119,7 @@ describe('session I/O over the public port of a real trellis serve, against real
     const foreign = new WebSocket(wsUrl('s-ro'), { headers: { Origin: 'http://evil.example' } });
     const refusedStatus = await new Promise<number>((resolve) => foreign.once('unexpected-response', (_q, res) => resolve(res.statusCode ?? 0)));
     expect(refusedStatus).toBe(403);
-    const local = new WebSocket(wsUrl('s-ro'), { headers: { Origin: `http://localhost:${new URL(s.url).port}` } });
+    const local = new WebSocket(wsUrl('s-ro'), { headers: { Origin: new URL(s.url).origin } });
     await new Promise((resolve, reject) => (local.once('open', resolve), local.once('error', reject)));
     local.close();
     const forged = await api('/api/sessions/s-ro/rawkey', { method: 'POST', headers: { 'content-type': 'text/plain', Origin: 'http://evil.example' }, body: JSON.stringify({ keys: ['C-c'] }) });

@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readEndpointRecord, recordPath } from '../src/store/endpoint-record.js';
+import { hashPassword } from '../src/store/host/hub-config.js';
 import { cleanupRepos, git, ok, tempDir, testEnv } from './helpers/repo.js';
 import { packageCopy, startServe, writeInject, type ServeProcess } from './helpers/serve.js';
 import { demoRepo } from './helpers/server.js';
@@ -256,6 +257,14 @@ describe('trellis serve: the bind contract', () => {
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(`trellis: port ${port} is already in use on 127.0.0.1. Repair:`);
       expect(childrenOf(pkg)).toBe('');
+      // A non-loopback address is a public face: refused without an admin password, before anything binds;
+      // with one, its bind failure is as loud.
+      const refused = await runServe(pkg, dir, ['--port', '18787', '--host', '192.0.2.1']);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain("serve --host 192.0.2.1 refuses to start without an admin password");
+      const home = join(dir, '..', 'home');
+      mkdirSync(home, { recursive: true });
+      writeFileSync(join(home, 'hub.json'), JSON.stringify({ adminPassword: await hashPassword('a password for the bind test') }));
       const r2 = await runServe(pkg, dir, ['--port', '18787', '--host', '192.0.2.1']);
       expect(r2.code).toBe(1);
       expect(r2.stderr).toMatch(/address 192\.0\.2\.1 is not on this machine, so port 18787 cannot be bound/);

@@ -31,7 +31,7 @@ export async function runDashboard(action: string | undefined, ctx: VerbContext)
   const hubTls = readHubConfig(home).tls;
   const tls = tlsOptions(ctx.options.tlsCert ?? hubTls?.cert, ctx.options.tlsKey ?? hubTls?.key);
   const gateway = await startGateway({ home, host, port, tls });
-  const wildcard = host === '0.0.0.0' || host === '::';
+  const wildcard = isWildcard(host);
   if (isLoopback(host) || wildcard) {
     await writeHubRecord(home, {
       version: 1,
@@ -64,6 +64,9 @@ export function tlsOptions(cert: unknown, key: unknown): { cert: Buffer; key: Bu
   return { cert: read(cert, 'certificate'), key: read(key, 'key') };
 }
 
+/** An address that binds every interface. */
+export const isWildcard = (host: string): boolean => host === '0.0.0.0' || host === '::';
+
 /**
  * Starts a gateway (the host dashboard, or `serve --public`'s single-project face) on the shared bind
  * helper. A non-loopback address without an admin password is refused before anything binds.
@@ -75,7 +78,7 @@ export async function startGateway(o: { home: string; host: string; port: number
   if (!loopbackBind && !readHubConfig(o.home).adminPassword) {
     throw new TrellisError('INVALID_INPUT', `refusing to listen on ${o.host} without an admin password: anyone who can reach it would be admin. Repair: run 'trellis dashboard password' first, or bind to 127.0.0.1`);
   }
-  const extraHosts = loopbackBind || o.host === '0.0.0.0' || o.host === '::' ? [] : [o.host];
+  const extraHosts = loopbackBind || isWildcard(o.host) ? [] : [o.host];
   const hub = createHubServer({ home: o.home, tls: !!o.tls, extraHosts, ...(o.only ? { only: o.only } : {}) }, o.tls);
   let port: number;
   try {
@@ -84,19 +87,35 @@ export async function startGateway(o: { home: string; host: string; port: number
     if (e instanceof BindError) throw new TrellisError('INVALID_INPUT', e.message);
     throw e;
   }
-  const url = `${o.tls ? 'https' : 'http'}://${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}/`;
+  const scheme = o.tls ? 'https' : 'http';
+  const at = (h: string) => `${scheme}://${h.includes(':') ? `[${h}]` : h}:${port}/`;
+  const url = at(o.host);
+  // What a browser can open: a wildcard bind is reached at a loopback address here, and elsewhere at the
+  // names the Host check lets through (hub.json's allowedHosts).
+  const urls = isWildcard(o.host) ? [at(o.host === '::' ? '::1' : '127.0.0.1'), ...(readHubConfig(o.home).allowedHosts ?? []).map(at)] : [url];
   if (o.log !== false) await out(`trellis: dashboard at ${url}\n`);
-  return { url, port, instanceId: hub.state.instanceId, close: hub.close };
+  return { url, urls, port, instanceId: hub.state.instanceId, close: hub.close };
 }
 
 async function setPassword(): Promise<number> {
-  const password = process.stdin.isTTY ? await promptTwice() : (await readAll()).replace(/\r?\n$/, '');
+  // From a pipe, the first line only: a browser's password field cannot hold a newline, so a second line
+  // (`printf 'pw\npw\n' | ...`) stored as part of the password would lock everyone out.
+  const password = process.stdin.isTTY ? await promptTwice() : firstLine(await readAll());
+  if (password === '') throw new TrellisError('INVALID_INPUT', 'the password is empty; nothing was changed. Type one at the prompt, or pipe it in as the first line of stdin');
+  const control = /[\u0000-\u001f\u007f-\u009f]/.exec(password);
+  if (control) {
+    const code = `U+${control[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+    throw new TrellisError('INVALID_INPUT', `the password holds a control character (${code} at position ${control.index + 1}), which a login form cannot type; nothing was changed. Choose one without tabs, escapes or other control characters`);
+  }
   if (password.length < 8) throw new TrellisError('INVALID_INPUT', 'the password must have at least 8 characters');
   const home = trellisHome();
   await updateHubFile(home, { adminPassword: await hashPassword(password) });
   await out(`trellis: admin password set in ${home}/hub.json (stored as an scrypt hash); existing dashboard logins are ended\n`);
   return 0;
 }
+
+/** Up to the first line break (`\n` or `\r\n`), without it. */
+const firstLine = (text: string): string => /^[^\r\n]*/.exec(text)![0];
 
 async function readAll(): Promise<string> {
   const chunks: Buffer[] = [];

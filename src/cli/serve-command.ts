@@ -4,7 +4,7 @@ import { TrellisError } from '../events/index.js';
 import { BindError } from '../http/bind.js';
 import { CONFIG_FILE } from '../store/config.js';
 import { createDemoProject } from '../store/demo.js';
-import { encodeProject, trellisHome, type EndpointIdentity } from '../store/endpoint-record.js';
+import { encodeProject, isLoopback, trellisHome, type EndpointIdentity } from '../store/endpoint-record.js';
 import { packageRoot } from '../store/package-root.js';
 import { openProject, type Project } from '../store/project.js';
 import { Supervisor } from '../supervisor/supervisor.js';
@@ -27,14 +27,18 @@ const positiveMs = (s: string | undefined, fallback: number) => {
  */
 export async function runServe(ctx: VerbContext): Promise<number> {
   checkShape({ args: [], options: ['port', 'host', 'public'], usage: USAGE }, ctx);
-  const isPublic = ctx.options.public === true;
-  // A public face without a password would make everyone who reaches it admin: refused before anything starts.
-  if (isPublic && !(await import('../store/host/hub-config.js')).readHubConfig(trellisHome()).adminPassword) {
-    throw new TrellisError('INVALID_INPUT', "serve --public refuses to start without an admin password. Repair: run 'trellis dashboard password' first");
-  }
   const port = ctx.options.port === undefined ? Number(process.env.TRELLIS_PORT ?? DEFAULT_PORT) : Number(ctx.options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port takes a port number from 0 to 65535, not '${String(ctx.options.port)}'`, USAGE);
   const host = ctx.options.host === undefined ? '127.0.0.1' : String(ctx.options.host);
+  // A non-loopback bind is a public face (DESIGN §10): the raw API, terminals included, never listens
+  // there; a gateway does, gated by the admin password exactly as with --public.
+  const isPublic = ctx.options.public === true || !isLoopback(host);
+  // A public face without a password would make everyone who reaches it admin: refused before anything starts.
+  if (isPublic && !(await import('../store/host/hub-config.js')).readHubConfig(trellisHome()).adminPassword) {
+    const flag = ctx.options.public === true ? '--public' : `--host ${host}`;
+    const why = ctx.options.public === true ? '' : ` (${host} is not a loopback address: anyone who can reach it would run this project's terminals)`;
+    throw new TrellisError('INVALID_INPUT', `serve ${flag} refuses to start without an admin password${why}. Repair: run 'trellis dashboard password' first${ctx.options.public === true ? '' : ', or serve on --host 127.0.0.1'}`);
+  }
 
   const project = (await trellisProject(ctx.cwd)) ?? (await demoProject());
   const root = project.root!;
@@ -73,10 +77,17 @@ export async function runServe(ctx: VerbContext): Promise<number> {
       await supervisor.start();
       if (!isPublic) return;
       try {
-        const { startGateway } = await import('./dashboard-command.js');
-        const g = await startGateway({ home: trellisHome(), host, port, only: encodeProject(root), log: false });
+        const { isWildcard, startGateway, tlsOptions } = await import('./dashboard-command.js');
+        // hub.json's certificate, as `trellis dashboard` uses it: the public face speaks HTTPS then.
+        const hubTls = (await import('../store/host/hub-config.js')).readHubConfig(trellisHome()).tls;
+        const tls = tlsOptions(hubTls?.cert, hubTls?.key);
+        const g = await startGateway({ home: trellisHome(), host, port, only: encodeProject(root), log: false, ...(tls ? { tls } : {}) });
         gateway = g;
-        await out(`trellis: public gateway for ${root} at ${g.url}p/${encodeProject(root)}/ (admin password required; the loopback API stays at ${supervisor.publicUrl})\n`);
+        const page = `p/${encodeProject(root)}/`;
+        await out(`trellis: public gateway for ${root} at ${g.urls.map((u) => u + page).join(', ')} (listening on ${new URL(g.url).host}; admin password required; the loopback API stays at ${supervisor.publicUrl})\n`);
+        if (g.urls.length === 1 && isWildcard(host)) {
+          await err(`trellis: hub.json lists no allowedHosts: clients on other machines are refused (Host check) until the name or address they use for this one is listed there\n`);
+        }
       } catch (e) {
         await supervisor.stop();
         throw e;

@@ -9,7 +9,8 @@ import { callerOf, readJson } from './hub-context.js';
 
 /**
  * POST /auth/login {password, project?}: the admin password (or, with `project`, that project's gate
- * password) buys a server-side session. Failures are rate-limited per client address.
+ * password) buys a server-side session, always under a fresh id. Attempts are rate-limited per client
+ * address and per scope.
  * POST /auth/logout ends the session. GET /auth/status says who the caller is.
  */
 export function authRoutes(state: GatewayState): Hono<{ Bindings: HttpBindings }> {
@@ -24,8 +25,6 @@ export function authRoutes(state: GatewayState): Hono<{ Bindings: HttpBindings }
 
   app.post('/auth/login', async (c) => {
     const client = c.env.incoming.socket.remoteAddress ?? '?';
-    const wait = state.limiter.retryAfter(client);
-    if (wait > 0) return c.json(errorBody('TOO_MANY_ATTEMPTS', `too many failed logins from ${client}; try again in ${wait} s`), 429, { 'Retry-After': String(wait) });
     const body = await readJson(c);
     const password = (body as { password?: unknown }).password;
     const project = (body as { project?: unknown }).project;
@@ -36,17 +35,15 @@ export function authRoutes(state: GatewayState): Hono<{ Bindings: HttpBindings }
     if (!hub.adminPassword) return c.json(errorBody('NO_PASSWORD', "no admin password is set; run 'trellis dashboard password' on this machine"), 409);
     const gate = typeof project === 'string' ? gateOf(hub, project) : undefined;
     const hash = typeof gate === 'object' ? gate.password : hub.adminPassword;
-    const ok = await verifyPassword(password, hash);
-    if (!ok) {
-      state.limiter.fail(client);
-      return c.json(errorBody('BAD_PASSWORD', 'wrong password'), 401);
-    }
-    state.limiter.succeed(client);
+    // Counted per address and per scope, before the (slow, asynchronous) check: no parallel burst slips past.
+    const scope = `${client} ${typeof gate === 'object' ? `project:${project as string}` : 'admin'}`;
+    const wait = state.limiter.attempt(scope);
+    if (wait > 0) return c.json(errorBody('TOO_MANY_ATTEMPTS', `too many failed logins from ${client}; try again in ${wait} s`), 429, { 'Retry-After': String(wait) });
+    if (!(await verifyPassword(password, hash))) return c.json(errorBody('BAD_PASSWORD', 'wrong password'), 401);
+    state.limiter.succeed(scope);
     const grant = typeof gate === 'object' ? { admin: false, project: project as string } : { admin: true };
-    const caller = callerOf(c, state);
-    if (!(caller.sessionId && state.sessions.extend(caller.sessionId, grant))) {
-      setCookie(c, baseName, state.sessions.create(grant), cookieOptions());
-    }
+    // A fresh session id at every login; the one the browser came with (if any) is revoked.
+    setCookie(c, baseName, state.sessions.rotate(callerOf(c, state).sessionId, grant), cookieOptions());
     return c.json({ ok: true, admin: grant.admin });
   });
 

@@ -13,6 +13,9 @@ import { CSP } from './upstream.js';
 
 type Env = { Bindings: HttpBindings };
 
+/** A year, subdomains included: a name served over TLS is served over TLS only. */
+const HSTS = 'max-age=31536000; includeSubDomains';
+
 /** Largest JSON body the hub's own routes read (proxied bodies stream, unlimited). */
 const HUB_BODY_LIMIT = 1 << 20;
 
@@ -44,12 +47,14 @@ export function hubApp(state: GatewayState): Hono<Env> {
     const refusal = crossSiteRefusal(
       { method: c.req.method, host: c.req.header('host'), origin: c.req.header('origin'), secFetchSite: c.req.header('sec-fetch-site'), upgrade: false },
       state.allowedHosts(hub),
+      state.opts.tls,
     );
     if (refusal) return c.json(errorBody('FORBIDDEN', refusal), 403);
     return next();
   });
 
-  app.use(secureHeaders({ contentSecurityPolicy: undefined, crossOriginResourcePolicy: false }));
+  // HSTS over TLS only: sent on a plain-HTTP port it would pin every port of the name to https.
+  app.use(secureHeaders({ contentSecurityPolicy: undefined, crossOriginResourcePolicy: false, strictTransportSecurity: state.opts.tls ? HSTS : false }));
   app.use(async (c, next) => {
     await next();
     c.header('Content-Security-Policy', CSP);

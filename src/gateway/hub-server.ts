@@ -6,6 +6,26 @@ import { GatewayState, type GatewayOptions } from './gateway-state.js';
 import { hubApp } from './hub-app.js';
 import { proxyFront, proxyUpgradeRoute, refuse } from './proxy-route.js';
 
+/**
+ * TLS 1.2 and 1.3 only, with forward-secret AEAD suites only: ECDHE with AES-GCM or ChaCha20-Poly1305
+ * under 1.2 (no static-RSA key exchange, no CBC), every 1.3 suite (all are). The server's order wins.
+ */
+export const STRICT_TLS = {
+  minVersion: 'TLSv1.2',
+  ciphers: [
+    'TLS_AES_128_GCM_SHA256',
+    'TLS_AES_256_GCM_SHA384',
+    'TLS_CHACHA20_POLY1305_SHA256',
+    'ECDHE-ECDSA-AES128-GCM-SHA256',
+    'ECDHE-RSA-AES128-GCM-SHA256',
+    'ECDHE-ECDSA-AES256-GCM-SHA384',
+    'ECDHE-RSA-AES256-GCM-SHA384',
+    'ECDHE-ECDSA-CHACHA20-POLY1305',
+    'ECDHE-RSA-CHACHA20-POLY1305',
+  ].join(':'),
+  honorCipherOrder: true,
+} as const satisfies TlsOptions;
+
 export interface HubServer {
   /** The server to bind (a plaintext-sniffing front under TLS). */
   readonly server: Server;
@@ -22,7 +42,7 @@ export interface HubServer {
 export function createHubServer(opts: GatewayOptions, tls?: TlsOptions, reaper: ReaperOptions = reaperOptions()): HubServer {
   const state = new GatewayState(opts);
   const app = hubApp(state);
-  const http = createReapedServer(app.fetch as (r: Request) => Promise<Response>, reaper, tls, proxyFront(state));
+  const http = createReapedServer(app.fetch as (r: Request) => Promise<Response>, reaper, tls && { ...tls, ...STRICT_TLS }, proxyFront(state));
 
   http.on('upgrade', proxyUpgradeRoute(state));
 

@@ -32,6 +32,7 @@ async function admit(state: GatewayState, req: IncomingMessage, upgrade: boolean
   const refusal = crossSiteRefusal(
     { method: req.method ?? 'GET', host: req.headers.host, origin: req.headers.origin, secFetchSite: req.headers['sec-fetch-site'] as string | undefined, upgrade },
     state.allowedHosts(hub),
+    state.opts.tls,
   );
   if (refusal) return { ok: false, status: 403, code: 'FORBIDDEN', message: refusal };
   const target = splitProxyPath(req.url ?? '');

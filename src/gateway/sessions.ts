@@ -32,13 +32,22 @@ export class SessionTable {
     return id;
   }
 
-  /** Adds to an existing session's grant (a second login on the same browser). */
-  extend(id: string, grant: { admin: boolean; project?: string }, now = Date.now()): boolean {
-    const g = this.get(id, now);
-    if (!g) return false;
-    g.admin ||= grant.admin;
-    if (grant.project) g.projects.add(grant.project);
-    return true;
+  /**
+   * A login: always a new id (a cookie planted before it — by a page on another port of the same host,
+   * whose cookies this one shares — is never promoted), carrying `grant` plus whatever the caller's
+   * still-valid session `previous` held (a second gate login in one browser adds to the first). The
+   * previous id is revoked.
+   */
+  rotate(previous: string | undefined, grant: { admin: boolean; project?: string }, now = Date.now()): string {
+    const before = this.get(previous, now);
+    this.revoke(previous);
+    const id = this.create(grant, now);
+    const g = this.grants.get(SessionTable.key(id))!;
+    if (before) {
+      g.admin ||= before.admin;
+      for (const p of before.projects) g.projects.add(p);
+    }
+    return id;
   }
 
   get(id: string | undefined, now = Date.now()): Grant | undefined {
@@ -64,29 +73,34 @@ export class SessionTable {
   }
 }
 
-/** Failed logins allowed per client address per window, then 429 until the window ends. */
+/**
+ * Login attempts allowed per key (a client address and a scope: `admin`, or one project's gate) per
+ * window, then 429 until the window ends. An attempt is counted when it starts, before the password is
+ * checked: parallel guesses all count, so 1,000 sent at once get `limit` checks, not 1,000. Only a
+ * success in the same scope clears the count: a project password never reopens the admin scope.
+ */
 export class LoginLimiter {
-  private readonly failures = new Map<string, { count: number; resetAt: number }>();
+  private readonly attempts = new Map<string, { count: number; resetAt: number }>();
   constructor(
     private readonly limit = 5,
     private readonly windowMs = 60_000,
   ) {}
 
-  /** Seconds the client must wait, or 0 when it may try. */
-  retryAfter(client: string, now = Date.now()): number {
-    const f = this.failures.get(client);
-    if (!f || f.resetAt <= now) return 0;
-    return f.count >= this.limit ? Math.ceil((f.resetAt - now) / 1000) : 0;
+  /** Counts one attempt under `key`: 0 when it may go on, else the seconds to wait (nothing counted). */
+  attempt(key: string, now = Date.now()): number {
+    if (this.attempts.size >= PRUNE_AT) for (const [k, x] of this.attempts) if (x.resetAt <= now) this.attempts.delete(k);
+    const a = this.attempts.get(key);
+    if (!a || a.resetAt <= now) {
+      this.attempts.set(key, { count: 1, resetAt: now + this.windowMs });
+      return 0;
+    }
+    if (a.count >= this.limit) return Math.max(1, Math.ceil((a.resetAt - now) / 1000));
+    a.count++;
+    return 0;
   }
 
-  fail(client: string, now = Date.now()): void {
-    if (this.failures.size >= PRUNE_AT) for (const [k, x] of this.failures) if (x.resetAt <= now) this.failures.delete(k);
-    const f = this.failures.get(client);
-    if (!f || f.resetAt <= now) this.failures.set(client, { count: 1, resetAt: now + this.windowMs });
-    else f.count++;
-  }
-
-  succeed(client: string): void {
-    this.failures.delete(client);
+  /** The attempt under `key` was the right password: its count starts over. */
+  succeed(key: string): void {
+    this.attempts.delete(key);
   }
 }

@@ -9,7 +9,7 @@ import { defaultRuntime } from '../store/sessions/runtime.js';
 import type { Project } from '../store/project.js';
 import type { AppContext } from './context.js';
 import { dashboardAssets, dashboardDistDir } from './dashboard-assets.js';
-import { loopbackOriginOnly } from './origin.js';
+import { sameSiteOnly } from './origin.js';
 import { errorBody, notFound, onError } from './errors.js';
 import { coreRoutes } from './routes/core.js';
 import { evalRoutes } from './routes/eval.js';
@@ -24,8 +24,6 @@ import { appWebSockets } from './websocket.js';
 import { sessionPaneTargets } from '../store/sessions/pane-target.js';
 import { Tmux } from '../store/sessions/tmux.js';
 
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
 /** Largest JSON request body; evidence uploads have their own, larger limit. */
 export const JSON_LIMIT_BYTES = 1 << 20;
 
@@ -39,10 +37,13 @@ export function projectApp(project: Project, live: LiveProject, instanceId: stri
 /** The per-project HTTP API (spec §4.1, §4.2). Routes are thin: parse, call a verb, render. */
 export function createApp(ctx: AppContext): Hono {
   const app = new Hono();
-  app.use(secureHeaders({ crossOriginResourcePolicy: false }));
-  // Every write is refused to pages of other origins: a form can POST text/plain here from any site, and
-  // the backend reads JSON whatever the Content-Type. Reads stay open (CORS keeps their answers private).
-  app.use('/api/*', async (c, next) => (SAFE_METHODS.has(c.req.method) ? next() : loopbackOriginOnly(c, next)));
+  // Before anything else: loopback Host names only (DNS rebinding), on reads too; every write and
+  // WebSocket upgrade (the pane socket among them) from a page of another origin is refused: a form can
+  // POST text/plain here from any site, and the backend reads JSON whatever the Content-Type. Reads stay
+  // open to loopback-addressed requests (CORS keeps their answers private to the browser).
+  app.use(sameSiteOnly);
+  // Plain HTTP on loopback: no HSTS (it would pin every port of the name to https).
+  app.use(secureHeaders({ crossOriginResourcePolicy: false, strictTransportSecurity: false }));
   app.use('/api/*', async (c, next) => {
     // Evidence and uploads have their own, larger limits.
     if (c.req.path === '/api/evidence' || c.req.path === '/api/uploads') return next();

@@ -7,7 +7,6 @@ import type { PaneTarget, PaneTargets } from '../../store/sessions/pane-target.j
 import { captureSession, sendRawKeys } from '../../store/sessions/session-io-verbs.js';
 import { readJson } from '../body.js';
 import { errorBody } from '../errors.js';
-import { loopbackOriginOnly } from '../origin.js';
 import type { AppSockets } from '../websocket.js';
 
 const rawkeyBody = type({ '+': 'reject', 'keys?': 'string[]', 'hex?': 'string' });
@@ -24,7 +23,6 @@ export function sessionIoRoutes(targets: PaneTargets, sockets: AppSockets, hub =
 
   app.get(
     '/api/sessions/:id/socket',
-    loopbackOriginOnly,
     async (c, next) => {
       const mode = c.req.query('mode');
       if (mode !== undefined && mode !== 'read' && mode !== 'write') throw new TrellisError('INVALID_INPUT', `mode is read or write, not ${JSON.stringify(mode)}`);
