@@ -5,7 +5,7 @@
 import { cac } from 'cac';
 import { isTrellisError } from '../events/errors.js';
 import { packageRoot } from '../store/package-root.js';
-import { err } from './output.js';
+import { err, setMachineOutput } from './output.js';
 import { UsageError } from './usage-error.js';
 
 type Handler = () => Promise<number>;
@@ -19,11 +19,15 @@ const restoreDash = <T>(v: T): T | string => (v === DASH ? '-' : v);
 export function parse(argv: readonly string[], cwd: string): { handler: Handler | undefined } {
   const cli = cac('trellis');
   let handler: Handler | undefined;
-  const ctx = (args: readonly string[], options: Options) => ({
-    cwd,
-    args: args.map((a) => String(restoreDash(a))),
-    options: Object.fromEntries(Object.entries(options).map(([k, v]) => [k, Array.isArray(v) ? v.map(restoreDash) : restoreDash(v)])),
-  });
+  const ctx = (args: readonly string[], options: Options) => {
+    // Machine output is written byte for byte; everything else is escaped for the terminal (terminalText).
+    setMachineOutput(options.json === true || options.ansi === true);
+    return {
+      cwd,
+      args: args.map((a) => String(restoreDash(a))),
+      options: Object.fromEntries(Object.entries(options).map(([k, v]) => [k, Array.isArray(v) ? v.map(restoreDash) : restoreDash(v)])),
+    };
+  };
   const lazy = <M>(load: () => Promise<M>, run: (m: M) => Promise<number>) => {
     handler = async () => run(await load());
   };

@@ -14,7 +14,7 @@ import { openProject } from '../store/project.js';
 import { findRepository } from '../store/repository.js';
 import { readSpecTree } from '../store/spec/spec-tree.js';
 import { checkShape, type VerbContext } from './shape.js';
-import { err, out } from './output.js';
+import { err, out, outData } from './output.js';
 import { noteLines } from './render.js';
 
 /** `trellis graph [--json]`: the board, byte for byte what GET /api/graph answers. */
@@ -22,7 +22,7 @@ export async function runGraph(ctx: VerbContext): Promise<number> {
   checkShape({ args: [], options: ['json'], usage: 'trellis graph [--json]' }, ctx);
   const { bytes, notes } = await buildBoard(openProject(ctx.cwd));
   await err(noteLines(notes));
-  await out(bytes);
+  await outData(bytes);
   return 0;
 }
 
