@@ -3,7 +3,7 @@
  * for what it uses. Exit codes are decided in one place: 0 success, 1 failure, 2 misuse (DESIGN.md §6).
  */
 import { cac } from 'cac';
-import { isTrellisError } from '../events/errors.js';
+import { diskFullError, isTrellisError } from '../events/errors.js';
 import { packageRoot } from '../store/package-root.js';
 import { err, setMachineOutput } from './output.js';
 import { UsageError } from './usage-error.js';
@@ -205,8 +205,9 @@ async function report(e: unknown): Promise<number> {
     await err(`trellis: ${e.message}${e.usage ? `\nusage: ${e.usage}` : ''}\n`);
     return 2;
   }
-  if (isTrellisError(e)) {
-    await err(`trellis: ${e.message}\n`);
+  const refusal = isTrellisError(e) ? e : diskFullError(e);
+  if (refusal) {
+    await err(`trellis: ${refusal.message}\n`);
     return 1;
   }
   await err(`trellis: internal error: ${e instanceof Error ? (process.env.TRELLIS_DEBUG ? e.stack : e.message) : String(e)}\n`);

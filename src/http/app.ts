@@ -1,6 +1,5 @@
 import { syncRoutes } from './routes/sync.js';
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
 import { requireRoot } from '../store/board.js';
 import type { LiveProject } from '../store/live.js';
@@ -10,7 +9,8 @@ import type { Project } from '../store/project.js';
 import type { AppContext } from './context.js';
 import { dashboardAssets, dashboardDistDir } from './dashboard-assets.js';
 import { loopbackOriginOnly } from './origin.js';
-import { errorBody, notFound, onError } from './errors.js';
+import { limitBody } from './body-limit.js';
+import { notFound, onError } from './errors.js';
 import { coreRoutes } from './routes/core.js';
 import { evalRoutes } from './routes/eval.js';
 import { evidenceRoutes } from './routes/evidence.js';
@@ -43,14 +43,11 @@ export function createApp(ctx: AppContext): Hono {
   // Every write is refused to pages of other origins: a form can POST text/plain here from any site, and
   // the backend reads JSON whatever the Content-Type. Reads stay open (CORS keeps their answers private).
   app.use('/api/*', async (c, next) => (SAFE_METHODS.has(c.req.method) ? next() : loopbackOriginOnly(c, next)));
+  const jsonLimit = limitBody(JSON_LIMIT_BYTES);
   app.use('/api/*', async (c, next) => {
     // Evidence and uploads have their own, larger limits.
     if (c.req.path === '/api/evidence' || c.req.path === '/api/uploads') return next();
-    return bodyLimit({
-      maxSize: JSON_LIMIT_BYTES,
-      // The rest of the body is never read: close the connection so no client reuses it mid-body.
-      onError: (cc) => cc.json(errorBody('PAYLOAD_TOO_LARGE', `request bodies are limited to ${JSON_LIMIT_BYTES} bytes`), 413, { Connection: 'close' }),
-    })(c, next);
+    return jsonLimit(c, next);
   });
   app.route('/', coreRoutes(ctx));
   app.route('/', graphRoutes(ctx));

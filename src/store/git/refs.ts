@@ -2,6 +2,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, r
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TrellisError } from '../../events/index.js';
+import { syncDir } from './durable.js';
 
 const OID = /^[0-9a-f]{40}$/;
 
@@ -241,11 +242,17 @@ export function replaceUnderLock(fd: number, lockPath: string, target: string, c
   try {
     const bytes = content();
     if (bytes === null) return false;
-    writeFileSync(fd, bytes); // all of it: one writeSync may write less than asked
-    fsyncSync(fd);
+    try {
+      writeFileSync(fd, bytes); // all of it: one writeSync may write less than asked
+      fsyncSync(fd);
+    } catch (err) {
+      throw namingPath(err, lockPath);
+    }
     closeSync(fd);
     renameSync(lockPath, target);
     locked = false;
+    // The rename itself reaches the disk too: after a power cut the ref is the old one or the new one.
+    syncDir(dirname(target));
     return true;
   } finally {
     if (locked) {
@@ -300,5 +307,14 @@ const positiveInt = (s: string | undefined): number | undefined => {
   const n = s === undefined ? NaN : Number(s);
   return Number.isInteger(n) && n > 0 ? n : undefined;
 };
+
+/**
+ * A failed write() carries no path (only open() does); the file being written is named on the error,
+ * so a full disk is reported as the disk that holds it (diskFullError).
+ */
+export function namingPath(err: unknown, path: string): unknown {
+  if (typeof err === 'object' && err !== null && (err as { path?: unknown }).path === undefined) (err as { path?: string }).path = path;
+  return err;
+}
 
 export const isCode = (err: unknown, code: string): boolean => typeof err === 'object' && err !== null && (err as { code?: unknown }).code === code;

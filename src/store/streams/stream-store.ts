@@ -182,13 +182,26 @@ export class StreamStore<E extends StoredEvent, S, C> {
     return tips;
   }
 
+  /**
+   * Saves the cache, and never fails the read or the write that asked: the cache is rebuildable and
+   * keyed on tips, so a save that did not happen (a full disk, a read-only repository) is only a slower
+   * next read. A read-only verb on a full disk still answers; a write whose ref moved is still acknowledged.
+   */
   private async saveCache(): Promise<void> {
-    if (!this.cacheSave) return this.persist();
+    if (!this.cacheSave) return this.persist().catch((err) => this.cacheNotSaved(err));
     const deferred = this.cacheSave;
     deferred.timer ??= setTimeout(() => {
       deferred.timer = undefined;
-      this.persist().catch((err) => console.error(`trellis: cannot write the projection cache: ${(err as Error).message}`));
+      this.persist().catch((err) => this.cacheNotSaved(err));
     }, deferred.delayMs).unref();
+  }
+
+  private cacheWarned = false;
+  /** One warning per store (stderr for the CLI, the log for a server), not one per read. */
+  private cacheNotSaved(err: unknown): void {
+    if (this.cacheWarned) return;
+    this.cacheWarned = true;
+    console.error(`trellis: cannot write the projection cache (${(err as Error).message}); reading on without it`);
   }
 
   /**
