@@ -31,19 +31,33 @@ const serve = async (dir: string, env: NodeJS.ProcessEnv) => {
   return s;
 };
 
-/** Runs a serve to its end; one that comes up instead is stopped, and what it did to the first is left to see. */
-async function secondServe(dir: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string }> {
+/**
+ * Runs a serve until it either exits (code) or comes up (code -1). One that comes up is stopped at once
+ * when `stopIfUp` (a second serve that took the project over, the way a user would stop it: the first
+ * then reads offline); otherwise left running, with `stop` to end it.
+ */
+async function secondServe(dir: string, env: NodeJS.ProcessEnv, stopIfUp = true): Promise<{ code: number | null; stderr: string; pid: number; stop: () => Promise<void> }> {
   const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const closed = new Promise<number | null>((resolve) => proc.on('close', (c) => resolve(c)));
+  const stop = async () => {
+    proc.kill('SIGINT');
+    await closed;
+  };
   let stdout = '';
   let stderr = '';
-  proc.stdout.on('data', (d: Buffer) => {
-    stdout += d.toString();
-    // It took the project over: stop it, the way a user would (the first now reads offline).
-    if (/serving .* at http/.test(stdout)) proc.kill('SIGINT');
-  });
   proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const code = await new Promise<number | null>((resolve) => proc.on('close', (c) => resolve(c)));
-  return { code: /serving .* at http/.test(stdout) ? -1 : code, stderr };
+  const up = new Promise<boolean>((resolve) => {
+    proc.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      if (/serving .* at http/.test(stdout)) resolve(true);
+    });
+    void closed.then(() => resolve(false));
+  });
+  if (await up) {
+    if (stopIfUp) await stop();
+    return { code: -1, stderr, pid: proc.pid!, stop };
+  }
+  return { code: await closed, stderr, pid: proc.pid!, stop };
 }
 
 const status = async (dir: string, env: NodeJS.ProcessEnv) => JSON.parse((await trellis(dir, ['status', '--json'], { env })).stdout) as { online: boolean; pid?: number; url?: string };
@@ -63,6 +77,22 @@ describe('a second trellis serve of one project', () => {
         expect(second.stderr).toContain(`pid ${first.proc.pid}`);
         expect(second.stderr).toContain(first.url);
         await first.stop();
+      },
+    },
+    {
+      name: 'two started at the same moment: exactly one serves, the other exits 1 naming it',
+      async run() {
+        const { dir, env } = await project();
+        const [x, y] = await Promise.all([secondServe(dir, env, false), secondServe(dir, env, false)]);
+        try {
+          expect([x.code, y.code].sort()).toEqual([-1, 1]);
+          const survivor = x.code === -1 ? x : y;
+          const refused = x.code === -1 ? y : x;
+          expect(refused.stderr).toContain(`pid ${survivor.pid}`);
+          expect(await status(dir, env)).toMatchObject({ online: true, pid: survivor.pid });
+        } finally {
+          await Promise.all([x.stop(), y.stop()]);
+        }
       },
     },
     {

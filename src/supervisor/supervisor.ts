@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { BindError, bindPublic } from '../http/bind.js';
 import { installProcessGuards } from '../http/process-guards.js';
-import { readEndpointRecord, removeEndpointRecord, writeEndpointRecord, type EndpointIdentity, type EndpointRecord } from '../store/endpoint-record.js';
+import { readEndpointRecord, removeEndpointRecord, withRecordClaim, writeEndpointRecord, type EndpointIdentity, type EndpointRecord } from '../store/endpoint-record.js';
 import { TreeWatcher } from '../store/watch-tree.js';
 import { bootChild, BootError, drainChild, type ChildHandle } from './child.js';
 import { SwitchableProxy } from './proxy.js';
@@ -79,23 +79,28 @@ export class Supervisor {
     this.proxy.switchTo(first.port);
     // Asked again just before the write: another serve may have come up while this one booted. A record
     // left by a serve that is gone (no answer, another instance) is not owned by anyone and is replaced.
+    // The check and the write are one step among serves of this project (withRecordClaim): of two
+    // started at once, the second to claim sees the first's record live.
     try {
-      await this.refuseIfServed();
+      await withRecordClaim(this.opts.home, this.opts.root, async () => {
+        await this.refuseIfServed();
+        await writeEndpointRecord(this.opts.home, {
+          version: 1,
+          url: this.publicUrl,
+          pid: process.pid,
+          instanceId: this.instanceId,
+          root: this.opts.root,
+          identity: this.opts.identity,
+          startedAt: new Date().toISOString(),
+        });
+      });
     } catch (err) {
+      this.stopping = true; // the child's exit below is no death to replace
       this.proxy.server.close();
       await drainChild(first, 0);
       await this.proxy.close();
       throw err;
     }
-    await writeEndpointRecord(this.opts.home, {
-      version: 1,
-      url: this.publicUrl,
-      pid: process.pid,
-      instanceId: this.instanceId,
-      root: this.opts.root,
-      identity: this.opts.identity,
-      startedAt: new Date().toISOString(),
-    });
     this.watchers = this.opts.watch.map((dir) => new TreeWatcher(dir, (rel) => this.sourceChanged(rel)));
     this.opts.log(`serving ${this.opts.root} at ${this.publicUrl} (child ${first.id}, pid ${first.pid}, port ${first.port})`);
   }
