@@ -91,6 +91,12 @@ describe('bad input to the gateway is a 400 that says why, and a config write is
   afterAll(() => gw?.close());
 
   const at = (path: string) => new URL(path, gw.url).href;
+
+  it.each([false, true])('a body over the hub limit (chunked: %s): 20 of 20 get a whole 413', async (chunked) => {
+    const results = await Promise.all(Array.from({ length: 20 }, () => rawPost(gw.port, '/projects', 8 << 20, chunked)));
+    expect(results.filter((r) => !(r.status === 413 && JSON.parse(r.body).error.code === 'PAYLOAD_TOO_LARGE'))).toEqual([]);
+  }, 60_000);
+
   const nested = (depth: number, open: string, close: string, inner = '1') => `{"x":${open.repeat(depth)}${inner}${close.repeat(depth)}}`;
   const cases = [
     { name: 'PUT config nested 4,400 objects deep', method: 'PUT', path: 'config', body: nested(4_400, '{"a":', '}'), status: 400, says: 'nest at most' },
