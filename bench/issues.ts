@@ -1,9 +1,11 @@
 /** Speed of the issue store: appends, the CLI, and the merged list over 10,000 threads. */
 import { execFileSync, spawn } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { catFileChainReader } from '../src/store/git/cat-file-chain-reader.js';
 import { isoChainReader } from '../src/store/git/iso-chain-reader.js';
+import { setPowerLossSyncs } from '../src/store/git/durable.js';
 import { readTips } from '../src/store/git/refs.js';
 import { THREAD_REF_PREFIX } from '../src/store/issues/thread-store.js';
 import { mergedIssues, openIssue, replyToIssue } from '../src/store/issues/verbs.js';
@@ -24,6 +26,33 @@ export async function appendBench(): Promise<void> {
     const samples = await repeat(300, (i) => replyToIssue(p, id, { body: `reply ${i}`, by: 'bench' }));
     report('append.in-process', { ...stats(samples), target_median_ms: 5 });
 
+    // What the power-loss syncs cost (issue 19): the same appends with and without them, interleaved
+    // one by one so both see the same disk and the same load, as a ratio with the load average beside it.
+    const load = loadavg()[0]!;
+    const withSyncs: number[] = [];
+    const withoutSyncs: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      for (const on of i % 2 ? [true, false] : [false, true]) {
+        setPowerLossSyncs(on);
+        (on ? withSyncs : withoutSyncs).push((await time(() => replyToIssue(p, id, { body: `fsync ${on} ${i}`, by: 'bench' }))).ms);
+      }
+    }
+    setPowerLossSyncs(true);
+    const after = stats(withSyncs);
+    const before = stats(withoutSyncs);
+    report('append.fsync-cost', {
+      note: 'one reply (3 loose objects + 1 ref): after = each object and ref fsynced before its rename and its folder after; before = without those syncs',
+      before_median_ms: before.median_ms,
+      after_median_ms: after.median_ms,
+      ratio_after_to_before: round(after.median_ms / before.median_ms),
+      fsync_cost_per_append_ms: round(after.median_ms - before.median_ms),
+      before_p95_ms: before.p95_ms,
+      after_p95_ms: after.p95_ms,
+      n: after.n,
+      file_system: fileSystemOf(dir),
+      load_avg_1m: [round(load), round(loadavg()[0]!)],
+    });
+
     const env = { ...process.env, TRELLIS_SESSION: '' };
     // A fresh CLI process per reply, each to a thread of a typical length (a handful of events)...
     const short: string[] = [];
@@ -43,6 +72,15 @@ export async function appendBench(): Promise<void> {
     report('node.startup.baseline', stats(nodeBare));
   } finally {
     cleanup();
+  }
+}
+
+/** The file system type under `dir` (an fsync on tmpfs costs nothing: the figure means little there). */
+function fileSystemOf(dir: string): string {
+  try {
+    return execFileSync('df', ['--output=fstype', dir], { encoding: 'utf8' }).trim().split('\n').pop()!.trim();
+  } catch {
+    return 'unknown';
   }
 }
 

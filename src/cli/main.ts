@@ -3,9 +3,9 @@
  * for what it uses. Exit codes are decided in one place: 0 success, 1 failure, 2 misuse (DESIGN.md §6).
  */
 import { cac } from 'cac';
-import { isTrellisError } from '../events/errors.js';
+import { diskFullError, isTrellisError } from '../events/errors.js';
 import { packageRoot } from '../store/package-root.js';
-import { err } from './output.js';
+import { err, setMachineOutput } from './output.js';
 import { UsageError } from './usage-error.js';
 
 type Handler = () => Promise<number>;
@@ -19,11 +19,15 @@ const restoreDash = <T>(v: T): T | string => (v === DASH ? '-' : v);
 export function parse(argv: readonly string[], cwd: string): { handler: Handler | undefined } {
   const cli = cac('trellis');
   let handler: Handler | undefined;
-  const ctx = (args: readonly string[], options: Options) => ({
-    cwd,
-    args: args.map((a) => String(restoreDash(a))),
-    options: Object.fromEntries(Object.entries(options).map(([k, v]) => [k, Array.isArray(v) ? v.map(restoreDash) : restoreDash(v)])),
-  });
+  const ctx = (args: readonly string[], options: Options) => {
+    // Machine output is written byte for byte; everything else is escaped for the terminal (terminalText).
+    setMachineOutput(options.json === true || options.ansi === true);
+    return {
+      cwd,
+      args: args.map((a) => String(restoreDash(a))),
+      options: Object.fromEntries(Object.entries(options).map(([k, v]) => [k, Array.isArray(v) ? v.map(restoreDash) : restoreDash(v)])),
+    };
+  };
   const lazy = <M>(load: () => Promise<M>, run: (m: M) => Promise<number>) => {
     handler = async () => run(await load());
   };
@@ -201,8 +205,9 @@ async function report(e: unknown): Promise<number> {
     await err(`trellis: ${e.message}${e.usage ? `\nusage: ${e.usage}` : ''}\n`);
     return 2;
   }
-  if (isTrellisError(e)) {
-    await err(`trellis: ${e.message}\n`);
+  const refusal = isTrellisError(e) ? e : diskFullError(e);
+  if (refusal) {
+    await err(`trellis: ${refusal.message}\n`);
     return 1;
   }
   await err(`trellis: internal error: ${e instanceof Error ? (process.env.TRELLIS_DEBUG ? e.stack : e.message) : String(e)}\n`);

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { TrellisError } from '../events/index.js';
 import { exportThreads, importThreads } from '../store/issues/ndjson.js';
 import { openProject } from '../store/project.js';
-import { out } from './output.js';
+import { out, outData } from './output.js';
 import { checkShape, type VerbContext } from './shape.js';
 import { UsageError } from './usage-error.js';
 
@@ -14,7 +14,7 @@ const IMPORT_USAGE = 'trellis issues import <file|-> [--json]';
 export async function runIssuesAction(action: string, ctx: VerbContext): Promise<number> {
   if (action === 'export') {
     checkShape({ args: [], options: ['all'], usage: EXPORT_USAGE }, ctx);
-    await out(await exportThreads(openProject(ctx.cwd), { all: ctx.options.all === true }));
+    await outData(await exportThreads(openProject(ctx.cwd), { all: ctx.options.all === true }));
     return 0;
   }
   if (action === 'import') {

@@ -4,6 +4,7 @@
  * (npm/npm#17331). Instead they write, wait for the stream to take the bytes, and set `exitCode`.
  */
 import type { Writable } from 'node:stream';
+import { terminalText } from './terminal-text.js';
 
 const isBrokenPipe = (err: unknown) => (err as { code?: string } | null)?.code === 'EPIPE';
 
@@ -22,8 +23,22 @@ export function write(stream: Writable, text: string): Promise<void> {
   });
 }
 
-export const out = (text: string): Promise<void> => write(process.stdout, text);
-export const err = (text: string): Promise<void> => write(process.stderr, text);
+/**
+ * Whether this command line asked for machine output (`--json`, `--ansi`): then stdout is written byte
+ * for byte; otherwise it is for a person and goes through terminalText. Set once, from the parsed
+ * command line, before the verb runs.
+ */
+let machineOutput = false;
+export const setMachineOutput = (on: boolean): void => {
+  machineOutput = on;
+};
+
+/** A verb's answer on stdout: exact under --json, with control characters made visible otherwise. */
+export const out = (text: string): Promise<void> => write(process.stdout, machineOutput ? text : terminalText(text));
+/** Bytes that are machine output whatever the flags (`graph`, `export`): never altered. */
+export const outData = (text: string): Promise<void> => write(process.stdout, text);
+/** Errors, warnings and notes: always for a person. */
+export const err = (text: string): Promise<void> => write(process.stderr, terminalText(text));
 
 /** The one exit of every verb: wait until stdout and stderr are drained, then let the process end. */
 export async function exitAfterFlush(code: number): Promise<void> {

@@ -13,8 +13,9 @@ import { THREAD_REF_PREFIX } from '../store/issues/thread-store.js';
 import { openProject } from '../store/project.js';
 import { findRepository } from '../store/repository.js';
 import { readSpecTree } from '../store/spec/spec-tree.js';
+import { damagedRefs, repairDamagedRef } from '../store/git/ref-repair.js';
 import { checkShape, type VerbContext } from './shape.js';
-import { err, out } from './output.js';
+import { err, out, outData } from './output.js';
 import { noteLines } from './render.js';
 
 /** `trellis graph [--json]`: the board, byte for byte what GET /api/graph answers. */
@@ -22,7 +23,7 @@ export async function runGraph(ctx: VerbContext): Promise<number> {
   checkShape({ args: [], options: ['json'], usage: 'trellis graph [--json]' }, ctx);
   const { bytes, notes } = await buildBoard(openProject(ctx.cwd));
   await err(noteLines(notes));
-  await out(bytes);
+  await outData(bytes);
   return 0;
 }
 
@@ -197,6 +198,24 @@ export async function runDoctor(ctx: VerbContext): Promise<number> {
   }
   if (loose > LOOSE_REFS_WARN) {
     add('warn', `${loose} issue refs are loose files: every full read opens each one (about 40 ms per 10,000)`, "run 'git pack-refs --all' (git gc does it too); reads of packed refs take about 2 ms");
+  }
+
+  // Damaged refs (zero-length or garbage, as a power cut leaves them) first: reads skip them, so the
+  // counts below would otherwise hide what is missing.
+  const stores = [p.threads, p.evals, p.sessionLog];
+  const cachedTip = (ref: string) => {
+    const store = stores.find((s) => ref.startsWith(s.kind.refPrefix));
+    return store?.cachedTip(ref.slice(store.kind.refPrefix.length));
+  };
+  for (const d of damagedRefs(p.gitdir)) {
+    if (!ctx.options.repair) {
+      add('error', `damaged ref ${d.ref} (${d.damage}): reads skip it, and git's own fetch, push and gc fail on it`, "run 'trellis doctor --repair': it restores the ref from its reflog or the projection cache, or moves it aside");
+      continue;
+    }
+    const r = await repairDamagedRef(p.gitdir, d, cachedTip);
+    if (r.outcome === 'restored') add('ok', `restored damaged ref ${r.ref} (${d.damage}) to ${r.oid}, from the ${r.from}`);
+    else if (r.outcome === 'moved aside') add('warn', `moved damaged ref ${r.ref} (${d.damage}) aside to ${r.to}: no reflog or cached tip named a commit to restore`, `if you know its last commit, 'git update-ref ${r.ref} <commit>'; otherwise its history is gone from this clone (a 'trellis sync' brings back what a remote holds)`);
+    else add('error', `could not repair ${r.ref}: ${r.reason}`);
   }
 
   const read = await p.threads.all();

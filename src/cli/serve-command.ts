@@ -96,6 +96,7 @@ export async function runServe(ctx: VerbContext): Promise<number> {
     await started;
   } catch (e) {
     if (e instanceof BindError) throw new TrellisError('INVALID_INPUT', e.message);
+    if (e instanceof Error && e.name === 'AlreadyServingError') throw new TrellisError('INVALID_INPUT', e.message);
     if (e instanceof Error && e.name === 'BootError') throw new TrellisError('INVALID_INPUT', `the server could not start: ${e.message}`);
     throw e;
   }

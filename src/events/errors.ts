@@ -39,7 +39,9 @@ export type ErrorCode =
   | 'NO_BASE'
   | 'CLEANUP_REFUSED'
   | 'SPAWN_FAILED'
-  | 'TMUX_FAILED';
+  | 'TMUX_FAILED'
+  /** The disk (or the user's quota on it) is full: a write could not be made. */
+  | 'DISK_FULL';
 
 export class TrellisError extends Error {
   override name = 'TrellisError';
@@ -53,3 +55,21 @@ export class TrellisError extends Error {
 }
 
 export const isTrellisError = (err: unknown): err is TrellisError => err instanceof TrellisError;
+
+/**
+ * A file-system error that says the disk or the quota is full (ENOSPC, EDQUOT), as the refusal a
+ * person can act on: which disk (by the path being written) and the repair. Anything else: undefined.
+ */
+export function diskFullError(err: unknown): TrellisError | undefined {
+  if (err instanceof TrellisError) return err.code === 'DISK_FULL' ? err : undefined;
+  const e = err as { code?: unknown; path?: unknown; dest?: unknown } | null;
+  if (typeof e !== 'object' || e === null || (e.code !== 'ENOSPC' && e.code !== 'EDQUOT')) return undefined;
+  const path = typeof e.path === 'string' ? e.path : typeof e.dest === 'string' ? e.dest : undefined;
+  const where = path ? `the disk holding ${path}` : 'the disk';
+  const what = e.code === 'EDQUOT' ? `${where} is over this user's quota (EDQUOT)` : `${where} is full (ENOSPC)`;
+  return new TrellisError(
+    'DISK_FULL',
+    `${what}: the write was not made. Repair: free space on that disk (see 'df -h${path ? ` ${path.replace(/\/[^/]*$/, '') || '/'}` : ''}'), then retry; reads keep working meanwhile`,
+    { cause: err },
+  );
+}

@@ -1,8 +1,8 @@
 import type { HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
 import { dashboardAssets, dashboardDistDir } from '../http/dashboard-assets.js';
+import { limitBody } from '../http/body-limit.js';
 import { errorBody, onError } from '../http/errors.js';
 import { authRoutes } from './auth-routes.js';
 import type { GatewayState } from './gateway-state.js';
@@ -60,12 +60,7 @@ export function hubApp(state: GatewayState): Hono<Env> {
     c.header('Content-Security-Policy', CSP);
     c.header('X-Content-Type-Options', 'nosniff');
   });
-  app.use(
-    bodyLimit({
-      maxSize: HUB_BODY_LIMIT,
-      onError: (c) => c.json(errorBody('PAYLOAD_TOO_LARGE', `request bodies are limited to ${HUB_BODY_LIMIT} bytes`), 413, { Connection: 'close' }),
-    }),
-  );
+  app.use(limitBody(HUB_BODY_LIMIT));
   app.use(async (c, next) => {
     const path = c.req.path;
     if (!needsAdmin(path)) return next();

@@ -1,6 +1,5 @@
 import { syncRoutes } from './routes/sync.js';
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
 import { requireRoot } from '../store/board.js';
 import type { LiveProject } from '../store/live.js';
@@ -10,7 +9,8 @@ import type { Project } from '../store/project.js';
 import type { AppContext } from './context.js';
 import { dashboardAssets, dashboardDistDir } from './dashboard-assets.js';
 import { sameSiteOnly } from './origin.js';
-import { errorBody, notFound, onError } from './errors.js';
+import { limitBody } from './body-limit.js';
+import { notFound, onError } from './errors.js';
 import { coreRoutes } from './routes/core.js';
 import { evalRoutes } from './routes/eval.js';
 import { evidenceRoutes } from './routes/evidence.js';
@@ -44,14 +44,11 @@ export function createApp(ctx: AppContext): Hono {
   app.use(sameSiteOnly);
   // Plain HTTP on loopback: no HSTS (it would pin every port of the name to https).
   app.use(secureHeaders({ crossOriginResourcePolicy: false, strictTransportSecurity: false }));
+  const jsonLimit = limitBody(JSON_LIMIT_BYTES);
   app.use('/api/*', async (c, next) => {
     // Evidence and uploads have their own, larger limits.
     if (c.req.path === '/api/evidence' || c.req.path === '/api/uploads') return next();
-    return bodyLimit({
-      maxSize: JSON_LIMIT_BYTES,
-      // The rest of the body is never read: close the connection so no client reuses it mid-body.
-      onError: (cc) => cc.json(errorBody('PAYLOAD_TOO_LARGE', `request bodies are limited to ${JSON_LIMIT_BYTES} bytes`), 413, { Connection: 'close' }),
-    })(c, next);
+    return jsonLimit(c, next);
   });
   app.route('/', coreRoutes(ctx));
   app.route('/', graphRoutes(ctx));

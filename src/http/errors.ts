@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { isTrellisError, type ErrorCode } from '../events/index.js';
+import { diskFullError, isTrellisError, type ErrorCode } from '../events/index.js';
 
 /** Every error code's HTTP status, in one place (DESIGN.md §6). */
 const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
@@ -41,6 +41,7 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   PROMPT_REFUSED: 502,
   SPAWN_FAILED: 502,
   UNKNOWN_HARNESS: 400,
+  DISK_FULL: 507,
 };
 
 export const errorBody = (code: string, message: string) => ({ error: { code, message } });
@@ -48,6 +49,9 @@ export const errorBody = (code: string, message: string) => ({ error: { code, me
 /** The app's one error handler: a code becomes a status and a JSON body; nothing leaks a stack. */
 export function onError(err: Error, c: Context) {
   if (isTrellisError(err)) return c.json(errorBody(err.code, err.message), STATUS[err.code]);
+  // A full disk is the host's condition, not a bug: 507 Insufficient Storage, naming the disk and the repair.
+  const full = diskFullError(err);
+  if (full) return c.json(errorBody(full.code, full.message), STATUS[full.code]);
   if (err instanceof HTTPException) {
     const status = err.status as ContentfulStatusCode;
     const code = status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 404 ? 'NOT_FOUND' : 'INVALID_INPUT';

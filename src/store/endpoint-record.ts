@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
+import { TrellisError } from '../events/errors.js';
 
 /**
  * Endpoint records: how a running `trellis serve` is found (spec §2.3). One per project slot,
@@ -48,6 +49,42 @@ export async function writeEndpointRecord(home: string, record: EndpointRecord):
   mkdirSync(join(path, '..'), { recursive: true });
   await writeFileAtomic(path, `${JSON.stringify(record, null, 2)}\n`);
   return path;
+}
+
+/** A claim older than this was left by a serve that died while claiming: it is taken over. */
+const CLAIM_STALE_MS = 30_000;
+
+/**
+ * Runs `fn` (check the record, then write it) while holding `<slot>/endpoint.json.lock`, created
+ * exclusively: two serves of one project starting at the same moment take turns, so the second sees the
+ * first's record live and refuses instead of overwriting it. Waits up to `waitMs` for a live claim.
+ */
+export async function withRecordClaim<T>(home: string, root: string, fn: () => Promise<T>, waitMs = 20_000): Promise<T> {
+  const lock = `${recordPath(home, root)}.lock`;
+  mkdirSync(join(lock, '..'), { recursive: true });
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      closeSync(openSync(lock, 'wx'));
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      let age: number;
+      try {
+        age = Date.now() - statSync(lock).mtimeMs;
+      } catch {
+        continue; // released meanwhile
+      }
+      if (age > CLAIM_STALE_MS) rmSync(lock, { force: true });
+      else if (Date.now() > deadline) throw new TrellisError('REF_LOCKED', `${lock} is held by another serve starting up; if no trellis serve is starting, remove it: rm '${lock}'`);
+      else await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lock, { force: true });
+  }
 }
 
 /** Removes the record only if it still carries `instanceId`: a newer serve's record is never touched. */

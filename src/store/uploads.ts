@@ -81,6 +81,8 @@ export async function storeUpload(source: AsyncIterable<Uint8Array>, rawName: st
     renameSync(tmp, path);
     return { path, size: statSync(path).size, hash: digest };
   } catch (err) {
+    // Writes still queued fail with ERR_STREAM_DESTROYED once it is destroyed: expected, and no crash.
+    file.on('error', () => {});
     file.destroy();
     rmSync(tmp, { force: true });
     throw err;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { BindError, bindPublic } from '../http/bind.js';
 import { installProcessGuards } from '../http/process-guards.js';
-import { removeEndpointRecord, writeEndpointRecord, type EndpointIdentity } from '../store/endpoint-record.js';
+import { readEndpointRecord, removeEndpointRecord, withRecordClaim, writeEndpointRecord, type EndpointIdentity, type EndpointRecord } from '../store/endpoint-record.js';
 import { TreeWatcher } from '../store/watch-tree.js';
 import { bootChild, BootError, drainChild, type ChildHandle } from './child.js';
 import { SwitchableProxy } from './proxy.js';
@@ -21,6 +21,17 @@ export interface SupervisorOptions {
   readonly bootMs: number;
   readonly drainMs: number;
   readonly log: (line: string) => void;
+}
+
+/** A live, instance-validated serve of this project already holds its endpoint record. */
+export class AlreadyServingError extends Error {
+  override name = 'AlreadyServingError';
+  constructor(readonly running: EndpointRecord) {
+    super(
+      `${running.root} is already served at ${running.url} by pid ${running.pid} (instance ${running.instanceId}); ` +
+        `use that one, or stop it first (kill ${running.pid}) and run 'trellis serve' again`,
+    );
+  }
 }
 
 /** Settle time after a source change, so a rebuild that writes many files reloads once. */
@@ -48,6 +59,9 @@ export class Supervisor {
   /** Boots the first child, binds the public port (reaping the child if that fails), publishes the record. */
   async start(): Promise<void> {
     installProcessGuards('supervisor');
+    // A second serve of one project would take the record over and, stopping, delete it: the first,
+    // still running, would read offline. Refused before anything boots.
+    await this.refuseIfServed();
     const first = await this.boot(this.opts.port === 0 ? undefined : this.apiUrl(this.opts.port));
     let port: number;
     try {
@@ -63,17 +77,37 @@ export class Supervisor {
     this.current = first;
     this.watchDeath(first);
     this.proxy.switchTo(first.port);
-    await writeEndpointRecord(this.opts.home, {
-      version: 1,
-      url: this.publicUrl,
-      pid: process.pid,
-      instanceId: this.instanceId,
-      root: this.opts.root,
-      identity: this.opts.identity,
-      startedAt: new Date().toISOString(),
-    });
+    // Asked again just before the write: another serve may have come up while this one booted. A record
+    // left by a serve that is gone (no answer, another instance) is not owned by anyone and is replaced.
+    // The check and the write are one step among serves of this project (withRecordClaim): of two
+    // started at once, the second to claim sees the first's record live.
+    try {
+      await withRecordClaim(this.opts.home, this.opts.root, async () => {
+        await this.refuseIfServed();
+        await writeEndpointRecord(this.opts.home, {
+          version: 1,
+          url: this.publicUrl,
+          pid: process.pid,
+          instanceId: this.instanceId,
+          root: this.opts.root,
+          identity: this.opts.identity,
+          startedAt: new Date().toISOString(),
+        });
+      });
+    } catch (err) {
+      this.stopping = true; // the child's exit below is no death to replace
+      this.proxy.server.close();
+      await drainChild(first, 0);
+      await this.proxy.close();
+      throw err;
+    }
     this.watchers = this.opts.watch.map((dir) => new TreeWatcher(dir, (rel) => this.sourceChanged(rel)));
     this.opts.log(`serving ${this.opts.root} at ${this.publicUrl} (child ${first.id}, pid ${first.pid}, port ${first.port})`);
+  }
+
+  private async refuseIfServed(): Promise<void> {
+    const verdict = await readEndpointRecord(this.opts.home, this.opts.root);
+    if (verdict.online && verdict.record.instanceId !== this.instanceId) throw new AlreadyServingError(verdict.record);
   }
 
   /** Boots a new child and switches to it; a child that does not come up healthy is discarded. */

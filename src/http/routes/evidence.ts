@@ -1,10 +1,10 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { stream } from 'hono/streaming';
 import { Readable } from 'node:stream';
 import { TrellisError } from '../../events/index.js';
 import { isEvidenceHash } from '../../store/evidence.js';
 import type { AppContext } from '../context.js';
+import { limitBody } from '../body-limit.js';
 import { errorBody } from '../errors.js';
 
 /** Largest evidence upload (a screenshot or a short recording). */
@@ -17,10 +17,7 @@ export function evidenceRoutes(ctx: AppContext): Hono {
 
   app.post(
     '/api/evidence',
-    bodyLimit({
-      maxSize: EVIDENCE_LIMIT_BYTES,
-      onError: (c) => c.json(errorBody('PAYLOAD_TOO_LARGE', `evidence is limited to ${EVIDENCE_LIMIT_BYTES} bytes`), 413, { Connection: 'close' }),
-    }),
+    limitBody(EVIDENCE_LIMIT_BYTES, 'evidence uploads'),
     async (c) => {
       const bytes = new Uint8Array(await c.req.arrayBuffer());
       if (bytes.length === 0) throw new TrellisError('INVALID_INPUT', 'POST /api/evidence needs the bytes as the request body');

@@ -2,14 +2,25 @@ import { Hono } from 'hono';
 import { TrellisError } from '../../events/index.js';
 import { storeUpload, uploadLimit } from '../../store/uploads.js';
 import type { AppContext } from '../context.js';
+import { drainBody } from '../body-limit.js';
 import { errorBody } from '../errors.js';
 
 /** Room for multipart's boundaries and part headers around the file itself. */
 const MULTIPART_OVERHEAD = 64 << 10;
 
+/** The body's chunks; stopping early releases the stream without cancelling it, so a 413 can drain the rest (see limitBody). */
 async function* chunks(body: ReadableStream<Uint8Array> | null): AsyncIterable<Uint8Array> {
   if (!body) return;
-  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) yield chunk;
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    reader.releaseLock();
+  }
 }
 
 /** Reads a whole body, refusing (413) past `max` bytes without reading further. */
@@ -58,8 +69,11 @@ export function uploadRoutes(ctx: AppContext): Hono {
       }
       return c.json(await storeUpload(chunks(c.req.raw.body), name, { maxBytes }), 201);
     } catch (err) {
-      // The rest of the body is never read: close the connection so no client reuses it mid-body.
-      if (err instanceof TrellisError && err.code === 'PAYLOAD_TOO_LARGE') return c.json(errorBody(err.code, err.message), 413, { Connection: 'close' });
+      // The rest of the body is read and dropped before the answer, so the close after it is clean.
+      if (err instanceof TrellisError && err.code === 'PAYLOAD_TOO_LARGE') {
+        await drainBody(c.req.raw.body);
+        return c.json(errorBody(err.code, err.message), 413, { Connection: 'close' });
+      }
       throw err;
     }
   });

@@ -3,7 +3,7 @@ import { isoChainReader } from './iso-chain-reader.js';
 import type { BulkChain } from './bulk-append.js';
 import { Housekeeping } from './housekeeping.js';
 import { commitObject, singleFileTree, writeObject } from './loose-objects.js';
-import { compareAndSwapRef, defaultLockOptions, readTip, readTips, readTipsStamped, type LockOptions, type TipsRead } from './refs.js';
+import { compareAndSwapRef, defaultLockOptions, readTipOrDamage, readTipSkippingDamage, readTips, readTipsStamped, type LockOptions, type TipsRead } from './refs.js';
 
 /** One payload to append: the bytes of `event.json` and how the commit reads in `git log`. */
 export interface LogRecord {
@@ -50,8 +50,14 @@ export class GitAppendLog {
     return readTipsStamped(this.gitdir, prefix, { relative: true });
   }
 
+  /** The tip of one ref for a reader: a damaged ref reads as absent, with one warning (writers refuse it under their lock). */
   tip(ref: string): string | null {
-    return readTip(this.gitdir, ref);
+    return readTipSkippingDamage(this.gitdir, ref);
+  }
+
+  /** `tip`, telling a damaged ref (`'damaged'`) from an absent one (null). */
+  tipOrDamage(ref: string): string | null | 'damaged' {
+    return readTipOrDamage(this.gitdir, ref);
   }
 
   async read(requests: readonly ChainRequest[]): Promise<ChainResult[]> {

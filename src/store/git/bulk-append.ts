@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PAYLOAD } from './chain.js';
 import type { LogRecord } from './append-log.js';
+import { gitSyncArgs } from './durable.js';
 import { createPackedRefs } from './packed-create.js';
 
 /** One log to extend: its ref, the tip it must still have (null: must not exist), the records to add. */
@@ -71,7 +72,7 @@ const ident = (s: string) => s.replace(/[<>\n\r]/g, '').trim() || 'unknown';
 
 /** Streams `chunks` into git's stdin; rejects when git fails. */
 async function feed(gitdir: string, args: string[], chunks: () => Generator<string>): Promise<void> {
-  const child = spawn('git', ['--git-dir', gitdir, ...args], { stdio: ['pipe', 'ignore', 'pipe'] });
+  const child = spawn('git', ['--git-dir', gitdir, ...gitSyncArgs(), ...args], { stdio: ['pipe', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const closed = new Promise<number | null>((resolve, reject) => {
@@ -97,7 +98,7 @@ async function feed(gitdir: string, args: string[], chunks: () => Generator<stri
 
 function feedStatus(gitdir: string, args: string[], input: string): Promise<boolean> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', ['--git-dir', gitdir, ...args], { stdio: ['pipe', 'ignore', 'ignore'] });
+    const child = spawn('git', ['--git-dir', gitdir, ...gitSyncArgs(), ...args], { stdio: ['pipe', 'ignore', 'ignore'] });
     child.on('error', reject);
     child.on('close', (code) => resolve(code === 0));
     child.stdin.on('error', () => {});

@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { childProcess } from '../lazy-builtins.js';
+import { gitSyncArgs } from './durable.js';
 
 /*
  * Keeps the object store and the refs tidy the way git itself does. Every event leaves three loose
@@ -110,7 +111,7 @@ export class Housekeeping {
     // The repository's own gc.auto decides (gc.auto=0 turns this off, as it does for git) unless a
     // threshold was set explicitly; autoDetach off so the process we started is the one doing the work.
     const auto = force ? [] : this.threshold !== undefined ? ['-c', `gc.auto=${this.threshold}`] : [];
-    return ['--git-dir', this.gitdir, '-c', 'gc.autoDetach=false', ...auto, 'gc', ...(force ? [] : ['--auto']), '--quiet'];
+    return ['--git-dir', this.gitdir, ...gitSyncArgs(), '-c', 'gc.autoDetach=false', ...auto, 'gc', ...(force ? [] : ['--auto']), '--quiet'];
   }
 }
 

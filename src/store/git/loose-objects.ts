@@ -1,12 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
+import { syncDir, syncFile } from './durable.js';
+import { namingPath } from './refs.js';
 
 /**
  * Writes git loose objects: `<type> <size>\0<content>`, sha1-named, zlib-deflated. Each goes to a temp
- * file named the way git names its own (`tmp_obj_*`, which `git fsck` ignores and `git gc` prunes) and is
- * renamed into place, so a writer killed at any moment leaves either the whole object or no object.
+ * file named the way git names its own (`tmp_obj_*`, which `git fsck` ignores and `git gc` prunes),
+ * fsynced, renamed into place and its folder fsynced, so a writer killed at any moment, or a power cut,
+ * leaves either the whole object or no object.
  *
  * Written here rather than through isomorphic-git's writeBlob/writeTree/writeCommit: those write the
  * final path in place (a kill mid-write leaves a truncated object that later writes of the same content
@@ -24,16 +27,25 @@ export function writeObject(gitdir: string, type: 'blob' | 'tree' | 'commit', co
   try {
     // `git prune-packed` (in a background gc) removes fan-out folders it emptied: one can vanish
     // between our mkdir and our write. Make it again and retry, as git's own object writer does.
+    let madeDir = false;
     for (let attempt = 0; ; attempt++) {
-      mkdirSync(dir, { recursive: true });
+      madeDir = mkdirSync(dir, { recursive: true }) !== undefined || madeDir;
+      let fd: number | undefined;
       try {
-        writeFileSync(tmp, bytes, { mode: 0o444 });
+        fd = openSync(tmp, 'wx', 0o444);
+        writeFileSync(fd, bytes);
+        // On the disk before the rename publishes it (see durable.ts): never a zero-length object.
+        syncFile(fd);
         break;
       } catch (err) {
-        if (attempt >= 10 || (err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        if (attempt >= 10 || (err as NodeJS.ErrnoException).code !== 'ENOENT') throw namingPath(err, tmp);
+      } finally {
+        if (fd !== undefined) closeSync(fd);
       }
     }
     renameSync(tmp, path);
+    syncDir(dir);
+    if (madeDir) syncDir(join(gitdir, 'objects'));
   } finally {
     rmSync(tmp, { force: true });
   }

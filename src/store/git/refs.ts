@@ -1,9 +1,12 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, normalize } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TrellisError } from '../../events/index.js';
+import { syncDir } from './durable.js';
 
 const OID = /^[0-9a-f]{40}$/;
+/** Stands in a walk's loose map for a damaged ref, so its packed line does not show through; never returned. */
+const DAMAGED = 'damaged';
 
 /**
  * Reads refs straight from `packed-refs` and the loose files, the way git does (a loose ref wins over
@@ -20,6 +23,8 @@ export interface TipsRead {
   readonly packed: ReadonlyMap<string, string>;
   readonly loose: ReadonlyMap<string, string>;
   readonly stamp: TipsStamp;
+  /** Damaged loose refs of this read (zero-length or garbage), skipped: neither `get` nor `tips` has them. */
+  readonly damaged: readonly string[];
   /** The tip of one ref of this read. */
   get(key: string): string | undefined;
   /** Every tip of this read (a merged copy when there are loose refs). */
@@ -66,17 +71,22 @@ export function readTipsStamped(gitdir: string, prefix: string, opts: { relative
   const trusted = statKey(packedPath) === packedBefore && mtimes.every((ns) => Number(ns / 1_000_000n) < now - RACY_MS);
   const stamp: TipsStamp = { dirs, packed: packedPath, key: stampKey(stats, packedBefore), trusted };
   let merged: ReadonlyMap<string, string> | undefined;
+  const damaged: string[] = [];
+  for (const [key, oid] of loose) if (oid === DAMAGED) damaged.push(key);
+  for (const key of damaged) loose.delete(key);
   return {
     packed,
     loose,
     stamp,
-    get: (key) => loose.get(key) ?? packed.get(key),
+    damaged,
+    get: (key) => (damaged.includes(key) ? undefined : (loose.get(key) ?? packed.get(key))),
     tips() {
       // Every ref packed (as after a gc): the parse of packed-refs as it is, no copy (read-only to callers).
-      if (loose.size === 0) return packed;
+      if (loose.size === 0 && damaged.length === 0) return packed;
       if (!merged) {
         const all = new Map(packed);
         for (const [key, oid] of loose) all.set(key, oid);
+        for (const key of damaged) all.delete(key);
         merged = all;
       }
       return merged;
@@ -122,11 +132,68 @@ function packedUnder(gitdir: string, prefix: string, relative: boolean): Readonl
   return under;
 }
 
-/** The tip of one ref, or null when the ref does not exist. */
+/**
+ * The tip of one ref, or null when the ref does not exist. A damaged loose ref (zero-length or garbage,
+ * as a power cut can leave) throws, naming the repair: what writers call under their lock, so nothing
+ * is ever written on top of it. Readers use readTipSkippingDamage.
+ */
 export function readTip(gitdir: string, ref: string): string | null {
   const loose = readLoose(join(gitdir, ref));
   if (loose !== undefined) return loose;
   return readPackedRefs(gitdir).get(ref) ?? null;
+}
+
+/** readTip for a reader: a damaged ref reads as absent, with one warning (see warnDamaged). */
+export function readTipSkippingDamage(gitdir: string, ref: string): string | null {
+  const tip = readTipOrDamage(gitdir, ref);
+  return tip === 'damaged' ? null : tip;
+}
+
+/** readTipSkippingDamage, telling a damaged ref (`'damaged'`) from an absent one (null). */
+export function readTipOrDamage(gitdir: string, ref: string): string | null | 'damaged' {
+  try {
+    return readTip(gitdir, ref);
+  } catch (err) {
+    if (!(err instanceof DamagedRefError)) throw err;
+    warnDamaged(err);
+    return 'damaged';
+  }
+}
+
+/** A loose ref whose file does not hold an object id: zero-length or garbage. */
+export class DamagedRefError extends TrellisError {
+  readonly path: string;
+  constructor(
+    path: string,
+    readonly content: string,
+  ) {
+    // Walks join names by plain concatenation (`refs/trellis/issues//id`): named here the way a person types it.
+    path = normalize(path);
+    super('GIT_FAILED', `${path} is damaged (${describeDamage(content)}); run 'trellis doctor --repair' to restore it from its reflog or the projection cache, or to move it aside`);
+    this.path = path;
+  }
+}
+
+export const describeDamage = (content: string): string =>
+  content.length === 0 ? 'zero-length' : `holds ${JSON.stringify(content.length > 40 ? `${content.slice(0, 40)}…` : content)}, not an object id`;
+
+const warned = new Set<string>();
+
+/**
+ * One warning per damaged ref per process (stderr: the CLI's, or the server's log), never one per read:
+ * reads skip the ref and go on.
+ */
+export function warnDamaged(err: DamagedRefError): void {
+  if (warned.has(err.path)) return;
+  warned.add(err.path);
+  console.error(`trellis: skipping ${err.message}`);
+}
+
+/** Every damaged loose ref below `prefix` (for `trellis doctor`), by full ref name. */
+export function findDamagedRefs(gitdir: string, prefix: string): DamagedRefError[] {
+  const found: DamagedRefError[] = [];
+  walkLoose(gitdir, prefix, new Map(), prefix, undefined, (_key, err) => found.push(err));
+  return found;
 }
 
 // open + one read into a reused buffer + close: ~40% faster than readFileSync over 10,000 loose refs.
@@ -145,7 +212,7 @@ function readLoose(path: string): string | undefined {
     if (fd !== undefined) closeSync(fd);
   }
   const oid = text.trim();
-  if (!OID.test(oid)) throw new TrellisError('GIT_FAILED', `${path} does not hold an object id; repair it with 'git update-ref' or delete it`);
+  if (!OID.test(oid)) throw new DamagedRefError(path, text);
   return oid;
 }
 
@@ -153,7 +220,14 @@ function readLoose(path: string): string | undefined {
  * `keyPrefix`: what names in `into` start with (the ref prefix, or '' for names relative to it).
  * `onDir`: each folder's stat, taken before it is read (an absent folder has an empty stat).
  */
-function walkLoose(gitdir: string, prefix: string, into: Map<string, string>, keyPrefix: string, onDir?: (dir: string, stat: bigint[]) => void): void {
+function walkLoose(
+  gitdir: string,
+  prefix: string,
+  into: Map<string, string>,
+  keyPrefix: string,
+  onDir?: (dir: string, stat: bigint[]) => void,
+  onDamaged: (key: string, err: DamagedRefError) => void = (_key, err) => warnDamaged(err),
+): void {
   const dir = join(gitdir, prefix);
   if (onDir) onDir(dir, statOf(dir) ?? []);
   let entries;
@@ -166,10 +240,19 @@ function walkLoose(gitdir: string, prefix: string, into: Map<string, string>, ke
   for (const e of entries) {
     // `<ref>.lock` is a writer's lock (or a crashed writer's leftover), never a ref.
     if (e.name.endsWith('.lock')) continue;
-    if (e.isDirectory()) walkLoose(gitdir, `${prefix}${e.name}/`, into, `${keyPrefix}${e.name}/`, onDir);
+    if (e.isDirectory()) walkLoose(gitdir, `${prefix}${e.name}/`, into, `${keyPrefix}${e.name}/`, onDir, onDamaged);
     else if (e.isFile()) {
       // Plain concatenation: path.join per ref costs ~1.5 µs, a third of the whole read.
-      const oid = readLoose(`${dir}/${e.name}`);
+      let oid: string | undefined;
+      try {
+        oid = readLoose(`${dir}/${e.name}`);
+      } catch (err) {
+        // A damaged ref never breaks a read: it is skipped (and its packed line with it), with a warning.
+        if (!(err instanceof DamagedRefError)) throw err;
+        onDamaged(`${keyPrefix}${e.name}`, err);
+        into.set(`${keyPrefix}${e.name}`, DAMAGED);
+        continue;
+      }
       if (oid) into.set(`${keyPrefix}${e.name}`, oid);
     }
   }
@@ -241,11 +324,17 @@ export function replaceUnderLock(fd: number, lockPath: string, target: string, c
   try {
     const bytes = content();
     if (bytes === null) return false;
-    writeFileSync(fd, bytes); // all of it: one writeSync may write less than asked
-    fsyncSync(fd);
+    try {
+      writeFileSync(fd, bytes); // all of it: one writeSync may write less than asked
+      fsyncSync(fd);
+    } catch (err) {
+      throw namingPath(err, lockPath);
+    }
     closeSync(fd);
     renameSync(lockPath, target);
     locked = false;
+    // The rename itself reaches the disk too: after a power cut the ref is the old one or the new one.
+    syncDir(dirname(target));
     return true;
   } finally {
     if (locked) {
@@ -300,5 +389,14 @@ const positiveInt = (s: string | undefined): number | undefined => {
   const n = s === undefined ? NaN : Number(s);
   return Number.isInteger(n) && n > 0 ? n : undefined;
 };
+
+/**
+ * A failed write() carries no path (only open() does); the file being written is named on the error,
+ * so a full disk is reported as the disk that holds it (diskFullError).
+ */
+export function namingPath(err: unknown, path: string): unknown {
+  if (typeof err === 'object' && err !== null && (err as { path?: unknown }).path === undefined) (err as { path?: string }).path = path;
+  return err;
+}
 
 export const isCode = (err: unknown, code: string): boolean => typeof err === 'object' && err !== null && (err as { code?: unknown }).code === code;

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
+import { TrellisError } from '../../events/index.js';
 import { CONFIG_FILE } from '../config.js';
 import { isCode } from '../git/refs.js';
 
@@ -55,9 +56,32 @@ export function writeRawConfig(root: string, expected: string, next: (current: R
     } catch {
       // An unparsable file is replaced whole by a PUT; a field update starts from {}.
     }
-    await writeFileAtomic(join(root, CONFIG_FILE), `${JSON.stringify(next(current), null, 2)}\n`);
+    await writeFileAtomic(join(root, CONFIG_FILE), configText(next(current)));
     return { ok: true, revision: readRawConfig(root).revision };
   });
+}
+
+/** A trellis.json nests a few levels (`uploads.maxBytes`, a forge's settings); far deeper is not a config. */
+export const MAX_CONFIG_DEPTH = 32;
+/** The largest trellis.json the seam writes. */
+export const MAX_CONFIG_BYTES = 256 << 10;
+
+/**
+ * The text written for a config, checked before anything is written: JSON nested thousands deep
+ * overflows the stack of JSON.stringify (a 500), and pretty-printing indents every level, so an 8 KB
+ * request of nested arrays came out as a 32 MB file. Depth is measured without recursion.
+ */
+export function configText(config: Record<string, unknown>): string {
+  const stack: { value: unknown; depth: number }[] = [{ value: config, depth: 1 }];
+  while (stack.length) {
+    const { value, depth } = stack.pop()!;
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth > MAX_CONFIG_DEPTH) throw new TrellisError('INVALID_INPUT', `trellis.json may nest at most ${MAX_CONFIG_DEPTH} levels deep`);
+    for (const child of Object.values(value)) stack.push({ value: child, depth: depth + 1 });
+  }
+  const text = `${JSON.stringify(config, null, 2)}\n`;
+  if (Buffer.byteLength(text) > MAX_CONFIG_BYTES) throw new TrellisError('INVALID_INPUT', `trellis.json may be at most ${MAX_CONFIG_BYTES} bytes written out; this one is ${Buffer.byteLength(text)}`);
+  return text;
 }
 
 /** The identity projection of a project's trellis.json: its display name and icon. */

@@ -3,6 +3,9 @@ import { dirname, isAbsolute, join } from 'node:path';
 import { TrellisError } from '../../events/index.js';
 import { isCode } from '../git/refs.js';
 
+/** Linux's PATH_MAX: no longer path can be opened. */
+const PATH_MAX = 4096;
+
 export interface FolderEntry {
   readonly name: string;
   readonly path: string;
@@ -23,6 +26,10 @@ export interface Listing {
  * and Trellis projects. It reads names and a few markers, never any file's contents.
  */
 export function browse(path: string): Listing {
+  // Refused by name before the file system sees them: a NUL byte is no path at all (node throws a
+  // TypeError), and nothing longer than PATH_MAX can be opened.
+  if (path.includes('\0')) throw new TrellisError('INVALID_INPUT', 'path must not contain a NUL byte');
+  if (Buffer.byteLength(path) > PATH_MAX) throw new TrellisError('INVALID_INPUT', `path is longer than ${PATH_MAX} bytes`);
   if (!isAbsolute(path)) throw new TrellisError('INVALID_INPUT', `path must be absolute, not ${JSON.stringify(path)}`);
   let names;
   try {
@@ -31,6 +38,8 @@ export function browse(path: string): Listing {
   } catch (err) {
     if (isCode(err, 'ENOENT') || isCode(err, 'ENOTDIR')) throw new TrellisError('NOT_FOUND', `no directory ${path}`);
     if (isCode(err, 'EACCES') || isCode(err, 'EPERM')) throw new TrellisError('INVALID_INPUT', `${path} cannot be read by this user`);
+    if (isCode(err, 'ENAMETOOLONG')) throw new TrellisError('INVALID_INPUT', `${path.slice(0, 80)}…: a name in this path is too long`);
+    if (isCode(err, 'ELOOP')) throw new TrellisError('INVALID_INPUT', `${path} loops through symbolic links`);
     throw err;
   }
   const real = realpathSync(path);

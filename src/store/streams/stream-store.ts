@@ -108,12 +108,17 @@ export class StreamStore<E extends StoredEvent, S, C> {
     // The ids whose tips may differ from what `known` holds, and their tips now (undefined: gone).
     let candidates: Iterable<string>;
     let tipOf: (id: string) => string | undefined;
+    // Streams whose ref is damaged (a power cut's zero-length ref): skipped by this read, but their
+    // cached tip is kept, so `trellis doctor --repair` can restore the ref from it.
+    let damaged: ReadonlySet<string>;
     if (partial) {
-      const tips = this.someTips(opts.only!);
+      const { tips, damaged: bad } = this.someTips(opts.only!);
       candidates = [...new Set([...opts.only!, ...tips.keys()])];
       tipOf = (id) => tips.get(id);
+      damaged = bad;
     } else {
       const read = this.log.tipsStamped(this.kind.refPrefix);
+      damaged = new Set(read.damaged);
       const before = this.layers;
       this.stamp = read.stamp;
       this.layers = read;
@@ -136,7 +141,7 @@ export class StreamStore<E extends StoredEvent, S, C> {
       const tip = tipOf(id);
       if (tip === undefined) {
         if (this.known.delete(id)) {
-          this.unsaved.add(id);
+          if (!damaged.has(id)) this.unsaved.add(id);
           this.moved.add(id);
           changed = true;
         }
@@ -173,22 +178,42 @@ export class StreamStore<E extends StoredEvent, S, C> {
     return read;
   }
 
-  private someTips(ids: ReadonlySet<string>): Map<string, string> {
+  private someTips(ids: ReadonlySet<string>): { tips: Map<string, string>; damaged: Set<string> } {
     const tips = new Map<string, string>();
+    const damaged = new Set<string>();
     for (const id of ids) {
-      const tip = this.log.tip(this.ref(id));
-      if (tip) tips.set(id, tip);
+      const tip = this.log.tipOrDamage(this.ref(id));
+      if (tip === 'damaged') damaged.add(id);
+      else if (tip) tips.set(id, tip);
     }
-    return tips;
+    return { tips, damaged };
   }
 
+  /** The tip the projection cache on disk holds for stream `id` (doctor's repair of a damaged ref). */
+  cachedTip(id: string): string | undefined {
+    return this.cache.load().get(id)?.tip;
+  }
+
+  /**
+   * Saves the cache, and never fails the read or the write that asked: the cache is rebuildable and
+   * keyed on tips, so a save that did not happen (a full disk, a read-only repository) is only a slower
+   * next read. A read-only verb on a full disk still answers; a write whose ref moved is still acknowledged.
+   */
   private async saveCache(): Promise<void> {
-    if (!this.cacheSave) return this.persist();
+    if (!this.cacheSave) return this.persist().catch((err) => this.cacheNotSaved(err));
     const deferred = this.cacheSave;
     deferred.timer ??= setTimeout(() => {
       deferred.timer = undefined;
-      this.persist().catch((err) => console.error(`trellis: cannot write the projection cache: ${(err as Error).message}`));
+      this.persist().catch((err) => this.cacheNotSaved(err));
     }, deferred.delayMs).unref();
+  }
+
+  private cacheWarned = false;
+  /** One warning per store (stderr for the CLI, the log for a server), not one per read. */
+  private cacheNotSaved(err: unknown): void {
+    if (this.cacheWarned) return;
+    this.cacheWarned = true;
+    console.error(`trellis: cannot write the projection cache (${(err as Error).message}); reading on without it`);
   }
 
   /**

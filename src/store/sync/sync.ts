@@ -2,6 +2,7 @@ import { TrellisError } from '../../events/index.js';
 import type { GitAppendLog } from '../git/append-log.js';
 import { createPackedRefs } from '../git/packed-create.js';
 import { readTips } from '../git/refs.js';
+import { gitSyncArgs } from '../git/durable.js';
 import { gitRaw } from '../git/run-git.js';
 import { joinRef, type JoinOutcome } from './join-ref.js';
 
@@ -133,7 +134,7 @@ const stagingPrefix = (remote: string) => `refs/trellis-sync/${remote}/`;
 /** Fetches the remote's logs into the staging namespace; their tips by `<kind>/<id>`. */
 async function fetchStaged(cwd: string, gitdir: string, remote: string, env: NodeJS.ProcessEnv | undefined): Promise<Map<string, string>> {
   const specs = SYNCED_KINDS.map((k) => `+refs/trellis/${k}/*:${stagingPrefix(remote)}${k}/*`);
-  const r = await gitRaw(cwd, ['fetch', '--quiet', '--no-tags', '--prune', '--no-write-fetch-head', remote, ...specs], env);
+  const r = await gitRaw(cwd, [...gitSyncArgs(), 'fetch', '--quiet', '--no-tags', '--prune', '--no-write-fetch-head', remote, ...specs], env);
   if (r.code !== 0) throw new TrellisError('REMOTE_FAILED', `cannot fetch from ${remote}: ${firstLine(r.stderr)}`);
   // A copy: the caller strikes out what it adopted, and a read may hand out a cached map.
   return new Map(readTips(gitdir, stagingPrefix(remote), { relative: true }));
