@@ -3,6 +3,7 @@ import { statSync } from 'node:fs';
 import { isLoopback } from '../store/endpoint-record.js';
 import { hubConfigPath, readHubConfig, type HubConfig } from '../store/host/hub-config.js';
 import { gateOf } from '../store/host/project-list.js';
+import { OpenStreams } from './open-streams.js';
 import { LoginLimiter, SessionTable, type Grant } from './sessions.js';
 
 export interface GatewayOptions {
@@ -41,6 +42,11 @@ export class GatewayState {
   readonly cookieName: string;
   /** Both spellings: the gateway's cookie never reaches a backend, whichever port set it. */
   readonly ownCookies = ['trellis_session', '__Host-trellis_session'];
+  /** Proxied exchanges by the login session that authorized them: they end when it does. */
+  readonly streams = new OpenStreams((id) => {
+    const hub = this.hubOrError();
+    return 'broken' in hub || (!!hub.adminPassword && !!this.sessions.get(id));
+  });
   private cached: { stamp: string; config: HubConfig; password: string | undefined } | undefined;
 
   constructor(readonly opts: GatewayOptions) {
