@@ -13,6 +13,7 @@ import WebSocket, { WebSocketServer } from 'ws';
 import { serveProject } from '../src/http/serve.js';
 import { encodeProject } from '../src/store/endpoint-record.js';
 import { hashPassword } from '../src/store/host/hub-config.js';
+import { VERIFIED_MS } from '../src/store/host/project-list.js';
 import { openProject } from '../src/store/project.js';
 import { publishRecord, raw, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { cleanupRepos, tempDir, tempRepo } from './helpers/repo.js';
@@ -37,9 +38,11 @@ const LIMIT = 64 * 1024;
 async function hostileBackend(root: string) {
   const instanceId = randomUUID();
   const cookies: (string | undefined)[] = [];
+  const probes = { count: 0 };
   const planted = ['trellis_session=planted; Path=/; HttpOnly', '__Host-trellis_session=planted; Path=/; Secure', ' trellis_session =spaced; Path=/', 'backend=1; Path=/'];
   const server = http.createServer((req, res) => {
     cookies.push(req.headers.cookie);
+    if (req.url === '/api/instance') probes.count++;
     if (req.url === '/api/instance') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ instanceId, root }));
     if (req.url === '/plant') return res.writeHead(200, { 'set-cookie': planted, 'content-type': 'text/plain' }).end('planted');
     if (req.url === '/stream') {
@@ -83,7 +86,7 @@ async function hostileBackend(root: string) {
         server.closeAllConnections();
       }),
   );
-  return { url, instanceId, cookies };
+  return { url, instanceId, cookies, probes };
 }
 
 /** A gateway in a fresh home with one hostile backend published as project `root`. */
@@ -280,6 +283,27 @@ describe('row 7: one project does not starve through the gateway', () => {
       for (const c of clients) c.destroy();
     }
   }, 60_000);
+
+  it('a burst of 1,000 requests to a project not yet verified shares one instance probe (none is told it is offline)', async () => {
+    const s = await setup();
+    const t0 = Date.now();
+    const statuses = await Promise.all(
+      Array.from(
+        { length: 1000 },
+        () =>
+          new Promise<number>((resolve) => {
+            const req = http.get(s.p('/echo'), { agent: false }, (res) => {
+              res.resume();
+              res.on('end', () => resolve(res.statusCode ?? 0));
+            });
+            req.on('error', () => resolve(0));
+          }),
+      ),
+    );
+    expect(statuses.filter((x) => x !== 200)).toEqual([]);
+    // One probe, and one more per VERIFIED_MS the burst outlasted (a verdict is trusted that long).
+    expect(s.backend.probes.count).toBeLessThanOrEqual(1 + Math.floor((Date.now() - t0) / VERIFIED_MS));
+  }, 30_000);
 
   it('300 slow request bodies through /p/A hold nothing /p/A’s other requests need', async () => {
     const port = Number(new URL(gw.url).port);

@@ -128,7 +128,7 @@ export async function listProjects(home: string, hub: HubConfig): Promise<Projec
 }
 
 /** How long a verified record is trusted for proxying before its instance is asked again. */
-const VERIFIED_MS = 2_000;
+export const VERIFIED_MS = 2_000;
 const verified = new Map<string, { stamp: string; record: EndpointRecord; at: number }>();
 
 const statStamp = (p: string) => {
@@ -164,6 +164,9 @@ export async function onlineRecord(home: string, id: string): Promise<EndpointRe
   return verdict.online ? verdict.record : null;
 }
 
+/** Probes under way, by id and record stamp: a burst of requests for one project shares one probe. */
+const probing = new Map<string, Promise<RecordVerdict>>();
+
 /** readEndpointRecord, its online verdict reused while fresh, the record file unchanged and its owner alive. */
 async function verify(home: string, id: string, root: string): Promise<RecordVerdict> {
   const stamp = statStamp(join(home, 'projects', id, 'endpoint.json'));
@@ -171,7 +174,13 @@ async function verify(home: string, id: string, root: string): Promise<RecordVer
   const hit = verified.get(id);
   if (hit && hit.stamp === stamp && Date.now() - hit.at < VERIFIED_MS && alive(hit.record.pid)) return { online: true, record: hit.record };
   verified.delete(id);
-  const verdict = await readEndpointRecord(home, root, { timeoutMs: PROBE_MS });
+  const key = `${id}\0${root}\0${stamp}`;
+  let probe = probing.get(key);
+  if (!probe) {
+    probe = readEndpointRecord(home, root, { timeoutMs: PROBE_MS }).finally(() => probing.delete(key));
+    probing.set(key, probe);
+  }
+  const verdict = await probe;
   if (verdict.online) verified.set(id, { stamp, record: verdict.record, at: Date.now() });
   return verdict;
 }
