@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { isLoopback } from '../store/endpoint-record.js';
 import { hubConfigPath, readHubConfig, type HubConfig } from '../store/host/hub-config.js';
+import { perTurn } from '../store/host/per-turn.js';
 import { gateOf } from '../store/host/project-list.js';
 import { OpenStreams } from './open-streams.js';
 import { LoginLimiter, SessionTable, type Grant } from './sessions.js';
@@ -55,11 +56,16 @@ export class GatewayState {
 
   /** hub.json, re-read when it changes on disk; a new admin password ends every session. */
   hub(): HubConfig {
-    let stamp = '-';
-    try {
-      const st = statSync(hubConfigPath(this.opts.home), { bigint: true });
-      stamp = `${st.mtimeNs}:${st.size}:${st.ino}`;
-    } catch {}
+    const path = hubConfigPath(this.opts.home);
+    // One stat per event-loop turn, shared by the requests parsed in it.
+    const stamp = perTurn(`stat:${path}`, () => {
+      try {
+        const st = statSync(path, { bigint: true });
+        return `${st.mtimeNs}:${st.size}:${st.ino}`;
+      } catch {
+        return '-';
+      }
+    });
     if (this.cached?.stamp !== stamp) {
       const config = readHubConfig(this.opts.home);
       if (this.cached && this.cached.password !== config.adminPassword) this.sessions.revokeAll();

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
 import { basename, join } from 'node:path';
 import { encodeProject, readEndpointRecord, type EndpointRecord, type RecordVerdict } from '../endpoint-record.js';
+import { perTurn } from './per-turn.js';
 import { readCatalog } from './project-catalog.js';
 import { projectIdentity } from './config-seam.js';
 import type { Gate, HubConfig } from './hub-config.js';
@@ -150,9 +151,10 @@ const statStamp = (p: string) => {
 export async function onlineRecord(home: string, id: string): Promise<EndpointRecord | null> {
   if (!/^[a-z0-9._-]+$/.test(id)) return null;
   const path = join(home, 'projects', id, 'endpoint.json');
-  // The hot path of every proxied request: a fresh verdict for an unchanged record costs two syscalls.
+  // The hot path of every proxied request: a fresh verdict for an unchanged record costs two syscalls,
+  // shared by every request of the same event-loop turn.
   const hit = verified.get(id);
-  if (hit && Date.now() - hit.at < VERIFIED_MS && statStamp(path) === hit.stamp && alive(hit.record.pid)) return hit.record;
+  if (hit && Date.now() - hit.at < VERIFIED_MS && perTurn(`stat:${path}`, () => statStamp(path)) === hit.stamp && perTurn(`pid:${hit.record.pid}`, () => alive(hit.record.pid))) return hit.record;
   let root: unknown;
   try {
     root = (JSON.parse(readFileSync(path, 'utf8')) as { root?: unknown }).root;
