@@ -214,10 +214,11 @@ export function proxyHttp(req: IncomingMessage, res: ServerResponse, t: ProxyTar
     upstream.on('response', (up) => {
       answer = up;
       const status = up.statusCode ?? 502;
-      res.writeHead(status, responseHeaders(up.rawHeaders, t.ownCookies));
+      const headers = responseHeaders(up.rawHeaders, t.ownCookies);
+      res.writeHead(status, headers);
       // A body of unknown length (an SSE stream) gets its headers at once; any other answer sends them
       // with its first bytes (a 304: with its end), one write instead of two.
-      if (!bodiless(req.method, status) && up.headers['content-length'] === undefined) res.flushHeaders();
+      if (!bodiless(req.method, status) && headers['content-length'] === undefined) res.flushHeaders();
       up.pipe(res);
       up.on('error', () => res.destroy());
       up.on('aborted', () => res.destroy());
