@@ -57,11 +57,12 @@ export class GatewayState {
   /** hub.json, re-read when it changes on disk; a new admin password ends every session. */
   hub(): HubConfig {
     const path = hubConfigPath(this.opts.home);
-    // One stat per event-loop turn, shared by the requests parsed in it.
+    // One stat per event-loop turn, shared by the requests parsed in it; a missing file (no password
+    // yet, the common case) is no exception, which would cost more than the stat.
     const stamp = perTurn(`stat:${path}`, () => {
       try {
-        const st = statSync(path, { bigint: true });
-        return `${st.mtimeNs}:${st.size}:${st.ino}`;
+        const st = statSync(path, { bigint: true, throwIfNoEntry: false });
+        return st ? `${st.mtimeNs}:${st.size}:${st.ino}` : '-';
       } catch {
         return '-';
       }

@@ -134,8 +134,8 @@ const verified = new Map<string, { stamp: string; record: EndpointRecord; at: nu
 
 const statStamp = (p: string) => {
   try {
-    const s = statSync(p, { bigint: true });
-    return `${s.mtimeNs}:${s.size}:${s.ino}`;
+    const s = statSync(p, { bigint: true, throwIfNoEntry: false });
+    return s ? `${s.mtimeNs}:${s.size}:${s.ino}` : null;
   } catch {
     return null;
   }
