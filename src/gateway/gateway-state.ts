@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { isLoopback } from '../store/endpoint-record.js';
 import { hubConfigPath, readHubConfig, type HubConfig } from '../store/host/hub-config.js';
+import { perTurn } from '../store/host/per-turn.js';
 import { gateOf } from '../store/host/project-list.js';
+import { OpenStreams } from './open-streams.js';
 import { LoginLimiter, SessionTable, type Grant } from './sessions.js';
 
 export interface GatewayOptions {
@@ -41,6 +43,11 @@ export class GatewayState {
   readonly cookieName: string;
   /** Both spellings: the gateway's cookie never reaches a backend, whichever port set it. */
   readonly ownCookies = ['trellis_session', '__Host-trellis_session'];
+  /** Proxied exchanges by the login session that authorized them: they end when it does. */
+  readonly streams = new OpenStreams((id) => {
+    const hub = this.hubOrError();
+    return 'broken' in hub || (!!hub.adminPassword && !!this.sessions.get(id));
+  });
   private cached: { stamp: string; config: HubConfig; password: string | undefined } | undefined;
 
   constructor(readonly opts: GatewayOptions) {
@@ -49,11 +56,17 @@ export class GatewayState {
 
   /** hub.json, re-read when it changes on disk; a new admin password ends every session. */
   hub(): HubConfig {
-    let stamp = '-';
-    try {
-      const st = statSync(hubConfigPath(this.opts.home), { bigint: true });
-      stamp = `${st.mtimeNs}:${st.size}:${st.ino}`;
-    } catch {}
+    const path = hubConfigPath(this.opts.home);
+    // One stat per event-loop turn, shared by the requests parsed in it; a missing file (no password
+    // yet, the common case) is no exception, which would cost more than the stat.
+    const stamp = perTurn(`stat:${path}`, () => {
+      try {
+        const st = statSync(path, { bigint: true, throwIfNoEntry: false });
+        return st ? `${st.mtimeNs}:${st.size}:${st.ino}` : '-';
+      } catch {
+        return '-';
+      }
+    });
     if (this.cached?.stamp !== stamp) {
       const config = readHubConfig(this.opts.home);
       if (this.cached && this.cached.password !== config.adminPassword) this.sessions.revokeAll();

@@ -2,10 +2,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { dashboardDistDir, dashboardResponse, isDashboardPath } from '../http/dashboard-assets.js';
 import type { EndpointRecord } from '../store/endpoint-record.js';
-import { forgetVerified, onlineRecord } from '../store/host/project-list.js';
+import { forgetVerified, gateOf, onlineRecord } from '../store/host/project-list.js';
 import type { GatewayState } from './gateway-state.js';
 import { crossSiteRefusal } from './request-guard.js';
-import { CSP, proxyHttp, proxyUpgrade } from './upstream.js';
+import { backendOf, CSP, proxyHttp, proxyUpgrade, type ProxyTarget } from './upstream.js';
 
 /** `/p/<id>/rest?query` → id and the upstream path `/rest?query`. */
 export function splitProxyPath(rawUrl: string): { id: string; path: string } | null {
@@ -20,7 +20,16 @@ export function splitProxyPath(rawUrl: string): { id: string; path: string } | n
   return { id, path: `${m[2] ?? '/'}${m[3] ?? ''}` };
 }
 
-type Verdict = { readonly ok: true; readonly record: EndpointRecord; readonly id: string; readonly path: string } | { readonly ok: false; readonly status: number; readonly code: string; readonly message: string };
+type Verdict =
+  | {
+      readonly ok: true;
+      readonly record: EndpointRecord;
+      readonly id: string;
+      readonly path: string;
+      /** The login session this exchange needed (its gate asks for a login), if any: the exchange ends with it. */
+      readonly session: string | undefined;
+    }
+  | { readonly ok: false; readonly status: number; readonly code: string; readonly message: string };
 
 /**
  * Every check a `/p/:id/*` request or WebSocket upgrade passes before any upstream contact: the
@@ -37,14 +46,16 @@ async function admit(state: GatewayState, req: IncomingMessage, upgrade: boolean
   if (refusal) return { ok: false, status: 403, code: 'FORBIDDEN', message: refusal };
   const target = splitProxyPath(req.url ?? '');
   if (!target || (state.opts.only && target.id !== state.opts.only)) return { ok: false, status: 404, code: 'NOT_FOUND', message: 'no such project' };
-  const refused = state.projectRefusal(state.caller(req.socket.remoteAddress, req.headers.cookie, hub), target.id);
+  const caller = state.caller(req.socket.remoteAddress, req.headers.cookie, hub);
+  const refused = state.projectRefusal(caller, target.id);
   if (refused === 401) return { ok: false, status: 401, code: 'UNAUTHENTICATED', message: 'log in first (POST /auth/login)' };
   if (refused === 403) return { ok: false, status: 403, code: 'FORBIDDEN', message: 'this login does not open that project' };
   const record = await onlineRecord(state.opts.home, target.id);
   if (!record) {
     return { ok: false, status: 404, code: 'NOT_FOUND', message: `project ${target.id} has no running backend; start it with POST /projects/${target.id}/serve or 'trellis serve'` };
   }
-  return { ok: true, record, ...target };
+  const gate = gateOf(hub, target.id);
+  return { ok: true, record, ...target, session: gate === 'open' || gate === 'loopback' ? undefined : caller.sessionId };
 }
 
 /**
@@ -65,6 +76,9 @@ async function sentOwnPage(req: IncomingMessage, res: ServerResponse, status: nu
   res.end(req.method === 'HEAD' ? undefined : Buffer.from(await page.arrayBuffer()));
   return true;
 }
+
+/** Where an admitted exchange goes: the backend of its record (made once per backend), the prefix stripped. */
+const target = (state: GatewayState, v: Extract<Verdict, { ok: true }>): ProxyTarget => ({ backend: backendOf(v.record), path: v.path, prefix: `/p/${v.id}`, ownCookies: state.ownCookies });
 
 const errorJson = (code: string, message: string) => JSON.stringify({ error: { code, message } });
 
@@ -89,8 +103,11 @@ export function proxyFront(state: GatewayState) {
           res.writeHead(v.status, { 'content-type': 'application/json; charset=utf-8', 'content-security-policy': CSP, 'x-content-type-options': 'nosniff' });
           return void res.end(errorJson(v.code, v.message));
         }
+        const forget = v.session ? state.streams.add(v.session, () => res.destroy()) : undefined;
+        const reached = await proxyHttp(req, res, target(state, v));
+        forget?.();
         // A backend that stopped answering is asked for its instance again before the next request goes there.
-        if (!(await proxyHttp(req, res, v.record, v.path, `/p/${v.id}`, state.ownCookies))) forgetVerified(v.id);
+        if (!reached) forgetVerified(v.id);
       })
       .catch(() => res.destroy());
   };
@@ -110,7 +127,8 @@ export function proxyUpgradeRoute(state: GatewayState) {
     void admit(state, req, true)
       .then((v) => {
         if (!v.ok) return refuse(socket, v.status, REASONS[v.status] ?? 'Error', v.code, v.status === 404 && !(req.url ?? '').startsWith('/p/') ? 'WebSockets are proxied only under /p/<id>/' : v.message);
-        proxyUpgrade(req, socket, head, v.record, v.path, `/p/${v.id}`, state.ownCookies);
+        const session = v.session;
+        proxyUpgrade(req, socket, head, target(state, v), (end) => (session ? state.streams.add(session, end) : () => {}));
       })
       .catch(() => socket.destroy());
   };

@@ -1,4 +1,4 @@
-import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import http, { type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import net, { type Socket } from 'node:net';
 import { DASHBOARD_CSP } from '../http/dashboard-assets.js';
 import type { EndpointRecord } from '../store/endpoint-record.js';
@@ -12,102 +12,307 @@ const HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-auth
  */
 export const CSP = DASHBOARD_CSP;
 
+/** Response headers the gateway sets itself, whatever the backend said. */
+const OWN_RESPONSE = new Set(['content-security-policy', 'x-content-type-options']);
+
+/** The name of a cookie in a `name=value` pair or a Set-Cookie value, trimmed as a browser reads it. */
+const cookieName = (pair: string): string => {
+  const eq = pair.indexOf('=');
+  return (eq < 0 ? pair : pair.slice(0, eq)).trim();
+};
+
 /** The Cookie header without the gateway's own cookies; undefined when nothing is left. */
 export function stripCookies(header: string | string[] | undefined, own: readonly string[]): string | undefined {
   if (header === undefined) return undefined;
   const kept = (Array.isArray(header) ? header.join('; ') : header)
     .split(';')
     .map((c) => c.trim())
-    .filter((c) => c && !own.includes(c.slice(0, c.indexOf('=') >>> 0).trim()));
+    .filter((c) => c && !own.includes(cookieName(c)));
   return kept.length ? kept.join('; ') : undefined;
 }
 
-function forwardHeaders(headers: IncomingHttpHeaders, upstreamHost: string, ownCookies: readonly string[], prefix: string): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const [k, v] of Object.entries(headers)) if (v !== undefined && !HOP.has(k) && k !== 'cookie' && k !== 'host') out[k] = v;
-  const cookie = stripCookies(headers.cookie, ownCookies);
-  if (cookie) out.cookie = cookie;
-  out.host = upstreamHost;
-  // The gateway has judged the browser's Origin already (an allowed one reaches this point); the backend
-  // takes session input from loopback origins only, so it is told the request comes from its own origin.
-  if (headers.origin !== undefined) out.origin = `http://${upstreamHost}`;
-  out['x-forwarded-prefix'] = prefix;
+/** A write to a backend that reset the connection: the answer it sent before the reset may still be unread. */
+const RESET = new Set(['EPIPE', 'ECONNRESET']);
+
+/**
+ * A connection to a backend whose failed writes do not tear it down. A backend may answer early (a 413
+ * at its body limit) and close with the rest of the body unread, which resets the connection: the next
+ * body write fails, and Node would close the socket on that failure with the answer still unread in the
+ * kernel. Here such a write is dropped instead (the body has nowhere to go), and the socket ends on the
+ * read side: with the answer parsed, or with the reset reported as the error it is.
+ */
+function forgivingConnection(opts: net.NetConnectOpts): net.Socket {
+  const socket = net.createConnection(opts);
+  type Cb = (err?: Error | null) => void;
+  const forgive = (cb: Cb) => (err?: Error | null) => cb(err && RESET.has((err as NodeJS.ErrnoException).code ?? '') ? null : err);
+  const write = socket._write.bind(socket);
+  const writev = socket._writev?.bind(socket);
+  socket._write = (chunk: unknown, encoding: BufferEncoding, cb: Cb) => write(chunk, encoding, forgive(cb));
+  if (writev) socket._writev = (chunks: { chunk: unknown; encoding: BufferEncoding }[], cb: Cb) => writev(chunks, forgive(cb));
+  return socket;
+}
+
+/** An agent whose connections are forgiving ones. */
+class ForgivingAgent extends http.Agent {
+  override createConnection(opts: net.NetConnectOpts): net.Socket {
+    return forgivingConnection(opts);
+  }
+}
+
+/**
+ * Everything about one backend that does not change between requests, computed once: where to connect,
+ * the Host and Origin it is sent, and its pool of kept-alive connections for short requests.
+ */
+export class Backend {
+  readonly hostname: string;
+  readonly port: number;
+  /** `127.0.0.1:4711`: the Host every forwarded request carries. */
+  readonly host: string;
+  /** The backend's own origin: what an allowed browser Origin is rewritten to. */
+  readonly origin: string;
+  /**
+   * Short requests share kept-alive connections, never waiting for one: no cap, so a slow request body
+   * or a response that streams holds only its own connection. Long-lived streams never enter it.
+   */
+  readonly pool = new ForgivingAgent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 64, scheduling: 'lifo' });
+
+  constructor(readonly url: string) {
+    const u = new URL(url);
+    this.hostname = u.hostname.replace(/^\[|\]$/g, '');
+    this.port = Number(u.port || 80);
+    this.host = u.host;
+    this.origin = `http://${u.host}`;
+  }
+}
+
+/** Backends by URL; a backend that moved is dropped with its pool once the table grows. */
+const backends = new Map<string, Backend>();
+const MAX_BACKENDS = 256;
+
+/** The Backend of a record, made once per URL. */
+export function backendOf(record: EndpointRecord): Backend {
+  let b = backends.get(record.url);
+  if (!b) {
+    if (backends.size >= MAX_BACKENDS) {
+      const [oldest] = backends;
+      oldest![1].pool.destroy();
+      backends.delete(oldest![0]);
+    }
+    b = new Backend(record.url);
+    backends.set(record.url, b);
+  }
+  return b;
+}
+
+/** One proxied exchange: where it goes and what the gateway removes on the way. */
+export interface ProxyTarget {
+  readonly backend: Backend;
+  /** The upstream path, the `/p/<id>` prefix stripped. */
+  readonly path: string;
+  /** `/p/<id>`: sent as X-Forwarded-Prefix. */
+  readonly prefix: string;
+  readonly ownCookies: readonly string[];
+}
+
+/** Connection-header tokens name more hop-by-hop headers. */
+function connectionTokens(rawHeaders: readonly string[]): Set<string> | undefined {
+  let out: Set<string> | undefined;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]!.toLowerCase() !== 'connection') continue;
+    for (const t of rawHeaders[i + 1]!.split(',')) (out ??= new Set()).add(t.trim().toLowerCase());
+  }
   return out;
 }
 
-/** Upstream connections are reused across requests: a proxied request costs no new handshake. */
-const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+/**
+ * The request's headers as sent upstream, in the client's order: hop-by-hop ones dropped, the Host the
+ * backend's, the gateway's cookies removed, an Origin rewritten to the backend's own (the gateway has
+ * judged it already: an allowed one reaches this point, and the backend takes session input from
+ * loopback origins only), and the prefix named.
+ */
+function requestHeaders(req: IncomingMessage, t: ProxyTarget): string[] {
+  const raw = req.rawHeaders;
+  const extra = connectionTokens(raw);
+  const out: string[] = ['host', t.backend.host];
+  const cookies: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    const lower = name.toLowerCase();
+    // The gateway names the prefix itself: a client's claim is dropped.
+    if (lower === 'host' || lower === 'x-forwarded-prefix' || HOP.has(lower) || extra?.has(lower)) continue;
+    if (lower === 'cookie') cookies.push(raw[i + 1]!);
+    else if (lower === 'origin') out.push(name, t.backend.origin);
+    else out.push(name, raw[i + 1]!);
+  }
+  const cookie = cookies.length ? stripCookies(cookies, t.ownCookies) : undefined;
+  if (cookie) out.push('cookie', cookie);
+  out.push('x-forwarded-prefix', t.prefix);
+  return out;
+}
+
+/**
+ * A backend's response headers as the browser gets them: hop-by-hop ones dropped, a Set-Cookie for one
+ * of the gateway's own cookie names dropped (a backend never plants or clears the gateway's login), and
+ * the gateway's policy headers set. Repeated headers stay repeated.
+ */
+export function responseHeaders(rawHeaders: readonly string[], ownCookies: readonly string[], keep: ReadonlySet<string> = new Set()): OutgoingHttpHeaders {
+  const extra = connectionTokens(rawHeaders);
+  const out: Record<string, string | string[]> = {};
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const lower = rawHeaders[i]!.toLowerCase();
+    const value = rawHeaders[i + 1]!;
+    if (!keep.has(lower) && (HOP.has(lower) || extra?.has(lower))) continue;
+    if (OWN_RESPONSE.has(lower)) continue;
+    if (lower === 'set-cookie' && ownCookies.includes(cookieName(value.split(';', 1)[0]!))) continue;
+    const had = out[lower];
+    out[lower] = had === undefined ? value : Array.isArray(had) ? [...had, value] : [had, value];
+  }
+  out['content-security-policy'] = CSP;
+  out['x-content-type-options'] = 'nosniff';
+  return out;
+}
+
+/** Long-lived streams (SSE) each get a connection of their own, closed when the stream ends, never one of a pool's. */
+const streams = new ForgivingAgent({ keepAlive: false, maxSockets: Infinity });
+
+/** A long-lived stream (SSE): it gets a connection of its own, never one of the pool's. */
+const isStream = (req: IncomingMessage) => (req.headers.accept ?? '').includes('text/event-stream');
+
+/** Responses without a body whatever their headers say (RFC 9110 §6.4.1). */
+const bodiless = (method: string | undefined, status: number) => method === 'HEAD' || status === 204 || status === 304 || (status >= 100 && status < 200);
+
+const unreachable = (res: ServerResponse, err: Error) => {
+  res.writeHead(502, { 'content-type': 'application/json; charset=utf-8', 'content-security-policy': CSP, 'x-content-type-options': 'nosniff' });
+  res.end(JSON.stringify({ error: { code: 'UPSTREAM_UNREACHABLE', message: `the project's backend did not answer (${err.message})` } }));
+};
 
 /**
  * Forwards one HTTP request to a backend, streaming the body both ways (nothing buffered, so SSE flows
  * as it is written). Resolves when the exchange is over: false when the backend could not be reached (502).
+ *
+ * A backend may answer before the request body is through (a 413 after its limit, then a close): that
+ * answer reaches the client whole, the rest of the body is read and dropped here (so the client, still
+ * sending, is not reset before it reads the answer), and the upstream connection is not reused.
  */
-export function proxyHttp(req: IncomingMessage, res: ServerResponse, record: EndpointRecord, path: string, prefix: string, ownCookies: readonly string[]): Promise<boolean> {
-  const target = new URL(record.url);
+export function proxyHttp(req: IncomingMessage, res: ServerResponse, t: ProxyTarget): Promise<boolean> {
+  const { backend } = t;
   return new Promise((resolve) => {
+    let settled = false;
+    const done = (reached: boolean) => {
+      if (!settled) resolve(reached);
+      settled = true;
+    };
     const upstream = http.request({
-      host: target.hostname,
-      port: target.port,
+      host: backend.hostname,
+      port: backend.port,
       method: req.method,
-      path,
-      headers: forwardHeaders(req.headers, target.host, ownCookies, prefix),
-      agent,
+      path: t.path,
+      headers: requestHeaders(req, t),
+      agent: isStream(req) ? streams : backend.pool,
     });
-    const done = (reached = true) => resolve(reached);
+    let answer: IncomingMessage | undefined;
     upstream.on('response', (up) => {
-      const headers: Record<string, string | string[]> = {};
-      for (const [k, v] of Object.entries(up.headers)) if (v !== undefined && !HOP.has(k)) headers[k] = v;
-      headers['content-security-policy'] = CSP;
-      headers['x-content-type-options'] = 'nosniff';
-      res.writeHead(up.statusCode ?? 502, headers);
-      // A body of unknown length (an SSE stream) gets its headers at once; a sized one sends them with its
-      // first bytes, one write instead of two. Every chunk is forwarded as it arrives either way.
-      if (up.headers['content-length'] === undefined) res.flushHeaders();
+      answer = up;
+      const status = up.statusCode ?? 502;
+      const headers = responseHeaders(up.rawHeaders, t.ownCookies);
+      res.writeHead(status, headers);
+      // A body of unknown length (an SSE stream) gets its headers at once; any other answer sends them
+      // with its first bytes (a 304: with its end), one write instead of two.
+      if (!bodiless(req.method, status) && headers['content-length'] === undefined) res.flushHeaders();
       up.pipe(res);
       up.on('error', () => res.destroy());
-      res.on('close', () => {
-        if (!res.writableFinished) up.destroy();
-        done();
-      });
+      up.on('aborted', () => res.destroy());
     });
     upstream.on('error', (err) => {
-      if (!res.headersSent) {
-        res.writeHead(502, { 'content-type': 'application/json; charset=utf-8', 'x-content-type-options': 'nosniff' });
-        res.end(JSON.stringify({ error: { code: 'UPSTREAM_UNREACHABLE', message: `the project's backend did not answer (${err.message})` } }));
-      } else res.destroy();
-      done(false);
+      // The backend closed while the body was still arriving: its answer, if it came whole, still goes.
+      if (answer?.complete) return void stopForwarding();
+      if (!res.headersSent) unreachable(res, err);
+      else res.destroy();
+      done(answer !== undefined);
     });
-    req.on('aborted', () => upstream.destroy());
+    const stopForwarding = () => {
+      req.unpipe(upstream);
+      if (!req.complete) req.resume();
+    };
+    res.on('finish', () => {
+      if (!req.complete) {
+        // Answered early: the request was not sent whole, so this connection cannot carry another.
+        stopForwarding();
+        upstream.destroy();
+      }
+      done(true);
+    });
     res.on('close', () => {
+      // The client went away first: the backend is not to blame.
       if (!res.writableFinished) upstream.destroy();
+      done(true);
     });
     req.pipe(upstream);
   });
 }
 
+/** Request bytes a non-101 answer to a WebSocket upgrade may carry; it is an error page, not a download. */
+const REFUSAL_BODY_MAX = 64 * 1024;
+
 /**
- * Forwards a WebSocket upgrade by piping raw sockets: the request line and headers (prefix stripped,
- * the gateway's cookies removed) go to the backend, then bytes flow both ways untouched.
+ * Forwards a WebSocket upgrade: the handshake goes to the backend on a connection of its own (prefix
+ * stripped, the gateway's cookies removed); its 101 comes back with the same header rules as any
+ * response, then bytes flow both ways untouched. A refusal (any other status) is relayed and the
+ * connection closed. `onOpen` is told the two sockets once they are joined, so they can be ended.
  */
-export function proxyUpgrade(req: IncomingMessage, client: Socket, head: Buffer, record: EndpointRecord, path: string, prefix: string, ownCookies: readonly string[]): void {
-  const target = new URL(record.url);
-  const upstream = net.connect({ host: target.hostname, port: Number(target.port), noDelay: true });
+export function proxyUpgrade(req: IncomingMessage, client: Socket, head: Buffer, t: ProxyTarget, onOpen: (end: () => void) => () => void): void {
+  const { backend } = t;
+  const headers = requestHeaders(req, t);
+  headers.push('connection', 'Upgrade', 'upgrade', req.headers.upgrade ?? 'websocket');
+  const upstream = http.request({ host: backend.hostname, port: backend.port, method: req.method, path: t.path, headers, agent: false });
   client.setNoDelay(true);
-  const both = () => {
-    client.destroy();
-    upstream.destroy();
-  };
-  client.on('error', both).on('close', () => upstream.end());
-  upstream.on('error', both).on('close', () => client.end());
-  upstream.once('connect', () => {
-    const headers = forwardHeaders(req.headers, target.host, ownCookies, prefix);
-    headers.connection = 'Upgrade';
-    headers.upgrade = req.headers.upgrade ?? 'websocket';
-    const lines = [`${req.method} ${path} HTTP/1.1`];
-    for (const [k, v] of Object.entries(headers)) for (const one of Array.isArray(v) ? v : [v]) lines.push(`${k}: ${one}`);
-    upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
-    if (head.length) upstream.write(head);
-    client.pipe(upstream);
-    upstream.pipe(client);
+  // Until the handshake is answered, a client gone is a request abandoned.
+  const abandon = () => upstream.destroy();
+  client.on('error', abandon).on('close', abandon);
+  upstream.on('error', () => client.destroy());
+  upstream.on('upgrade', (up, socket, upHead) => {
+    client.off('error', abandon).off('close', abandon);
+    socket.setNoDelay(true);
+    const both = () => {
+      client.destroy();
+      socket.destroy();
+    };
+    const forget = onOpen(both);
+    client.write(headBytes(`HTTP/1.1 101 ${up.statusMessage || 'Switching Protocols'}`, responseHeaders(up.rawHeaders, t.ownCookies, UPGRADE_KEEP)));
+    if (upHead.length) client.write(upHead);
+    if (head.length) socket.write(head);
+    client.on('error', both).on('close', () => {
+      forget();
+      socket.end();
+    });
+    socket.on('error', both).on('close', () => client.end());
+    client.pipe(socket);
+    socket.pipe(client);
   });
+  upstream.on('response', (up) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    up.on('data', (d: Buffer) => {
+      size += d.length;
+      if (size <= REFUSAL_BODY_MAX) chunks.push(d);
+    });
+    up.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const h = responseHeaders(up.rawHeaders, t.ownCookies);
+      delete h['transfer-encoding'];
+      h['content-length'] = String(body.length);
+      h.connection = 'close';
+      client.end(Buffer.concat([headBytes(`HTTP/1.1 ${up.statusCode} ${up.statusMessage ?? ''}`, h), body]));
+    });
+  });
+  upstream.end();
+}
+
+/** The handshake's own headers, kept on a 101. */
+const UPGRADE_KEEP = new Set(['connection', 'upgrade']);
+
+function headBytes(statusLine: string, headers: OutgoingHttpHeaders): Buffer {
+  const lines = [statusLine];
+  for (const [k, v] of Object.entries(headers)) for (const one of Array.isArray(v) ? v : [v]) lines.push(`${k}: ${String(one)}`);
+  return Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
 }

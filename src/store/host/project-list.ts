@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
 import { basename, join } from 'node:path';
 import { encodeProject, readEndpointRecord, type EndpointRecord, type RecordVerdict } from '../endpoint-record.js';
+import { perTurn } from './per-turn.js';
 import { readCatalog } from './project-catalog.js';
 import { projectIdentity } from './config-seam.js';
 import type { Gate, HubConfig } from './hub-config.js';
@@ -128,13 +129,13 @@ export async function listProjects(home: string, hub: HubConfig): Promise<Projec
 }
 
 /** How long a verified record is trusted for proxying before its instance is asked again. */
-const VERIFIED_MS = 2_000;
+export const VERIFIED_MS = 2_000;
 const verified = new Map<string, { stamp: string; record: EndpointRecord; at: number }>();
 
 const statStamp = (p: string) => {
   try {
-    const s = statSync(p, { bigint: true });
-    return `${s.mtimeNs}:${s.size}:${s.ino}`;
+    const s = statSync(p, { bigint: true, throwIfNoEntry: false });
+    return s ? `${s.mtimeNs}:${s.size}:${s.ino}` : null;
   } catch {
     return null;
   }
@@ -150,9 +151,10 @@ const statStamp = (p: string) => {
 export async function onlineRecord(home: string, id: string): Promise<EndpointRecord | null> {
   if (!/^[a-z0-9._-]+$/.test(id)) return null;
   const path = join(home, 'projects', id, 'endpoint.json');
-  // The hot path of every proxied request: a fresh verdict for an unchanged record costs two syscalls.
+  // The hot path of every proxied request: a fresh verdict for an unchanged record costs two syscalls,
+  // shared by every request of the same event-loop turn.
   const hit = verified.get(id);
-  if (hit && Date.now() - hit.at < VERIFIED_MS && statStamp(path) === hit.stamp && alive(hit.record.pid)) return hit.record;
+  if (hit && Date.now() - hit.at < VERIFIED_MS && perTurn(`stat:${path}`, () => statStamp(path)) === hit.stamp && perTurn(`pid:${hit.record.pid}`, () => alive(hit.record.pid))) return hit.record;
   let root: unknown;
   try {
     root = (JSON.parse(readFileSync(path, 'utf8')) as { root?: unknown }).root;
@@ -164,6 +166,9 @@ export async function onlineRecord(home: string, id: string): Promise<EndpointRe
   return verdict.online ? verdict.record : null;
 }
 
+/** Probes under way, by id and record stamp: a burst of requests for one project shares one probe. */
+const probing = new Map<string, Promise<RecordVerdict>>();
+
 /** readEndpointRecord, its online verdict reused while fresh, the record file unchanged and its owner alive. */
 async function verify(home: string, id: string, root: string): Promise<RecordVerdict> {
   const stamp = statStamp(join(home, 'projects', id, 'endpoint.json'));
@@ -171,7 +176,13 @@ async function verify(home: string, id: string, root: string): Promise<RecordVer
   const hit = verified.get(id);
   if (hit && hit.stamp === stamp && Date.now() - hit.at < VERIFIED_MS && alive(hit.record.pid)) return { online: true, record: hit.record };
   verified.delete(id);
-  const verdict = await readEndpointRecord(home, root, { timeoutMs: PROBE_MS });
+  const key = `${id}\0${root}\0${stamp}`;
+  let probe = probing.get(key);
+  if (!probe) {
+    probe = readEndpointRecord(home, root, { timeoutMs: PROBE_MS }).finally(() => probing.delete(key));
+    probing.set(key, probe);
+  }
+  const verdict = await probe;
   if (verdict.online) verified.set(id, { stamp, record: verdict.record, at: Date.now() });
   return verdict;
 }
