@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { fstatSync, readFileSync } from 'node:fs';
 import { isTrellisError, TrellisError } from '../events/index.js';
-import type { SessionSummary, SessionView } from '../projections/index.js';
+import type { SessionChecks, SessionSummary, SessionView } from '../projections/index.js';
+import { checkSession } from '../store/sessions/check-session.js';
 import { readEndpointRecord, trellisHome } from '../store/endpoint-record.js';
 import { openProject, type Project } from '../store/project.js';
 import { reviewBundle, type ReviewBundle } from '../store/sessions/review.js';
@@ -75,12 +76,28 @@ function sessionText(s: SessionView): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** One line per check: verdict, scenario, the session's and trunk's outcomes; then the gate's line and the overrides. */
+function checksText(c: SessionChecks & { notes: readonly string[] }, skipped: readonly { scenario: string; why: string }[] = []): string {
+  const lines = c.checks.map(
+    (x) => `${x.verdict.padEnd(14)} ${x.scenario}  here ${x.head ? x.head.outcome : '-'} · trunk ${x.trunk ? x.trunk.outcome : '-'}  (${x.because.join(', ')}${x.node ? ` · ${x.node}` : ''})`,
+  );
+  return [
+    ...lines,
+    ...skipped.map((s) => `not run: ${s.scenario}: ${s.why}`),
+    ...c.notes.map((n) => `note: ${n}`),
+    ...c.overrides.map((o) => `overridden by ${o.by} at ${o.at} for ${o.scenarios.join(', ')}: ${o.reason}`),
+    c.line,
+    '',
+  ].join('\n');
+}
+
 function reviewText(r: ReviewBundle): string {
   const pre = r.preflight;
   return [
     `${r.session}  ${r.branch}  ${r.base.slice(0, 12)}..${r.head.slice(0, 12)}`,
     `merge into ${pre.trunk}: ${pre.result === 'clean' ? 'clean' : `conflicts in ${pre.conflicts.join(', ')}`}${pre.trunkMovedAhead ? ` (${pre.trunk} moved ahead since the fork)` : ''}`,
     '',
+    checksText(r.checks),
     ...r.commits.map((c) => `${c.hash.slice(0, 12)} ${c.subject} (${c.author})`),
     '',
     ...r.files.map((f) => `${f.status} ${f.path}`),
@@ -166,12 +183,25 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
   view: transition('view', (p, _rt, id, by) => viewSession(p, id, by), 'viewed'),
   merge: {
     args: ['id'],
-    options: ['by', 'json'],
-    usage: 'trellis session merge <id> [--by <author>] [--json]',
+    options: ['override', 'by', 'json'],
+    usage: 'trellis session merge <id> [--override <reason>] [--by <author>] [--json]   (refused while its checks block it, unless overridden)',
     async run(ctx, p) {
-      const r = await mergeSession(p, cliRuntime(p), ctx.args[0]!, author(ctx));
+      const override = ctx.options.override === undefined ? undefined : String(ctx.options.override);
+      if (override !== undefined && override.trim() === '') throw new UsageError('--override needs a reason', SESSION_ACTIONS.merge!.usage);
+      const r = await mergeSession(p, cliRuntime(p), ctx.args[0]!, author(ctx), override);
+      if (r.gate.through === 'overridden') await err(`trellis: merge gate overridden for ${r.gate.scenarios.join(', ')} (logged on the session)\n`);
       await out(ctx.options.json ? json(r) : `merge dispatched to ${ctx.args[0]}'s agent\n`);
       return 0;
+    },
+  },
+  check: {
+    args: ['id'],
+    options: ['by', 'json'],
+    usage: "trellis session check <id> [--by <author>] [--json]   (runs its scenarios in its worktree at its head commit)",
+    async run(ctx, p) {
+      const r = await checkSession(p, ctx.args[0]!, author(ctx));
+      await out(ctx.options.json ? json(r) : checksText(r.checks, r.skipped));
+      return r.checks.ready ? 0 : 1;
     },
   },
   capture: {

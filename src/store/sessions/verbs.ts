@@ -8,6 +8,7 @@ import { adapterOf, harnessNames } from './adapters/index.js';
 import type { SignalCommand } from './adapters/adapter.js';
 import { budgetOf, queuePass, type SessionBudget } from './queue.js';
 import { deliver, launch, record, type BareCommand, type Delivery, type SessionRuntime } from './runtime.js';
+import { gateMerge, type GateDecision } from './merge-gate.js';
 import { saveWip } from './wip.js';
 import { dropBranchIfEmpty, mainRoot, removeWorktree, sessionBranch, trunkCommit, worktreePath } from './worktree.js';
 
@@ -134,16 +135,19 @@ export async function requestReview(p: Project, id: string, by: string): Promise
 
 /**
  * Dispatches the merge to the session's own agent, as a prompt: the server never touches the main
- * checkout. Answers `{dispatched: true}` once the transition is logged.
+ * checkout. Answers `{dispatched: true}` once the transition is logged. The merge gate runs first: a
+ * session whose checks block it is refused unless `override` gives a reason (logged on the session).
  */
-export async function mergeSession(p: Project, rt: SessionRuntime, id: string, by: string): Promise<{ dispatched: true } & Delivery> {
+export async function mergeSession(p: Project, rt: SessionRuntime, id: string, by: string, override?: string): Promise<{ dispatched: true; gate: GateDecision } & Delivery> {
   const state = await sessionState(p, id);
+  precheck(p, state, { type: 'merge' }, by);
+  const gate = await gateMerge(p, state, override, by, (reason, scenarios) => write(p, id, { type: 'override-merge', reason, scenarios }, by));
   const { trunk } = await trunkCommit(p);
   const { state: merging } = await write(p, id, { type: 'merge' }, by);
   const body = `Merge your branch ${state.branch} into ${trunk}: bring in the latest ${trunk}, resolve any conflicts, run the tests, then move ${trunk} to the result (git push . HEAD:${trunk}). Do not edit the main checkout.`;
   const { state: prompted } = await write(p, id, { type: 'prompt', body }, by);
   void merging;
-  return { dispatched: true, ...(await deliver(rt, prompted, body)) };
+  return { dispatched: true, gate, ...(await deliver(rt, prompted, body)) };
 }
 
 /** Uncommitted work to the WIP ref, then the agent's tmux session away; the wip commit, if any. */
