@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { fstatSync, readFileSync } from 'node:fs';
 import { isTrellisError, TrellisError } from '../events/index.js';
-import type { SessionChecks, SessionSummary, SessionView } from '../projections/index.js';
+import type { OverlapWith, SessionChecks, SessionView } from '../projections/index.js';
 import { checkSession } from '../store/sessions/check-session.js';
 import { readEndpointRecord, trellisHome } from '../store/endpoint-record.js';
 import { openProject, type Project } from '../store/project.js';
@@ -23,6 +23,7 @@ import {
   signalSession,
   spawnSession,
   viewSession,
+  type ListedSession,
 } from '../store/sessions/verbs.js';
 import { mainRoot } from '../store/sessions/worktree.js';
 import { sessionPaneTargets } from '../store/sessions/pane-target.js';
@@ -57,17 +58,19 @@ async function sessionIo(action: 'capture' | 'keys', ctx: VerbContext, p: Projec
   return runSessionIo(action, ctx, sessionPaneTargets(p, cliRuntime(p).tmux.socket));
 }
 
-function sessionLine(s: SessionSummary): string {
-  return `${s.id}  ${label(s).padEnd(22)}  ${s.harness.padEnd(6)}  ${s.unread ? '*' : ' '} ${s.title}${s.nodes.length ? `  [${s.nodes.join(', ')}]` : ''}\n`;
+function sessionLine(s: ListedSession): string {
+  const overlap = s.overlaps.map((o) => `  overlaps ${o.session} on ${[...o.nodes.map((n) => `node ${n}`), ...o.paths].join(', ')}`).join('');
+  return `${s.id}  ${label(s).padEnd(22)}  ${s.harness.padEnd(6)}  ${s.unread ? '*' : ' '} ${s.title}${s.nodes.length ? `  [${s.nodes.join(', ')}]` : ''}${overlap}\n`;
 }
 
-function sessionText(s: SessionView): string {
+function sessionText(s: SessionView & { overlaps?: readonly OverlapWith[] }): string {
   const lines = [
     `${s.id}  ${label(s)} (${s.source})${s.unread ? '  unread' : ''}`,
     `${s.harness} · by ${s.by} · ${s.created} · branch ${s.branch} · base ${s.base.slice(0, 12)}`,
     `worktree ${s.worktree}${s.tmux ? ` · tmux ${s.tmux.session} ${s.tmux.pane}` : ''}${s.agentSessionId ? ` · agent session ${s.agentSessionId}` : ''}`,
     ...(s.nodes.length ? [`nodes: ${s.nodes.join(', ')}`] : []),
     ...(s.issue ? [`issue: ${s.issue}`] : []),
+    ...(s.overlaps ?? []).map((o) => `overlaps session ${o.session}: ${[...o.nodes.map((n) => `node ${n}`), ...o.paths].join(', ')}`),
     ...(s.wip ? [`uncommitted work saved: refs/trellis/wip/${s.id} (${s.wip.slice(0, 12)})`] : []),
     '',
     s.task,
@@ -125,7 +128,7 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
     usage: `trellis session spawn <task> [--harness ${harnessNames().join('|')}] [--node <id>]... [--issue <id>] [--json]`,
     async run(ctx, p) {
       const nodes = ctx.options.node === undefined ? [] : [ctx.options.node].flat().map(String);
-      let s: SessionView;
+      let s: SessionView & { warnings: readonly string[] };
       try {
         s = await spawnSession(p, cliRuntime(p), {
           task: ctx.args.join(' '),
@@ -138,6 +141,8 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
         if (isTrellisError(e) && e.code === 'UNKNOWN_HARNESS') throw new UsageError(e.message, SESSION_ACTIONS.spawn!.usage);
         throw e;
       }
+      // Said, never blocking: another live session is already changing a node this one is linked to.
+      await err(s.warnings.map((w) => `trellis: warning: ${w}\n`).join(''));
       await out(ctx.options.json ? json(s) : `${s.id}\n`);
       return 0;
     },

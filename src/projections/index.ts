@@ -13,3 +13,4 @@ export * from './session-list.js';
 export * from './session-view.js';
 export * from './session-checks.js';
 export * from './issue-checks.js';
+export * from './overlap.js';

@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import { decideSession, isNodeId, LIVE_STATUSES, TrellisError, type SessionCommand, type SessionStatus } from '../../events/index.js';
-import { sessionList, sessionView, type SessionState, type SessionSummary, type SessionView } from '../../projections/index.js';
+import { sessionList, sessionView, type OverlapWith, type SessionState, type SessionSummary, type SessionView } from '../../projections/index.js';
+import { changedNodes } from './checks.js';
+import { overlapTracker } from './overlap.js';
 import { newThreadId, isLocalId } from '../issues/thread-id.js';
 import type { Project } from '../project.js';
 import type { StreamProblem } from '../streams/projection-cache.js';
@@ -27,8 +29,14 @@ export interface SpawnInput {
   readonly by: string;
 }
 
-/** Spawns a session: logs it as queued, then runs a queue pass (which launches it if the budget allows). */
-export async function spawnSession(p: Project, rt: SessionRuntime, input: SpawnInput): Promise<SessionView> {
+/** A spawned session, and what it should know before it starts (another live session changing its nodes). */
+export type SpawnResult = SessionView & { readonly warnings: readonly string[] };
+
+/**
+ * Spawns a session: logs it as queued, then runs a queue pass (which launches it if the budget allows).
+ * A node that a live session is already changing is warned about (DESIGN.md §14), never refused.
+ */
+export async function spawnSession(p: Project, rt: SessionRuntime, input: SpawnInput): Promise<SpawnResult> {
   const harness = input.harness ?? p.settings().harness ?? 'shell';
   adapterOf(harness);
   if (typeof input.task !== 'string') throw new TrellisError('INVALID_INPUT', 'a session needs a task (text)');
@@ -36,6 +44,7 @@ export async function spawnSession(p: Project, rt: SessionRuntime, input: SpawnI
   const bad = nodes.find((n) => !isNodeId(n));
   if (bad !== undefined) throw new TrellisError('INVALID_INPUT', `'${bad}' is not a node id (a path below the spec root, without .md, e.g. auth/login)`);
   if (input.issue !== undefined && !/^[^\s]{1,200}$/.test(input.issue)) throw new TrellisError('INVALID_INPUT', `'${input.issue}' is not an issue id`);
+  const warnings = await overlapWarnings(p, nodes);
   const { commit } = await trunkCommit(p);
   const id = newThreadId(p.random);
   await p.sessionLog.write(id, {
@@ -54,11 +63,27 @@ export async function spawnSession(p: Project, rt: SessionRuntime, input: SpawnI
   await queuePass(p, rt);
   const state = await sessionState(p, id);
   if (state.status === 'failed') throw new TrellisError('SPAWN_FAILED', `session ${id} failed to start: ${state.reason}`);
-  return sessionView(state);
+  return { ...sessionView(state), warnings };
 }
 
+/** One line per live session already changing one of `nodes`: which session, which node, which paths. */
+async function overlapWarnings(p: Project, nodes: readonly string[]): Promise<string[]> {
+  if (nodes.length === 0) return [];
+  const index = await overlapTracker(p).refresh((await p.sessionLog.all()).states);
+  const specRoot = p.settings().specRoot;
+  return nodes.flatMap((node) =>
+    index.changing(node).map((c) => {
+      const paths = c.paths.filter((x) => changedNodes(specRoot, [x]).includes(node));
+      return `session ${c.session} is already changing node ${node} (${paths.join(', ')}): expect to reconcile with it`;
+    }),
+  );
+}
+
+/** A session in the list, with the live sessions whose changes touch a node or a file it changes too. */
+export type ListedSession = SessionSummary & { readonly overlaps: readonly OverlapWith[] };
+
 export interface SessionListing {
-  readonly sessions: readonly SessionSummary[];
+  readonly sessions: readonly ListedSession[];
   readonly problems: readonly StreamProblem[];
 }
 
@@ -66,12 +91,16 @@ export interface SessionListing {
 export async function listSessions(p: Project, opts: { all?: boolean } = {}): Promise<SessionListing> {
   const { states, problems } = await p.sessionLog.all();
   const list = sessionList(states);
-  return { sessions: opts.all ? list : list.filter((s) => s.state !== 'closed'), problems };
+  const index = await overlapTracker(p).refresh(states);
+  const shown = opts.all ? list : list.filter((s) => s.state !== 'closed');
+  return { sessions: shown.map((s) => ({ ...s, overlaps: index.overlapsOf(s.id) })), problems };
 }
 
-/** One session, whole. */
-export async function showSession(p: Project, id: string): Promise<SessionView> {
-  return sessionView(await sessionState(p, id));
+/** One session, whole, with the live sessions it overlaps (which session, which nodes and paths). */
+export async function showSession(p: Project, id: string): Promise<SessionView & { readonly overlaps: readonly OverlapWith[] }> {
+  const state = await sessionState(p, id);
+  const index = await overlapTracker(p).refresh((await p.sessionLog.all()).states);
+  return { ...sessionView(state), overlaps: index.overlapsOf(id) };
 }
 
 /** The folded state of session `id`; an unknown (or impossible) id is SESSION_NOT_FOUND. */
