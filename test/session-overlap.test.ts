@@ -25,7 +25,7 @@ beforeAll(async () => {
   dir = tempRepo();
   home = tempDir();
   mkdirSync(join(dir, 'specs/shop'), { recursive: true });
-  writeFileSync(join(dir, 'specs/shop/cart.md'), '# Cart\n\nThe cart adds.\n');
+  writeFileSync(join(dir, 'specs/shop/cart.md'), '---\nscenarios:\n  - { id: cart/more, run: "grep -qx More. specs/shop/cart.md" }\n---\n# Cart\n\nThe cart adds.\n');
   writeFileSync(join(dir, 'specs/shop/pay.md'), '# Pay\n\nIt pays.\n');
   writeFileSync(join(dir, 'trellis.json'), '{}\n');
   git(dir, 'add', '-A');
@@ -95,6 +95,15 @@ describe('two live sessions editing one node', () => {
     await page.goto(new URL('#/', s.url).href);
     await expect.poll(async () => page.getByTestId('edited-in-shop/cart').textContent({ timeout: 10_000 }).catch(() => ''), { timeout: 10_000 }).toContain('edited in 2 worktrees');
     expect(await page.getByTestId('edited-in-shop/pay').count()).toBe(0);
+
+    // The session page runs its checks and shows the verdict against trunk (which fails the scenario).
+    await cli('eval', 'run', 'cart/more');
+    await page.goto(new URL(`#/sessions/${a}`, s.url).href);
+    await page.getByRole('button', { name: 'Run checks' }).click();
+    await expect.poll(async () => page.getByRole('status').filter({ hasText: 'Checks run' }).textContent({ timeout: 1_000 }).catch(() => ''), { timeout: 20_000 }).toContain('checks: ready to merge (1 fixed)');
+    await page.getByRole('button', { name: 'Load the review bundle' }).click();
+    await expect.poll(async () => page.locator('[data-check="cart/more"] [data-verdict]').textContent({ timeout: 1_000 }).catch(() => ''), { timeout: 10_000 }).toBe('fixed');
+    expect(await page.getByTestId('checks-line').textContent()).toBe('checks: ready to merge (1 fixed)');
     expect(seen.errors).toEqual([]);
 
     // Closing one ends the flag on the other.
