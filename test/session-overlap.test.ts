@@ -104,6 +104,17 @@ describe('two live sessions editing one node', () => {
     await page.getByRole('button', { name: 'Load the review bundle' }).click();
     await expect.poll(async () => page.locator('[data-check="cart/more"] [data-verdict]').textContent({ timeout: 1_000 }).catch(() => ''), { timeout: 10_000 }).toBe('fixed');
     expect(await page.getByTestId('checks-line').textContent()).toBe('checks: ready to merge (1 fixed)');
+
+    // A spawn from the page onto the node being changed is made, and its page says what it overlaps.
+    await page.goto(new URL('#/sessions', s.url).href);
+    await page.getByLabel('Harness').selectOption('shell');
+    await page.getByLabel('Task').fill('a third hand on the cart');
+    await page.getByLabel('Nodes (space separated)').fill('shop/cart');
+    await page.getByRole('button', { name: 'Spawn' }).click();
+    await expect.poll(() => page.url()).toMatch(/#\/sessions\/[^/]+$/);
+    const warned = await page.getByTestId('spawn-warnings').textContent({ timeout: 10_000 });
+    expect(warned).toContain(`session ${a} is already changing node shop/cart`);
+    expect(warned).toContain(`session ${b} is already changing node shop/cart`);
     expect(seen.errors).toEqual([]);
 
     // Closing one ends the flag on the other.
