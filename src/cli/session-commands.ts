@@ -2,10 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { fstatSync, readFileSync } from 'node:fs';
 import { isTrellisError, TrellisError } from '../events/index.js';
 import type { OverlapWith, SessionChecks, SessionView } from '../projections/index.js';
-import { checkSession } from '../store/sessions/check-session.js';
 import { readEndpointRecord, trellisHome } from '../store/endpoint-record.js';
 import { openProject, type Project } from '../store/project.js';
-import { reviewBundle, type ReviewBundle } from '../store/sessions/review.js';
+import type { ReviewBundle } from '../store/sessions/review.js';
 import { QUARANTINE_AFTER } from '../store/sessions/supervisors.js';
 import { defaultRuntime, type SessionRuntime } from '../store/sessions/runtime.js';
 import {
@@ -204,6 +203,7 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
     options: ['by', 'json'],
     usage: "trellis session check <id> [--by <author>] [--json]   (runs its scenarios in its worktree at its head commit)",
     async run(ctx, p) {
+      const { checkSession } = await import('../store/sessions/check-session.js');
       const r = await checkSession(p, ctx.args[0]!, author(ctx));
       await out(ctx.options.json ? json(r) : checksText(r.checks, r.skipped));
       return r.checks.ready ? 0 : 1;
@@ -287,6 +287,7 @@ export async function runSession(action: string, ctx: VerbContext): Promise<numb
 /** `trellis review <id> [--json]`: the review bundle (unbounded output: flushed, then exit). */
 export async function runReview(ctx: VerbContext): Promise<number> {
   checkShape({ args: ['id'], options: ['json'], usage: 'trellis review <id> [--json]' }, ctx);
+  const { reviewBundle } = await import('../store/sessions/review.js');
   const bundle = await reviewBundle(openProject(ctx.cwd), ctx.args[0]!);
   await out(ctx.options.json ? `${JSON.stringify(bundle)}\n` : reviewText(bundle));
   return 0;

@@ -1,8 +1,6 @@
 import { existsSync } from 'node:fs';
 import { decideSession, isNodeId, LIVE_STATUSES, TrellisError, type SessionCommand, type SessionStatus } from '../../events/index.js';
 import { sessionList, sessionView, type OverlapWith, type SessionState, type SessionSummary, type SessionView } from '../../projections/index.js';
-import { changedNodes } from './checks.js';
-import { overlapTracker } from './overlap.js';
 import { newThreadId, isLocalId } from '../issues/thread-id.js';
 import type { Project } from '../project.js';
 import type { StreamProblem } from '../streams/projection-cache.js';
@@ -10,7 +8,7 @@ import { adapterOf, harnessNames } from './adapters/index.js';
 import type { SignalCommand } from './adapters/adapter.js';
 import { budgetOf, queuePass, type SessionBudget } from './queue.js';
 import { deliver, launch, record, type BareCommand, type Delivery, type SessionRuntime } from './runtime.js';
-import { gateMerge, type GateDecision } from './merge-gate.js';
+import type { GateDecision } from './merge-gate.js';
 import { saveWip } from './wip.js';
 import { dropBranchIfEmpty, mainRoot, removeWorktree, sessionBranch, trunkCommit, worktreePath } from './worktree.js';
 
@@ -69,6 +67,7 @@ export async function spawnSession(p: Project, rt: SessionRuntime, input: SpawnI
 /** One line per live session already changing one of `nodes`: which session, which node, which paths. */
 async function overlapWarnings(p: Project, nodes: readonly string[]): Promise<string[]> {
   if (nodes.length === 0) return [];
+  const { overlapTracker, changedNodes } = await overlaps();
   const index = await overlapTracker(p).refresh((await p.sessionLog.all()).states);
   const specRoot = p.settings().specRoot;
   return nodes.flatMap((node) =>
@@ -91,7 +90,7 @@ export interface SessionListing {
 export async function listSessions(p: Project, opts: { all?: boolean } = {}): Promise<SessionListing> {
   const { states, problems } = await p.sessionLog.all();
   const list = sessionList(states);
-  const index = await overlapTracker(p).refresh(states);
+  const index = await (await overlaps()).overlapTracker(p).refresh(states);
   const shown = opts.all ? list : list.filter((s) => s.state !== 'closed');
   return { sessions: shown.map((s) => ({ ...s, overlaps: index.overlapsOf(s.id) })), problems };
 }
@@ -99,8 +98,14 @@ export async function listSessions(p: Project, opts: { all?: boolean } = {}): Pr
 /** One session, whole, with the live sessions it overlaps (which session, which nodes and paths). */
 export async function showSession(p: Project, id: string): Promise<SessionView & { readonly overlaps: readonly OverlapWith[] }> {
   const state = await sessionState(p, id);
-  const index = await overlapTracker(p).refresh((await p.sessionLog.all()).states);
+  const index = await (await overlaps()).overlapTracker(p).refresh((await p.sessionLog.all()).states);
   return { ...sessionView(state), overlaps: index.overlapsOf(id) };
+}
+
+/** The overlap index, loaded when a verb needs it (not on the hook path). */
+async function overlaps() {
+  const [{ overlapTracker }, { changedNodes }] = await Promise.all([import('./overlap.js'), import('./checks.js')]);
+  return { overlapTracker, changedNodes };
 }
 
 /** The folded state of session `id`; an unknown (or impossible) id is SESSION_NOT_FOUND. */
@@ -170,6 +175,8 @@ export async function requestReview(p: Project, id: string, by: string): Promise
 export async function mergeSession(p: Project, rt: SessionRuntime, id: string, by: string, override?: string): Promise<{ dispatched: true; gate: GateDecision } & Delivery> {
   const state = await sessionState(p, id);
   precheck(p, state, { type: 'merge' }, by);
+  // Loaded when used: the gate reads spec trees, which `session signal` (every agent hook) never needs.
+  const { gateMerge } = await import('./merge-gate.js');
   const gate = await gateMerge(p, state, override, by, (reason, scenarios) => write(p, id, { type: 'override-merge', reason, scenarios }, by));
   const { trunk } = await trunkCommit(p);
   const { state: merging } = await write(p, id, { type: 'merge' }, by);
