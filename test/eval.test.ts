@@ -186,10 +186,20 @@ describe('eval-detail states, end to end', () => {
     const r = await detail('cart/adds', 'sess-1');
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ scope: 'trunk', fallback: 'trunk', requested: 'sess-1', reason: expect.stringContaining("'trellis/sess-1'"), state: 'unmeasured' });
-    // The scope resolves first: a scenario only that worktree declared is now declared nowhere.
-    expect((await detail('wishlist/keeps', 'sess-1')).status).toBe(404);
+    // The scope resolves first: a scenario only that worktree declared is declared nowhere live now, but
+    // its ref still holds its readings: absent-from-trunk with them, never a 404.
+    const gone = await detail('wishlist/keeps', 'sess-1');
+    expect(gone.status).toBe(200);
+    expect(gone.body).toMatchObject({ scope: 'trunk', fallback: 'trunk', requested: 'sess-1', state: 'absent-from-trunk', declared: false, declaredIn: [], declaration: null });
+    expect(gone.body.readings.map((r: { scope: string; outcome: string }) => [r.scope, r.outcome])).toEqual([['sess-1', 'pass']]);
+    expect((await detail('wishlist/keeps')).body).toMatchObject({ state: 'absent-from-trunk', measuredIn: ['sess-1'] });
+    const shown = await trellis(dir, ['eval', 'show', 'wishlist/keeps', '--scope', 'sess-1', '--json']);
+    expect(shown.code).toBe(0);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ state: 'absent-from-trunk', fallback: 'trunk', readings: [{ scope: 'sess-1' }] });
     // Its readings stay on the scoreboard, in a cell that says the scope is gone.
     const board = (await json(await api.get('/api/eval'))).body;
+    const kept = board.scenarios.find((s: { id: string }) => s.id === 'wishlist/keeps');
+    expect(kept).toMatchObject({ node: null, run: null, declaredIn: [], cells: [{ scope: 'sess-1', live: false, declared: false, readings: 1 }] });
     expect(board.scopes.map((s: { name: string }) => s.name)).toEqual(['trunk']);
     const cells = board.scenarios.find((s: { id: string }) => s.id === 'cart/adds').cells;
     expect(cells.map((c: { scope: string; live: boolean }) => [c.scope, c.live])).toEqual([
@@ -213,6 +223,8 @@ describe('eval-detail states, end to end', () => {
       ['bad/ok', 'shop/bad'],
       ['cart/adds', 'shop/cart'],
       ['cart/removes', 'shop/cart'],
+      // Declared nowhere live, still listed with its readings.
+      ['wishlist/keeps', null],
     ]);
   });
 });

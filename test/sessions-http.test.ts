@@ -80,7 +80,7 @@ describe('session routes', () => {
 
     // review → merge dispatches to the agent and says so.
     expect(await json(await api.get(`/api/sessions/${b.id}/review`, post({})))).toMatchObject({ status: 200, body: { state: 'review' } });
-    expect(await json(await api.get(`/api/sessions/${b.id}/merge`, post({})))).toEqual({ status: 200, body: { dispatched: true, delivered: true } });
+    expect(await json(await api.get(`/api/sessions/${b.id}/merge`, post({})))).toEqual({ status: 200, body: { dispatched: true, gate: { through: 'ready' }, delivered: true } });
     expect((await state(b.id)).timeline.at(-1).body).toContain(`Merge your branch trellis/${b.id} into main`);
 
     const closed = await json(await api.get(`/api/sessions/${b.id}/close`, post({})));

@@ -106,7 +106,7 @@ function scoreboardText(board: Scoreboard): string {
   if (board.scenarios.length === 0) return "no scenarios declared (add 'scenarios: [{ id, run }]' to a spec node's front matter)\n";
   const lines: string[] = [];
   for (const s of board.scenarios) {
-    lines.push(`${s.id}  [${s.node}]${s.remarks.length ? `  ${s.remarks.length} remark(s)` : ''}\n`);
+    lines.push(`${s.id}  [${s.node ?? 'declared nowhere live'}]${s.remarks.length ? `  ${s.remarks.length} remark(s)` : ''}\n`);
     for (const c of s.cells) {
       const latest = c.latest ? `${c.latest.outcome}  ${c.latest.at}  reading ${c.latest.id}` : 'unmeasured';
       const flags = [c.live ? '' : 'gone', c.declared ? '' : 'not declared here'].filter(Boolean).join(', ');
@@ -121,6 +121,7 @@ function detailText(d: EvalDetail): string {
   if (d.fallback) lines.push(`fallback to ${d.fallback}: ${d.reason}`);
   if (d.problem) lines.push(`problem: ${d.problem}`);
   if (d.declaration) lines.push(`declared by ${d.declaration.node} in ${d.declaredIn.join(', ')}: ${d.declaration.run} (timeout ${d.declaration.timeoutS} s)`);
+  if (!d.declaration) lines.push(`declared nowhere live; readings kept in ${d.measuredIn.join(', ')}`);
   if (d.reading) lines.push(`latest: ${d.reading.outcome} at ${d.reading.at} by ${d.reading.by}, reading ${d.reading.id}${d.reading.output ? `, output ${d.reading.output}` : ''}`);
   if (d.last.length) lines.push(`last: ${d.last.join(' ')}`);
   for (const r of d.remarks) lines.push(`remark ${r.thread}: ${r.concern} (by ${r.by}${r.reading ? `, on reading ${r.reading}` : ''})`);

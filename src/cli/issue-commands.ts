@@ -44,13 +44,15 @@ const replyAction = (action: 'resolve' | 'unresolve' | 'retract', done: string):
 export const ISSUE_ACTIONS: Record<string, ActionSpec> = {
   open: {
     args: ['...concern'],
-    options: ['node', 'body', 'scenario', 'reading', 'store', 'by', 'json'],
-    usage: 'trellis issue open <concern> [--node <id>]... [--body <text>|-] [--store <store>] [--scenario <id> [--reading <r>]] [--by <author>] [--json]',
+    options: ['node', 'body', 'scenario', 'reading', 'scenarioCheck', 'scenario-check', 'store', 'by', 'json'],
+    usage:
+      'trellis issue open <concern> [--node <id>]... [--body <text>|-] [--scenario-check <scenario>]... [--store <store>] [--scenario <id> [--reading <r>]] [--by <author>] [--json]',
     async run(ctx, p) {
       const body = readBody(ctx.options.body);
       const { id, issue } = await openIssue(p, {
         concern: ctx.args.join(' '),
         nodes: listOptions(ctx.options.node),
+        checks: listOptions(ctx.options.scenarioCheck),
         by: author(ctx),
         ...(body !== undefined ? { body } : {}),
         ...(ctx.options.scenario !== undefined ? { scenario: String(ctx.options.scenario) } : {}),

@@ -66,6 +66,7 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
     .option('--evidence <hash>', 'Evidence hash to attach (repeatable)', { type: [String] })
     .option('--reading <r>', 'The reading a remark was authored against')
     .option('--scenario <id>', 'Open an eval-remark thread scoped to this scenario')
+    .option('--scenario-check <id>', 'open: a scenario that must pass for the work on the issue to count (repeatable)', { type: [String] })
     .option('--store <store>', 'Store to open in or list from (default local)')
     .option('--by <author>', 'Author (default: $TRELLIS_SESSION, else git user.name)')
     .option('--all', 'ls: include issues that are no longer open')
@@ -84,6 +85,7 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
     .option('--lines <n>', 'capture: the last n lines, scrollback included')
     .option('--ansi', 'capture: keep colors (SGR sequences)')
     .option('--hex <bytes>', 'keys: send these bytes exactly, as hex')
+    .option('--override <reason>', 'merge: go past the checks that block it, saying why (logged on the session)')
     .option('--json', 'Print JSON')
     .action((action: string, args: string[], options: Options) => lazy(() => import('./session-commands.js'), (m) => m.runSession(action, ctx(args, options))));
 

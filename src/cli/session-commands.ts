@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { fstatSync, readFileSync } from 'node:fs';
 import { isTrellisError, TrellisError } from '../events/index.js';
-import type { SessionSummary, SessionView } from '../projections/index.js';
+import type { OverlapWith, SessionChecks, SessionView } from '../projections/index.js';
 import { readEndpointRecord, trellisHome } from '../store/endpoint-record.js';
 import { openProject, type Project } from '../store/project.js';
-import { reviewBundle, type ReviewBundle } from '../store/sessions/review.js';
+import type { ReviewBundle } from '../store/sessions/review.js';
 import { QUARANTINE_AFTER } from '../store/sessions/supervisors.js';
 import { defaultRuntime, type SessionRuntime } from '../store/sessions/runtime.js';
 import {
@@ -22,6 +22,7 @@ import {
   signalSession,
   spawnSession,
   viewSession,
+  type ListedSession,
 } from '../store/sessions/verbs.js';
 import { mainRoot } from '../store/sessions/worktree.js';
 import { sessionPaneTargets } from '../store/sessions/pane-target.js';
@@ -56,17 +57,19 @@ async function sessionIo(action: 'capture' | 'keys', ctx: VerbContext, p: Projec
   return runSessionIo(action, ctx, sessionPaneTargets(p, cliRuntime(p).tmux.socket));
 }
 
-function sessionLine(s: SessionSummary): string {
-  return `${s.id}  ${label(s).padEnd(22)}  ${s.harness.padEnd(6)}  ${s.unread ? '*' : ' '} ${s.title}${s.nodes.length ? `  [${s.nodes.join(', ')}]` : ''}\n`;
+function sessionLine(s: ListedSession): string {
+  const overlap = s.overlaps.map((o) => `  overlaps ${o.session} on ${[...o.nodes.map((n) => `node ${n}`), ...o.paths].join(', ')}`).join('');
+  return `${s.id}  ${label(s).padEnd(22)}  ${s.harness.padEnd(6)}  ${s.unread ? '*' : ' '} ${s.title}${s.nodes.length ? `  [${s.nodes.join(', ')}]` : ''}${overlap}\n`;
 }
 
-function sessionText(s: SessionView): string {
+function sessionText(s: SessionView & { overlaps?: readonly OverlapWith[] }): string {
   const lines = [
     `${s.id}  ${label(s)} (${s.source})${s.unread ? '  unread' : ''}`,
     `${s.harness} · by ${s.by} · ${s.created} · branch ${s.branch} · base ${s.base.slice(0, 12)}`,
     `worktree ${s.worktree}${s.tmux ? ` · tmux ${s.tmux.session} ${s.tmux.pane}` : ''}${s.agentSessionId ? ` · agent session ${s.agentSessionId}` : ''}`,
     ...(s.nodes.length ? [`nodes: ${s.nodes.join(', ')}`] : []),
     ...(s.issue ? [`issue: ${s.issue}`] : []),
+    ...(s.overlaps ?? []).map((o) => `overlaps session ${o.session}: ${[...o.nodes.map((n) => `node ${n}`), ...o.paths].join(', ')}`),
     ...(s.wip ? [`uncommitted work saved: refs/trellis/wip/${s.id} (${s.wip.slice(0, 12)})`] : []),
     '',
     s.task,
@@ -75,12 +78,28 @@ function sessionText(s: SessionView): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** One line per check: verdict, scenario, the session's and trunk's outcomes; then the gate's line and the overrides. */
+function checksText(c: SessionChecks & { notes: readonly string[] }, skipped: readonly { scenario: string; why: string }[] = []): string {
+  const lines = c.checks.map(
+    (x) => `${x.verdict.padEnd(14)} ${x.scenario}  here ${x.head ? x.head.outcome : '-'} · trunk ${x.trunk ? x.trunk.outcome : '-'}  (${x.because.join(', ')}${x.node ? ` · ${x.node}` : ''})`,
+  );
+  return [
+    ...lines,
+    ...skipped.map((s) => `not run: ${s.scenario}: ${s.why}`),
+    ...c.notes.map((n) => `note: ${n}`),
+    ...c.overrides.map((o) => `overridden by ${o.by} at ${o.at} for ${o.scenarios.join(', ')}: ${o.reason}`),
+    c.line,
+    '',
+  ].join('\n');
+}
+
 function reviewText(r: ReviewBundle): string {
   const pre = r.preflight;
   return [
     `${r.session}  ${r.branch}  ${r.base.slice(0, 12)}..${r.head.slice(0, 12)}`,
     `merge into ${pre.trunk}: ${pre.result === 'clean' ? 'clean' : `conflicts in ${pre.conflicts.join(', ')}`}${pre.trunkMovedAhead ? ` (${pre.trunk} moved ahead since the fork)` : ''}`,
     '',
+    checksText(r.checks),
     ...r.commits.map((c) => `${c.hash.slice(0, 12)} ${c.subject} (${c.author})`),
     '',
     ...r.files.map((f) => `${f.status} ${f.path}`),
@@ -108,7 +127,7 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
     usage: `trellis session spawn <task> [--harness ${harnessNames().join('|')}] [--node <id>]... [--issue <id>] [--json]`,
     async run(ctx, p) {
       const nodes = ctx.options.node === undefined ? [] : [ctx.options.node].flat().map(String);
-      let s: SessionView;
+      let s: SessionView & { warnings: readonly string[] };
       try {
         s = await spawnSession(p, cliRuntime(p), {
           task: ctx.args.join(' '),
@@ -121,6 +140,8 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
         if (isTrellisError(e) && e.code === 'UNKNOWN_HARNESS') throw new UsageError(e.message, SESSION_ACTIONS.spawn!.usage);
         throw e;
       }
+      // Said, never blocking: another live session is already changing a node this one is linked to.
+      await err(s.warnings.map((w) => `trellis: warning: ${w}\n`).join(''));
       await out(ctx.options.json ? json(s) : `${s.id}\n`);
       return 0;
     },
@@ -166,12 +187,26 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
   view: transition('view', (p, _rt, id, by) => viewSession(p, id, by), 'viewed'),
   merge: {
     args: ['id'],
-    options: ['by', 'json'],
-    usage: 'trellis session merge <id> [--by <author>] [--json]',
+    options: ['override', 'by', 'json'],
+    usage: 'trellis session merge <id> [--override <reason>] [--by <author>] [--json]   (refused while its checks block it, unless overridden)',
     async run(ctx, p) {
-      const r = await mergeSession(p, cliRuntime(p), ctx.args[0]!, author(ctx));
+      const override = ctx.options.override === undefined ? undefined : String(ctx.options.override);
+      if (override !== undefined && override.trim() === '') throw new UsageError('--override needs a reason', SESSION_ACTIONS.merge!.usage);
+      const r = await mergeSession(p, cliRuntime(p), ctx.args[0]!, author(ctx), override);
+      if (r.gate.through === 'overridden') await err(`trellis: merge gate overridden for ${r.gate.scenarios.join(', ')} (logged on the session)\n`);
       await out(ctx.options.json ? json(r) : `merge dispatched to ${ctx.args[0]}'s agent\n`);
       return 0;
+    },
+  },
+  check: {
+    args: ['id'],
+    options: ['by', 'json'],
+    usage: "trellis session check <id> [--by <author>] [--json]   (runs its scenarios in its worktree at its head commit)",
+    async run(ctx, p) {
+      const { checkSession } = await import('../store/sessions/check-session.js');
+      const r = await checkSession(p, ctx.args[0]!, author(ctx));
+      await out(ctx.options.json ? json(r) : checksText(r.checks, r.skipped));
+      return r.checks.ready ? 0 : 1;
     },
   },
   capture: {
@@ -252,6 +287,7 @@ export async function runSession(action: string, ctx: VerbContext): Promise<numb
 /** `trellis review <id> [--json]`: the review bundle (unbounded output: flushed, then exit). */
 export async function runReview(ctx: VerbContext): Promise<number> {
   checkShape({ args: ['id'], options: ['json'], usage: 'trellis review <id> [--json]' }, ctx);
+  const { reviewBundle } = await import('../store/sessions/review.js');
   const bundle = await reviewBundle(openProject(ctx.cwd), ctx.args[0]!);
   await out(ctx.options.json ? `${JSON.stringify(bundle)}\n` : reviewText(bundle));
   return 0;

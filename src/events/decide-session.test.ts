@@ -84,6 +84,11 @@ const table: { when: SessionCommand; then: Record<Given, Outcome> }[] = [
     then: row(['review', ['merge-dispatched']], 'SESSION_REFUSED'),
   },
   {
+    // The merge gate's override is logged only where a merge can follow.
+    when: cmd({ type: 'override-merge', reason: 'flaky on trunk', scenarios: ['a/b'] }),
+    then: row(['review', ['merge-overridden']], 'SESSION_REFUSED'),
+  },
+  {
     when: cmd({ type: 'close', wip: null }),
     then: row(['closed', 'SESSION_REFUSED'], ['closed']),
   },
@@ -218,5 +223,18 @@ describe('session list and parser', () => {
     expect(parseSessionEvent(JSON.stringify({ ...spawned, source: 'cron' }))).toMatchObject({ ok: false, reason: expect.stringContaining('source') });
     expect(parseSessionEvent(JSON.stringify(e(2, 'awaiting', { reason: 'bored' })))).toMatchObject({ ok: false, reason: expect.stringContaining('data.reason') });
     expect(parseSessionEvent(JSON.stringify({ ...spawned, type: 'exploded' }))).toMatchObject({ ok: false, reason: expect.stringContaining('unknown type') });
+  });
+});
+
+describe('merge-gate overrides', () => {
+  it('given a session in review, when the gate is overridden, then the event names who, why and which scenarios, the fold lists it, and its subject is the audit', () => {
+    const [event] = decideSession(foldSession('s1', histories.review), cmd({ type: 'override-merge', reason: '  flaky on trunk ', scenarios: ['a/b', 'c/d'] }));
+    expect(event).toMatchObject({ type: 'merge-overridden', by, data: { reason: 'flaky on trunk', scenarios: ['a/b', 'c/d'] } });
+    expect(parseSessionEvent(JSON.stringify(event))).toEqual({ ok: true, event });
+    const state = foldSession('s1', [...histories.review, event!]);
+    expect(state.mergeOverrides).toEqual([{ by, at, reason: 'flaky on trunk', scenarios: ['a/b', 'c/d'] }]);
+    // Apply twice: a replayed event changes nothing.
+    expect(evolveSession(state, event!)).toBe(state);
+    expect(() => decideSession(foldSession('s1', histories.review), cmd({ type: 'override-merge', reason: ' ', scenarios: ['a/b'] }))).toThrow(/needs a reason/);
   });
 });

@@ -16,6 +16,7 @@ const ACCEPTS: Record<Exclude<SessionCommand['type'], 'spawn' | 'prompt' | 'iden
   resume: ['interrupted', 'quarantined'],
   review: ['running', 'awaiting'],
   merge: ['review'],
+  'override-merge': ['review'],
   close: ['queued', 'starting', 'running', 'awaiting', 'review', 'merging', 'interrupted', 'quarantined', 'failed'],
   quarantine: ['queued', 'starting', 'running', 'awaiting', 'review', 'merging', 'interrupted', 'failed'],
   'turn-fail': ['starting', 'running', 'awaiting', 'merging'],
@@ -96,6 +97,10 @@ export function decideSession(state: SessionFacts, command: SessionCommand): Ses
     case 'merge':
       accept('merge', 'only a session in review merges');
       return [event('merge-dispatched', {})];
+    case 'override-merge':
+      accept('override-merge', 'only a session in review overrides its merge gate');
+      if (command.reason.trim() === '') throw new TrellisError('INVALID_INPUT', 'an override of the merge gate needs a reason');
+      return [event('merge-overridden', { reason: command.reason.trim(), scenarios: [...command.scenarios] })];
     case 'close':
       accept('close', 'a closed session does not close again');
       return [event('closed', { wip: command.wip })];

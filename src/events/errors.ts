@@ -34,6 +34,8 @@ export type ErrorCode =
   | 'SESSION_NOT_FOUND'
   | 'SESSION_EXISTS'
   | 'SESSION_REFUSED'
+  /** A merge the session's checks block (a regressed or unmeasured-at-head scenario), not overridden. */
+  | 'MERGE_BLOCKED'
   | 'PROMPT_REFUSED'
   | 'UNKNOWN_HARNESS'
   | 'NO_BASE'

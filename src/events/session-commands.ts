@@ -28,6 +28,7 @@ export type SessionCommand = SessionCommandMeta &
     | { readonly type: 'resume' }
     | { readonly type: 'review' }
     | { readonly type: 'merge' }
+    | { readonly type: 'override-merge'; readonly reason: string; readonly scenarios: readonly string[] }
     | { readonly type: 'close'; readonly wip: string | null }
     | { readonly type: 'quarantine'; readonly reason: string; readonly wip: string | null }
     | { readonly type: 'fail'; readonly reason: string }

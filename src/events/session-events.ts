@@ -55,6 +55,8 @@ export type SessionEvent =
   | (SessionEventMeta & { readonly type: 'resumed'; readonly data: Record<string, never> })
   | (SessionEventMeta & { readonly type: 'review-requested'; readonly data: Record<string, never> })
   | (SessionEventMeta & { readonly type: 'merge-dispatched'; readonly data: Record<string, never> })
+  /** The merge gate (DESIGN.md §14) overridden: why, and the scenarios that blocked it. */
+  | (SessionEventMeta & { readonly type: 'merge-overridden'; readonly data: { readonly reason: string; readonly scenarios: readonly string[] } })
   | (SessionEventMeta & { readonly type: 'closed'; readonly data: { readonly wip: string | null } })
   | (SessionEventMeta & { readonly type: 'quarantined'; readonly data: { readonly reason: string; readonly wip: string | null } })
   | (SessionEventMeta & { readonly type: 'failed'; readonly data: { readonly reason: string } })
@@ -89,6 +91,7 @@ const DATA: Record<SessionEventType, Record<string, Check>> = {
   resumed: {},
   'review-requested': {},
   'merge-dispatched': {},
+  'merge-overridden': { reason: text, scenarios: strs },
   closed: { wip: strOrNull },
   quarantined: { reason: str, wip: strOrNull },
   failed: { reason: str },
@@ -143,6 +146,9 @@ export function describeSessionEvent(event: SessionEvent): string {
       return 'review requested';
     case 'merge-dispatched':
       return 'merge dispatched';
+    case 'merge-overridden':
+      // Whole: the reason and every scenario are the audit, never shortened.
+      return `merge gate overridden by ${event.by} for ${event.data.scenarios.join(', ')}: ${event.data.reason.replace(/\s+/g, ' ').trim()}`;
     case 'closed':
       return `close${event.data.wip ? `: wip saved at ${event.data.wip.slice(0, 12)}` : ''}`;
     case 'quarantined':

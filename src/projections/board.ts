@@ -2,6 +2,7 @@ import type { Freshness } from './freshness.js';
 import type { Issue, SlimIssue } from './issue.js';
 import { nodeSlice, type NodeIssues } from './node-slice.js';
 import type { ScenarioOutcome } from './scoreboard.js';
+import type { OverlapWith } from './overlap.js';
 import type { SessionSummary } from './session-list.js';
 import type { SpecNodeMeta } from './spec-node.js';
 
@@ -28,8 +29,8 @@ export interface BoardOverlay {
   readonly nodes: readonly string[];
 }
 
-/** What the board says of a session: its entry in the session list. */
-export type BoardSession = SessionSummary;
+/** What the board says of a session: its entry in the session list, and the live sessions it overlaps (when it does). */
+export type BoardSession = SessionSummary & { readonly overlaps?: readonly OverlapWith[] };
 
 export interface Board {
   readonly version: typeof BOARD_VERSION;

@@ -11,3 +11,6 @@ export * from './scoreboard.js';
 export * from './session.js';
 export * from './session-list.js';
 export * from './session-view.js';
+export * from './session-checks.js';
+export * from './issue-checks.js';
+export * from './overlap.js';

@@ -1,6 +1,8 @@
 // The review bundle of a session as `GET /api/sessions/:id/review` answers it; pure, so the dashboard
 // imports it too (the store's review.ts builds it with git).
 
+import type { SessionChecks } from './session-checks.js';
+
 export interface ReviewCommit {
   readonly hash: string;
   readonly author: string;
@@ -30,6 +32,10 @@ export interface Preflight {
   readonly conflicts: readonly string[];
   /** Trunk has commits the session's base does not have. */
   readonly trunkMovedAhead: boolean;
+  /** Whether the merge gate lets the merge through (DESIGN.md §14). */
+  readonly ready: boolean;
+  /** The gate's line: ready, or what blocks it and how to go on. */
+  readonly checks: string;
 }
 
 /** The review bundle of a session: everything a reviewer needs before merging (DESIGN.md §9). */
@@ -42,4 +48,6 @@ export interface ReviewBundle {
   readonly files: readonly ReviewFile[];
   readonly nodes: readonly ReviewNode[];
   readonly preflight: Preflight;
+  /** The session's checks: per scenario its reading at the head commit, trunk's latest, and the verdict; overrides of the gate. */
+  readonly checks: SessionChecks & { readonly notes: readonly string[] };
 }

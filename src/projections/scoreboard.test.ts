@@ -56,13 +56,16 @@ describe('buildScoreboard: given declarations, readings and remarks, then cells'
     ]);
   });
 
-  it('a scenario declared only in a worktree has a cell there only; readings of undeclared scenarios are not listed', () => {
+  it('a scenario declared only in a worktree has a cell there only; one declared nowhere live keeps its row and readings, with no declaration', () => {
     const board = buildScoreboard({
       scopes: [{ scope: scope('trunk'), scenarios: [] }, { scope: scope('sess-2'), scenarios: [decl('new/one')] }],
       streams: [stream('gone/one', [['trunk', 'pass']])],
       remarks: [],
     });
-    expect(board.scenarios.map((s) => [s.id, s.declaredIn, s.cells.map((c) => c.scope)])).toEqual([['new/one', ['sess-2'], ['sess-2']]]);
+    expect(board.scenarios.map((s) => [s.id, s.node, s.declaredIn, s.cells.map((c) => [c.scope, c.declared, c.readings])])).toEqual([
+      ['gone/one', null, [], [['trunk', false, 1]]],
+      ['new/one', 'checkout', ['sess-2'], [['sess-2', true, 0]]],
+    ]);
   });
 
   it('open remarks sit in the cell of their reading’s scope; closed ones and other scenarios’ do not; reading-less ones stay on the row', () => {

@@ -52,9 +52,10 @@ export interface ScoreCell {
 
 export interface ScenarioRow {
   readonly id: string;
-  readonly node: string;
-  readonly run: string;
-  readonly timeoutS: number;
+  /** The declaring node, its command and timeout; null for a scenario declared in no live scope that still has readings. */
+  readonly node: string | null;
+  readonly run: string | null;
+  readonly timeoutS: number | null;
   /** Live scopes whose spec tree declares it, trunk first. */
   readonly declaredIn: readonly string[];
   readonly cells: readonly ScoreCell[];
@@ -114,7 +115,9 @@ export interface ScoreboardInputs {
 /**
  * The scoreboard (DESIGN.md §12): every declared scenario × scope → its latest reading, the last 10
  * outcomes and the open eval-remark threads against it. A scenario has a cell for every live scope that
- * declares it and every scope (live or gone) that has readings of it. Deterministic: scenarios by id,
+ * declares it and every scope (live or gone) that has readings of it; a scenario declared nowhere live
+ * whose ref still holds readings (its worktree was removed) keeps its row, with no declaration.
+ * Deterministic: scenarios by id,
  * cells trunk first, then live scopes in worktree order, then gone scopes by name.
  */
 export function buildScoreboard(inputs: ScoreboardInputs): Scoreboard {
@@ -125,8 +128,9 @@ export function buildScoreboard(inputs: ScoreboardInputs): Scoreboard {
   const order = new Map(inputs.scopes.map((s, i) => [s.scope.name, i]));
   const declaredBy = new Map(inputs.scopes.map((s) => [s.scope.name, new Set(s.scenarios.map((d) => d.id))]));
   const rows: ScenarioRow[] = [];
-  for (const id of [...declared.keys()].sort()) {
-    const { decl, declaredIn } = declared.get(id)!;
+  const ids = new Set([...declared.keys(), ...[...streams.values()].filter((s) => s.readings.length > 0).map((s) => s.scenario)]);
+  for (const id of [...ids].sort()) {
+    const { decl, declaredIn } = declared.get(id) ?? { decl: null, declaredIn: [] };
     const byScope = streams.has(id) ? readingsByScope(streams.get(id)!) : new Map<string, ScopeReadings>();
     const names = new Set([...declaredIn, ...byScope.keys()]);
     const sorted = [...names].sort((a, b) => {
@@ -137,9 +141,9 @@ export function buildScoreboard(inputs: ScoreboardInputs): Scoreboard {
     const { cellRemarks, loose } = splitRemarks(remarks.get(id) ?? [], byScope);
     rows.push({
       id,
-      node: decl.node,
-      run: decl.run,
-      timeoutS: decl.timeoutS,
+      node: decl?.node ?? null,
+      run: decl?.run ?? null,
+      timeoutS: decl?.timeoutS ?? null,
       declaredIn,
       cells: sorted.map((scope) => {
         const r = byScope.get(scope);

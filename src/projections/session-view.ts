@@ -1,6 +1,6 @@
 import type { SessionSummary } from './session-list.js';
 import { sessionSummary } from './session-list.js';
-import type { SessionState, TimelineEntry } from './session.js';
+import type { MergeOverride, SessionState, TimelineEntry } from './session.js';
 
 /** One session, whole: what `trellis session show --json` prints and GET /api/sessions/:id answers. */
 export interface SessionView extends SessionSummary {
@@ -14,6 +14,8 @@ export interface SessionView extends SessionSummary {
   readonly wip: string | null;
   readonly turnFailures: number;
   readonly timeline: readonly TimelineEntry[];
+  /** Overrides of the merge gate, oldest first. */
+  readonly mergeOverrides: readonly MergeOverride[];
 }
 
 export function sessionView(s: SessionState): SessionView {
@@ -29,5 +31,6 @@ export function sessionView(s: SessionState): SessionView {
     wip: s.wip,
     turnFailures: s.turnFailures,
     timeline: s.timeline,
+    mergeOverrides: s.mergeOverrides,
   };
 }

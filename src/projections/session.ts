@@ -36,6 +36,16 @@ export interface SessionState extends SessionFacts {
   readonly wip: string | null;
   /** Turn failures since the last turn that ended well. */
   readonly turnFailures: number;
+  /** Each override of the merge gate, oldest first (DESIGN.md §14). */
+  readonly mergeOverrides: readonly MergeOverride[];
+}
+
+/** An override of the merge gate: who, when, why, and which scenarios blocked it. */
+export interface MergeOverride {
+  readonly by: string;
+  readonly at: string;
+  readonly reason: string;
+  readonly scenarios: readonly string[];
 }
 
 export const initialSession = (id: string): SessionState => ({
@@ -61,6 +71,7 @@ export const initialSession = (id: string): SessionState => ({
   timeline: [],
   wip: null,
   turnFailures: 0,
+  mergeOverrides: [],
 });
 
 /** Where a session's fold stands: the key of the latest event folded (session events carry no id). */
@@ -124,6 +135,8 @@ export function evolveSession(state: SessionState, event: SessionEvent): Session
       return move('review', null, { unread: true });
     case 'merge-dispatched':
       return move('merging');
+    case 'merge-overridden':
+      return { ...next, mergeOverrides: [...state.mergeOverrides, { by: event.by, at: event.at, reason: event.data.reason, scenarios: event.data.scenarios }] };
     case 'closed':
       return move('closed', null, { tmux: null, wip: event.data.wip ?? state.wip });
     case 'quarantined':

@@ -4,6 +4,7 @@ import type { ThreadsRead } from './issues/thread-store.js';
 import { mergedFrom, nodeIssuesFrom } from './issues/verbs.js';
 import type { Project } from './project.js';
 import { readSpecTree, type SpecTree } from './spec/spec-tree.js';
+import { overlapTracker } from './sessions/overlap.js';
 import { worktreeOverlay, type OverlayEntry } from './spec/worktrees.js';
 
 /** Where a board's parts come from; the server swaps in watched, memoized sources, the CLI reads fresh. */
@@ -38,12 +39,17 @@ export async function buildBoard(
   const list = mergedFrom(p, read);
   const tree = sources.specTree();
   const evals = await p.evals.all();
+  const overlaps = await overlapTracker(p).refresh(sessions.states);
   const board = assembleBoard({
     specRoot,
     nodes: tree.nodes.map(specMeta),
     scenarios: trunkOutcomes(tree.nodes.flatMap((n) => n.scenarios), evals.states),
     overlay,
-    sessions: sessionList(sessions.states),
+    // A session overlapping another live one says with which, and where (only then: the bytes stay as they were otherwise).
+    sessions: sessionList(sessions.states).map((s) => {
+      const o = overlaps.overlapsOf(s.id);
+      return o.length ? { ...s, overlaps: o } : s;
+    }),
     issues: list.issues,
     freshness: list.freshness,
     sliceOf: nodeIssuesFrom(p, read),

@@ -44,7 +44,11 @@ export interface SessionSettings {
   readonly minFreeMb: number;
   /** A shell command run in every new worktree before the agent starts; its log is kept as evidence. */
   readonly setup: string | null;
+  /** `checks`: a merge with a regressed or unmeasured-at-head check is refused unless overridden (DESIGN.md §14); `off`: never gated. */
+  readonly mergeGate: MergeGate;
 }
+
+export type MergeGate = 'checks' | 'off';
 
 export const DEFAULT_SETTINGS: Omit<Settings, 'sources'> = {
   specRoot: 'specs',
@@ -52,7 +56,7 @@ export const DEFAULT_SETTINGS: Omit<Settings, 'sources'> = {
   harness: null,
   pluginRoot: '.trellis/plugins',
   forges: [],
-  sessions: { max: null, minFreeMb: 256, setup: null },
+  sessions: { max: null, minFreeMb: 256, setup: null, mergeGate: 'checks' },
   worktreeRoot: null,
 };
 
@@ -119,16 +123,18 @@ function forgesOf(v: unknown): ForgeConfig[] {
 
 function sessionsOf(v: unknown): SessionSettings {
   if (v === undefined || v === null) return DEFAULT_SETTINGS.sessions;
-  const bad = () => new TrellisError('INVALID_INPUT', `${CONFIG_FILE}: "sessions" must be { "max"?: whole number >= 1, "minFreeMb"?: number >= 0, "setup"?: command }`);
+  const bad = () => new TrellisError('INVALID_INPUT', `${CONFIG_FILE}: "sessions" must be { "max"?: whole number >= 1, "minFreeMb"?: number >= 0, "setup"?: command, "mergeGate"?: "checks" | "off" }`);
   if (typeof v !== 'object' || Array.isArray(v)) throw bad();
-  const { max, minFreeMb, setup } = v as Record<string, unknown>;
+  const { max, minFreeMb, setup, mergeGate } = v as Record<string, unknown>;
   if (max !== undefined && max !== null && !(Number.isInteger(max) && (max as number) >= 1)) throw bad();
   if (minFreeMb !== undefined && !(typeof minFreeMb === 'number' && minFreeMb >= 0)) throw bad();
   if (setup !== undefined && setup !== null && (typeof setup !== 'string' || setup.trim() === '')) throw bad();
+  if (mergeGate !== undefined && mergeGate !== 'checks' && mergeGate !== 'off') throw bad();
   return {
     max: (max as number | undefined) ?? null,
     minFreeMb: (minFreeMb as number | undefined) ?? DEFAULT_SETTINGS.sessions.minFreeMb,
     setup: (setup as string | undefined) ?? null,
+    mergeGate: (mergeGate as MergeGate | undefined) ?? 'checks',
   };
 }
 

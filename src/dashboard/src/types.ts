@@ -27,7 +27,7 @@ export interface SpecLite {
   readonly body: string;
 }
 
-export type { SessionSummary, SessionView, TimelineEntry, Scoreboard, ScenarioRow, ScoreCell, ScopeInfo, RemarkRef } from '../../projections/index.js';
+export type { OverlapWith, SessionSummary, SessionView, TimelineEntry, Scoreboard, ScenarioRow, ScoreCell, ScopeInfo, RemarkRef } from '../../projections/index.js';
 
 /** GET /api/sessions/:id/review: the server's own shape. */
 export type { ReviewBundle } from '../../projections/review-bundle.js';

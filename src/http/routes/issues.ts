@@ -16,7 +16,7 @@ import { readJson } from '../body.js';
 import type { AppContext } from '../context.js';
 
 // Undeclared keys are refused, so a misspelt field is an error rather than silently ignored.
-const openBody = type({ '+': 'reject', concern: 'string', 'body?': 'string', 'nodes?': 'string[]', 'store?': 'string', 'by?': 'string', 'scenario?': 'string', 'reading?': 'string' });
+const openBody = type({ '+': 'reject', concern: 'string', 'body?': 'string', 'nodes?': 'string[]', 'store?': 'string', 'by?': 'string', 'scenario?': 'string', 'reading?': 'string', 'checks?': 'string[]' });
 const replyBody = type({ '+': 'reject', body: 'string', 'evidence?': 'string[]', 'by?': 'string' });
 const remarkBody = type({ '+': 'reject', body: 'string', reading: 'string', 'evidence?': 'string[]', 'by?': 'string' });
 const byBody = type({ '+': 'reject', 'by?': 'string' });
@@ -51,6 +51,7 @@ export function issueRoutes(ctx: AppContext): Hono {
       ...(b.nodes ? { nodes: b.nodes } : {}),
       ...(b.store ? { store: b.store } : {}),
       ...(b.scenario !== undefined ? { scenario: b.scenario } : {}),
+      ...(b.checks !== undefined ? { checks: b.checks } : {}),
       ...(b.reading !== undefined ? { reading: b.reading } : {}),
     });
     // An eval remark is never an issue: the answer names the thread, for the eval surfaces.

@@ -1,6 +1,7 @@
 import { type } from 'arktype';
 import { Hono } from 'hono';
 import { resourceInventory } from '../../store/catalog.js';
+import { checkSession } from '../../store/sessions/check-session.js';
 import { reviewBundle } from '../../store/sessions/review.js';
 import { defaultRuntime, type SessionRuntime } from '../../store/sessions/runtime.js';
 import {
@@ -24,6 +25,7 @@ import type { AppContext } from '../context.js';
 const spawnBody = type({ '+': 'reject', task: 'string', 'harness?': 'string', 'nodes?': 'string[]', 'issue?': 'string', 'by?': 'string' });
 const promptBody = type({ '+': 'reject', body: 'string', 'by?': 'string' });
 const byBody = type({ '+': 'reject', 'by?': 'string' });
+const mergeBody = type({ '+': 'reject', 'by?': 'string', 'override?': 'string' });
 const quarantineBody = type({ '+': 'reject', 'by?': 'string', 'reason?': 'string' });
 
 /** A write from the dashboard is authored by `human` unless the caller says who it is. */
@@ -47,7 +49,7 @@ export function sessionRoutes(ctx: AppContext, rt: SessionRuntime = defaultRunti
     return c.json(s, 201);
   });
   app.get('/api/sessions/:id', async (c) => c.json(await showSession(p, c.req.param('id'))));
-  app.get('/api/sessions/:id/review', async (c) => c.json(await reviewBundle(p, c.req.param('id'))));
+  app.get('/api/sessions/:id/review', async (c) => c.json(await reviewBundle(p, c.req.param('id'), { trunkTree: () => ctx.live.specTree() })));
   app.post('/api/sessions/:id/prompt', async (c) => {
     const b = await readJson(c, promptBody);
     const result = await promptSession(p, rt, c.req.param('id'), b.body, b.by ?? HUMAN);
@@ -55,8 +57,13 @@ export function sessionRoutes(ctx: AppContext, rt: SessionRuntime = defaultRunti
     return c.json(result, result.delivered ? 200 : 202);
   });
   app.post('/api/sessions/:id/merge', async (c) => {
+    const b = await readJson(c, mergeBody, { optional: true });
+    return c.json(await mergeSession(p, rt, c.req.param('id'), b.by ?? HUMAN, b.override));
+  });
+  // Runs the session's checks in its worktree at its head commit: as long as the scenarios take.
+  app.post('/api/sessions/:id/check', async (c) => {
     const b = await readJson(c, byBody, { optional: true });
-    return c.json(await mergeSession(p, rt, c.req.param('id'), b.by ?? HUMAN));
+    return c.json(await checkSession(p, c.req.param('id'), b.by ?? HUMAN));
   });
   app.post('/api/sessions/:id/quarantine', async (c) => {
     const b = await readJson(c, quarantineBody, { optional: true });

@@ -4,6 +4,7 @@ import {
   declaredScenarios,
   evalRemarkThreads,
   readingsByScope,
+  LAST_OUTCOMES,
   remarkRef,
   remarksByScenario,
   type RemarkRef,
@@ -11,6 +12,7 @@ import {
   type Scoreboard,
   type ScopeDeclarations,
   type ScopeInfo,
+  type ScopeReadings,
 } from '../../projections/index.js';
 import { isEvidenceHash } from '../evidence.js';
 import { newThreadId } from '../issues/thread-id.js';
@@ -85,6 +87,8 @@ export interface EvalDetail {
   readonly declared: boolean;
   /** Live scopes whose spec tree declares it, trunk first. */
   readonly declaredIn: readonly string[];
+  /** Scopes (live or gone) that hold readings of it, by name. */
+  readonly measuredIn: readonly string[];
   readonly declaration: Pick<ScenarioDecl, 'node' | 'run' | 'timeoutS'> | null;
   /** The latest reading in the scope. */
   readonly reading: Reading | null;
@@ -100,7 +104,9 @@ export interface EvalDetail {
 
 /**
  * One scenario in one scope. The scope is resolved first (a vanished one falls back to trunk, saying
- * so); a scenario declared in no live scope is SCENARIO_NOT_FOUND; otherwise one of the three states.
+ * so); then one of the three states. A scenario declared in no live scope whose ref still holds readings
+ * (its worktree was removed) is `absent-from-trunk` with those readings (spec §3, eval-detail rules 4, 5);
+ * only a scenario nobody declares and nobody measured is SCENARIO_NOT_FOUND.
  */
 export async function evalDetail(p: Project, scenario: string, scope: string | undefined, sources: EvalSources = {}): Promise<EvalDetail> {
   const { scopes, declarations, evals, threads } = await inputs(p, sources);
@@ -108,13 +114,18 @@ export async function evalDetail(p: Project, scenario: string, scope: string | u
   const name = resolved.scope.name;
   const declared = declaredScenarios(declarations);
   const found = isScenarioId(scenario) ? declared.get(scenario) : undefined;
-  if (!found) throw new TrellisError('SCENARIO_NOT_FOUND', `no scenario '${scenario}' is declared on trunk or in a live worktree (declare it in a spec node's front matter: scenarios: [{ id, run }])`);
-  const here = found.declaredIn.includes(name);
-  const onTrunk = found.declaredIn.includes(TRUNK);
   const stream = evals.states.find((s) => s.scenario === scenario);
+  const byScope = stream ? readingsByScope(stream) : new Map<string, ScopeReadings>();
+  if (!found && byScope.size === 0) {
+    throw new TrellisError('SCENARIO_NOT_FOUND', `no scenario '${scenario}' is declared on trunk or in a live worktree, and none was ever measured (declare it in a spec node's front matter: scenarios: [{ id, run }])`);
+  }
+  const here = found?.declaredIn.includes(name) ?? false;
+  const onTrunk = found?.declaredIn.includes(TRUNK) ?? false;
   const broken = evals.problems.find((q) => q.id === scenarioKey(scenario));
-  const inScope = stream ? readingsByScope(stream).get(name) : undefined;
-  const readings = inScope ? [...inScope.readings].reverse() : [];
+  // Declared nowhere live: the readings are the requested (vanished) scope's, or all of them.
+  const gone = resolved.fallback ? scopeNameOf(resolved.requested) : undefined;
+  const inScope = found ? byScope.get(name) : (byScope.get(gone ?? '') ?? undefined);
+  const readings = inScope ? [...inScope.readings].reverse() : found ? [] : [...(stream?.readings ?? [])].sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));
   const mine = new Set(readings.map((r) => r.id));
   const remarks = (remarksByScenario(evalRemarkThreads(threads.states)).get(scenario) ?? [])
     .map(remarkRef)
@@ -126,15 +137,19 @@ export async function evalDetail(p: Project, scenario: string, scope: string | u
     ...(resolved.fallback ? { fallback: resolved.fallback, requested: resolved.requested, reason: resolved.reason } : {}),
     state,
     declared: here,
-    declaredIn: found.declaredIn,
-    declaration: { node: found.decl.node, run: found.decl.run, timeoutS: found.decl.timeoutS },
+    declaredIn: found?.declaredIn ?? [],
+    measuredIn: [...byScope.keys()].sort(),
+    declaration: found ? { node: found.decl.node, run: found.decl.run, timeoutS: found.decl.timeoutS } : null,
     reading: readings[0] ?? null,
-    last: inScope?.last ?? [],
+    last: inScope?.last ?? readings.slice(0, LAST_OUTCOMES).map((r) => r.outcome),
     readings,
     remarks,
     ...(broken ? { problem: `its readings are unreadable (${broken.ref} at ${broken.commit}): ${broken.reason}; inspect with 'git log ${broken.ref}'` } : {}),
   };
 }
+
+/** The scope name a requested name stands for: a session's branch `trellis/<id>` is its id. */
+const scopeNameOf = (requested: string): string => (requested.startsWith('trellis/') ? requested.slice('trellis/'.length) : requested);
 
 /** A write needs the scopes and declarations only, not the readings or the threads. */
 const NO_READS = { readEvals: async () => ({ states: [], problems: [] }), readThreads: async () => ({ states: [], problems: [] }) };

@@ -1,6 +1,7 @@
-import { issueNodes, isNodeId, isTrellisError, TrellisError, type ScenarioScope, type ThreadCommand } from '../../events/index.js';
+import { issueNodes, isNodeId, isScenarioId, isTrellisError, TrellisError, type ScenarioScope, type ThreadCommand } from '../../events/index.js';
 // Each projection from its own module: the index also carries the spec-node parser and its YAML library
 // (~35 ms to load), which no issue verb needs (CLI start-up, issue 8).
+import { withChecks } from '../../projections/issue-checks.js';
 import { freshness, type Freshness } from '../../projections/freshness.js';
 import { evalRemarkThreads, issueThreads, mergeIssues } from '../../projections/issue-list.js';
 import { nodeSlice, sliceOf, type NodeIssues } from '../../projections/node-slice.js';
@@ -33,6 +34,8 @@ export interface OpenInput {
   readonly scenario?: string;
   /** With `scenario`: the reading the remark is filed against; its filer becomes the thread's originator. */
   readonly reading?: string;
+  /** Scenarios that must pass for the work on the issue to count: written into its body as a `checks:` line (DESIGN.md §14). */
+  readonly checks?: readonly string[];
   readonly store?: string;
   readonly by: string;
 }
@@ -42,7 +45,11 @@ export async function openIssue(p: Project, input: OpenInput): Promise<{ id: str
   const store = input.store ?? 'local';
   requireStore(p, store);
   const concern = requireText(input.concern, 'concern').trim();
-  const body = input.body ?? '';
+  const checks = (input.checks ?? []).map((c) => c.trim());
+  const badCheck = checks.find((c) => !isScenarioId(c));
+  if (badCheck !== undefined) throw new TrellisError('INVALID_INPUT', `--scenario-check '${badCheck}' is not a scenario id (segments joined by /, e.g. checkout/happy-path)`);
+  if (checks.length && input.scenario !== undefined) throw new TrellisError('INVALID_INPUT', 'an eval-remark thread (--scenario) carries no checks; --scenario-check is for issues');
+  const body = withChecks(input.body ?? '', checks);
   const explicit = (input.nodes ?? []).map((n) => n.trim());
   const bad = explicit.find((n) => !isNodeId(n));
   if (bad !== undefined) throw new TrellisError('INVALID_INPUT', `'${bad}' is not a node id (a path below the spec root, without .md, e.g. auth/login)`);

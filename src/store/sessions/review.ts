@@ -1,4 +1,5 @@
-import { nodeIdOf, type Issue } from '../../projections/index.js';
+import type { Issue } from '../../projections/index.js';
+import { branchHead, changedFiles, changedNodes, checksOf, type ChecksSources } from './checks.js';
 import { gitRaw, git } from '../git/run-git.js';
 import { mergedIssues } from '../issues/verbs.js';
 import type { Project } from '../project.js';
@@ -13,11 +14,10 @@ export type { Preflight, ReviewBundle, ReviewCommit, ReviewFile, ReviewNode } fr
  * their diffs, changed spec nodes with their open issues, and a pre-flight of the merge into trunk by
  * `git merge-tree --write-tree` (which touches no worktree and no index).
  */
-export async function reviewBundle(p: Project, id: string): Promise<ReviewBundle> {
+export async function reviewBundle(p: Project, id: string, sources: ChecksSources = {}): Promise<ReviewBundle> {
   const state = await sessionState(p, id);
   const root = mainRoot(p);
-  const tip = await gitRaw(root, ['rev-parse', '--verify', '--quiet', `refs/heads/${state.branch}^{commit}`]);
-  const head = tip.code === 0 ? tip.stdout.trim() : state.base;
+  const head = await branchHead(root, state);
   const base = state.base;
   const log = await git(root, ['log', '--reverse', '--format=%H%x00%an%x00%aI%x00%s', `${base}..${head}`]);
   const commits = log
@@ -27,21 +27,19 @@ export async function reviewBundle(p: Project, id: string): Promise<ReviewBundle
       const [hash, author, at, subject] = l.split('\0');
       return { hash: hash!, author: author!, at: at!, subject: subject! };
     });
-  const names = (await git(root, ['diff', '--name-status', '-z', '--no-renames', base, head])).split('\0');
-  const changed: { status: string; path: string }[] = [];
-  for (let i = 0; i + 1 < names.length; i += 2) changed.push({ status: names[i]!, path: names[i + 1]! });
+  const changed = await changedFiles(root, base, head);
   const files = await Promise.all(changed.map(async (f) => ({ ...f, diff: await git(root, ['diff', '--no-color', '--no-ext-diff', base, head, '--', f.path]) })));
-  const specRoot = p.settings().specRoot;
-  const nodeIds = [...new Set(changed.flatMap((f) => (f.path.startsWith(`${specRoot}/`) ? [nodeIdOf(f.path.slice(specRoot.length + 1))] : [])).filter((n): n is string => n !== null))].sort();
+  const nodeIds = changedNodes(p.settings().specRoot, changed.map((f) => f.path));
   const { issues } = nodeIds.length ? await mergedIssues(p) : { issues: [] as Issue[] };
   const nodes = nodeIds.map((n) => ({
     id: n,
     openIssues: issues.filter((i) => i.status === 'open' && i.nodes.includes(n)).map((i) => ({ id: i.id, concern: i.concern })),
   }));
-  return { session: id, branch: state.branch, base, head, commits, files, nodes, preflight: await preflight(p, root, base, head) };
+  const checks = await checksOf(p, state, head, changed.map((f) => f.path), sources);
+  return { session: id, branch: state.branch, base, head, commits, files, nodes, preflight: { ...(await preflight(p, root, base, head)), ready: checks.ready, checks: checks.line }, checks };
 }
 
-async function preflight(p: Project, root: string, base: string, head: string): Promise<Preflight> {
+async function preflight(p: Project, root: string, base: string, head: string): Promise<Omit<Preflight, 'ready' | 'checks'>> {
   const { trunk, commit: trunkHead } = await trunkCommit(p);
   const merged = await gitRaw(root, ['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', trunkHead, head]);
   if (merged.code !== 0 && merged.code !== 1) throw new Error(`git merge-tree failed: ${merged.stderr.trim()}`);

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { decideSession, isNodeId, LIVE_STATUSES, TrellisError, type SessionCommand, type SessionStatus } from '../../events/index.js';
-import { sessionList, sessionView, type SessionState, type SessionSummary, type SessionView } from '../../projections/index.js';
+import { sessionList, sessionView, type OverlapWith, type SessionState, type SessionSummary, type SessionView } from '../../projections/index.js';
 import { newThreadId, isLocalId } from '../issues/thread-id.js';
 import type { Project } from '../project.js';
 import type { StreamProblem } from '../streams/projection-cache.js';
@@ -8,6 +8,7 @@ import { adapterOf, harnessNames } from './adapters/index.js';
 import type { SignalCommand } from './adapters/adapter.js';
 import { budgetOf, queuePass, type SessionBudget } from './queue.js';
 import { deliver, launch, record, type BareCommand, type Delivery, type SessionRuntime } from './runtime.js';
+import type { GateDecision } from './merge-gate.js';
 import { saveWip } from './wip.js';
 import { dropBranchIfEmpty, mainRoot, removeWorktree, sessionBranch, trunkCommit, worktreePath } from './worktree.js';
 
@@ -26,8 +27,14 @@ export interface SpawnInput {
   readonly by: string;
 }
 
-/** Spawns a session: logs it as queued, then runs a queue pass (which launches it if the budget allows). */
-export async function spawnSession(p: Project, rt: SessionRuntime, input: SpawnInput): Promise<SessionView> {
+/** A spawned session, and what it should know before it starts (another live session changing its nodes). */
+export type SpawnResult = SessionView & { readonly warnings: readonly string[] };
+
+/**
+ * Spawns a session: logs it as queued, then runs a queue pass (which launches it if the budget allows).
+ * A node that a live session is already changing is warned about (DESIGN.md §14), never refused.
+ */
+export async function spawnSession(p: Project, rt: SessionRuntime, input: SpawnInput): Promise<SpawnResult> {
   const harness = input.harness ?? p.settings().harness ?? 'shell';
   adapterOf(harness);
   if (typeof input.task !== 'string') throw new TrellisError('INVALID_INPUT', 'a session needs a task (text)');
@@ -35,6 +42,7 @@ export async function spawnSession(p: Project, rt: SessionRuntime, input: SpawnI
   const bad = nodes.find((n) => !isNodeId(n));
   if (bad !== undefined) throw new TrellisError('INVALID_INPUT', `'${bad}' is not a node id (a path below the spec root, without .md, e.g. auth/login)`);
   if (input.issue !== undefined && !/^[^\s]{1,200}$/.test(input.issue)) throw new TrellisError('INVALID_INPUT', `'${input.issue}' is not an issue id`);
+  const warnings = await overlapWarnings(p, nodes);
   const { commit } = await trunkCommit(p);
   const id = newThreadId(p.random);
   await p.sessionLog.write(id, {
@@ -53,11 +61,28 @@ export async function spawnSession(p: Project, rt: SessionRuntime, input: SpawnI
   await queuePass(p, rt);
   const state = await sessionState(p, id);
   if (state.status === 'failed') throw new TrellisError('SPAWN_FAILED', `session ${id} failed to start: ${state.reason}`);
-  return sessionView(state);
+  return { ...sessionView(state), warnings };
 }
 
+/** One line per live session already changing one of `nodes`: which session, which node, which paths. */
+async function overlapWarnings(p: Project, nodes: readonly string[]): Promise<string[]> {
+  if (nodes.length === 0) return [];
+  const { overlapTracker, changedNodes } = await overlaps();
+  const index = await overlapTracker(p).refresh((await p.sessionLog.all()).states);
+  const specRoot = p.settings().specRoot;
+  return nodes.flatMap((node) =>
+    index.changing(node).map((c) => {
+      const paths = c.paths.filter((x) => changedNodes(specRoot, [x]).includes(node));
+      return `session ${c.session} is already changing node ${node} (${paths.join(', ')}): expect to reconcile with it`;
+    }),
+  );
+}
+
+/** A session in the list, with the live sessions whose changes touch a node or a file it changes too. */
+export type ListedSession = SessionSummary & { readonly overlaps: readonly OverlapWith[] };
+
 export interface SessionListing {
-  readonly sessions: readonly SessionSummary[];
+  readonly sessions: readonly ListedSession[];
   readonly problems: readonly StreamProblem[];
 }
 
@@ -65,12 +90,22 @@ export interface SessionListing {
 export async function listSessions(p: Project, opts: { all?: boolean } = {}): Promise<SessionListing> {
   const { states, problems } = await p.sessionLog.all();
   const list = sessionList(states);
-  return { sessions: opts.all ? list : list.filter((s) => s.state !== 'closed'), problems };
+  const index = await (await overlaps()).overlapTracker(p).refresh(states);
+  const shown = opts.all ? list : list.filter((s) => s.state !== 'closed');
+  return { sessions: shown.map((s) => ({ ...s, overlaps: index.overlapsOf(s.id) })), problems };
 }
 
-/** One session, whole. */
-export async function showSession(p: Project, id: string): Promise<SessionView> {
-  return sessionView(await sessionState(p, id));
+/** One session, whole, with the live sessions it overlaps (which session, which nodes and paths). */
+export async function showSession(p: Project, id: string): Promise<SessionView & { readonly overlaps: readonly OverlapWith[] }> {
+  const state = await sessionState(p, id);
+  const index = await (await overlaps()).overlapTracker(p).refresh((await p.sessionLog.all()).states);
+  return { ...sessionView(state), overlaps: index.overlapsOf(id) };
+}
+
+/** The overlap index, loaded when a verb needs it (not on the hook path). */
+async function overlaps() {
+  const [{ overlapTracker }, { changedNodes }] = await Promise.all([import('./overlap.js'), import('./checks.js')]);
+  return { overlapTracker, changedNodes };
 }
 
 /** The folded state of session `id`; an unknown (or impossible) id is SESSION_NOT_FOUND. */
@@ -134,16 +169,21 @@ export async function requestReview(p: Project, id: string, by: string): Promise
 
 /**
  * Dispatches the merge to the session's own agent, as a prompt: the server never touches the main
- * checkout. Answers `{dispatched: true}` once the transition is logged.
+ * checkout. Answers `{dispatched: true}` once the transition is logged. The merge gate runs first: a
+ * session whose checks block it is refused unless `override` gives a reason (logged on the session).
  */
-export async function mergeSession(p: Project, rt: SessionRuntime, id: string, by: string): Promise<{ dispatched: true } & Delivery> {
+export async function mergeSession(p: Project, rt: SessionRuntime, id: string, by: string, override?: string): Promise<{ dispatched: true; gate: GateDecision } & Delivery> {
   const state = await sessionState(p, id);
+  precheck(p, state, { type: 'merge' }, by);
+  // Loaded when used: the gate reads spec trees, which `session signal` (every agent hook) never needs.
+  const { gateMerge } = await import('./merge-gate.js');
+  const gate = await gateMerge(p, state, override, by, (reason, scenarios) => write(p, id, { type: 'override-merge', reason, scenarios }, by));
   const { trunk } = await trunkCommit(p);
   const { state: merging } = await write(p, id, { type: 'merge' }, by);
   const body = `Merge your branch ${state.branch} into ${trunk}: bring in the latest ${trunk}, resolve any conflicts, run the tests, then move ${trunk} to the result (git push . HEAD:${trunk}). Do not edit the main checkout.`;
   const { state: prompted } = await write(p, id, { type: 'prompt', body }, by);
   void merging;
-  return { dispatched: true, ...(await deliver(rt, prompted, body)) };
+  return { dispatched: true, gate, ...(await deliver(rt, prompted, body)) };
 }
 
 /** Uncommitted work to the WIP ref, then the agent's tmux session away; the wip commit, if any. */

@@ -130,6 +130,11 @@ class TreeRow extends Component<RowProps> {
             problem
           </span>
         ) : null}
+        {worktrees.includes('\n') ? (
+          <span class="chip unresolved" data-testid={`edited-in-${n.id}`} title="changed in more than one worktree: the changes may collide">
+            ⚠ edited in {worktrees.split('\n').length} worktrees
+          </span>
+        ) : null}
         {worktrees
           ? worktrees.split('\n').map((w) => (
               <span class="chip worktree" title={`changed in the worktree ${w}, not yet on trunk`} key={w}>

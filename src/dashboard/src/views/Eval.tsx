@@ -51,7 +51,13 @@ export function EvalView() {
                   <th scope="row">
                     <code>{row.id}</code>
                     <div class="muted small">
-                      <a href={href.node(row.node)}>{row.node}</a> · <code>{row.run}</code>
+                      {row.node !== null ? (
+                        <>
+                          <a href={href.node(row.node)}>{row.node}</a> · <code>{row.run}</code>
+                        </>
+                      ) : (
+                        'declared nowhere live (its worktree was removed); readings kept'
+                      )}
                     </div>
                     {row.remarks.length ? <div class="chip unresolved">{row.remarks.length} open remark(s)</div> : null}
                   </th>

@@ -2,10 +2,11 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, apiUrl, enc, get, post } from '../api';
 import { href } from '../router';
 import { refreshBoard, revision } from '../store';
-import type { PromptResult, ReviewBundle, SessionView as Session } from '../types';
+import type { OverlapWith, PromptResult, ReviewBundle, SessionView as Session } from '../types';
 import { shellWord, uploadFile } from '../uploads';
 import { Ago, Diff, ErrorBox, Section, useFetch } from '../ui';
 import type { PaneLinkState, PaneTerminal } from '../xterm-terminal';
+import { ChecksPanel, OverlapFlags, SpawnWarnings } from './SessionChecks';
 import { SessionLinks, SessionState } from './Sessions';
 import '../sessions.css';
 
@@ -50,6 +51,8 @@ export function SessionView({ id }: { id: string }) {
           <SessionLinks s={s} />
         </p>
       </header>
+      <SpawnWarnings id={s.id} />
+      <OverlapFlags overlaps={(s as Session & { overlaps?: OverlapWith[] }).overlaps} />
       <Lifecycle
         s={s}
         onDone={(v) => {
@@ -99,14 +102,18 @@ function Lifecycle({ s, onDone }: { s: Session; onDone: (v: Session | null) => v
   const [note, setNote] = useState('');
   const [reason, setReason] = useState('');
   const [asking, setAsking] = useState('');
+  const [override, setOverride] = useState('');
   if (s.state === 'closed') return null;
   const act = async (verb: string, body: object = {}) => {
     setBusy(verb);
     setErr(null);
     setNote('');
     try {
-      const r = await post<Session | { dispatched: true; delivered?: boolean; reason?: string }>(`api/sessions/${enc(s.id)}/${verb}`, body);
-      if ('dispatched' in r) {
+      const r = await post<Session | { dispatched: true; delivered?: boolean; reason?: string } | { readings: unknown[]; checks: { line: string } }>(`api/sessions/${enc(s.id)}/${verb}`, body);
+      if ('readings' in r) {
+        setNote(`Checks run: ${r.readings.length} reading(s) filed. ${r.checks.line}`);
+        onDone(null);
+      } else if ('dispatched' in r) {
         setNote(r.delivered === false ? `Merge dispatched to the agent, but not delivered: ${r.reason ?? 'unknown reason'}` : 'Merge dispatched: the agent merges its branch; the main checkout is never touched from here.');
         onDone(null);
       } else onDone(r);
@@ -138,7 +145,14 @@ function Lifecycle({ s, onDone }: { s: Session; onDone: (v: Session | null) => v
       <div class="actions" role="group" aria-label="Session actions">
         {s.state === 'interrupted' ? button('resume', 'Resume') : button('interrupt', 'Interrupt')}
         {button('review', 'Request review')}
-        {button('merge', 'Merge')}
+        {button('check', 'Run checks')}
+        {button('merge', 'Merge', { body: () => (override.trim() ? { override: override.trim() } : {}) })}
+        <span class="inline">
+          <label>
+            <span>Override the checks, because</span>
+            <input value={override} onInput={(e) => setOverride((e.target as HTMLInputElement).value)} placeholder="(only when they block the merge)" />
+          </label>
+        </span>
         {button('close', 'Close', { confirm: `Close session ${s.id}? Its tmux session and worktree are removed; uncommitted work is saved on refs/trellis/wip/${s.id}.` })}
         <span class="inline">
           <label>
@@ -368,6 +382,7 @@ function Review({ id, auto, version }: { id: string; auto: boolean; version: str
             <span class={`chip ${b.preflight.result === 'clean' ? 'resolved' : 'problem'}`}>{b.preflight.result === 'clean' ? 'merges cleanly' : `${b.preflight.conflicts.length} conflicting path(s)`}</span>
             {b.preflight.trunkMovedAhead ? <span class="chip unresolved">trunk moved ahead of the base</span> : null}
           </p>
+          <ChecksPanel checks={b.checks} />
           {b.preflight.conflicts.length ? (
             <ul class="conflicts">
               {b.preflight.conflicts.map((c) => (

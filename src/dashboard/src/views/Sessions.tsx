@@ -5,6 +5,7 @@ import { go, href, replace, route } from '../router';
 import { board, boardError, refreshBoard } from '../store';
 import type { SessionSummary, SessionView as Session } from '../types';
 import { Ago, ErrorBox, onListKeys } from '../ui';
+import { OverlapFlags, spawnWarnings } from './SessionChecks';
 import '../sessions.css';
 
 /** The harnesses `trellis session spawn --harness` knows; the server names them again if one is refused. */
@@ -91,6 +92,7 @@ export function SessionsView() {
                 <SessionState s={s} /> <span class="chip harness">{s.harness}</span> active <Ago at={s.updatedAt} />
                 <SessionLinks s={s} />
                 <span class="branch">{s.branch}</span>
+                <OverlapFlags overlaps={s.overlaps} compact />
               </p>
             </li>
           ))}
@@ -115,7 +117,8 @@ function SpawnForm() {
     setErr(null);
     try {
       const picked = nodes.split(/[\s,]+/).filter(Boolean);
-      const s = await post<Session>('api/sessions', { task, ...(harness ? { harness } : {}), ...(picked.length ? { nodes: picked } : {}), ...(issue.trim() ? { issue: issue.trim() } : {}) });
+      const s = await post<Session & { warnings?: string[] }>('api/sessions', { task, ...(harness ? { harness } : {}), ...(picked.length ? { nodes: picked } : {}), ...(issue.trim() ? { issue: issue.trim() } : {}) });
+      spawnWarnings.value = s.warnings?.length ? { id: s.id, warnings: s.warnings } : null;
       void refreshBoard();
       go(href.session(s.id));
     } catch (e) {

@@ -1,0 +1,82 @@
+import { existsSync } from 'node:fs';
+import { isTrellisError } from '../../events/index.js';
+import { issueChecks, nodeIdOf, sessionChecks, type SessionChecks, type SessionState } from '../../projections/index.js';
+import { git, gitRaw } from '../git/run-git.js';
+import { showIssue } from '../issues/verbs.js';
+import type { Project } from '../project.js';
+import { readSpecTree, type SpecTree } from '../spec/spec-tree.js';
+import { mainRoot } from './worktree.js';
+
+/*
+ * A session's checks (DESIGN.md §14): which scenarios concern it, measured in its worktree at its head
+ * commit by `trellis session check`, judged against trunk in the review bundle and by the merge gate.
+ */
+
+/** The commit the session's branch points at (its base when the branch is gone). */
+export async function branchHead(root: string, state: SessionState): Promise<string> {
+  const tip = await gitRaw(root, ['rev-parse', '--verify', '--quiet', `refs/heads/${state.branch}^{commit}`]);
+  return tip.code === 0 ? tip.stdout.trim() : state.base;
+}
+
+/** The files the branch changes from its base, with git's status letters. */
+export async function changedFiles(root: string, base: string, head: string): Promise<{ status: string; path: string }[]> {
+  const names = (await git(root, ['diff', '--name-status', '-z', '--no-renames', base, head])).split('\0');
+  const out: { status: string; path: string }[] = [];
+  for (let i = 0; i + 1 < names.length; i += 2) out.push({ status: names[i]!, path: names[i + 1]! });
+  return out;
+}
+
+/** The spec nodes among changed paths. */
+export function changedNodes(specRoot: string, paths: readonly string[]): string[] {
+  const ids = paths.flatMap((path) => (path.startsWith(`${specRoot}/`) ? [nodeIdOf(path.slice(specRoot.length + 1))] : []));
+  return [...new Set(ids.filter((n): n is string => n !== null))].sort();
+}
+
+/** The scenarios the session's issue names in its `checks:`; an issue that cannot be read names none, and says why. */
+async function issueScenarios(p: Project, issue: string | null): Promise<{ checks: string[]; note?: string }> {
+  if (!issue) return { checks: [] };
+  try {
+    const { checks, problem } = issueChecks((await showIssue(p, issue)).body);
+    return problem ? { checks, note: `issue ${issue}: ${problem}` } : { checks };
+  } catch (e) {
+    if (!isTrellisError(e)) throw e;
+    return { checks: [], note: `issue ${issue}'s checks cannot be read: ${e.message}` };
+  }
+}
+
+export interface ChecksSources {
+  /** Trunk's spec tree (the server's memoized one); otherwise read from the main checkout. */
+  readonly trunkTree?: () => SpecTree;
+}
+
+/** The session's checks at `head`, given the paths its branch changes. */
+export async function checksOf(p: Project, state: SessionState, head: string, changed: readonly string[], sources: ChecksSources = {}): Promise<SessionChecks & { notes: string[] }> {
+  const settings = p.settings();
+  const { specRoot } = settings;
+  // The server's memoized tree is trunk's only when it serves the main checkout.
+  const trunk = sources.trunkTree && p.root === mainRoot(p) ? sources.trunkTree() : readSpecTree(mainRoot(p), specRoot);
+  // A removed worktree declares nothing any more: trunk's declarations stand in.
+  const own = existsSync(state.worktree) ? readSpecTree(state.worktree, specRoot) : null;
+  const [issue, evals] = await Promise.all([issueScenarios(p, state.issue), p.evals.all()]);
+  const checks = sessionChecks({
+    session: state.id,
+    head,
+    linked: state.nodes,
+    changed: changedNodes(specRoot, changed),
+    issue: issue.checks,
+    own: own ? own.nodes.flatMap((n) => n.scenarios) : [],
+    trunk: trunk.nodes.flatMap((n) => n.scenarios),
+    streams: evals.states,
+    gate: settings.sessions.mergeGate,
+    overrides: state.mergeOverrides,
+  });
+  return { ...checks, notes: issue.note ? [issue.note] : [] };
+}
+
+/** The session's checks now: at its branch's head. */
+export async function currentChecks(p: Project, state: SessionState, sources: ChecksSources = {}): Promise<SessionChecks & { notes: string[] }> {
+  const root = mainRoot(p);
+  const head = await branchHead(root, state);
+  const changed = await changedFiles(root, state.base, head);
+  return checksOf(p, state, head, changed.map((f) => f.path), sources);
+}

@@ -1,0 +1,92 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { LIVE_STATUSES, type SessionStatus } from '../../events/index.js';
+import { OverlapIndex, type OverlapWith, type SessionChangeSet, type SessionState } from '../../projections/index.js';
+import { git } from '../git/run-git.js';
+import { readTip } from '../git/refs.js';
+import type { Project } from '../project.js';
+import { adapterOf } from './adapters/index.js';
+import { changedNodes } from './checks.js';
+
+/*
+ * Which live sessions overlap (DESIGN.md §14), kept incrementally: each session's changes are recomputed
+ * (two git runs in its worktree) only when a cheap stamp of them moves — its branch tip and its
+ * worktree's index (a commit, a `git add`) — so a commit in one of fifty worktrees costs one session's
+ * recompute, not fifty. A session that stops being live leaves the index.
+ */
+
+/** Sessions whose changes can overlap: an agent is (or is about to be) at work in the worktree, or it waits for review. */
+const OVERLAPPING: ReadonlySet<SessionStatus> = new Set([...LIVE_STATUSES, 'queued', 'interrupted']);
+
+export class OverlapTracker {
+  readonly index = new OverlapIndex();
+  private readonly stamps = new Map<string, string>();
+  /** Diagnostics: how many sessions' changes were recomputed (each is git runs). */
+  readonly stats = { recomputed: 0 };
+
+  constructor(private readonly p: Project) {}
+
+  /** Brings the index up to date with `states`: recomputes only the sessions whose stamp moved. */
+  async refresh(states: readonly SessionState[]): Promise<OverlapIndex> {
+    const live = states.filter((s) => OVERLAPPING.has(s.status as SessionStatus) && s.base && existsSync(s.worktree));
+    const ids = new Set(live.map((s) => s.id));
+    for (const id of this.index.sessions()) {
+      if (!ids.has(id)) {
+        this.index.remove(id);
+        this.stamps.delete(id);
+      }
+    }
+    await Promise.all(
+      live.map(async (s) => {
+        const stamp = this.stampOf(s);
+        if (this.stamps.get(s.id) === stamp && this.index.has(s.id)) return;
+        this.stats.recomputed++;
+        const changes = await sessionChanges(this.p, s).catch(() => null);
+        // A worktree being made or removed: not remembered, derived again on the next read.
+        if (!changes) return;
+        this.index.set(changes);
+        this.stamps.set(s.id, stamp);
+      }),
+    );
+    return this.index;
+  }
+
+  /** Branch tip and the worktree's index file: both move on a commit or a staged edit. Plain file reads. */
+  private stampOf(s: SessionState): string {
+    const tip = readTip(this.p.gitdir, `refs/heads/${s.branch}`) ?? '';
+    let index = '';
+    try {
+      const dotgit = readFileSync(join(s.worktree, '.git'), 'utf8').trim().replace(/^gitdir:\s*/, '');
+      const dir = isAbsolute(dotgit) ? dotgit : join(s.worktree, dotgit);
+      const st = statSync(join(dir, 'index'));
+      index = `${st.mtimeMs}:${st.size}`;
+    } catch {
+      // No index yet: the tip alone.
+    }
+    return `${tip}|${index}`;
+  }
+
+  overlapsOf(id: string): OverlapWith[] {
+    return this.index.overlapsOf(id);
+  }
+}
+
+/** What a session changes from its base, in its worktree: committed, staged, unstaged and new files; its adapter's own files excepted. */
+export async function sessionChanges(p: Project, s: SessionState): Promise<SessionChangeSet> {
+  const owned = new Set(adapterOf(s.harness).ownedPaths);
+  const [tracked, untracked] = await Promise.all([
+    git(s.worktree, ['diff', '--name-only', '-z', '--no-renames', s.base]),
+    git(s.worktree, ['ls-files', '--others', '--exclude-standard', '-z']),
+  ]);
+  const paths = [...new Set([...tracked.split('\0'), ...untracked.split('\0')].filter((x) => x && !owned.has(x)))].sort();
+  return { session: s.id, paths, nodes: changedNodes(p.settings().specRoot, paths) };
+}
+
+// One tracker per open project: a server keeps its index warm across requests.
+const trackers = new WeakMap<Project, OverlapTracker>();
+
+export function overlapTracker(p: Project): OverlapTracker {
+  let t = trackers.get(p);
+  if (!t) trackers.set(p, (t = new OverlapTracker(p)));
+  return t;
+}
