@@ -16,7 +16,7 @@ const author = (ctx: VerbContext): string => resolveAuthor(typeof ctx.options.by
 const scopeOf = (ctx: VerbContext): string | undefined => (ctx.options.scope === undefined ? undefined : String(ctx.options.scope));
 
 const readingLine = (r: Reading): string =>
-  `${r.scenario}  ${r.scope}  ${r.outcome}${r.score !== undefined ? ` (${r.score})` : ''}  ${r.durationMs} ms  reading ${r.id}${r.output ? `  output ${r.output.slice(0, 12)}` : ''}\n`;
+  `${r.scenario}  ${r.scope}  ${r.outcome}${r.score !== undefined ? ` (${r.score})` : ''}  ${r.durationMs} ms  reading ${r.id}${r.output ? `  output ${r.output}` : ''}\n`;
 
 export const EVAL_ACTIONS: Record<string, ActionSpec> = {
   run: {

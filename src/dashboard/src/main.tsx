@@ -3,13 +3,14 @@ import { boot } from './host/boot';
 import { underHub } from './host/hub';
 import { href, route, type Route } from './router';
 import { board, graphStream } from './store';
-import { FreshnessStamp, LinkBadge } from './ui';
+import { ConfigBanner, FreshnessStamp, LinkBadge } from './ui';
 import { BoardView } from './views/Board';
 import { IssuesView } from './views/Issues';
 import { NewIssueView } from './views/NewIssue';
 import { NodeView } from './views/Node';
 import { ThreadView } from './views/Thread';
 import { EvalView } from './views/Eval';
+import { ScenarioView } from './views/Scenario';
 import { SessionsView, unreadSessions } from './views/Sessions';
 import { SessionView } from './views/Session';
 import './styles.css';
@@ -24,6 +25,7 @@ const VIEWS: Record<Route['view'], (r: Route) => preact.JSX.Element> = {
   sessions: () => <SessionsView />,
   session: (r) => <SessionView id={r.arg} key={r.arg} />,
   eval: () => <EvalView />,
+  scenario: (r) => <ScenarioView id={r.arg} key={r.arg} />,
   missing: (r) => (
     <div class="card">
       <h1>No such page</h1>
@@ -34,11 +36,11 @@ const VIEWS: Record<Route['view'], (r: Route) => preact.JSX.Element> = {
   ),
 };
 
-const TITLES: Record<Route['view'], string> = { board: 'Board', node: 'Node', issues: 'Issues', issue: 'Issue', 'new-issue': 'Open an issue', sessions: 'Sessions', session: 'Session', eval: 'Eval', missing: 'Not found' };
+const TITLES: Record<Route['view'], string> = { board: 'Board', node: 'Node', issues: 'Issues', issue: 'Issue', 'new-issue': 'Open an issue', sessions: 'Sessions', session: 'Session', eval: 'Eval', scenario: 'Scenario', missing: 'Not found' };
 
 function App() {
   const r = route.value;
-  const tab = r.view === 'node' || r.view === 'board' ? 'board' : r.view === 'session' ? 'sessions' : r.view === 'missing' ? '' : r.view === 'sessions' || r.view === 'eval' ? r.view : 'issues';
+  const tab = r.view === 'node' || r.view === 'board' ? 'board' : r.view === 'session' ? 'sessions' : r.view === 'missing' ? '' : r.view === 'scenario' ? 'eval' : r.view === 'sessions' || r.view === 'eval' ? r.view : 'issues';
   useEffect(() => {
     document.title = `${r.view === 'node' ? r.arg : TITLES[r.view]} · Trellis`;
   }, [r]);
@@ -78,6 +80,7 @@ function App() {
         </div>
       </header>
       <main id="main" tabIndex={-1}>
+        <ConfigBanner />
         {VIEWS[r.view](r)}
       </main>
     </>

@@ -7,7 +7,7 @@ import { signal } from '@preact/signals';
  * case in `parseRoute` and one more entry in the app's view table.
  */
 export interface Route {
-  readonly view: 'board' | 'node' | 'issues' | 'issue' | 'new-issue' | 'sessions' | 'session' | 'eval' | 'missing';
+  readonly view: 'board' | 'node' | 'issues' | 'issue' | 'new-issue' | 'sessions' | 'session' | 'eval' | 'scenario' | 'missing';
   /** The rest of the path after the view: a node id or an issue id (decoded). */
   readonly arg: string;
   readonly query: URLSearchParams;
@@ -33,7 +33,7 @@ export function parseRoute(hash: string): Route {
     case 'sessions':
       return { view: arg ? 'session' : 'sessions', arg, query };
     case 'eval':
-      return { view: 'eval', arg: '', query };
+      return { view: arg ? 'scenario' : 'eval', arg, query };
     default:
       return { view: 'missing', arg: path, query };
   }
@@ -63,6 +63,7 @@ export const href = {
   sessions: () => '#/sessions',
   session: (id: string) => `#/sessions/${encodeURIComponent(id)}`,
   eval: () => '#/eval',
+  scenario: (id: string, scope?: string) => `#/eval/${id.split('/').map(encodeURIComponent).join('/')}${scope ? `?scope=${encodeURIComponent(scope)}` : ''}`,
 };
 
 export const go = (h: string) => {

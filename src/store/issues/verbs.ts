@@ -231,6 +231,7 @@ export interface IssueList {
 export async function mergedIssues(p: Project, readThreads: () => Promise<ThreadsRead> = () => p.threads.all({ ifMoved: true })): Promise<IssueList> {
   const notes = p.forgeReads === 'live' ? await pullForges(p) : [];
   const list = mergedFrom(p, await readThreads());
+  if (p.forges.configProblem) notes.push(`forge issues are not listed: ${p.forges.configProblem}`);
   return notes.length ? { ...list, notes } : list;
 }
 
