@@ -291,7 +291,7 @@ describe('event format v2 over a v1 repository', () => {
 describe('trellis issues export / import', () => {
   it('a recorded log round-trips byte for byte; export → import into an empty repository gives the same list; twice adds nothing', async () => {
     const { a, b } = twoClones();
-    expect(await ok(a, ['issues', 'import', FIXTURE])).toBe('imported 12 new event(s) into 4 thread(s) from 12 line(s)\n');
+    expect(await ok(a, ['issues', 'import', FIXTURE])).toBe('imported 12 new events into 4 threads from 12 lines\n');
     expect(await ok(a, ['issues', 'export', '--all'])).toBe(readFileSync(FIXTURE, 'utf8'));
     const id = (await ok(a, ['issue', 'open', 'v2 thread', '--body', 'b'])).trim();
     await ok(a, ['issue', 'reply', id, '--body', 'r']);

@@ -15,6 +15,56 @@ type Options = Record<string, unknown>;
 const DASH = '\u0000-';
 const restoreDash = <T>(v: T): T | string => (v === DASH ? '-' : v);
 
+/**
+ * Each multi-action command's actions, for its --help. Kept here (the handlers load lazily); a test checks
+ * that these name exactly the actions each command's handler accepts.
+ */
+export const ACTIONS: Record<string, readonly (readonly [string, string])[]> = {
+  issue: [
+    ['open <concern>', 'open an issue (--node, --body, --store)'],
+    ['reply <id>', 'reply (--body <text>, or --body - for standard input)'],
+    ['remark <id>', 'a remark against a reading (--reading, --body)'],
+    ['resolve <id> <n>', 'mark remark n resolved'],
+    ['unresolve <id> <n>', 'mark remark n unresolved'],
+    ['retract <id> <n>', 'retract reply n (it stays, greyed)'],
+    ['edit <id>', 'change the concern (--concern) or body (--body); every version stays in git'],
+    ['reopen <id>', 'reopen a landed local issue'],
+    ['close <id>', 'close (a local issue lands)'],
+    ['promote <id>', 'move a local issue to a forge (--store)'],
+    ['show <id>', 'the whole thread'],
+    ['ls', 'open issues (--all, --node, --store)'],
+  ],
+  session: [
+    ['spawn <task>', 'start an agent session (--harness, --node, --issue)'],
+    ['ls', 'open sessions (--all for closed ones too)'],
+    ['show <id>', 'state, worktree, timeline'],
+    ['prompt <id>', 'send a prompt (--body)'],
+    ['capture <id>', 'what the pane shows (--lines, --ansi)'],
+    ['keys <id> <key>...', 'raw keys (--hex for bytes)'],
+    ['interrupt <id>', 'stop the agent, keep the session'],
+    ['resume <id>', 'resume an interrupted session'],
+    ['review <id>', 'ask for review'],
+    ['merge <id>', 'have the agent merge its branch'],
+    ['close <id>', 'end it (uncommitted work is saved on a ref)'],
+    ['quarantine <id>', 'hold it aside'],
+    ['view <id>', 'mark its output read'],
+    ['attach <id>', 'attach this terminal to its tmux pane'],
+    ['signal <id> <event>', 'what an agent hook reports'],
+  ],
+  eval: [
+    ['run [<scenario>...]', 'run scenarios and file readings (--scope)'],
+    ['record <scenario>', 'file a reading measured elsewhere (--outcome)'],
+    ['ls', 'the scoreboard'],
+    ['show <scenario>', 'one scenario in one scope'],
+    ['remark <thread>', 'an eval-remark thread'],
+    ['reply <thread>', 'reply to an eval remark'],
+  ],
+  evidence: [
+    ['put <file|->', 'store a file; prints its hash'],
+    ['get <hash>', 'print stored evidence (--range)'],
+  ],
+};
+
 /** Builds a fresh parser (tests build one per parse) and returns the handler argv selects. */
 export function parse(argv: readonly string[], cwd: string): { handler: Handler | undefined } {
   const cli = cac('trellis');
@@ -151,7 +201,16 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
     .action((options: Options) => lazy(projectCommands, (m) => m.runGuidance(ctx([], options))));
 
   cli.usage('<command> [options]');
-  cli.help();
+  // `trellis issue --help` (and session, eval, evidence) lists the command's actions, not only its options.
+  cli.help((sections) => {
+    const actions = ACTIONS[cli.matchedCommand?.name.split(' ')[0] ?? ''];
+    if (!actions) return sections;
+    const width = Math.max(...actions.map(([a]) => a.length));
+    const body = actions.map(([a, what]) => `  ${a.padEnd(width)}  ${what}`).join('\n');
+    const at = sections.findIndex((x) => x.title === 'Options');
+    sections.splice(at < 0 ? sections.length : at, 0, { title: 'Actions', body });
+    return sections;
+  });
   cli.version(packageRoot().version);
   let parsed;
   try {

@@ -18,6 +18,9 @@ export class ApiError extends Error {
   }
 }
 
+/** Who a write from this page is filed by: the server's default author for the dashboard's writes. */
+export const PAGE_AUTHOR = 'human';
+
 export const apiUrl = (path: string): string => apiBase + path.replace(/^\//, '');
 
 /** Statuses a proxy or a restarting backend answers for a moment; a GET is retried on them. */

@@ -2,7 +2,7 @@ import { useEffect } from 'preact/hooks';
 import { boot } from './host/boot';
 import { underHub } from './host/hub';
 import { href, route, type Route } from './router';
-import { board, graphStream } from './store';
+import { board, graphStream, loadProjectName, projectName } from './store';
 import { ConfigBanner, FreshnessStamp, LinkBadge } from './ui';
 import { BoardView } from './views/Board';
 import { IssuesView } from './views/Issues';
@@ -11,6 +11,8 @@ import { NodeView } from './views/Node';
 import { ThreadView } from './views/Thread';
 import { EvalView } from './views/Eval';
 import { ScenarioView } from './views/Scenario';
+import { InboxView, projectInbox } from './views/Inbox';
+import { titleWithCount } from './inbox';
 import { SessionsView, unreadSessions } from './views/Sessions';
 import { SessionView } from './views/Session';
 import './styles.css';
@@ -26,6 +28,7 @@ const VIEWS: Record<Route['view'], (r: Route) => preact.JSX.Element> = {
   session: (r) => <SessionView id={r.arg} key={r.arg} />,
   eval: () => <EvalView />,
   scenario: (r) => <ScenarioView id={r.arg} key={r.arg} />,
+  inbox: () => <InboxView />,
   missing: (r) => (
     <div class="card">
       <h1>No such page</h1>
@@ -36,14 +39,15 @@ const VIEWS: Record<Route['view'], (r: Route) => preact.JSX.Element> = {
   ),
 };
 
-const TITLES: Record<Route['view'], string> = { board: 'Board', node: 'Node', issues: 'Issues', issue: 'Issue', 'new-issue': 'Open an issue', sessions: 'Sessions', session: 'Session', eval: 'Eval', scenario: 'Scenario', missing: 'Not found' };
+const TITLES: Record<Route['view'], string> = { board: 'Board', node: 'Node', issues: 'Issues', issue: 'Issue', 'new-issue': 'Open an issue', sessions: 'Sessions', session: 'Session', eval: 'Eval', scenario: 'Scenario', inbox: 'Inbox', missing: 'Not found' };
 
 function App() {
   const r = route.value;
-  const tab = r.view === 'node' || r.view === 'board' ? 'board' : r.view === 'session' ? 'sessions' : r.view === 'missing' ? '' : r.view === 'scenario' ? 'eval' : r.view === 'sessions' || r.view === 'eval' ? r.view : 'issues';
+  const tab = r.view === 'node' || r.view === 'board' ? 'board' : r.view === 'session' ? 'sessions' : r.view === 'missing' ? '' : r.view === 'scenario' ? 'eval' : r.view === 'sessions' || r.view === 'eval' || r.view === 'inbox' ? r.view : 'issues';
+  const waiting = projectInbox.value?.length ?? 0;
   useEffect(() => {
-    document.title = `${r.view === 'node' ? r.arg : TITLES[r.view]} · Trellis`;
-  }, [r]);
+    document.title = titleWithCount(waiting, `${r.view === 'node' ? r.arg : TITLES[r.view]} · ${projectName.value ?? 'Trellis'}`);
+  }, [r, waiting, projectName.value]);
   // A new view starts at its top and takes the focus, so keyboard and screen-reader users land in it.
   useEffect(() => {
     scrollTo(0, 0);
@@ -59,8 +63,16 @@ function App() {
         <a class="brand" href={href.board()}>
           Trellis
         </a>
+        {projectName.value ? (
+          <span class="project-name-top" data-testid="project-name">
+            {projectName.value}
+          </span>
+        ) : null}
         <nav aria-label="Views">
           {underHub ? <a href={underHub.base}>All projects</a> : null}
+          <a href={href.inbox()} aria-current={tab === 'inbox' ? 'page' : undefined}>
+            Inbox{waiting ? <span class="count" data-testid="inbox-count" title="sessions that need you">{waiting}</span> : null}
+          </a>
           <a href={href.board()} aria-current={tab === 'board' ? 'page' : undefined}>
             Board
           </a>
@@ -90,5 +102,6 @@ function App() {
 // The same bundle is the host home at a gateway's `/` (host/boot.tsx tells which page this is).
 void boot(document.getElementById('app')!, () => {
   graphStream.start();
+  void loadProjectName();
   return <App />;
 });

@@ -83,3 +83,13 @@ export const changedIn = computed(() => {
   }
   return m;
 });
+
+/** The project's display name (trellis.json's `name`, else its folder's), for the header and the tab. */
+export const projectName = signal<string | null>(null);
+
+export async function loadProjectName(): Promise<void> {
+  try {
+    const r = await getJson<{ name?: string; root?: string }>('api/instance');
+    projectName.value = r.body?.name ?? r.body?.root?.split('/').filter(Boolean).pop() ?? null;
+  } catch {}
+}

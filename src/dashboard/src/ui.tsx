@@ -207,3 +207,22 @@ export function OutcomeMark({ outcome }: { outcome: string }) {
     </svg>
   );
 }
+
+/** A folder, drawn (an emoji renders as an empty box where no emoji font is installed). */
+export function FolderIcon() {
+  return (
+    <svg class="icon" viewBox="0 0 16 16" width="16" height="16" aria-hidden="true">
+      <path d="M1.5 3.5h4.2l1.5 1.6h7.3v7.9h-13z" fill="none" stroke="currentColor" stroke-width="1.3" stroke-linejoin="round" />
+    </svg>
+  );
+}
+
+/** A padlock, drawn for the same reason. */
+export function LockIcon() {
+  return (
+    <svg class="icon" viewBox="0 0 16 16" width="13" height="13" aria-hidden="true">
+      <rect x="3" y="7" width="10" height="7.5" rx="1.5" fill="currentColor" />
+      <path d="M5.2 7V5a2.8 2.8 0 015.6 0v2" fill="none" stroke="currentColor" stroke-width="1.5" />
+    </svg>
+  );
+}

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { ApiError, apiUrl, enc, get, post } from '../api';
+import { ApiError, apiUrl, enc, get, PAGE_AUTHOR, post } from '../api';
 import { href } from '../router';
 import { revision } from '../store';
 import type { Issue, Reply } from '../types';
@@ -102,9 +102,11 @@ function ReplyItem({ n, r, canAct, onAct, busy }: { n: number; r: Reply; canAct:
               {r.resolved ? 'Unresolve' : 'Resolve'}
             </button>
           ) : null}
-          <button class="button small quiet" onClick={() => confirm(`Retract reply #${n}? It stays in the thread, greyed.`) && onAct('retract')} disabled={!!busy}>
-            Retract
-          </button>
+          {r.by === PAGE_AUTHOR ? (
+            <button class="button small quiet" onClick={() => confirm(`Retract reply #${n}? It stays in the thread, greyed.`) && onAct('retract')} disabled={!!busy}>
+              Retract
+            </button>
+          ) : null}
         </div>
       ) : null}
     </li>
