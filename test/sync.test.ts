@@ -300,7 +300,7 @@ describe('trellis issues export / import', () => {
     // The default export leaves eval-remark threads out (they are no issue); --all has them.
     expect(readFileSync(file, 'utf8')).not.toContain('e5q1z8h3j0vd');
 
-    expect(await ok(b, ['issues', 'import', file])).toMatch(/^imported 13 new event\(s\) into 4 thread\(s\)/);
+    expect(await ok(b, ['issues', 'import', file])).toMatch(/^imported 13 new events into 4 threads/);
     expect(await ok(b, ['issues', '--json'])).toBe(await ok(a, ['issues', '--json']));
     expect(await ok(b, ['issues', 'import', '-'], { input: readFileSync(file, 'utf8') })).toMatch(/^imported 0 new event\(s\) into 0 thread\(s\)/);
     const refs = git(b, 'for-each-ref', 'refs/trellis/');

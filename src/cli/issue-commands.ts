@@ -1,6 +1,6 @@
 import type { Issue } from '../projections/index.js';
 import { openProject, type Project } from '../store/project.js';
-import { actOnReply, closeIssue, listIssues, mergedIssues, openIssue, promoteIssue, remarkOnIssue, replyToIssue, showIssue } from '../store/issues/verbs.js';
+import { actOnReply, closeIssue, editIssue, listIssues, mergedIssues, openIssue, promoteIssue, remarkOnIssue, reopenIssue, replyToIssue, showIssue } from '../store/issues/verbs.js';
 import { readBody, resolveAuthor } from './input.js';
 import { err, out } from './output.js';
 import { issueLines, issueText, noteLines, problemLines } from './render.js';
@@ -94,6 +94,31 @@ export const ISSUE_ACTIONS: Record<string, ActionSpec> = {
   resolve: replyAction('resolve', 'resolved'),
   unresolve: replyAction('unresolve', 'unresolved'),
   retract: replyAction('retract', 'retracted'),
+  edit: {
+    args: ['id'],
+    options: ['concern', 'body', 'by', 'json'],
+    usage: 'trellis issue edit <id> [--concern <text>] [--body <text>|-] [--by <author>] [--json]',
+    async run(ctx, p) {
+      const usage = ISSUE_ACTIONS.edit!.usage;
+      const concern = ctx.options.concern;
+      if (concern === true) throw new UsageError('--concern takes the new concern', usage);
+      const body = readBody(ctx.options.body);
+      if (concern === undefined && body === undefined) throw new UsageError('an edit needs --concern <text> or --body <text> (or both)', usage);
+      const { issue, changed } = await editIssue(p, ctx.args[0]!, { by: author(ctx), ...(concern !== undefined ? { concern: String(concern) } : {}), ...(body !== undefined ? { body } : {}) });
+      await printIssue(ctx, issue, changed ? `edited ${issue.id}\n` : `${issue.id} already reads so\n`);
+      return 0;
+    },
+  },
+  reopen: {
+    args: ['id'],
+    options: ['by', 'json'],
+    usage: 'trellis issue reopen <id> [--by <author>] [--json]',
+    async run(ctx, p) {
+      const { issue, changed } = await reopenIssue(p, ctx.args[0]!, author(ctx));
+      await printIssue(ctx, issue, changed ? `${issue.id} ${issue.status}\n` : `${issue.id} was already open\n`);
+      return 0;
+    },
+  },
   close: {
     args: ['id'],
     options: ['by', 'json'],

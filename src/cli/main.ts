@@ -39,15 +39,15 @@ export const ACTIONS: Record<string, readonly (readonly [string, string])[]> = {
     ['ls', 'open sessions (--all for closed ones too)'],
     ['show <id>', 'state, worktree, timeline'],
     ['prompt <id>', 'send a prompt (--body)'],
-    ['capture <id>', 'what the pane shows (--lines, --ansi)'],
-    ['keys <id> <key>...', 'raw keys (--hex for bytes)'],
     ['interrupt <id>', 'stop the agent, keep the session'],
     ['resume <id>', 'resume an interrupted session'],
     ['review <id>', 'ask for review'],
-    ['merge <id>', 'have the agent merge its branch'],
     ['close <id>', 'end it (uncommitted work is saved on a ref)'],
     ['quarantine <id>', 'hold it aside'],
     ['view <id>', 'mark its output read'],
+    ['merge <id>', 'have the agent merge its branch'],
+    ['capture <id>', 'what the pane shows (--lines, --ansi)'],
+    ['keys <id> <key>...', 'raw keys (--hex for bytes)'],
     ['attach <id>', 'attach this terminal to its tmux pane'],
     ['signal <id> <event>', 'what an agent hook reports'],
   ],
@@ -105,10 +105,11 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
     .action((options: Options) => lazy(() => import('./status-command.js'), (m) => m.runStatus(ctx([], options))));
 
   cli
-    .command('issue <action> [...args]', 'Issue threads: open, reply, remark, resolve, unresolve, retract, close, promote, show, ls')
+    .command('issue <action> [...args]', 'Issue threads: open, reply, remark, resolve, unresolve, retract, edit, reopen, close, promote, show, ls')
     .usage('issue <action> [...args] [options]   (see the README for each action)')
     .option('--node <id>', 'Spec node the issue is bound to (repeatable)', { type: [String] })
     .option('--body <text>', "Body text; '-' reads standard input")
+    .option('--concern <text>', 'edit: the new concern')
     .option('--evidence <hash>', 'Evidence hash to attach (repeatable)', { type: [String] })
     .option('--reading <r>', 'The reading a remark was authored against')
     .option('--scenario <id>', 'Open an eval-remark thread scoped to this scenario')

@@ -2,7 +2,10 @@ import { useEffect } from 'preact/hooks';
 import { boot } from './host/boot';
 import { underHub } from './host/hub';
 import { href, route, type Route } from './router';
-import { board, graphStream, loadProjectName, projectName } from './store';
+import { board, graphStream, loadProjectName, projectName, revision } from './store';
+import { installShortcuts, Palette, shortcutsOpen, ShortcutsHelp, type PaletteItem } from './palette';
+import { hub } from './host/hub';
+import { issueList } from './views/Issues';
 import { ConfigBanner, FreshnessStamp, LinkBadge } from './ui';
 import { BoardView } from './views/Board';
 import { IssuesView } from './views/Issues';
@@ -95,13 +98,47 @@ function App() {
         <ConfigBanner />
         {VIEWS[r.view](r)}
       </main>
+      <Palette items={projectPaletteItems} />
+      <ShortcutsHelp />
     </>
   );
+}
+
+/** What the palette reaches from a project's page: its views and actions, nodes, issues, sessions, and the host's projects. */
+async function projectPaletteItems(): Promise<PaletteItem[]> {
+  const b = board.value;
+  const views: PaletteItem[] = [
+    { kind: 'view', label: 'Inbox', href: href.inbox() },
+    { kind: 'view', label: 'Board', href: href.board() },
+    { kind: 'view', label: 'Issues', href: href.issues({ status: 'open' }) },
+    { kind: 'view', label: 'Sessions', href: href.sessions() },
+    { kind: 'view', label: 'Eval scoreboard', href: href.eval() },
+    { kind: 'action', label: 'Open an issue', href: href.newIssue() },
+    { kind: 'action', label: 'Spawn a session', href: href.sessions() },
+    { kind: 'action', label: 'Show keyboard shortcuts', run: () => (shortcutsOpen.value = true) },
+    ...(underHub ? [{ kind: 'view' as const, label: 'All projects', href: underHub.base }] : []),
+  ];
+  const sessions: PaletteItem[] = (b?.sessions ?? []).map((s) => ({ kind: 'session', label: s.title || s.id, hint: `${s.id} · ${s.state}${s.reason ? ` ${s.reason}` : ''}`, href: href.session(s.id) }));
+  const nodes: PaletteItem[] = (b?.nodes ?? []).map((n) => ({ kind: 'node', label: n.title, hint: n.id, href: href.node(n.id) }));
+  const [issues, projects] = await Promise.all([
+    issueList(revision.value).then(
+      (l) => l.issues.map((i): PaletteItem => ({ kind: 'issue', label: i.concern, hint: `${i.id} · ${i.status}`, href: href.issue(i.id) })),
+      () => [],
+    ),
+    underHub
+      ? hub<{ projects?: { id: string; name: string; url: string }[] }>('GET', 'projects').then(
+          (a) => (a.status === 200 ? (a.body.projects ?? []).map((p): PaletteItem => ({ kind: 'project', label: p.name, hint: p.id, href: `${underHub!.base}${p.url.replace(/^\//, '')}` })) : []),
+          () => [],
+        )
+      : Promise.resolve([]),
+  ]);
+  return [...views, ...sessions, ...nodes, ...issues, ...projects];
 }
 
 // The same bundle is the host home at a gateway's `/` (host/boot.tsx tells which page this is).
 void boot(document.getElementById('app')!, () => {
   graphStream.start();
   void loadProjectName();
+  installShortcuts(href.inbox());
   return <App />;
 });

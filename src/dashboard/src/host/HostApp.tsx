@@ -6,9 +6,24 @@ import { ProjectsView } from '../views/Projects';
 import { RegisterView } from '../views/Register';
 import { auth, logout, needLogin, nextRoute, refreshAuth, safeNext } from './hub';
 import { hostHref, hostRoute, type HostRoute } from './host-route';
-import { hostInbox, projectsById, projectsStream } from './projects-store';
+import { hostInbox, projectList, projectsById, projectsStream } from './projects-store';
+import { installShortcuts, Palette, shortcutsOpen, ShortcutsHelp, type PaletteItem } from '../palette';
 import { titleWithCount, useInboxNotifications } from '../inbox';
 import { HostInboxView } from '../views/HostInbox';
+
+/** What the palette reaches from the host page: every project (its page), the inbox's sessions, the host views. */
+function hostPaletteItems(): PaletteItem[] {
+  const projects = projectList.value?.projects ?? [];
+  return [
+    { kind: 'view', label: 'Inbox', href: hostHref.inbox() },
+    { kind: 'view', label: 'Projects', href: hostHref.projects() },
+    { kind: 'action', label: 'Register a folder', href: hostHref.register() },
+    { kind: 'action', label: 'Show keyboard shortcuts', run: () => (shortcutsOpen.value = true) },
+    ...(hostInbox.value ?? []).map((e): PaletteItem => ({ kind: 'session', label: e.title, hint: `${e.project?.name ?? ''} · ${e.waitsFor}`, href: e.href })),
+    ...projects.map((p): PaletteItem => ({ kind: 'project', label: p.name, hint: p.root, href: p.online ? p.url : hostHref.project(p.id) })),
+    ...projects.map((p): PaletteItem => ({ kind: 'action', label: `Manage ${p.name}`, hint: p.root, href: hostHref.project(p.id) })),
+  ];
+}
 
 const TITLES: Record<HostRoute['view'], string> = { inbox: 'Inbox', projects: 'Projects', project: 'Project', register: 'Register a folder', login: 'Log in', missing: 'Not found' };
 
@@ -123,6 +138,8 @@ export function HostApp() {
       <main id="main" tabIndex={-1}>
         {body}
       </main>
+      {admitted ? <Palette items={hostPaletteItems} /> : null}
+      <ShortcutsHelp />
     </>
   );
 }
