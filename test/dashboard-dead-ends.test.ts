@@ -8,6 +8,7 @@ import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { cleanupRepos, git, ok, ROOT, tempDir, testEnv, trellis } from './helpers/repo.js';
 import { startServe, type ServeProcess } from './helpers/serve.js';
 import { demoRepo } from './helpers/server.js';
+import { killTmux, tmux } from './helpers/sessions.js';
 
 /**
  * The dead ends a newcomer met (issue 20), each as a person meets it in a real Chromium against a real
@@ -54,6 +55,7 @@ afterAll(async () => {
   await browser?.close();
   await gw?.close();
   await s?.stop('SIGKILL');
+  killTmux(home);
   cleanupRepos();
 });
 
@@ -160,5 +162,39 @@ describe('2. a malformed trellis.json', () => {
     await page.goto(new URL('#/board', s.url).href);
     await page.locator('.tree .row').first().waitFor({ timeout: 15_000 });
     await expect.poll(() => page.getByTestId('config-error').count(), { timeout: 10_000 }).toBe(0);
+  });
+});
+
+describe('6. a phone does not resize everyone’s terminal', () => {
+  it('a viewer that only looks keeps the pane’s size (it scales the font instead); once it types, the pane takes its size', async () => {
+    const id = (await cli('session', 'spawn', 'Watch the pane', '--harness', 'shell')).trim();
+    const paneCols = () => Number(tmux(home, 'display-message', '-p', '-t', `=${id}:`, '#{window_width}')?.trim());
+    await page.setViewportSize(VIEWPORTS.desktop);
+    await open(`#/sessions/${id}`);
+    await expect.poll(() => page.getByTestId('pane-state').textContent(), { timeout: 10_000 }).toBe('live');
+    // Looking is not typing: the pane keeps tmux's own size until the desktop viewer types.
+    const before = paneCols();
+    await page.locator('.terminal-frame .xterm').click();
+    await page.keyboard.type('echo wide');
+    await expect.poll(paneCols, { timeout: 5_000 }).toBeGreaterThan(100);
+    const wide = paneCols();
+    expect(wide).not.toBe(before);
+
+    const phone = await browser.newPage({ viewport: VIEWPORTS.phone });
+    try {
+      await phone.goto(new URL(`#/sessions/${id}`, s.url).href);
+      await expect.poll(() => phone.getByTestId('pane-state').textContent(), { timeout: 10_000 }).toBe('live');
+      // The phone shows the pane at its size (the label says so) and the pane did not shrink.
+      await expect.poll(() => phone.locator('.terminal-head .size').textContent(), { timeout: 5_000 }).toMatch(new RegExp(`^${wide}×`));
+      expect(paneCols()).toBe(wide);
+      expect(await phone.evaluate(() => document.documentElement.scrollWidth - innerWidth)).toBeLessThanOrEqual(0);
+      // The phone types: now it is the one at the keyboard, and the pane fits it.
+      await phone.locator('.terminal-frame .xterm').click();
+      await phone.keyboard.type('x');
+      await expect.poll(paneCols, { timeout: 5_000 }).toBeLessThan(60);
+    } finally {
+      await phone.close();
+      await cli('session', 'close', id);
+    }
   });
 });

@@ -81,10 +81,11 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
   const projectCommands = () => import('./project-commands.js');
 
   cli
-    .command('serve [action]', 'Serve this project’s API (outside a Trellis project: a fresh copy of the demo project); `serve ui` pairs it with the dashboard')
+    .command('serve [action]', 'Serve this project’s API and dashboard (outside a Trellis project: the demo project, kept between runs); `serve ui` pairs it with the dashboard')
     .option('--port <port>', 'Port to listen on (default 8787; 0 picks a free one)')
     .option('--host <host>', 'Address to bind (default 127.0.0.1)')
     .option('--public', 'Put a password-gated gateway on the public port; the raw API moves to a loopback port')
+    .option('--fresh', 'Outside a project: a new copy of the demo project (the old one is set aside)')
     .action((action: string | undefined, options: Options) =>
       action === 'ui'
         ? lazy(() => import('./serve-ui-command.js'), (m) => m.runServeUi(ctx([], options)))

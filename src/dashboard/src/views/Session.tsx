@@ -212,6 +212,8 @@ function TerminalCard({ id }: { id: string }) {
 
   const key = async (k: string) => {
     setErr(null);
+    // Sending keys is typing: this viewer now drives the pane's size.
+    termRef.current?.claim();
     try {
       await post(`api/sessions/${enc(id)}/rawkey`, { keys: [k] });
     } catch (e) {
