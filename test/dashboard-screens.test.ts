@@ -56,7 +56,7 @@ beforeAll(async () => {
     { name: 'p-thread', url: () => `${project}#/issues/${issue}`, ready: '[data-testid=edited]' },
     { name: 'p-new-issue', url: () => `${project}#/new-issue`, ready: 'form' },
     { name: 'p-sessions', url: () => `${project}#/sessions`, ready: '.session-list li' },
-    { name: 'p-session', url: () => `${project}#/sessions/${session}`, ready: '.xterm-rows' },
+    { name: 'p-session', url: () => `${project}#/sessions/${session}`, ready: '[data-testid=pane-state]:has-text("live")' },
     { name: 'p-eval', url: () => `${project}#/eval`, ready: '.scoreboard' },
     { name: 'p-scenario', url: () => `${project}#/eval/ops/inventory/back-orders?scope=trunk`, ready: '[data-testid=reading-output]' },
     { name: 'p-missing', url: () => `${project}#/nowhere`, ready: 'main h1' },
