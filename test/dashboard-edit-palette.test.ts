@@ -132,4 +132,15 @@ describe('the CLI’s help', () => {
       for (const name of Object.keys(actions)) expect(help).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
     }
   });
+
+  it('an empty session ls says so, issue open --node warns on a node the tree lacks, issue reply without a body names --body', async () => {
+    const empty = await trellis(dir, ['session', 'ls'], { env: { TRELLIS_HOME: tempDir() } });
+    expect([empty.code, empty.stdout, empty.stderr]).toEqual([0, '', expect.stringContaining('no open sessions')]);
+    const typo = await trellis(dir, ['issue', 'open', 'Typo in a node', '--node', 'does/not/exist', '--by', 'ann'], { env: { TRELLIS_HOME: home } });
+    expect([typo.code, typo.stderr]).toEqual([0, expect.stringContaining("warning: no spec node 'does/not/exist' in specs/")]);
+    const known = await trellis(dir, ['issue', 'open', 'A real node', '--node', 'checkout/payment', '--by', 'ann'], { env: { TRELLIS_HOME: home } });
+    expect([known.code, known.stderr]).toEqual([0, '']);
+    const bare = await trellis(dir, ['issue', 'reply', typo.stdout.trim()], { env: { TRELLIS_HOME: home } });
+    expect([bare.code, bare.stderr]).toEqual([2, expect.stringContaining('a reply needs a body: --body "<text>", or --body - to read it from standard input')]);
+  });
 });
