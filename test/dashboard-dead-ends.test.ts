@@ -198,3 +198,24 @@ describe('6. a phone does not resize everyone’s terminal', () => {
     }
   });
 });
+
+describe('7. a queued session says why it waits', () => {
+  it('names the budget that holds it: 1 of 1 running', async () => {
+    const config = join(dir, 'trellis.json');
+    const good = readFileSync(config, 'utf8');
+    writeFileSync(config, JSON.stringify({ ...JSON.parse(good), sessions: { max: 1 } }));
+    const first = (await cli('session', 'spawn', 'Take the slot', '--harness', 'shell')).trim();
+    const second = (await cli('session', 'spawn', 'Wait for the slot', '--harness', 'shell')).trim();
+    try {
+      await page.setViewportSize(VIEWPORTS.desktop);
+      await open('#/sessions');
+      const row = page.locator(`[data-session="${second}"]`);
+      await expect.poll(() => row.getByTestId('session-state').textContent(), { timeout: 10_000 }).toMatch(/^queued/);
+      await expect.poll(() => row.getByTestId('queued-reason').textContent(), { timeout: 5_000 }).toBe('waiting for a slot: 1 of 1 running');
+    } finally {
+      await cli('session', 'close', second);
+      await cli('session', 'close', first);
+      writeFileSync(config, good);
+    }
+  });
+});
