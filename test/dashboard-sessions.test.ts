@@ -199,7 +199,9 @@ describe('sessions in the dashboard', () => {
     await page.getByRole('button', { name: 'Merge', exact: true }).click();
     const alert = page.getByRole('alert');
     await alert.waitFor();
-    expect(await alert.textContent()).toMatch(/The server refused.*SESSION_REFUSED.*the session is running.*only a session in review merges/s);
+    // The code stays out of the text (a person reads the message), kept on the box for bug reports.
+    expect(await alert.textContent()).toMatch(/The server refused.*the session is running.*only a session in review merges/s);
+    expect([await alert.getAttribute('data-code'), await alert.textContent()]).toEqual(['SESSION_REFUSED', expect.not.stringContaining('SESSION_REFUSED')]);
     expect(JSON.parse(await cli('session', 'show', sessionId, '--json')).state).toBe('running');
 
     // A commit on the session's branch, made in its pane.
@@ -225,7 +227,7 @@ describe('sessions in the dashboard', () => {
     await page.getByRole('button', { name: 'Send prompt' }).click();
     const refused = page.getByRole('alert').filter({ hasText: 'The prompt was refused' });
     await refused.waitFor({ timeout: 5_000 });
-    expect(await refused.textContent()).toContain('PROMPT_REFUSED');
+    expect(await refused.getAttribute('data-code')).toBe('PROMPT_REFUSED');
     expect(JSON.parse(await cli('session', 'show', sessionId, '--json')).timeline.map((t: { body: string }) => t.body)).not.toContain('echo too-late');
   });
 

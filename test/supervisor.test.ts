@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { join } from 'node:path';
@@ -192,15 +192,30 @@ describe('trellis serve: the supervisor', () => {
     expect(await readEndpointRecord(home, dir)).toEqual({ online: false, reason: 'no endpoint record' });
   });
 
-  it('outside a Trellis project, serves a fresh copy of the demo project under TRELLIS_HOME', async () => {
+  it('outside a Trellis project, serves the demo project under TRELLIS_HOME, the same copy on the next run (an issue opened in it stays); --fresh sets it aside and makes a new one', async () => {
     const home = tempDir();
     const outside = tempDir();
-    const s = await startServe(packageCopy(), outside, { ...testEnv(outside), TRELLIS_HOME: home });
-    running.push(s);
-    const line = await s.line(/serving a fresh copy of the demo project at/, 'stderr');
-    expect(line).toContain(join(home, 'demo', 'leaf-and-kettle-'));
-    const board = await (await fetch(new URL('/api/graph', s.url))).json();
+    const pkg = packageCopy();
+    const demo = join(home, 'demo', 'leaf-and-kettle');
+    const first = await startServe(pkg, outside, { ...testEnv(outside), TRELLIS_HOME: home });
+    running.push(first);
+    expect(await first.line(/serving a fresh copy of the demo project at/, 'stderr')).toContain(demo);
+    const board = await (await fetch(new URL('/api/graph', first.url))).json();
     expect(board.nodes).toHaveLength(20);
+    const made = await (await fetch(new URL('/api/issues', first.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ concern: 'Kept across restarts' }) })).json();
+    await first.stop();
+
+    const again = await startServe(pkg, outside, { ...testEnv(outside), TRELLIS_HOME: home });
+    running.push(again);
+    expect(await again.line(/serving the demo project at/, 'stderr')).toContain(`${demo} ('trellis serve --fresh' starts a new copy)`);
+    expect((await (await fetch(new URL(`/api/issues/${made.id}`, again.url))).json()).concern).toBe('Kept across restarts');
+    await again.stop();
+
+    const fresh = await startServe(pkg, outside, { ...testEnv(outside), TRELLIS_HOME: home }, ['--port', '0', '--fresh']);
+    running.push(fresh);
+    const aside = /kept at (\S+)/.exec(await fresh.line(/the previous demo copy is kept at/, 'stderr'))![1]!;
+    expect(existsSync(join(aside, 'trellis.json'))).toBe(true);
+    expect((await fetch(new URL(`/api/issues/${made.id}`, fresh.url))).status).toBe(404);
   });
 
   it('gives the child its own loopback face as TRELLIS_API_URL, never the inherited one; a spec edit does not reload', async () => {

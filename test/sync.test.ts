@@ -291,7 +291,7 @@ describe('event format v2 over a v1 repository', () => {
 describe('trellis issues export / import', () => {
   it('a recorded log round-trips byte for byte; export → import into an empty repository gives the same list; twice adds nothing', async () => {
     const { a, b } = twoClones();
-    expect(await ok(a, ['issues', 'import', FIXTURE])).toBe('imported 12 new event(s) into 4 thread(s) from 12 line(s)\n');
+    expect(await ok(a, ['issues', 'import', FIXTURE])).toBe('imported 12 new events into 4 threads from 12 lines\n');
     expect(await ok(a, ['issues', 'export', '--all'])).toBe(readFileSync(FIXTURE, 'utf8'));
     const id = (await ok(a, ['issue', 'open', 'v2 thread', '--body', 'b'])).trim();
     await ok(a, ['issue', 'reply', id, '--body', 'r']);
@@ -300,9 +300,9 @@ describe('trellis issues export / import', () => {
     // The default export leaves eval-remark threads out (they are no issue); --all has them.
     expect(readFileSync(file, 'utf8')).not.toContain('e5q1z8h3j0vd');
 
-    expect(await ok(b, ['issues', 'import', file])).toMatch(/^imported 13 new event\(s\) into 4 thread\(s\)/);
+    expect(await ok(b, ['issues', 'import', file])).toMatch(/^imported 13 new events into 4 threads/);
     expect(await ok(b, ['issues', '--json'])).toBe(await ok(a, ['issues', '--json']));
-    expect(await ok(b, ['issues', 'import', '-'], { input: readFileSync(file, 'utf8') })).toMatch(/^imported 0 new event\(s\) into 0 thread\(s\)/);
+    expect(await ok(b, ['issues', 'import', '-'], { input: readFileSync(file, 'utf8') })).toMatch(/^imported 0 new events into 0 threads/);
     const refs = git(b, 'for-each-ref', 'refs/trellis/');
     expect(await ok(b, ['issues', 'import', file])).toMatch(/^imported 0 new/);
     expect(git(b, 'for-each-ref', 'refs/trellis/')).toBe(refs);

@@ -16,7 +16,7 @@ const author = (ctx: VerbContext): string => resolveAuthor(typeof ctx.options.by
 const scopeOf = (ctx: VerbContext): string | undefined => (ctx.options.scope === undefined ? undefined : String(ctx.options.scope));
 
 const readingLine = (r: Reading): string =>
-  `${r.scenario}  ${r.scope}  ${r.outcome}${r.score !== undefined ? ` (${r.score})` : ''}  ${r.durationMs} ms  reading ${r.id}${r.output ? `  output ${r.output.slice(0, 12)}` : ''}\n`;
+  `${r.scenario}  ${r.scope}  ${r.outcome}${r.score !== undefined ? ` (${r.score})` : ''}  ${r.durationMs} ms  reading ${r.id}${r.output ? `  output ${r.output}` : ''}\n`;
 
 export const EVAL_ACTIONS: Record<string, ActionSpec> = {
   run: {
@@ -106,11 +106,11 @@ function scoreboardText(board: Scoreboard): string {
   if (board.scenarios.length === 0) return "no scenarios declared (add 'scenarios: [{ id, run }]' to a spec node's front matter)\n";
   const lines: string[] = [];
   for (const s of board.scenarios) {
-    lines.push(`${s.id}  [${s.node ?? 'declared nowhere live'}]${s.remarks.length ? `  ${s.remarks.length} remark(s)` : ''}\n`);
+    lines.push(`${s.id}  [${s.node ?? 'declared nowhere live'}]${s.remarks.length ? `  ${s.remarks.length} ${s.remarks.length === 1 ? 'remark' : 'remarks'}` : ''}\n`);
     for (const c of s.cells) {
       const latest = c.latest ? `${c.latest.outcome}  ${c.latest.at}  reading ${c.latest.id}` : 'unmeasured';
       const flags = [c.live ? '' : 'gone', c.declared ? '' : 'not declared here'].filter(Boolean).join(', ');
-      lines.push(`  ${c.scope.padEnd(16)} ${latest}  last ${c.last.join(' ') || '-'}${c.remarks.length ? `  ${c.remarks.length} remark(s)` : ''}${flags ? `  (${flags})` : ''}\n`);
+      lines.push(`  ${c.scope.padEnd(16)} ${latest}  last ${c.last.join(' ') || '-'}${c.remarks.length ? `  ${c.remarks.length} ${c.remarks.length === 1 ? 'remark' : 'remarks'}` : ''}${flags ? `  (${flags})` : ''}\n`);
     }
   }
   return lines.join('');

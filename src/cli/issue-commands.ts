@@ -1,6 +1,6 @@
 import type { Issue } from '../projections/index.js';
 import { openProject, type Project } from '../store/project.js';
-import { actOnReply, closeIssue, listIssues, mergedIssues, openIssue, promoteIssue, remarkOnIssue, replyToIssue, showIssue } from '../store/issues/verbs.js';
+import { actOnReply, closeIssue, editIssue, listIssues, mergedIssues, openIssue, promoteIssue, remarkOnIssue, reopenIssue, replyToIssue, showIssue } from '../store/issues/verbs.js';
 import { readBody, resolveAuthor } from './input.js';
 import { err, out } from './output.js';
 import { issueLines, issueText, noteLines, problemLines } from './render.js';
@@ -60,6 +60,7 @@ export const ISSUE_ACTIONS: Record<string, ActionSpec> = {
         ...(ctx.options.store !== undefined ? { store: String(ctx.options.store) } : {}),
       });
       await out(ctx.options.json ? json(issue) : `${id}\n`);
+      await err(await unknownNodeWarnings(p, issue.nodes));
       return 0;
     },
   },
@@ -68,7 +69,8 @@ export const ISSUE_ACTIONS: Record<string, ActionSpec> = {
     options: ['body', 'evidence', 'by', 'json'],
     usage: 'trellis issue reply <id> [--body <text>|-] [--evidence <hash>]... [--by <author>] [--json]',
     async run(ctx, p) {
-      const body = readBody(ctx.options.body) ?? '';
+      const body = readBody(ctx.options.body);
+      if (body === undefined) throw new UsageError('a reply needs a body: --body "<text>", or --body - to read it from standard input', ISSUE_ACTIONS.reply!.usage);
       const { issue, reply } = await replyToIssue(p, ctx.args[0]!, { body, evidence: listOptions(ctx.options.evidence), by: author(ctx) });
       await printIssue(ctx, issue, `${reply}\n`);
       return 0;
@@ -94,6 +96,31 @@ export const ISSUE_ACTIONS: Record<string, ActionSpec> = {
   resolve: replyAction('resolve', 'resolved'),
   unresolve: replyAction('unresolve', 'unresolved'),
   retract: replyAction('retract', 'retracted'),
+  edit: {
+    args: ['id'],
+    options: ['concern', 'body', 'by', 'json'],
+    usage: 'trellis issue edit <id> [--concern <text>] [--body <text>|-] [--by <author>] [--json]',
+    async run(ctx, p) {
+      const usage = ISSUE_ACTIONS.edit!.usage;
+      const concern = ctx.options.concern;
+      if (concern === true) throw new UsageError('--concern takes the new concern', usage);
+      const body = readBody(ctx.options.body);
+      if (concern === undefined && body === undefined) throw new UsageError('an edit needs --concern <text> or --body <text> (or both)', usage);
+      const { issue, changed } = await editIssue(p, ctx.args[0]!, { by: author(ctx), ...(concern !== undefined ? { concern: String(concern) } : {}), ...(body !== undefined ? { body } : {}) });
+      await printIssue(ctx, issue, changed ? `edited ${issue.id}\n` : `${issue.id} already reads so\n`);
+      return 0;
+    },
+  },
+  reopen: {
+    args: ['id'],
+    options: ['by', 'json'],
+    usage: 'trellis issue reopen <id> [--by <author>] [--json]',
+    async run(ctx, p) {
+      const { issue, changed } = await reopenIssue(p, ctx.args[0]!, author(ctx));
+      await printIssue(ctx, issue, changed ? `${issue.id} ${issue.status}\n` : `${issue.id} was already open\n`);
+      return 0;
+    },
+  },
   close: {
     args: ['id'],
     options: ['by', 'json'],
@@ -141,6 +168,26 @@ export const ISSUE_ACTIONS: Record<string, ActionSpec> = {
     },
   },
 };
+
+/**
+ * A warning per node the issue names that the spec tree does not have (the issue is kept: a node may be
+ * written after its issue), so a typo in --node is seen at once. Silent when the tree cannot be read.
+ */
+async function unknownNodeWarnings(p: Project, nodes: readonly string[]): Promise<string> {
+  if (!nodes.length || !p.root) return '';
+  let known: ReadonlySet<string>;
+  try {
+    // Loaded only when the issue names nodes: a plain open or reply reads no spec code.
+    const { readSpecTree } = await import('../store/spec/spec-tree.js');
+    known = new Set(readSpecTree(p.root, p.settings().specRoot).byId.keys());
+  } catch {
+    return '';
+  }
+  return nodes
+    .filter((n) => !known.has(n))
+    .map((n) => `trellis: warning: no spec node '${n}' in ${p.settings().specRoot}/ (the issue names it anyway; 'trellis board' lists the nodes)\n`)
+    .join('');
+}
 
 export const issueUsage = (): string => Object.values(ISSUE_ACTIONS).map((a) => `  ${a.usage}`).join('\n');
 

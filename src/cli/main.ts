@@ -15,6 +15,56 @@ type Options = Record<string, unknown>;
 const DASH = '\u0000-';
 const restoreDash = <T>(v: T): T | string => (v === DASH ? '-' : v);
 
+/**
+ * Each multi-action command's actions, for its --help. Kept here (the handlers load lazily); a test checks
+ * that these name exactly the actions each command's handler accepts.
+ */
+export const ACTIONS: Record<string, readonly (readonly [string, string])[]> = {
+  issue: [
+    ['open <concern>', 'open an issue (--node, --body, --store)'],
+    ['reply <id>', 'reply (--body <text>, or --body - for standard input)'],
+    ['remark <id>', 'a remark against a reading (--reading, --body)'],
+    ['resolve <id> <n>', 'mark remark n resolved'],
+    ['unresolve <id> <n>', 'mark remark n unresolved'],
+    ['retract <id> <n>', 'retract reply n (it stays, greyed)'],
+    ['edit <id>', 'change the concern (--concern) or body (--body); every version stays in git'],
+    ['reopen <id>', 'reopen a landed local issue'],
+    ['close <id>', 'close (a local issue lands)'],
+    ['promote <id>', 'move a local issue to a forge (--store)'],
+    ['show <id>', 'the whole thread'],
+    ['ls', 'open issues (--all, --node, --store)'],
+  ],
+  session: [
+    ['spawn <task>', 'start an agent session (--harness, --node, --issue)'],
+    ['ls', 'open sessions (--all for closed ones too)'],
+    ['show <id>', 'state, worktree, timeline'],
+    ['prompt <id>', 'send a prompt (--body)'],
+    ['interrupt <id>', 'stop the agent, keep the session'],
+    ['resume <id>', 'resume an interrupted session'],
+    ['review <id>', 'ask for review'],
+    ['close <id>', 'end it (uncommitted work is saved on a ref)'],
+    ['quarantine <id>', 'hold it aside'],
+    ['view <id>', 'mark its output read'],
+    ['merge <id>', 'have the agent merge its branch'],
+    ['capture <id>', 'what the pane shows (--lines, --ansi)'],
+    ['keys <id> <key>...', 'raw keys (--hex for bytes)'],
+    ['attach <id>', 'attach this terminal to its tmux pane'],
+    ['signal <id> <event>', 'what an agent hook reports'],
+  ],
+  eval: [
+    ['run [<scenario>...]', 'run scenarios and file readings (--scope)'],
+    ['record <scenario>', 'file a reading measured elsewhere (--outcome)'],
+    ['ls', 'the scoreboard'],
+    ['show <scenario>', 'one scenario in one scope'],
+    ['remark <thread>', 'an eval-remark thread'],
+    ['reply <thread>', 'reply to an eval remark'],
+  ],
+  evidence: [
+    ['put <file|->', 'store a file; prints its hash'],
+    ['get <hash>', 'print stored evidence (--range)'],
+  ],
+};
+
 /** Builds a fresh parser (tests build one per parse) and returns the handler argv selects. */
 export function parse(argv: readonly string[], cwd: string): { handler: Handler | undefined } {
   const cli = cac('trellis');
@@ -35,10 +85,11 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
   const projectCommands = () => import('./project-commands.js');
 
   cli
-    .command('serve [action]', 'Serve this project’s API (outside a Trellis project: a fresh copy of the demo project); `serve ui` pairs it with the dashboard')
+    .command('serve [action]', 'Serve this project’s API and dashboard (outside a Trellis project: the demo project, kept between runs); `serve ui` pairs it with the dashboard')
     .option('--port <port>', 'Port to listen on (default 8787; 0 picks a free one)')
     .option('--host <host>', 'Address to bind (default 127.0.0.1)')
     .option('--public', 'Put a password-gated gateway on the public port; the raw API moves to a loopback port')
+    .option('--fresh', 'Outside a project: a new copy of the demo project (the old one is set aside)')
     .action((action: string | undefined, options: Options) =>
       action === 'ui'
         ? lazy(() => import('./serve-ui-command.js'), (m) => m.runServeUi(ctx([], options)))
@@ -59,10 +110,11 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
     .action((options: Options) => lazy(() => import('./status-command.js'), (m) => m.runStatus(ctx([], options))));
 
   cli
-    .command('issue <action> [...args]', 'Issue threads: open, reply, remark, resolve, unresolve, retract, close, promote, show, ls')
+    .command('issue <action> [...args]', 'Issue threads: open, reply, remark, resolve, unresolve, retract, edit, reopen, close, promote, show, ls')
     .usage('issue <action> [...args] [options]   (see the README for each action)')
     .option('--node <id>', 'Spec node the issue is bound to (repeatable)', { type: [String] })
     .option('--body <text>', "Body text; '-' reads standard input")
+    .option('--concern <text>', 'edit: the new concern')
     .option('--evidence <hash>', 'Evidence hash to attach (repeatable)', { type: [String] })
     .option('--reading <r>', 'The reading a remark was authored against')
     .option('--scenario <id>', 'Open an eval-remark thread scoped to this scenario')
@@ -157,7 +209,16 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
     .action((options: Options) => lazy(projectCommands, (m) => m.runGuidance(ctx([], options))));
 
   cli.usage('<command> [options]');
-  cli.help();
+  // `trellis issue --help` (and session, eval, evidence) lists the command's actions, not only its options.
+  cli.help((sections) => {
+    const actions = ACTIONS[cli.matchedCommand?.name.split(' ')[0] ?? ''];
+    if (!actions) return sections;
+    const width = Math.max(...actions.map(([a]) => a.length));
+    const body = actions.map(([a, what]) => `  ${a.padEnd(width)}  ${what}`).join('\n');
+    const at = sections.findIndex((x) => x.title === 'Options');
+    sections.splice(at < 0 ? sections.length : at, 0, { title: 'Actions', body });
+    return sections;
+  });
   cli.version(packageRoot().version);
   let parsed;
   try {

@@ -22,7 +22,7 @@ export async function runIssuesAction(action: string, ctx: VerbContext): Promise
     const file = ctx.args[0]!;
     const text = file === '-' ? readFileSync(0, 'utf8') : readInput(resolve(ctx.cwd, file));
     const r = await importThreads(openProject(ctx.cwd), text);
-    await out(ctx.options.json ? `${JSON.stringify(r)}\n` : `imported ${r.events} new event(s) into ${r.streams} thread(s) from ${r.lines} line(s)\n`);
+    await out(ctx.options.json ? `${JSON.stringify(r)}\n` : `imported ${r.events} new ${r.events === 1 ? 'event' : 'events'} into ${r.streams} ${r.streams === 1 ? 'thread' : 'threads'} from ${r.lines} ${r.lines === 1 ? 'line' : 'lines'}\n`);
     return 0;
   }
   throw new UsageError(`unknown issues action '${action}'`, `trellis issues [--json]\n       ${EXPORT_USAGE}\n       ${IMPORT_USAGE}`);

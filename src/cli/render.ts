@@ -12,7 +12,7 @@ export function issueLines(issues: readonly Issue[]): string {
 export function issueText(i: Issue): string {
   const head = [
     `${i.id}  ${i.status}  ${i.concern}`,
-    `by ${i.by} · ${i.created}${i.nodes.length ? ` · nodes: ${i.nodes.join(', ')}` : ''}`,
+    `by ${i.by} · ${i.created}${i.edited ? ` · edited by ${i.edited.by} · ${i.edited.at}` : ''}${i.nodes.length ? ` · nodes: ${i.nodes.join(', ')}` : ''}`,
     ...(i.url ? [i.url] : []),
     ...(i.labels.length ? [`labels: ${i.labels.map((l) => l.name).join(', ')}`] : []),
     ...(i.evidence.length ? [`evidence: ${i.evidence.join(' ')}`] : []),

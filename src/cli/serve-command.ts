@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { TrellisError } from '../events/index.js';
 import { BindError } from '../http/bind.js';
@@ -12,7 +12,7 @@ import { checkShape, type VerbContext } from './shape.js';
 import { err, out } from './output.js';
 import { UsageError } from './usage-error.js';
 
-const USAGE = 'trellis serve [--port <port>] [--host <address>] [--public]\n       trellis serve ui [--port <dashboard port>]';
+const USAGE = 'trellis serve [--port <port>] [--host <address>] [--public] [--fresh]\n       trellis serve ui [--port <dashboard port>]';
 export const DEFAULT_PORT = 8787;
 
 const positiveMs = (s: string | undefined, fallback: number) => {
@@ -22,11 +22,12 @@ const positiveMs = (s: string | undefined, fallback: number) => {
 
 /**
  * `trellis serve`: the supervisor for the project the current folder belongs to. Outside a Trellis
- * project (no git repository, or one without trellis.json) it serves a fresh copy of the bundled demo
- * project, made under `$TRELLIS_HOME/demo/`.
+ * project (no git repository, or one without trellis.json) it serves the demo project: one copy under
+ * `$TRELLIS_HOME/demo/leaf-and-kettle`, made on the first run and reused after, so what was done in it
+ * stays; `--fresh` sets the old copy aside (renamed, never deleted) and makes a new one.
  */
 export async function runServe(ctx: VerbContext): Promise<number> {
-  checkShape({ args: [], options: ['port', 'host', 'public'], usage: USAGE }, ctx);
+  checkShape({ args: [], options: ['port', 'host', 'public', 'fresh'], usage: USAGE }, ctx);
   const port = ctx.options.port === undefined ? Number(process.env.TRELLIS_PORT ?? DEFAULT_PORT) : Number(ctx.options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port takes a port number from 0 to 65535, not '${String(ctx.options.port)}'`, USAGE);
   const host = ctx.options.host === undefined ? '127.0.0.1' : String(ctx.options.host);
@@ -40,7 +41,7 @@ export async function runServe(ctx: VerbContext): Promise<number> {
     throw new TrellisError('INVALID_INPUT', `serve ${flag} refuses to start without an admin password${why}. Repair: run 'trellis dashboard password' first${ctx.options.public === true ? '' : ', or serve on --host 127.0.0.1'}`);
   }
 
-  const project = (await trellisProject(ctx.cwd)) ?? (await demoProject());
+  const project = (await trellisProject(ctx.cwd)) ?? (await demoProject(ctx.options.fresh === true));
   const root = project.root!;
   const pkg = packageRoot().dir;
   const supervisor = new Supervisor({
@@ -120,10 +121,21 @@ async function trellisProject(cwd: string): Promise<Project | null> {
   }
 }
 
-async function demoProject(): Promise<Project> {
+async function demoProject(fresh: boolean): Promise<Project> {
   const base = join(trellisHome(), 'demo');
   mkdirSync(base, { recursive: true });
-  const dir = mkdtempSync(join(base, 'leaf-and-kettle-'));
+  const dir = join(base, 'leaf-and-kettle');
+  const kept = existsSync(join(dir, CONFIG_FILE));
+  if (kept && !fresh) {
+    await err(`trellis: not inside a Trellis project; serving the demo project at ${dir} ('trellis serve --fresh' starts a new copy)\n`);
+    return openProject(dir);
+  }
+  if (existsSync(dir)) {
+    // Set aside, not deleted: whatever was done in the old copy stays on disk.
+    const aside = `${dir}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    renameSync(dir, aside);
+    await err(`trellis: the previous demo copy is kept at ${aside}\n`);
+  }
   await createDemoProject(dir);
   await err(`trellis: not inside a Trellis project; serving a fresh copy of the demo project at ${dir}\n`);
   return openProject(dir);

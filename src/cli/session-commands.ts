@@ -103,7 +103,7 @@ function reviewText(r: ReviewBundle): string {
     ...r.commits.map((c) => `${c.hash.slice(0, 12)} ${c.subject} (${c.author})`),
     '',
     ...r.files.map((f) => `${f.status} ${f.path}`),
-    ...(r.nodes.length ? ['', ...r.nodes.map((n) => `node ${n.id}: ${n.openIssues.length} open issue(s)${n.openIssues.map((i) => `\n  ${i.id} ${i.concern}`).join('')}`)] : []),
+    ...(r.nodes.length ? ['', ...r.nodes.map((n) => `node ${n.id}: ${n.openIssues.length} open ${n.openIssues.length === 1 ? 'issue' : 'issues'}${n.openIssues.map((i) => `\n  ${i.id} ${i.concern}`).join('')}`)] : []),
     '',
     ...r.files.map((f) => f.diff),
   ].join('\n');
@@ -154,6 +154,8 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
       const { sessions, problems } = await listSessions(p, { all: ctx.options.all === true });
       await err(problemLines(problems));
       await out(ctx.options.json ? `${JSON.stringify(sessions)}\n` : sessions.map(sessionLine).join(''));
+      // An empty list says so (on stderr, so a script reading stdout still reads nothing).
+      if (!ctx.options.json && !sessions.length) await err(ctx.options.all ? "no sessions yet; start one with 'trellis session spawn <task>'\n" : "no open sessions ('trellis session ls --all' lists closed ones; 'trellis session spawn <task>' starts one)\n");
       return 0;
     },
   },

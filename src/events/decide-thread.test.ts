@@ -112,6 +112,30 @@ const cases: Case[] = [
     then: { code: 'THREAD_NOT_OPEN' },
   },
   { name: 'promote a missing thread is refused', given: [], when: cmd({ type: 'promote', forgeId: 'g#1', url: 'u' }), then: { code: 'THREAD_NOT_FOUND' } },
+  {
+    name: 'edit writes only the fields that change',
+    given: [opened],
+    when: cmd({ type: 'edit', concern: 'Login forgets the email', body: 'b' }),
+    then: [e(2, 'edited', { concern: 'Login forgets the email' })],
+  },
+  { name: 'an edit that changes nothing writes nothing', given: [opened], when: cmd({ type: 'edit', concern: 'Login forgets email', body: 'b' }), then: [] },
+  { name: 'edit of a missing thread is refused', given: [], when: cmd({ type: 'edit', body: 'x' }), then: { code: 'THREAD_NOT_FOUND' } },
+  { name: 'a landed thread can still be edited', given: [opened, e(2, 'closed', {})], when: cmd({ type: 'edit', body: 'later' }), then: [e(3, 'edited', { body: 'later' })] },
+  {
+    name: 'a promoted thread is edited on its forge',
+    given: [opened, e(2, 'promoted', { forgeId: 'github.com#1', url: 'https://github.com/a/b/issues/1' })],
+    when: cmd({ type: 'edit', body: 'x' }),
+    then: { code: 'NOT_SUPPORTED' },
+  },
+  { name: 'reopen of a landed thread opens it', given: [opened, e(2, 'closed', {})], when: cmd({ type: 'reopen' }), then: [e(3, 'reopened', {})] },
+  { name: 'reopen of an open thread writes nothing', given: [opened], when: cmd({ type: 'reopen' }), then: [] },
+  { name: 'reopen of a missing thread is refused', given: [], when: cmd({ type: 'reopen' }), then: { code: 'THREAD_NOT_FOUND' } },
+  {
+    name: 'a promoted thread is not reopened here',
+    given: [opened, e(2, 'promoted', { forgeId: 'github.com#1', url: 'https://github.com/a/b/issues/1' })],
+    when: cmd({ type: 'reopen' }),
+    then: { code: 'NOT_SUPPORTED' },
+  },
 ];
 
 describe('decideThread: given events, when command, then events', () => {
@@ -127,6 +151,16 @@ describe('decideThread: given events, when command, then events', () => {
       const after = foldThread('t1', [...given, ...decideThread(foldThread('t1', given), when)]);
       expect(after.clock).toBe(then.at(-1)!.clock);
     }
+  });
+});
+
+describe('evolve: edit and reopen', () => {
+  it('an edit replaces the concern and body and says who edited when; a reopen makes a landed thread open', () => {
+    const later = '2026-03-02T09:00:00.000Z';
+    const edited = { ...e(2, 'edited', { body: 'new body' }), by: 'bob', at: later } as ThreadEvent;
+    const state = foldThread('t1', [opened, edited, e(3, 'closed', {}), e(4, 'reopened', {})]);
+    expect(state).toMatchObject({ concern: 'Login forgets email', body: 'new body', status: 'open', edited: { at: later, by: 'bob' } });
+    expect(foldThread('t1', [opened]).edited).toBeUndefined();
   });
 });
 

@@ -52,6 +52,19 @@ export function decideThread(state: ThreadFacts, command: ThreadCommand): Thread
     case 'close':
       if (state.status !== 'open') throw new TrellisError('THREAD_NOT_OPEN', `the thread is ${state.status}: only an open thread closes`);
       return [event('closed', {})];
+    case 'edit': {
+      // Only what differs is recorded; an edit that changes nothing writes nothing.
+      const data = {
+        ...(command.concern !== undefined && command.concern !== state.concern ? { concern: command.concern } : {}),
+        ...(command.body !== undefined && command.body !== state.body ? { body: command.body } : {}),
+      };
+      if (state.url) throw new TrellisError('NOT_SUPPORTED', `the thread was promoted to ${state.url}: edit it there`);
+      return Object.keys(data).length ? [event('edited', data)] : [];
+    }
+    case 'reopen':
+      if (state.status === 'open') return [];
+      if (state.url) throw new TrellisError('NOT_SUPPORTED', `the thread was promoted to ${state.url}: it lives on its forge now; reopen it there`);
+      return [event('reopened', {})];
     case 'promote':
       if (state.status !== 'open') throw new TrellisError('THREAD_NOT_OPEN', `the thread is ${state.status}: only an open thread promotes`);
       // The permalink reply is the trail a reader of the local thread follows to the forge.

@@ -4,6 +4,8 @@
  */
 export type ErrorCode =
   | 'INVALID_INPUT'
+  /** trellis.json (or trellis.local.json) cannot be used: the server's configuration, not the request. */
+  | 'CONFIG_INVALID'
   | 'THREAD_NOT_FOUND'
   | 'THREAD_EXISTS'
   | 'THREAD_NOT_OPEN'

@@ -20,6 +20,9 @@ export type ThreadCommand = CommandMeta &
     | { readonly type: 'unresolve'; readonly reply: ReplyNumber }
     | { readonly type: 'retract'; readonly reply: ReplyNumber }
     | { readonly type: 'close' }
+    /** A new concern and/or body; a field left out keeps its text. */
+    | { readonly type: 'edit'; readonly concern?: string; readonly body?: string }
+    | { readonly type: 'reopen' }
     | { readonly type: 'promote'; readonly forgeId: string; readonly url: string }
   );
 
@@ -30,6 +33,10 @@ export type ThreadCommand = CommandMeta &
 export interface ThreadFacts {
   readonly status: 'absent' | 'open' | 'landed';
   readonly clock: number;
+  readonly concern: string;
+  readonly body: string;
+  /** Set once the thread was promoted: it lives on its forge from then on. */
+  readonly url?: string;
   readonly replies: readonly { readonly resolved?: boolean; readonly retracted?: boolean }[];
   /** The stable id of each reply, in the order of `replies`: what a stored event names a reply by. */
   readonly replyIds: readonly string[];

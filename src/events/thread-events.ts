@@ -72,6 +72,10 @@ export type ThreadEvent =
   | (EventMeta & { readonly type: 'unresolved'; readonly data: { readonly reply: ReplyRef } })
   | (EventMeta & { readonly type: 'retracted'; readonly data: { readonly reply: ReplyRef } })
   | (EventMeta & { readonly type: 'closed'; readonly data: Record<string, never> })
+  /** The concern and/or body rewritten; the event before it keeps the old text (git log shows every version). */
+  | (EventMeta & { readonly type: 'edited'; readonly data: { readonly concern?: string; readonly body?: string } })
+  /** A landed local thread open again. */
+  | (EventMeta & { readonly type: 'reopened'; readonly data: Record<string, never> })
   | (EventMeta & { readonly type: 'promoted'; readonly data: { readonly forgeId: string; readonly url: string } });
 
 export type ThreadEventType = ThreadEvent['type'];
@@ -107,6 +111,8 @@ const DATA: Record<ThreadEventType, Record<string, Check>> = {
   unresolved: { reply: replyNo },
   retracted: { reply: replyNo },
   closed: {},
+  edited: { concern: optStr, body: optStr },
+  reopened: {},
   promoted: { forgeId: str, url: str },
 };
 
@@ -161,6 +167,10 @@ export function describeEvent(event: ThreadEvent, replyIds?: readonly string[]):
       return `retract: reply ${reply(event.data.reply)}`;
     case 'closed':
       return 'close: landed';
+    case 'edited':
+      return `edit: ${[event.data.concern !== undefined ? `concern "${words(event.data.concern)}"` : '', event.data.body !== undefined ? 'body' : ''].filter(Boolean).join(' and ') || '(nothing)'}`;
+    case 'reopened':
+      return 'reopen: open';
     case 'promoted':
       return `promote: ${event.data.forgeId}`;
   }

@@ -6,6 +6,8 @@ import { diskFullError, isTrellisError, type ErrorCode } from '../events/index.j
 /** Every error code's HTTP status, in one place (DESIGN.md §6). */
 const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   INVALID_INPUT: 400,
+  // The project's own configuration is broken: a server-side condition no request can repair.
+  CONFIG_INVALID: 500,
   UNKNOWN_STORE: 400,
   THREAD_NOT_FOUND: 404,
   REPLY_NOT_FOUND: 404,

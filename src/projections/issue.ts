@@ -35,6 +35,8 @@ export interface Issue {
   readonly evidence: readonly string[];
   readonly labels: readonly Label[];
   readonly url?: string;
+  /** A local thread whose concern or body was edited: the latest edit (every version stays in git). */
+  readonly edited?: { readonly at: string; readonly by: string };
 }
 
 /** The per-node board entry: slim on purpose, the freshness stamp carries change detection. */

@@ -1,6 +1,8 @@
 // The gateway's reconciled project list as `GET /projects` and `/projects/stream` answer it; pure, so the
 // dashboard's host page imports it too (the store's project-list.ts builds it).
 
+import type { InboxEntry } from './inbox.js';
+
 /** One row of GET /projects. */
 export interface ProjectRow {
   /** The slot, `encodeProject(root)`: the id in `/projects/:id` and `/p/:id`. */
@@ -15,8 +17,12 @@ export interface ProjectRow {
   readonly url: string;
   readonly gate: 'admin' | 'open' | 'password' | 'loopback';
   readonly gated: boolean;
+  /** Open issues of every store, the same count as the project's own page (its freshness stamp). */
   readonly openIssues?: number;
+  /** Sessions holding a slot of the budget (starting, running, awaiting, review, merging). */
   readonly liveSessions?: number;
+  /** The project's sessions that need a person (the host inbox), longest waiting first. */
+  readonly inbox?: readonly InboxEntry[];
 }
 
 export interface ProjectList {

@@ -16,6 +16,8 @@ export interface SessionSummary {
   readonly issue: string | null;
   readonly branch: string;
   readonly updatedAt: string;
+  /** Failed turns in a row, when the latest turn failed (absent otherwise): the inbox lists such a session. */
+  readonly turnFailures?: number;
 }
 
 export function sessionSummary(s: SessionState): SessionSummary {
@@ -31,6 +33,7 @@ export function sessionSummary(s: SessionState): SessionSummary {
     issue: s.issue,
     branch: s.branch,
     updatedAt: s.updatedAt,
+    ...(s.turnFailures ? { turnFailures: s.turnFailures } : {}),
   };
 }
 

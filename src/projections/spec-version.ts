@@ -22,4 +22,6 @@ export interface SpecDiff {
   readonly deletions: number;
   /** Unified diff of the file in that version against its parent (all additions for the first). */
   readonly diff: string;
+  /** The whole file as it read in that version; null when the version deleted it. */
+  readonly text: string | null;
 }

@@ -16,6 +16,8 @@ export interface ThreadState extends ThreadFacts {
   readonly url?: string;
   /** Set on eval-remark threads only. */
   readonly scope?: ScenarioScope;
+  /** The latest edit of the concern or body, when there was one (the thread shows "edited"). */
+  readonly edited?: { readonly at: string; readonly by: string };
   /** `at` of the latest event: the thread's latest activity. */
   readonly updated: string;
   /** The id of the latest event folded (with `clock` and `updated`, the fold's position). */
@@ -82,6 +84,15 @@ export function evolveThread(state: ThreadState, event: ThreadEvent): ThreadStat
       return { ...next, replies: patchReply(state, event.data.reply, { retracted: true }) };
     case 'closed':
       return { ...next, status: 'landed' };
+    case 'edited':
+      return {
+        ...next,
+        ...(event.data.concern !== undefined ? { concern: event.data.concern } : {}),
+        ...(event.data.body !== undefined ? { body: event.data.body } : {}),
+        edited: { at: event.at, by: event.by },
+      };
+    case 'reopened':
+      return { ...next, status: 'open' };
     case 'promoted':
       return { ...next, status: 'landed', url: event.data.url };
   }
@@ -105,6 +116,7 @@ export function threadIssue(state: ThreadState): Issue {
     evidence: state.evidence,
     labels: [],
     ...(state.url ? { url: state.url } : {}),
+    ...(state.edited ? { edited: state.edited } : {}),
   };
 }
 

@@ -73,10 +73,26 @@ export function readConfigFile(path: string): Record<string, unknown> | null {
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    throw new TrellisError('INVALID_INPUT', `${path} is not valid JSON (${(err as Error).message}); fix it or run 'trellis doctor'`);
+    const at = jsonErrorLine(text, (err as Error).message);
+    throw new TrellisError('CONFIG_INVALID', `${path}${at ? ` line ${at.line}, column ${at.column}` : ''} is not valid JSON (${(err as Error).message.replace(/ in JSON at position \d+.*$/, '')}); repair: fix ${at ? 'that line' : 'the file'} (or move the file aside to use the defaults), then run 'trellis doctor'`);
   }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new TrellisError('INVALID_INPUT', `${path} must hold a JSON object at the top level`);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new TrellisError('CONFIG_INVALID', `${path} line 1 must hold a JSON object at the top level; repair: wrap the settings in { }, then run 'trellis doctor'`);
   return raw as Record<string, unknown>;
+}
+
+/**
+ * Where JSON.parse stopped, as the line and column a person looks for (V8 names only the offset, as
+ * "at position N" and, in newer versions, "(line L column C)").
+ */
+export function jsonErrorLine(text: string, message: string): { line: number; column: number } | null {
+  const lc = /line (\d+) column (\d+)/.exec(message);
+  if (lc) return { line: Number(lc[1]), column: Number(lc[2]) };
+  const pos = /at position (\d+)/.exec(message);
+  const offset = pos ? Number(pos[1]) : /Unexpected end of JSON input/.test(message) ? text.length : -1;
+  if (offset < 0) return null;
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  return { line, column: offset - before.lastIndexOf('\n') };
 }
 
 export function loadSettings(root: string | null): Settings {
@@ -86,14 +102,14 @@ export function loadSettings(root: string | null): Settings {
   const str = (key: string, fallback: string | null): string | null => {
     const v = merged[key];
     if (v === undefined || v === null) return fallback;
-    if (typeof v !== 'string' || v.trim() === '') throw new TrellisError('INVALID_INPUT', `${CONFIG_FILE}: "${key}" must be a non-empty string`);
+    if (typeof v !== 'string' || v.trim() === '') throw new TrellisError('CONFIG_INVALID', `${CONFIG_FILE}: "${key}" must be a non-empty string`);
     return v;
   };
   const specRoot = str('specRoot', DEFAULT_SETTINGS.specRoot)!.replace(/\/+$/, '');
   const pluginRoot = str('pluginRoot', DEFAULT_SETTINGS.pluginRoot)!.replace(/\/+$/, '');
   for (const [key, value] of [['specRoot', specRoot], ['pluginRoot', pluginRoot]] as const) {
     if (value !== '.' && unsafeRelativePath(value)) {
-      throw new TrellisError('INVALID_INPUT', `${CONFIG_FILE}: "${key}" must be a folder inside the project, not ${JSON.stringify(value)}`);
+      throw new TrellisError('CONFIG_INVALID', `${CONFIG_FILE}: "${key}" must be a folder inside the project, not ${JSON.stringify(value)}`);
     }
   }
   return {
@@ -110,7 +126,7 @@ export function loadSettings(root: string | null): Settings {
 
 function forgesOf(v: unknown): ForgeConfig[] {
   if (v === undefined) return [];
-  const bad = () => new TrellisError('INVALID_INPUT', `${CONFIG_FILE}: "forges" must be a list of { driver, host, repo, apiUrl?, tokenEnv? }`);
+  const bad = () => new TrellisError('CONFIG_INVALID', `${CONFIG_FILE}: "forges" must be a list of { driver, host, repo, apiUrl?, tokenEnv? }`);
   if (!Array.isArray(v)) throw bad();
   return v.map((f) => {
     if (typeof f !== 'object' || f === null) throw bad();
@@ -123,7 +139,7 @@ function forgesOf(v: unknown): ForgeConfig[] {
 
 function sessionsOf(v: unknown): SessionSettings {
   if (v === undefined || v === null) return DEFAULT_SETTINGS.sessions;
-  const bad = () => new TrellisError('INVALID_INPUT', `${CONFIG_FILE}: "sessions" must be { "max"?: whole number >= 1, "minFreeMb"?: number >= 0, "setup"?: command, "mergeGate"?: "checks" | "off" }`);
+  const bad = () => new TrellisError('CONFIG_INVALID', `${CONFIG_FILE}: "sessions" must be { "max"?: whole number >= 1, "minFreeMb"?: number >= 0, "setup"?: command, "mergeGate"?: "checks" | "off" }`);
   if (typeof v !== 'object' || Array.isArray(v)) throw bad();
   const { max, minFreeMb, setup, mergeGate } = v as Record<string, unknown>;
   if (max !== undefined && max !== null && !(Number.isInteger(max) && (max as number) >= 1)) throw bad();

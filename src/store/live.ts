@@ -3,6 +3,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import mittModule, { type Emitter } from 'mitt';
 import type { Board } from '../projections/index.js';
+import { TrellisError } from '../events/index.js';
 import { buildBoard, requireRoot, type BoardSources } from './board.js';
 import { freshnessFrom } from './issues/verbs.js';
 import type { ThreadsRead } from './issues/thread-store.js';
@@ -249,6 +250,13 @@ export class LiveProject {
       this.lastStamp = stamp;
       this.emit(cause, snap.board.freshness);
     } catch (err) {
+      if (isConfigError(err) && this.lastStamp !== undefined) {
+        // Subscribers refetch and meet the error (a 500 naming the file, line and repair); the board that
+        // follows the repair is announced, whatever its bytes, since nobody holds the one before.
+        this.lastEtag = undefined;
+        this.emit('config', JSON.parse(this.lastStamp) as Board['freshness']);
+        return;
+      }
       console.error(`trellis: reading the change failed: ${(err as Error).message}`);
     }
   }
@@ -282,6 +290,13 @@ export class LiveProject {
   private rewatchSpecRoot(): void {
     this.specWatcher?.close();
     this.specWatcher = undefined;
-    this.watchSpecRoot();
+    try {
+      this.watchSpecRoot();
+    } catch (err) {
+      // A malformed trellis.json names no spec root: watch again once the config changes (settle says why).
+      if (!isConfigError(err)) throw err;
+    }
   }
 }
+
+const isConfigError = (err: unknown): boolean => err instanceof TrellisError && err.code === 'CONFIG_INVALID';

@@ -1,3 +1,5 @@
+import { signal } from '@preact/signals';
+
 /**
  * The one HTTP client of the page. The API lives next to the page: `/api/...` when the page is served at
  * `/` by `trellis serve`, `/p/<id>/api/...` when a gateway serves it at `/p/<id>/`. So the base is the
@@ -15,6 +17,9 @@ export class ApiError extends Error {
     super(message);
   }
 }
+
+/** Who a write from this page is filed by: the server's default author for the dashboard's writes. */
+export const PAGE_AUTHOR = 'human';
 
 export const apiUrl = (path: string): string => apiBase + path.replace(/^\//, '');
 
@@ -68,9 +73,16 @@ export async function post<T>(path: string, body: unknown, raw = false): Promise
   return (await res.json()) as T;
 }
 
+/**
+ * The project's trellis.json cannot be used (the backend answered CONFIG_INVALID): every view shows it,
+ * with the file, line and repair the message names, until an answer that needed the config succeeds.
+ */
+export const configError = signal<string | null>(null);
+
 async function errorOf(res: Response, what: string): Promise<ApiError> {
   try {
     const j = (await res.json()) as { error?: { code?: string; message?: string } };
+    if (j.error?.code === 'CONFIG_INVALID') configError.value = j.error.message ?? 'trellis.json cannot be read';
     if (j.error?.message) return new ApiError(j.error.code ?? 'ERROR', j.error.message, res.status);
   } catch {}
   return new ApiError('HTTP_' + res.status, `${what} answered ${res.status} ${res.statusText}`, res.status);

@@ -25,6 +25,11 @@ export class LiveStream {
     private readonly handlers: Record<string, (data: string) => void>,
     /** The event after which the stream counts as live again (and the backoff resets). */
     private readonly readyEvent = 'ready',
+    /**
+     * Called when the stream drops or is refused. An EventSource cannot read a refusal, so the owner asks
+     * a plain GET what went wrong (a malformed trellis.json, a login that ended) and shows it.
+     */
+    private readonly onDrop?: () => void,
   ) {}
 
   start(): this {
@@ -55,6 +60,7 @@ export class LiveStream {
       es.close();
       if (this.stopped || this.es !== es) return;
       this.state.value = 'reconnecting';
+      this.onDrop?.();
       const wait = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** this.attempt++);
       this.timer = setTimeout(() => this.open(), wait / 2 + (Math.random() * wait) / 2);
     };

@@ -7,7 +7,7 @@ import { signal } from '@preact/signals';
  * case in `parseRoute` and one more entry in the app's view table.
  */
 export interface Route {
-  readonly view: 'board' | 'node' | 'issues' | 'issue' | 'new-issue' | 'sessions' | 'session' | 'eval' | 'missing';
+  readonly view: 'board' | 'node' | 'issues' | 'issue' | 'new-issue' | 'sessions' | 'session' | 'eval' | 'scenario' | 'inbox' | 'missing';
   /** The rest of the path after the view: a node id or an issue id (decoded). */
   readonly arg: string;
   readonly query: URLSearchParams;
@@ -28,12 +28,14 @@ export function parseRoute(hash: string): Route {
       return { view: arg ? 'node' : 'board', arg, query };
     case 'issues':
       return { view: arg ? 'issue' : 'issues', arg, query };
+    case 'inbox':
+      return { view: 'inbox', arg: '', query };
     case 'new-issue':
       return { view: 'new-issue', arg: '', query };
     case 'sessions':
       return { view: arg ? 'session' : 'sessions', arg, query };
     case 'eval':
-      return { view: 'eval', arg: '', query };
+      return { view: arg ? 'scenario' : 'eval', arg, query };
     default:
       return { view: 'missing', arg: path, query };
   }
@@ -63,6 +65,8 @@ export const href = {
   sessions: () => '#/sessions',
   session: (id: string) => `#/sessions/${encodeURIComponent(id)}`,
   eval: () => '#/eval',
+  inbox: () => '#/inbox',
+  scenario: (id: string, scope?: string) => `#/eval/${id.split('/').map(encodeURIComponent).join('/')}${scope ? `?scope=${encodeURIComponent(scope)}` : ''}`,
 };
 
 export const go = (h: string) => {

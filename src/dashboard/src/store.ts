@@ -1,5 +1,5 @@
 import { computed, signal } from '@preact/signals';
-import { getJson } from './api';
+import { configError, getJson } from './api';
 import { LiveStream } from './live';
 import type { Board, BoardNode } from './types';
 
@@ -31,6 +31,8 @@ export function refreshBoard(): Promise<void> {
           etag = r.etag;
         }
         boardError.value = null;
+        // The board reads trellis.json: it answering means the configuration is usable again.
+        configError.value = null;
       } catch (err) {
         boardError.value = (err as Error).message;
       }
@@ -44,22 +46,28 @@ export function refreshBoard(): Promise<void> {
  * The board's change stream, shared by every view. On `ready` (first connect and every reconnect, e.g.
  * after a backend reload) the board is refetched, since changes may have been missed while away.
  */
-export const graphStream = new LiveStream('api/graph/stream', {
-  ready: () => {
-    revision.value++;
-    specRevision.value++;
-    void refreshBoard();
+export const graphStream = new LiveStream(
+  'api/graph/stream',
+  {
+    ready: () => {
+      revision.value++;
+      specRevision.value++;
+      void refreshBoard();
+    },
+    graph: (data) => {
+      let cause = '';
+      try {
+        cause = (JSON.parse(data) as { cause?: string }).cause ?? '';
+      } catch {}
+      if (cause === 'specs' || cause === 'resync') specRevision.value++;
+      revision.value++;
+      void refreshBoard();
+    },
   },
-  graph: (data) => {
-    let cause = '';
-    try {
-      cause = (JSON.parse(data) as { cause?: string }).cause ?? '';
-    } catch {}
-    if (cause === 'specs' || cause === 'resync') specRevision.value++;
-    revision.value++;
-    void refreshBoard();
-  },
-});
+  'ready',
+  // A refused stream (a malformed trellis.json answers 500) says why through the board's own GET.
+  () => void refreshBoard(),
+);
 
 export const nodesById = computed(() => new Map<string, BoardNode>((board.value?.nodes ?? []).map((n) => [n.id, n])));
 
@@ -75,3 +83,13 @@ export const changedIn = computed(() => {
   }
   return m;
 });
+
+/** The project's display name (trellis.json's `name`, else its folder's), for the header and the tab. */
+export const projectName = signal<string | null>(null);
+
+export async function loadProjectName(): Promise<void> {
+  try {
+    const r = await getJson<{ name?: string; root?: string }>('api/instance');
+    projectName.value = r.body?.name ?? r.body?.root?.split('/').filter(Boolean).pop() ?? null;
+  } catch {}
+}

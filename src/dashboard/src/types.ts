@@ -38,3 +38,6 @@ export interface PromptResult {
   readonly delivered: boolean;
   readonly reason?: string;
 }
+
+/** GET /api/resources: the host's inventory and the session budget. */
+export type { ResourceInventory } from '../../store/catalog.js';

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { signal } from '@preact/signals';
 import { useEffect, useMemo, useState } from 'preact/hooks';
+import { configError } from './api';
 import { renderMarkdown } from './markdown';
 import type { LinkState } from './live';
 import type { Freshness, Label } from './types';
@@ -12,14 +13,43 @@ export function Markdown({ src, class: cls }: { src: string; class?: string }) {
   return <div class={`md ${cls ?? ''}`} dangerouslySetInnerHTML={{ __html: html }} />;
 }
 
+/** What to do next, for the refusals a person meets most; the server's message says what happened. */
+const NEXT_STEP: Record<string, string> = {
+  NETWORK: 'Check that the project’s backend (trellis serve) is running; the page keeps retrying by itself.',
+  NODE_NOT_FOUND: 'The node may have been renamed or removed: pick it again from the board.',
+  THREAD_NOT_FOUND: 'The issue may live in another project or store: search the issue list.',
+  SESSION_NOT_FOUND: 'Pick the session again from the sessions list.',
+  SCENARIO_NOT_FOUND: 'Declare it in a spec node’s front matter (scenarios: [{ id, run }]), or pick one from the scoreboard.',
+  CONFIG_INVALID: 'Fix trellis.json as the message says; the page picks the change up by itself.',
+  FORBIDDEN: 'Log in with the admin password on the projects page.',
+};
+
+/**
+ * An error as a person reads it: a title saying what did not happen, the server's message, and what to
+ * do next. The stable code stays out of the text (it is in `data-code`, for tests and bug reports).
+ */
 export function ErrorBox({ error, title }: { error: unknown; title?: string }) {
   if (!error) return null;
   const e = error as { code?: string; message?: string };
+  const next = e.code ? NEXT_STEP[e.code] : undefined;
   return (
-    <div class="error" role="alert">
+    <div class="error" role="alert" data-code={e.code}>
       <strong>{title ?? 'Something went wrong'}</strong>
-      {e.code && e.code !== 'ERROR' ? <code class="code">{e.code}</code> : null}
       <div>{e.message ?? String(error)}</div>
+      {next ? <div class="next-step">{next}</div> : null}
+    </div>
+  );
+}
+
+/** The project's trellis.json cannot be used: said on every view, with the file, line and repair. */
+export function ConfigBanner() {
+  const message = configError.value;
+  if (!message) return null;
+  return (
+    <div class="error config-error" role="alert" data-testid="config-error">
+      <strong>This project’s configuration is broken</strong>
+      <div>{message}</div>
+      <div class="next-step">Issues can still be read and written; the board, sessions and eval need the configuration. The page recovers by itself once the file is fixed.</div>
     </div>
   );
 }
@@ -156,4 +186,43 @@ export function useFetch<T>(fn: () => Promise<T>, deps: unknown[]): { data: T | 
     };
   }, deps);
   return state;
+}
+
+/** `1 scenario`, `2 scenarios`; `plural(n, 'reply', 'replies')` for the irregular ones. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** An outcome's shape (✓ pass, ✕ fail, ! error), so it reads without its colour. Inline SVG: every font. */
+export function OutcomeMark({ outcome }: { outcome: string }) {
+  return (
+    <svg class="mark" viewBox="0 0 16 16" width="12" height="12" aria-hidden="true">
+      {outcome === 'pass' ? (
+        <path d="M3 8.5l3 3 7-7" fill="none" stroke="currentColor" stroke-width="2.2" stroke-linecap="round" stroke-linejoin="round" />
+      ) : outcome === 'fail' ? (
+        <path d="M4 4l8 8M12 4l-8 8" fill="none" stroke="currentColor" stroke-width="2.2" stroke-linecap="round" />
+      ) : (
+        <path d="M8 2.5v7M8 12.5v1" fill="none" stroke="currentColor" stroke-width="2.4" stroke-linecap="round" />
+      )}
+    </svg>
+  );
+}
+
+/** A folder, drawn (an emoji renders as an empty box where no emoji font is installed). */
+export function FolderIcon() {
+  return (
+    <svg class="icon" viewBox="0 0 16 16" width="16" height="16" aria-hidden="true">
+      <path d="M1.5 3.5h4.2l1.5 1.6h7.3v7.9h-13z" fill="none" stroke="currentColor" stroke-width="1.3" stroke-linejoin="round" />
+    </svg>
+  );
+}
+
+/** A padlock, drawn for the same reason. */
+export function LockIcon() {
+  return (
+    <svg class="icon" viewBox="0 0 16 16" width="13" height="13" aria-hidden="true">
+      <rect x="3" y="7" width="10" height="7.5" rx="1.5" fill="currentColor" />
+      <path d="M5.2 7V5a2.8 2.8 0 015.6 0v2" fill="none" stroke="currentColor" stroke-width="1.5" />
+    </svg>
+  );
 }

@@ -17,6 +17,10 @@ import { mirrorInlineStyles } from './csp-styles';
 export type PaneLinkState = 'connecting' | 'live' | 'reconnecting' | 'ended';
 
 export const PANE_BACKOFF_FIRST_MS = 250;
+
+const FONT_SIZE = 13;
+/** The smallest font a looking viewer shrinks to so the pane's width fits (a phone shows ~50 of 80 columns at 7 px). */
+const MIN_FONT_SIZE = 7;
 export const PANE_BACKOFF_MAX_MS = 8_000;
 
 /** Close codes of the pane stream (`src/store/sessions/pane-stream.ts`). */
@@ -52,17 +56,26 @@ export class PaneTerminal {
   private fitTimer: ReturnType<typeof setTimeout> | undefined;
   private stopped = false;
   private readOnly: boolean;
+  /**
+   * Whether this viewer drives the pane's size: only once it typed (or sent keys). Until then it shows the
+   * pane at the size others gave it, scaled to fit its frame, so a phone that merely looks never shrinks
+   * everyone's terminal.
+   */
+  private driving = false;
 
   constructor(
     private readonly frame: HTMLElement,
     private readonly opts: PaneTerminalOptions,
   ) {
     this.readOnly = opts.readOnly;
-    this.term = new Terminal({ convertEol: false, scrollback: 5_000, fontSize: 13, fontFamily: "ui-monospace, 'SFMono-Regular', Menlo, Consolas, monospace", disableStdin: opts.readOnly, cursorBlink: !opts.readOnly });
+    this.term = new Terminal({ convertEol: false, scrollback: 5_000, fontSize: FONT_SIZE, fontFamily: "ui-monospace, 'SFMono-Regular', Menlo, Consolas, monospace", disableStdin: opts.readOnly, cursorBlink: !opts.readOnly });
     this.term.loadAddon(this.fit);
     this.term.open(frame);
     this.unmirror = mirrorInlineStyles(frame);
-    this.term.onData((data) => this.sendJson({ type: 'input', data }));
+    this.term.onData((data) => {
+      this.claim();
+      this.sendJson({ type: 'input', data });
+    });
     // Bytes xterm produces outside UTF-8 (some mouse reports) go as a binary frame, sent to the pane exactly.
     this.term.onBinary((data) => this.send(Uint8Array.from(data, (c) => c.charCodeAt(0) & 0xff)));
     // A pasted or dropped file: capture it before xterm turns the clipboard's text into keystrokes.
@@ -71,7 +84,7 @@ export class PaneTerminal {
     frame.addEventListener('drop', (e) => this.files(e, e.dataTransfer?.files), true);
     this.resizeObserver = new ResizeObserver(() => {
       clearTimeout(this.fitTimer);
-      this.fitTimer = setTimeout(() => this.proposeSize(), 100);
+      this.fitTimer = setTimeout(() => (this.proposeSize(), this.fitView()), 100);
     });
     this.resizeObserver.observe(frame);
   }
@@ -97,7 +110,16 @@ export class PaneTerminal {
 
   /** Types `text` into the pane, as if it were typed on the keyboard. */
   type(text: string): boolean {
+    this.claim();
     return this.sendJson({ type: 'input', data: text });
+  }
+
+  /** This viewer is the one typing: from now on the pane takes its size. */
+  claim(): void {
+    if (this.driving || this.readOnly) return;
+    this.driving = true;
+    this.term.options.fontSize = FONT_SIZE;
+    this.proposeSize();
   }
 
   focus(): void {
@@ -179,11 +201,27 @@ export class PaneTerminal {
     if (!cols || !rows) return;
     this.size.value = { cols, rows };
     if (cols !== this.term.cols || rows !== this.term.rows) this.term.resize(cols, rows);
+    this.fitView();
+  }
+
+  /**
+   * A viewer that does not drive the size shows the pane's columns within its frame by a smaller font
+   * (down to a floor; below it the frame scrolls sideways), never by resizing the pane.
+   */
+  private fitView(): void {
+    if (this.driving) return;
+    const d = this.fit.proposeDimensions();
+    const cols = this.size.value?.cols;
+    if (!d || !cols || !Number.isFinite(d.cols)) return;
+    const now = this.term.options.fontSize ?? FONT_SIZE;
+    // proposeDimensions answers for the current font: scale to what fits `cols` columns.
+    const fitting = Math.max(MIN_FONT_SIZE, Math.min(FONT_SIZE, Math.floor((now * d.cols) / cols)));
+    if (fitting !== now) this.term.options.fontSize = fitting;
   }
 
   /** A writable viewer asks the server to size the pane to what its frame can show. */
   private proposeSize(): void {
-    if (this.readOnly || this.state.value !== 'live') return;
+    if (this.readOnly || !this.driving || this.state.value !== 'live') return;
     const d = this.fit.proposeDimensions();
     if (!d || !Number.isFinite(d.cols) || !Number.isFinite(d.rows)) return;
     const cols = Math.max(20, Math.min(1000, d.cols));

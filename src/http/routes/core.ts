@@ -1,6 +1,8 @@
 import { Hono } from 'hono';
+import { basename } from 'node:path';
 import { readPlugins, slashCommands, guidanceCatalog } from '../../store/catalog.js';
 import { requireRoot } from '../../store/board.js';
+import { projectIdentity } from '../../store/host/config-seam.js';
 import type { AppContext } from '../context.js';
 
 /** Readiness, identity and the read-only catalogs. */
@@ -12,7 +14,15 @@ export function coreRoutes(ctx: AppContext): Hono {
   // Touches no git and no disk: a supervisor polls it to decide whether a child is up.
   app.get('/health', (c) => c.json({ ok: true, instanceId: ctx.instance.instanceId, pid: process.pid }));
   app.get('/api/instance', (c) =>
-    c.json({ instanceId: ctx.instance.instanceId, root: ctx.instance.root, pid: process.pid, startedAt: ctx.instance.startedAt, apiUrl: process.env.TRELLIS_API_URL || null }),
+    c.json({
+      instanceId: ctx.instance.instanceId,
+      root: ctx.instance.root,
+      // The name a person knows the project by (trellis.json's `name`, else its folder's), as the host list shows it.
+      name: projectIdentity(ctx.instance.root, basename(ctx.instance.root)).name,
+      pid: process.pid,
+      startedAt: ctx.instance.startedAt,
+      apiUrl: process.env.TRELLIS_API_URL || null,
+    }),
   );
   app.get('/api/settings', (c) => {
     const s = ctx.project.settings();

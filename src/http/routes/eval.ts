@@ -2,7 +2,7 @@ import { type } from 'arktype';
 import { Hono, type Context } from 'hono';
 import { TrellisError } from '../../events/index.js';
 import { replyToRemark, showRemark } from '../../store/eval/remarks.js';
-import { evalDetail, recordReading, scoreboard, type EvalSources } from '../../store/eval/verbs.js';
+import { evalDetail, recordReading, runScenarios, scoreboard, type EvalSources } from '../../store/eval/verbs.js';
 import { readJson } from '../body.js';
 import type { AppContext } from '../context.js';
 
@@ -18,6 +18,8 @@ const readingBody = type({
   'by?': 'string',
 });
 
+const runBody = type({ '+': 'reject', 'scope?': 'string', 'by?': 'string' });
+
 const replyBody = type({ '+': 'reject', body: 'string', 'evidence?': 'string[]', 'by?': 'string' });
 
 /** A write from the dashboard is filed by `human` unless the caller says who it is. */
@@ -29,6 +31,7 @@ const HUMAN = 'human';
  *   GET  /api/eval                          the scoreboard
  *   GET  /api/eval/<scenario>?scope=<s>     the detail (measured | unmeasured | absent-from-trunk, fallback)
  *   POST /api/eval/<scenario>/readings      file a reading { outcome, score?, scope?, evidence?, durationMs?, by? }
+ *   POST /api/eval/<scenario>/run           run it now in a scope's worktree { scope?, by? }; 201 with the reading
  *   GET  /api/eval-remarks/:id              an eval-remark thread (never under /api/issues)
  *   POST /api/eval-remarks/:id/reply        reply { body, evidence?, by? }; loops in the reading's filer
  */
@@ -46,6 +49,13 @@ export function evalRoutes(ctx: AppContext): Hono {
   });
   app.get('/api/eval/*', async (c) => c.json(await evalDetail(p, scenarioOf(c, ''), c.req.query('scope'), sources)));
   app.post('/api/eval/*', async (c) => {
+    if (c.req.path.endsWith('/run')) {
+      // Runs the scenario's command in the scope's worktree and files the reading (its output kept as evidence).
+      const id = scenarioOf(c, '/run');
+      const b = await readJson(c, runBody, { optional: true });
+      const [reading] = await runScenarios(p, { scenarios: [id], by: b.by ?? HUMAN, ...(b.scope !== undefined ? { scope: b.scope } : {}) });
+      return c.json(reading, 201);
+    }
     const id = scenarioOf(c, '/readings');
     const b = await readJson(c, readingBody);
     const reading = await recordReading(p, id, {
@@ -76,7 +86,7 @@ function scenarioOf(c: Context, suffix: string): string {
     throw new TrellisError('INVALID_INPUT', `the path ${c.req.path} is not valid percent-encoding`);
   }
   if (suffix) {
-    if (!rest.endsWith(suffix) || rest.length === suffix.length) throw new TrellisError('NOT_FOUND', `no route ${c.req.method} ${c.req.path}; readings are filed at POST /api/eval/<scenario>/readings`);
+    if (!rest.endsWith(suffix) || rest.length === suffix.length) throw new TrellisError('NOT_FOUND', `no route ${c.req.method} ${c.req.path}; readings are filed at POST /api/eval/<scenario>/readings, runs at POST /api/eval/<scenario>/run`);
     rest = rest.slice(0, -suffix.length);
   }
   return rest;

@@ -4,6 +4,8 @@ import { TrellisError } from '../../events/index.js';
 import {
   actOnReply,
   closeIssue,
+  editIssue,
+  reopenIssue,
   mergedIssues,
   openIssue,
   promoteIssue,
@@ -20,6 +22,7 @@ const openBody = type({ '+': 'reject', concern: 'string', 'body?': 'string', 'no
 const replyBody = type({ '+': 'reject', body: 'string', 'evidence?': 'string[]', 'by?': 'string' });
 const remarkBody = type({ '+': 'reject', body: 'string', reading: 'string', 'evidence?': 'string[]', 'by?': 'string' });
 const byBody = type({ '+': 'reject', 'by?': 'string' });
+const editBody = type({ '+': 'reject', 'concern?': 'string', 'body?': 'string', 'by?': 'string' });
 const promoteBody = type({ '+': 'reject', 'by?': 'string', 'store?': 'string' });
 
 const bodies = new WeakMap<object, { stores: string; body: string }>();
@@ -77,6 +80,15 @@ export function issueRoutes(ctx: AppContext): Hono {
   app.post('/api/issues/:id/close', async (c) => {
     const b = await readJson(c, byBody, { optional: true });
     return c.json(await closeIssue(p, c.req.param('id'), b.by ?? HUMAN));
+  });
+  app.post('/api/issues/:id/edit', async (c) => {
+    const b = await readJson(c, editBody);
+    const { issue } = await editIssue(p, c.req.param('id'), { by: b.by ?? HUMAN, ...(b.concern !== undefined ? { concern: b.concern } : {}), ...(b.body !== undefined ? { body: b.body } : {}) });
+    return c.json(issue);
+  });
+  app.post('/api/issues/:id/reopen', async (c) => {
+    const b = await readJson(c, byBody, { optional: true });
+    return c.json((await reopenIssue(p, c.req.param('id'), b.by ?? HUMAN)).issue);
   });
   app.post('/api/issues/:id/promote', async (c) => {
     const b = await readJson(c, promoteBody, { optional: true });

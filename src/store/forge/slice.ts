@@ -30,6 +30,11 @@ export class ForgeSlice {
   private readonly applied = new Map<string, number>();
   /** Bumped whenever a listing changes: memo keys for views built from the slice. */
   version = 0;
+  /**
+   * Why the forges cannot be read from trellis.json right now (it is malformed), or null. Meanwhile the
+   * slice names no forge, so every local issue verb keeps working; the surfaces say why forges are missing.
+   */
+  configProblem: string | null = null;
 
   constructor(
     private readonly settings: () => Settings,
@@ -90,7 +95,15 @@ export class ForgeSlice {
 
   /** Drivers for the forges the settings name now; rebuilt when `forges` in trellis.json changes. */
   private current(): Map<string, ForgeDriver> {
-    const forges = this.settings().forges;
+    let forges;
+    try {
+      forges = this.settings().forges;
+      this.configProblem = null;
+    } catch (err) {
+      if (!(err instanceof TrellisError && err.code === 'CONFIG_INVALID')) throw err;
+      this.configProblem = err.message;
+      return new Map();
+    }
     const key = JSON.stringify(forges);
     if (key !== this.key) {
       // Built before it is adopted: a config whose driver cannot be made throws every time, not once.

@@ -7,6 +7,8 @@ import { readCatalog } from './project-catalog.js';
 import { projectIdentity } from './config-seam.js';
 import type { Gate, HubConfig } from './hub-config.js';
 import type { ProjectList, ProjectRow } from '../../projections/project-row.js';
+import { inboxOf, liveSessionCount } from '../../projections/inbox.js';
+import type { SessionSummary } from '../../projections/session-list.js';
 
 export type { ProjectList, ProjectRow } from '../../projections/project-row.js';
 
@@ -65,21 +67,25 @@ export function gateOf(hub: HubConfig, id: string): Gate | 'loopback' {
 /** How long one project's liveness probe may take: a hung backend never stalls the list. */
 export const PROBE_MS = 800;
 
-const counts = new Map<string, { etag: string; openIssues: number; liveSessions: number }>();
+type Counts = Pick<ProjectRow, 'openIssues' | 'liveSessions' | 'inbox'>;
+const counts = new Map<string, { etag: string; value: Counts }>();
 
-/** Open issues and live sessions from the backend's /api/graph, revalidated by ETag. */
-async function countsOf(record: EndpointRecord): Promise<{ openIssues: number; liveSessions: number } | null> {
+/**
+ * What the row says of a running project, from its backend's /api/graph (revalidated by ETag), counted
+ * the way the project's own page counts: open issues from its freshness stamp (every store, bound to a
+ * node or not), live sessions by state, and the sessions that need a person.
+ */
+async function countsOf(record: EndpointRecord): Promise<Counts | null> {
   const key = `${record.instanceId}@${record.url}`;
   const cached = counts.get(key);
   try {
     const res = await getJson(new URL('/api/graph', record.url), cached ? { 'If-None-Match': cached.etag } : {});
-    if (res.status === 304 && cached) return cached;
+    if (res.status === 304 && cached) return cached.value;
     if (res.status !== 200) return null;
-    const graph = JSON.parse(res.body) as { nodes?: { openIssues?: { id?: string }[] }[]; sessions?: unknown[] };
-    const open = new Set<string>();
-    for (const n of graph.nodes ?? []) for (const i of n.openIssues ?? []) if (i.id) open.add(i.id);
-    const value = { etag: res.etag ?? '', openIssues: open.size, liveSessions: Array.isArray(graph.sessions) ? graph.sessions.length : 0 };
-    if (value.etag) counts.set(key, value);
+    const graph = JSON.parse(res.body) as { freshness?: { open?: number }; sessions?: SessionSummary[] };
+    const sessions = Array.isArray(graph.sessions) ? graph.sessions : [];
+    const value: Counts = { openIssues: graph.freshness?.open ?? 0, liveSessions: liveSessionCount(sessions), inbox: inboxOf(sessions) };
+    if (res.etag) counts.set(key, { etag: res.etag, value });
     return value;
   } catch {
     return null;

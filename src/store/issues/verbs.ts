@@ -152,6 +152,37 @@ export async function closeIssue(p: Project, id: string, by: string): Promise<Is
   return visible(state);
 }
 
+export interface EditInput {
+  readonly concern?: string;
+  readonly body?: string;
+  readonly by: string;
+}
+
+/**
+ * Rewrites a local thread's concern and/or body: an `edited` event, so the thread says "edited" and
+ * `git log` of its ref keeps every version. A forge issue is edited on its forge.
+ */
+export async function editIssue(p: Project, id: string, input: EditInput): Promise<{ issue: Issue; changed: boolean }> {
+  localOnly(id, 'edits');
+  if (input.concern === undefined && input.body === undefined) throw new TrellisError('INVALID_INPUT', 'an edit needs a new concern or a new body (or both)');
+  const concern = input.concern === undefined ? undefined : requireText(input.concern, 'concern').trim();
+  const { state, events } = await p.threads.write(requireLocalId(id), {
+    type: 'edit',
+    ...(concern !== undefined ? { concern } : {}),
+    ...(input.body !== undefined ? { body: input.body } : {}),
+    by: author(input.by),
+    at: p.now().toISOString(),
+  });
+  return { issue: visible(state), changed: events.length > 0 };
+}
+
+/** Opens a landed local thread again (`reopened`); an open one stays as it is. */
+export async function reopenIssue(p: Project, id: string, by: string): Promise<{ issue: Issue; changed: boolean }> {
+  localOnly(id, 'reopens');
+  const { state, events } = await p.threads.write(requireLocalId(id), { type: 'reopen', by: author(by), at: p.now().toISOString() });
+  return { issue: visible(state), changed: events.length > 0 };
+}
+
 /**
  * Promotes an open local thread to a forge: the forge issue is created first (concern as title; body,
  * `Spec:` marker, evidence hashes and a provenance footer naming the caller), then the local thread is
@@ -238,6 +269,7 @@ export interface IssueList {
 export async function mergedIssues(p: Project, readThreads: () => Promise<ThreadsRead> = () => p.threads.all({ ifMoved: true })): Promise<IssueList> {
   const notes = p.forgeReads === 'live' ? await pullForges(p) : [];
   const list = mergedFrom(p, await readThreads());
+  if (p.forges.configProblem) notes.push(`forge issues are not listed: ${p.forges.configProblem}`);
   return notes.length ? { ...list, notes } : list;
 }
 

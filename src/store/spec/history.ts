@@ -37,7 +37,10 @@ export async function specDiff(root: string, path: string, hash: string): Promis
   const paths = [version.path, ...(version.previousPath ? [version.previousPath] : [])];
   const r = await gitRaw(root, ['show', '--format=', '--no-color', '--no-ext-diff', '-M', version.hash, '--', ...paths]);
   if (r.code !== 0) throw new TrellisError('GIT_FAILED', `git show failed: ${r.stderr.trim()}`);
-  return { hash: version.hash, path: version.path, ...(version.previousPath ? { previousPath: version.previousPath } : {}), change: version.change, ...countLines(r.stdout), diff: r.stdout };
+  // The file as it read in that version, so a page can show the old text itself, not only the change.
+  const shown = version.change === 'deleted' ? null : await gitRaw(root, ['show', '--no-color', `${version.hash}:${version.path}`]);
+  const text = shown && shown.code === 0 ? shown.stdout : null;
+  return { hash: version.hash, path: version.path, ...(version.previousPath ? { previousPath: version.previousPath } : {}), change: version.change, ...countLines(r.stdout), diff: r.stdout, text };
 }
 
 export function countLines(diff: string): { additions: number; deletions: number } {

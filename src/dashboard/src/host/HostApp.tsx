@@ -6,9 +6,26 @@ import { ProjectsView } from '../views/Projects';
 import { RegisterView } from '../views/Register';
 import { auth, logout, needLogin, nextRoute, refreshAuth, safeNext } from './hub';
 import { hostHref, hostRoute, type HostRoute } from './host-route';
-import { projectsById, projectsStream } from './projects-store';
+import { hostInbox, projectList, projectsById, projectsStream } from './projects-store';
+import { installShortcuts, Palette, shortcutsOpen, ShortcutsHelp, type PaletteItem } from '../palette';
+import { titleWithCount, useInboxNotifications } from '../inbox';
+import { HostInboxView } from '../views/HostInbox';
 
-const TITLES: Record<HostRoute['view'], string> = { projects: 'Projects', project: 'Project', register: 'Register a folder', login: 'Log in', missing: 'Not found' };
+/** What the palette reaches from the host page: every project (its page), the inbox's sessions, the host views. */
+function hostPaletteItems(): PaletteItem[] {
+  const projects = projectList.value?.projects ?? [];
+  return [
+    { kind: 'view', label: 'Inbox', href: hostHref.inbox() },
+    { kind: 'view', label: 'Projects', href: hostHref.projects() },
+    { kind: 'action', label: 'Register a folder', href: hostHref.register() },
+    { kind: 'action', label: 'Show keyboard shortcuts', run: () => (shortcutsOpen.value = true) },
+    ...(hostInbox.value ?? []).map((e): PaletteItem => ({ kind: 'session', label: e.title, hint: `${e.project?.name ?? ''} · ${e.waitsFor}`, href: e.href })),
+    ...projects.map((p): PaletteItem => ({ kind: 'project', label: p.name, hint: p.root, href: p.online ? p.url : hostHref.project(p.id) })),
+    ...projects.map((p): PaletteItem => ({ kind: 'action', label: `Manage ${p.name}`, hint: p.root, href: hostHref.project(p.id) })),
+  ];
+}
+
+const TITLES: Record<HostRoute['view'], string> = { inbox: 'Inbox', projects: 'Projects', project: 'Project', register: 'Register a folder', login: 'Log in', missing: 'Not found' };
 
 /**
  * The host home (the gateway's `/`): the projects on this machine and the host operations, behind the
@@ -31,9 +48,12 @@ export function HostApp() {
   useEffect(() => {
     if (link === 'reconnecting') refreshAuth().catch(() => {});
   }, [link]);
+  const inbox = admitted ? hostInbox.value : null;
+  const waiting = inbox?.length ?? 0;
+  useInboxNotifications(inbox);
   useEffect(() => {
-    document.title = `${r.view === 'project' ? (projectsById.value.get(r.arg)?.name ?? 'Project') : TITLES[r.view]} · Trellis`;
-  }, [r, projectsById.value]);
+    document.title = titleWithCount(waiting, `${r.view === 'project' ? (projectsById.value.get(r.arg)?.name ?? 'Project') : TITLES[r.view]} · Trellis`);
+  }, [r, projectsById.value, waiting]);
   useEffect(() => {
     scrollTo(0, 0);
     document.getElementById('main')?.focus({ preventScroll: true });
@@ -64,6 +84,7 @@ export function HostApp() {
   else if (r.view === 'projects' || r.view === 'login') body = <ProjectsView />;
   else if (r.view === 'project') body = <ProjectView id={r.arg} key={r.arg} />;
   else if (r.view === 'register') body = <RegisterView />;
+  else if (r.view === 'inbox') body = <HostInboxView />;
   else
     body = (
       <div class="card">
@@ -74,7 +95,7 @@ export function HostApp() {
       </div>
     );
 
-  const tab = r.view === 'register' ? 'register' : r.view === 'projects' || r.view === 'project' ? 'projects' : '';
+  const tab = r.view === 'inbox' ? 'inbox' : r.view === 'register' ? 'register' : r.view === 'projects' || r.view === 'project' ? 'projects' : '';
   return (
     <>
       <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), document.getElementById('main')?.focus())}>
@@ -86,6 +107,9 @@ export function HostApp() {
         </a>
         {admitted ? (
           <nav aria-label="Host views">
+            <a href={hostHref.inbox()} aria-current={tab === 'inbox' ? 'page' : undefined}>
+              Inbox{waiting ? <span class="count" data-testid="inbox-count" title="sessions that need you, in every project">{waiting}</span> : null}
+            </a>
             <a href={hostHref.projects()} aria-current={tab === 'projects' ? 'page' : undefined}>
               Projects
             </a>
@@ -114,6 +138,8 @@ export function HostApp() {
       <main id="main" tabIndex={-1}>
         {body}
       </main>
+      {admitted ? <Palette items={hostPaletteItems} /> : null}
+      <ShortcutsHelp />
     </>
   );
 }

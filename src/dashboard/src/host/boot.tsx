@@ -3,6 +3,8 @@ import { LoginView } from '../views/Login';
 import { HostApp } from './HostApp';
 import { apiBase } from '../api';
 import { hubBase, whereAmI } from './hub';
+import { hostHref } from './host-route';
+import { installShortcuts } from '../palette';
 import './host.css';
 
 /**
@@ -13,7 +15,10 @@ import './host.css';
 export async function boot(root: HTMLElement, project: () => JSX.Element): Promise<void> {
   const where = await whereAmI();
   let app: JSX.Element;
-  if (where.kind === 'hub') app = <HostApp />;
+  if (where.kind === 'hub') {
+    installShortcuts(hostHref.inbox());
+    app = <HostApp />;
+  }
   else if (where.kind === 'project') app = project();
   else
     app = (

@@ -6,7 +6,7 @@ import { signal } from '@preact/signals';
  * (the directory browser) and `#/login?next=<fragment or path>`.
  */
 export interface HostRoute {
-  readonly view: 'projects' | 'project' | 'register' | 'login' | 'missing';
+  readonly view: 'projects' | 'project' | 'register' | 'login' | 'inbox' | 'missing';
   readonly arg: string;
   readonly query: URLSearchParams;
 }
@@ -27,6 +27,8 @@ export function parseHostRoute(hash: string): HostRoute {
       return { view: arg ? 'project' : 'projects', arg, query };
     case 'register':
       return { view: 'register', arg: '', query };
+    case 'inbox':
+      return { view: 'inbox', arg: '', query };
     case 'login':
       return { view: 'login', arg: '', query };
     default:
@@ -40,6 +42,7 @@ addEventListener('hashchange', () => (hostRoute.value = parseHostRoute(location.
 export const hostHref = {
   projects: () => '#/projects',
   project: (id: string) => `#/projects/${encodeURIComponent(id)}`,
+  inbox: () => '#/inbox',
   register: (path?: string) => `#/register${path ? `?path=${encodeURIComponent(path)}` : ''}`,
   login: (next?: string) => `#/login${next ? `?next=${encodeURIComponent(next)}` : ''}`,
 };

@@ -1,5 +1,6 @@
 import { computed, signal } from '@preact/signals';
 import type { ProjectList } from '../../../projections/project-row.js';
+import type { InboxItem } from '../inbox';
 import { LiveStream } from '../live';
 
 export type { ProjectList, ProjectRow } from '../../../projections/project-row.js';
@@ -24,3 +25,15 @@ export const projectsStream = new LiveStream(
   },
   'projects',
 );
+
+/**
+ * The host inbox: every online project's sessions that need a person (each row carries its own, from its
+ * backend's board), longest waiting first. Live: every change inside a project re-sends the list.
+ */
+export const hostInbox = computed<InboxItem[] | null>(() => {
+  const list = projectList.value;
+  if (!list) return null;
+  return list.projects
+    .flatMap((p) => (p.inbox ?? []).map((e) => ({ ...e, project: { id: p.id, name: p.name }, href: `${p.url}#/sessions/${encodeURIComponent(e.session)}` })))
+    .sort((a, b) => (a.since < b.since ? -1 : a.since > b.since ? 1 : 0));
+});

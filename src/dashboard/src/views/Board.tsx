@@ -5,7 +5,7 @@ import { get } from '../api';
 import { href, replace, route } from '../router';
 import { board, boardError, changedIn, specRevision } from '../store';
 import type { BoardNode, SpecLite } from '../types';
-import { ErrorBox, onListKeys, useFetch } from '../ui';
+import { ErrorBox, onListKeys, plural, useFetch } from '../ui';
 
 /** Folder nodes the user folded, by id (kept across views for the page's life). */
 const folded = signal<ReadonlySet<string>>(new Set());
@@ -46,6 +46,8 @@ export function BoardView() {
   const wt = changedIn.value;
   if (!b) return boardError.value ? <ErrorBox error={{ message: boardError.value }} title="The board could not be loaded" /> : <p class="muted">Loading the spec tree…</p>;
   const openTotal = b.nodes.reduce((s, n) => s + n.openIssues.length, 0);
+  // A worktree counts when its edits touch a node (the overlay also lists clean ones, with no nodes).
+  const edited = b.overlay.filter((o) => o.nodes.length).length;
   const toggle = (id: string) => {
     const next = new Set(folded.value);
     if (!next.delete(id)) next.add(id);
@@ -59,8 +61,8 @@ export function BoardView() {
           <input type="search" value={q} placeholder="title, id or text…" onInput={(e) => replace(`#/board${(e.currentTarget as HTMLInputElement).value ? `?q=${encodeURIComponent((e.currentTarget as HTMLInputElement).value)}` : ''}`)} />
         </label>
         <span class="muted">
-          {b.nodes.length} nodes · {openTotal} open issues on nodes
-          {b.overlay.length ? ` · ${b.overlay.length} worktree${b.overlay.length > 1 ? 's' : ''} with edits` : ''}
+          {plural(b.nodes.length, 'node')} · {plural(openTotal, 'open issue')} on nodes
+          {edited ? ` · ${plural(edited, 'worktree')} with edits` : ''}
         </span>
       </div>
       {q ? (

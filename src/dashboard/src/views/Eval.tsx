@@ -2,7 +2,7 @@ import { get } from '../api';
 import { href } from '../router';
 import { board, revision } from '../store';
 import type { ScoreCell, Scoreboard } from '../types';
-import { Ago, ErrorBox, useFetch } from '../ui';
+import { Ago, ErrorBox, OutcomeMark, plural, useFetch } from '../ui';
 import '../sessions.css';
 
 /**
@@ -25,7 +25,7 @@ export function EvalView() {
       <header class="page-head">
         <h1>Eval scoreboard</h1>
         <p class="meta">
-          {b.scenarios.length} scenario(s) × {scopes.length} scope(s). File a reading with <code>trellis eval run</code> or <code>trellis eval record</code>.
+          {plural(b.scenarios.length, 'scenario')} × {plural(scopes.length, 'scope')}. Open a result to see its output and history, or run it again; from a terminal, <code>trellis eval run</code>.
         </p>
       </header>
       {!b.scenarios.length ? (
@@ -49,7 +49,9 @@ export function EvalView() {
               {b.scenarios.map((row) => (
                 <tr key={row.id} data-scenario={row.id}>
                   <th scope="row">
-                    <code>{row.id}</code>
+                    <a href={href.scenario(row.id)}>
+                      <code>{row.id}</code>
+                    </a>
                     <div class="muted small">
                       {row.node !== null ? (
                         <>
@@ -59,10 +61,10 @@ export function EvalView() {
                         'declared nowhere live (its worktree was removed); readings kept'
                       )}
                     </div>
-                    {row.remarks.length ? <div class="chip unresolved">{row.remarks.length} open remark(s)</div> : null}
+                    {row.remarks.length ? <div class="chip unresolved">{plural(row.remarks.length, 'open remark')}</div> : null}
                   </th>
                   {scopes.map((scope) => (
-                    <Cell key={scope} cell={row.cells.find((c) => c.scope === scope)} />
+                    <Cell key={scope} cell={cellOf(row.id, row.cells.find((c) => c.scope === scope))} />
                   ))}
                 </tr>
               ))}
@@ -74,17 +76,18 @@ export function EvalView() {
   );
 }
 
-function Cell({ cell }: { cell: ScoreCell | undefined }) {
+function Cell({ cell }: { cell: (ScoreCell & { scenario: string }) | undefined }) {
   if (!cell) return <td class="muted">—</td>;
   const r = cell.latest;
   return (
     <td class={`cell ${cell.live ? '' : 'gone'}`} data-scope={cell.scope}>
       {r ? (
         <>
-          <span class={`chip outcome outcome-${r.outcome}`} data-testid="outcome">
+          <a class={`chip outcome outcome-${r.outcome}`} data-testid="outcome" href={href.scenario(cell.scenario, cell.scope)} title="Output, history and Run">
+            <OutcomeMark outcome={r.outcome} />
             {r.outcome}
             {r.score !== undefined ? ` · ${r.score}` : ''}
-          </span>
+          </a>
           <div class="muted small">
             by {r.by} <Ago at={r.at} />
             {r.commit ? (
@@ -103,7 +106,9 @@ function Cell({ cell }: { cell: ScoreCell | undefined }) {
           ) : null}
         </>
       ) : (
-        <span class="muted">{cell.declared ? 'unmeasured' : 'not declared here'}</span>
+        <a class="muted" href={href.scenario(cell.scenario, cell.scope)}>
+          {cell.declared ? 'unmeasured: run it' : 'not declared here'}
+        </a>
       )}
       {cell.remarks.length ? (
         <div>
@@ -118,3 +123,5 @@ function Cell({ cell }: { cell: ScoreCell | undefined }) {
     </td>
   );
 }
+
+const cellOf = (scenario: string, c: ScoreCell | undefined) => (c ? { ...c, scenario } : undefined);

@@ -1,3 +1,4 @@
+import { useEffect, useRef } from 'preact/hooks';
 import { enc, get } from '../api';
 import { href, route } from '../router';
 import { board, nodesById, specRevision } from '../store';
@@ -14,7 +15,7 @@ export function NodeView({ id }: { id: string }) {
   const content = useFetch(() => get<{ body: string; parts: { title: string; body: string }[] }>(`api/specs/${nodePath(id)}/content`), [id, rev]);
   if (!n) {
     if (!board.value) return <p class="muted">Loading…</p>;
-    return <ErrorBox error={{ code: 'NODE_NOT_FOUND', message: `There is no spec node "${id}" on the board.` }} title="Unknown node" />;
+    return <ErrorBox error={{ code: 'NODE_NOT_FOUND', message: `This project's spec tree has no node "${id}".` }} title="No such spec node" />;
   }
   // The text before the first part, without a leading `# Title` that repeats the page's heading.
   const intro = content.data ? (content.data.body.split(/^## /m)[0] ?? '').replace(/^\s*# (.*)\n/, (m, t: string) => (t.trim() === n?.title ? '' : m)) : '';
@@ -51,7 +52,8 @@ export function NodeView({ id }: { id: string }) {
       </header>
       <div class="columns">
         <div class="main-col">
-          <Section title="Spec" id="spec-h">
+          {v ? <VersionView id={id} hash={v} /> : null}
+          <Section title={v ? 'Spec today' : 'Spec'} id="spec-h">
             <ErrorBox error={content.error} title="The node's text could not be read" />
             {content.data ? (
               <article class="spec-body" data-testid="node-body">
@@ -68,7 +70,6 @@ export function NodeView({ id }: { id: string }) {
             ) : null}
           </Section>
           <EditDeltas id={id} />
-          {v ? <VersionDiffView id={id} hash={v} /> : null}
         </div>
         <aside class="side-col">
           <Section title={`Issues (${n.openIssues.length} open)`} id="issues-h">
@@ -130,23 +131,51 @@ function History({ id, selected }: { id: string; selected: string | null }) {
   );
 }
 
-function VersionDiffView({ id, hash }: { id: string; hash: string }) {
+/**
+ * One version of the node, at the top of the page and scrolled to: the text as it read then, and what
+ * that version changed. The current text follows below it, titled as today's.
+ */
+function VersionView({ id, hash }: { id: string; hash: string }) {
   const d = useFetch(() => get<VersionDiff>(`api/specs/${nodePath(id)}/diff/${enc(hash)}`), [id, hash]);
+  const h = useFetch(() => get<HistoryEntry[]>(`api/specs/${nodePath(id)}/history`), [id]);
+  const at = useRef<HTMLElement>(null);
+  useEffect(() => {
+    at.current?.scrollIntoView({ block: 'start' });
+    at.current?.focus({ preventScroll: true });
+  }, [hash]);
+  const entry = h.data?.find((e) => e.hash.startsWith(hash));
   return (
-    <Section title={`Version ${hash.slice(0, 8)}`} id="diff-h">
-      <p>
-        <a href={href.node(id)}>Close the diff</a>
-      </p>
-      <ErrorBox error={d.error} title="That version's diff is unavailable" />
+    <section class="card version" aria-labelledby="version-h" ref={at} tabIndex={-1} data-testid="version">
+      <div class="row-head">
+        <h2 id="version-h">Version {hash.slice(0, 8)}</h2>
+        <a class="button small" href={href.node(id)}>
+          Back to today
+        </a>
+      </div>
+      {entry ? (
+        <p class="meta">
+          <b>{entry.subject}</b> · {entry.author} · <Ago at={entry.date} /> · {entry.change}
+        </p>
+      ) : null}
+      <ErrorBox error={d.error} title="That version could not be read" />
       {d.data ? (
         <>
-          <p class="muted">
-            {d.data.change} {d.data.previousPath ? `from ${d.data.previousPath} ` : ''}· <span class="add">+{d.data.additions}</span> <span class="del">−{d.data.deletions}</span>
-          </p>
+          {d.data.text !== null ? (
+            <article class="spec-body old-text" data-testid="version-text" aria-label={`The node as of version ${hash.slice(0, 8)}`}>
+              <Markdown src={d.data.text.replace(/^---\n[\s\S]*?\n---\n/, '')} />
+            </article>
+          ) : (
+            <p class="muted">This version deleted the file.</p>
+          )}
+          <h3>
+            What this version changed <span class="add">+{d.data.additions}</span> <span class="del">−{d.data.deletions}</span>
+          </h3>
           <Diff text={d.data.diff} label={`Diff of version ${hash}`} />
         </>
+      ) : d.loading ? (
+        <p class="muted">Loading the version…</p>
       ) : null}
-    </Section>
+    </section>
   );
 }
 

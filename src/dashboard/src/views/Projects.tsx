@@ -1,9 +1,10 @@
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { enc } from '../api';
-import { ErrorBox, onListKeys } from '../ui';
+import { ErrorBox, LockIcon, onListKeys } from '../ui';
 import { errorOf, hub } from '../host/hub';
 import { hostHref } from '../host/host-route';
-import { projectList, type ProjectRow } from '../host/projects-store';
+import { hostInbox, projectList, type ProjectRow } from '../host/projects-store';
+import { InboxList, inboxHeading } from '../inbox';
 
 /**
  * The host home: every project on this machine, live from `/projects/stream` (online state, open issues,
@@ -22,6 +23,7 @@ export function ProjectsView() {
           Register a folder
         </a>
       </div>
+      <InboxSummary />
       {list?.catalogError ? <ErrorBox title="The project catalog cannot be read" error={{ code: 'CATALOG_MALFORMED', message: list.catalogError }} /> : null}
       {!list ? (
         <p class="muted">Loading the project list…</p>
@@ -40,6 +42,20 @@ export function ProjectsView() {
         </ul>
       )}
     </>
+  );
+}
+
+/** The host inbox at the top of the projects, when anything needs a person. */
+function InboxSummary() {
+  const items = hostInbox.value;
+  if (!items?.length) return null;
+  return (
+    <section class="inbox-summary" aria-labelledby="inbox-summary-h">
+      <h2 id="inbox-summary-h">
+        <a href={hostHref.inbox()}>{inboxHeading(items.length)}</a>
+      </h2>
+      <InboxList items={items.slice(0, 5)} emptyHint="" />
+    </section>
   );
 }
 
@@ -67,7 +83,9 @@ function ProjectItem({ p }: { p: ProjectRow }) {
             </span>
           </>
         ) : null}
-        {p.gated ? <span class="chip" title={`gate: ${p.gate}`}>🔒 {p.gate}</span> : null}
+        {p.gated ? <span class="chip gate" title={`gate: ${p.gate}`}>
+            <LockIcon /> {p.gate}
+          </span> : null}
       </div>
       <div class="project-actions">
         {p.online ? (

@@ -1,6 +1,6 @@
 import { signal } from '@preact/signals';
 import { useEffect, useState } from 'preact/hooks';
-import { ErrorBox, onListKeys, useFetch } from '../ui';
+import { ErrorBox, onListKeys, useFetch, FolderIcon } from '../ui';
 import { errorOf, hub } from '../host/hub';
 import { hostHref, hostRoute } from '../host/host-route';
 import type { ProjectRow } from '../host/projects-store';
@@ -135,7 +135,7 @@ export function RegisterView() {
                   </span>
                 ) : (
                   <a data-nav href={hostHref.register(f.path)} data-testid={`folder-${f.name}`}>
-                    📁 {f.name}
+                    <FolderIcon /> {f.name}
                     {f.git ? <span class="chip">git</span> : null}
                     {f.trellis ? <span class="chip spec-status">trellis</span> : null}
                   </a>

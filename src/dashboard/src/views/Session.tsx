@@ -4,7 +4,7 @@ import { href } from '../router';
 import { refreshBoard, revision } from '../store';
 import type { OverlapWith, PromptResult, ReviewBundle, SessionView as Session } from '../types';
 import { shellWord, uploadFile } from '../uploads';
-import { Ago, Diff, ErrorBox, Section, useFetch } from '../ui';
+import { Ago, Diff, ErrorBox, plural, Section, useFetch } from '../ui';
 import type { PaneLinkState, PaneTerminal } from '../xterm-terminal';
 import { ChecksPanel, OverlapFlags, SpawnWarnings } from './SessionChecks';
 import { SessionLinks, SessionState } from './Sessions';
@@ -226,6 +226,8 @@ function TerminalCard({ id }: { id: string }) {
 
   const key = async (k: string) => {
     setErr(null);
+    // Sending keys is typing: this viewer now drives the pane's size.
+    termRef.current?.claim();
     try {
       await post(`api/sessions/${enc(id)}/rawkey`, { keys: [k] });
     } catch (e) {
@@ -379,7 +381,7 @@ function Review({ id, auto, version }: { id: string; auto: boolean; version: str
         <>
           <p class="meta" data-testid="preflight">
             Merge pre-flight into <code>{b.preflight.trunk}</code>:{' '}
-            <span class={`chip ${b.preflight.result === 'clean' ? 'resolved' : 'problem'}`}>{b.preflight.result === 'clean' ? 'merges cleanly' : `${b.preflight.conflicts.length} conflicting path(s)`}</span>
+            <span class={`chip ${b.preflight.result === 'clean' ? 'resolved' : 'problem'}`}>{b.preflight.result === 'clean' ? 'merges cleanly' : `${plural(b.preflight.conflicts.length, 'conflicting path')}`}</span>
             {b.preflight.trunkMovedAhead ? <span class="chip unresolved">trunk moved ahead of the base</span> : null}
           </p>
           <ChecksPanel checks={b.checks} />
@@ -393,7 +395,7 @@ function Review({ id, auto, version }: { id: string; auto: boolean; version: str
             </ul>
           ) : null}
           <p class="meta">
-            <code>{b.base.slice(0, 10)}</code> → <code>{b.head.slice(0, 10)}</code> · {b.commits.length} commit(s) · {b.files.length} file(s)
+            <code>{b.base.slice(0, 10)}</code> → <code>{b.head.slice(0, 10)}</code> · {plural(b.commits.length, 'commit')} · {plural(b.files.length, 'file')}
           </p>
           {b.commits.length ? (
             <ul class="list compact commits">

@@ -1,9 +1,9 @@
-import { computed } from '@preact/signals';
+import { computed, signal } from '@preact/signals';
 import { useState } from 'preact/hooks';
-import { post } from '../api';
+import { get, post } from '../api';
 import { go, href, replace, route } from '../router';
-import { board, boardError, refreshBoard } from '../store';
-import type { SessionSummary, SessionView as Session } from '../types';
+import { board, boardError, refreshBoard, revision } from '../store';
+import type { ResourceInventory, SessionSummary, SessionView as Session } from '../types';
 import { Ago, ErrorBox, onListKeys } from '../ui';
 import { OverlapFlags, spawnWarnings } from './SessionChecks';
 import '../sessions.css';
@@ -28,12 +28,37 @@ export function SessionState({ s }: { s: Pick<SessionSummary, 'state' | 'reason'
   return (
     <span class="session-state" data-testid="session-state">
       <span class={`chip state state-${s.state}`}>{s.state}</span>
-      {s.reason ? <span class="chip reason">{s.reason}</span> : null}
+      {s.reason ? <span class="chip reason">{s.reason}</span> : s.state === 'queued' ? <QueuedReason /> : null}
       {s.source ? (
         <span class="source" title={`the latest transition came from ${SOURCE_HELP[s.source] ?? s.source}`}>
           by {s.source}
         </span>
       ) : null}
+    </span>
+  );
+}
+
+/** The host's session budget as `/api/resources` last said it, fetched again on each board revision. */
+const resources = signal<{ rev: number; data: ResourceInventory | null }>({ rev: -1, data: null });
+function useResources(): ResourceInventory | null {
+  const rev = revision.value;
+  if (resources.value.rev !== rev) {
+    resources.value = { rev, data: resources.value.data };
+    get<ResourceInventory>('api/resources').then((data) => (resources.value = { rev, data }), () => {});
+  }
+  return resources.value.data;
+}
+
+/** Why a queued session waits: which budget holds it (`2 of 2 running`, or the host's free memory). */
+function QueuedReason() {
+  const r = useResources();
+  if (!r) return null;
+  const { running, budget, minFreeMb } = r.sessions;
+  const freeMb = Math.floor(r.memory.freeBytes / 2 ** 20);
+  const text = running >= budget ? `waiting for a slot: ${running} of ${budget} running` : freeMb < minFreeMb ? `waiting for memory: ${freeMb} MB free, ${minFreeMb} MB needed` : 'next in the queue';
+  return (
+    <span class="chip reason" data-testid="queued-reason" title="sessions.max and sessions.minFreeMb in trellis.json set the budget">
+      {text}
     </span>
   );
 }

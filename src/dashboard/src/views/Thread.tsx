@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { ApiError, apiUrl, enc, get, post } from '../api';
+import { ApiError, apiUrl, enc, get, PAGE_AUTHOR, post } from '../api';
 import { href } from '../router';
 import { revision } from '../store';
 import type { Issue, Reply } from '../types';
@@ -13,6 +13,7 @@ export function ThreadView({ id }: { id: string }) {
   const list = useFetch(() => issueList(rev), [rev]);
   const [busy, setBusy] = useState('');
   const [err, setErr] = useState<unknown>(null);
+  const [editing, setEditing] = useState(false);
   const issue = local?.id === id ? local : t.data?.id === id ? t.data : undefined;
   if (!issue) return t.error ? <ErrorBox error={t.error} title={`Issue ${id}`} /> : <p class="muted">Loading issue…</p>;
   const isLocal = issue.store === 'local';
@@ -39,6 +40,11 @@ export function ThreadView({ id }: { id: string }) {
         <h1>{issue.concern}</h1>
         <p class="meta">
           <StatusChip status={issue.status} /> <StoreChip store={issue.store} /> <Labels labels={issue.labels} /> opened by <b>{issue.by}</b> <Ago at={issue.created} />
+          {issue.edited ? (
+            <span class="muted" data-testid="edited" title="every version stays in the thread's git history">
+              · edited by {issue.edited.by} <Ago at={issue.edited.at} />
+            </span>
+          ) : null}
           {issue.nodes.map((n) => (
             <a key={n} class="chip node" href={href.node(n)}>
               {n}
@@ -52,10 +58,25 @@ export function ThreadView({ id }: { id: string }) {
         </p>
       </header>
       <ErrorBox error={err} title={err instanceof ApiError && err.status === 502 ? 'The forge refused' : 'That did not work'} />
-      <article class="post card" data-testid="issue-body">
-        <Markdown src={issue.body} />
-        <Evidence hashes={issue.evidence} />
-      </article>
+      {editing ? (
+        <EditForm
+          issue={issue}
+          onCancel={() => setEditing(false)}
+          onSave={(concern, body) =>
+            act('edit', async () => {
+              const r = await post<Issue>(`api/issues/${enc(issue.id)}/edit`, { concern, body });
+              setEditing(false);
+              return r;
+            })
+          }
+          busy={busy === 'edit'}
+        />
+      ) : (
+        <article class="post card" data-testid="issue-body">
+          <Markdown src={issue.body} />
+          <Evidence hashes={issue.evidence} />
+        </article>
+      )}
       <ol class="replies" aria-label="Replies">
         {issue.replies.map((r, i) => (
           <ReplyItem key={i} n={i + 1} r={r} canAct={isLocal && !busy} onAct={(action) => act(`${action} ${i + 1}`, () => post(`api/issues/${enc(issue.id)}/replies/${i + 1}/${action}`, {}))} busy={busy} />
@@ -65,6 +86,16 @@ export function ThreadView({ id }: { id: string }) {
         {issue.status === 'open' ? (
           <button class="button" disabled={!!busy} onClick={() => confirm(`Close “${issue.concern}”?`) && act('close', () => post(`api/issues/${enc(issue.id)}/close`, {}))}>
             {busy === 'close' ? 'Closing…' : 'Close issue'}
+          </button>
+        ) : null}
+        {isLocal && !issue.url && !editing ? (
+          <button class="button" disabled={!!busy} onClick={() => setEditing(true)}>
+            Edit
+          </button>
+        ) : null}
+        {isLocal && !issue.url && issue.status === 'landed' ? (
+          <button class="button" disabled={!!busy} onClick={() => act('reopen', () => post(`api/issues/${enc(issue.id)}/reopen`, {}))}>
+            {busy === 'reopen' ? 'Reopening…' : 'Reopen'}
           </button>
         ) : null}
         {isLocal && issue.status === 'open' && forges.length
@@ -77,6 +108,39 @@ export function ThreadView({ id }: { id: string }) {
       </div>
       <ReplyForm id={issue.id} onDone={(i) => setLocal(i)} />
     </div>
+  );
+}
+
+/** Edit the concern and body in place; the thread keeps every version (an `edited` event on its ref). */
+function EditForm({ issue, onSave, onCancel, busy }: { issue: Issue; onSave: (concern: string, body: string) => void; onCancel: () => void; busy: boolean }) {
+  const [concern, setConcern] = useState(issue.concern);
+  const [body, setBody] = useState(issue.body);
+  return (
+    <form
+      class="card edit-form"
+      aria-label="Edit the issue"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSave(concern, body);
+      }}
+    >
+      <label>
+        <span>Concern</span>
+        <input value={concern} required onInput={(e) => setConcern((e.currentTarget as HTMLInputElement).value)} />
+      </label>
+      <label>
+        <span>Body (Markdown)</span>
+        <textarea rows={8} value={body} onInput={(e) => setBody((e.currentTarget as HTMLTextAreaElement).value)} />
+      </label>
+      <div class="actions">
+        <button class="button primary" type="submit" disabled={busy || !concern.trim()}>
+          {busy ? 'Saving…' : 'Save'}
+        </button>
+        <button class="button" type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
   );
 }
 
@@ -102,9 +166,11 @@ function ReplyItem({ n, r, canAct, onAct, busy }: { n: number; r: Reply; canAct:
               {r.resolved ? 'Unresolve' : 'Resolve'}
             </button>
           ) : null}
-          <button class="button small quiet" onClick={() => confirm(`Retract reply #${n}? It stays in the thread, greyed.`) && onAct('retract')} disabled={!!busy}>
-            Retract
-          </button>
+          {r.by === PAGE_AUTHOR ? (
+            <button class="button small quiet" onClick={() => confirm(`Retract reply #${n}? It stays in the thread, greyed.`) && onAct('retract')} disabled={!!busy}>
+              Retract
+            </button>
+          ) : null}
         </div>
       ) : null}
     </li>

@@ -1,0 +1,221 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeProject } from '../src/store/endpoint-record.js';
+import { launchChromium, VIEWPORTS, watchPage } from './helpers/browser.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { cleanupRepos, git, ok, ROOT, tempDir, testEnv, trellis } from './helpers/repo.js';
+import { startServe, type ServeProcess } from './helpers/serve.js';
+import { demoRepo } from './helpers/server.js';
+import { killTmux, tmux } from './helpers/sessions.js';
+
+/**
+ * The dead ends a newcomer met (issue 20), each as a person meets it in a real Chromium against a real
+ * `trellis serve` (and, for the phone, through a real gateway): a failed eval explained, a malformed
+ * trellis.json said on every view, a history entry that visibly shows the old version, and 390 px that
+ * never scrolls sideways.
+ */
+
+let dir: string;
+let home: string;
+let s: ServeProcess;
+let gw: TestGateway;
+let browser: Browser;
+let page: Page;
+let seen: { dialogs: string[]; errors: string[] };
+
+const cli = (...args: string[]) => ok(dir, args, { env: { TRELLIS_HOME: home } });
+const open = async (hash: string, base = s.url) => {
+  await page.goto(new URL(hash, base).href);
+  await page.getByTestId('link-state').filter({ hasText: 'live' }).waitFor({ timeout: 10_000 });
+};
+/** How much wider than the viewport the page is (0: it fits). */
+const overflow = () =>
+  page.evaluate(() => {
+    const over = document.documentElement.scrollWidth - window.innerWidth;
+    if (over <= 0) return 0;
+    // Name the widest element, so a failure says what to fix.
+    const wide = [...document.querySelectorAll('main *, header *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1);
+    return `${over} px: ${wide.slice(-3).map((e) => `${e.tagName.toLowerCase()}.${e.className}`).join(', ')}`;
+  });
+
+beforeAll(async () => {
+  dir = await demoRepo();
+  home = tempDir();
+  writeFileSync(join(home, 'projects.json'), JSON.stringify({ version: 1, projects: [{ root: dir, addedAt: new Date().toISOString() }] }));
+  s = await startServe(ROOT, dir, { ...testEnv(dir), TRELLIS_HOME: home });
+  gw = await startTestGateway(home);
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: VIEWPORTS.desktop });
+  seen = watchPage(page);
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await gw?.close();
+  await s?.stop('SIGKILL');
+  killTmux(home);
+  cleanupRepos();
+});
+
+describe('1. a failed eval can be explained', () => {
+  it('eval run prints an output hash that evidence get takes', async () => {
+    const line = (await cli('eval', 'run', 'ops/inventory/back-orders', '--by', 'ana')).trim();
+    const hash = /output ([0-9a-f]+)/.exec(line)?.[1];
+    expect(hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(await cli('evidence', 'get', hash!)).toContain("no 'Back-orders:' rule yet");
+  });
+
+  it('the fail chip opens the detail: its state, the output, its history, and Run files a new reading', async () => {
+    await open('#/eval');
+    const chip = page.locator('tr[data-scenario="ops/inventory/back-orders"] [data-testid=outcome]').first();
+    await chip.click();
+    await expect.poll(() => page.url()).toContain('#/eval/ops/inventory/back-orders?scope=trunk');
+    await expect.poll(() => page.getByTestId('reading-output').textContent()).toContain("no 'Back-orders:' rule yet");
+    await expect.poll(() => page.getByTestId('latest-reading').textContent()).toContain('fail');
+    expect(await page.getByTestId('readings').locator('li').count()).toBe(1);
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await expect.poll(() => page.getByTestId('readings').locator('li').count(), { timeout: 20_000 }).toBe(2);
+    expect(await page.locator('h2', { hasText: 'History' }).textContent()).toContain('2 readings');
+    expect(seen.errors).toEqual([]);
+  });
+});
+
+describe('3. history shows the old version', () => {
+  it('a history entry puts that version’s own text at the top of the view, scrolled to, with its diff', async () => {
+    const file = join(dir, 'specs/checkout/payment.md');
+    const before = readFileSync(file, 'utf8');
+    writeFileSync(file, before.replace(/\n## /, '\nA sentence that only today’s text has.\n\n## '));
+    git(dir, 'commit', '-qam', 'payment: a sentence for today');
+    await page.setViewportSize(VIEWPORTS.desktop);
+    await open('#/node/checkout/payment');
+    await page.getByTestId('node-body').filter({ hasText: 'A sentence that only today' }).waitFor();
+    // The second entry is the version before today's commit.
+    await page.locator('.timeline a').nth(1).click();
+    const version = page.getByTestId('version');
+    await version.waitFor();
+    await expect.poll(() => page.getByTestId('version-text').textContent()).toBeTruthy();
+    expect(await page.getByTestId('version-text').textContent()).not.toContain('A sentence that only today');
+    // Visible without scrolling: its top is within the viewport.
+    const box = await version.boundingBox();
+    expect(box!.y).toBeGreaterThanOrEqual(0);
+    expect(box!.y).toBeLessThan(VIEWPORTS.desktop.height / 2);
+    expect(await version.locator('.diff').count()).toBe(1);
+  });
+});
+
+describe('4. 390 px never overflows', () => {
+  const views = ['#/board', '#/node/checkout/payment', '#/issues', '#/sessions', '#/eval', '#/eval/ops/inventory/back-orders?scope=trunk', '#/new-issue'];
+
+  it('every view, a version diff and an open issue thread fit, directly and through the gateway', async () => {
+    await page.setViewportSize(VIEWPORTS.phone);
+    const issue = JSON.parse(await cli('issue', 'open', 'A long concern '.repeat(6), '--body', `a-very-long-unbroken-word-${'x'.repeat(120)}`, '--by', 'tester', '--json')).id as string;
+    const hash = git(dir, 'log', '-1', '--format=%H', '--', 'specs/checkout/payment.md').trim();
+    const all = [...views, `#/node/checkout/payment?v=${hash}`, `#/issues/${issue}`];
+    for (const base of [s.url, new URL(`/p/${encodeProject(dir)}/`, gw.url).href]) {
+      for (const v of all) {
+        await open(v, base);
+        await page.locator('main h1, main .card, main .tree').first().waitFor();
+        if (v.includes('?v=')) await page.getByTestId('version-text').waitFor();
+        // Polled briefly: a view settles as its fetches land; one that stays too wide fails with its culprit.
+        await expect.poll(async () => [v, base, await overflow()], { timeout: 3_000 }).toEqual([v, base, 0]);
+      }
+    }
+    // The Eval tab is on screen through the gateway.
+    const tab = await page.locator('header nav a', { hasText: 'Eval' }).boundingBox();
+    expect(tab!.x + tab!.width).toBeLessThanOrEqual(VIEWPORTS.phone.width);
+    await page.setViewportSize(VIEWPORTS.desktop);
+  });
+});
+
+describe('2. a malformed trellis.json', () => {
+  it('is said on every view with its file, line and repair (500 CONFIG_INVALID); issue verbs keep working', async () => {
+    const config = join(dir, 'trellis.json');
+    const good = readFileSync(config, 'utf8');
+    await open('#/board');
+    writeFileSync(config, '{\n  "specRoot": "specs",\n  oops\n}\n');
+    try {
+      const res = await fetch(new URL('/api/graph', s.url));
+      expect(res.status).toBe(500);
+      expect((await res.json()).error).toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringMatching(/trellis\.json line 3, column 3 is not valid JSON.*repair/) });
+      // The board stops waiting and says why, within a few seconds.
+      const banner = page.getByTestId('config-error');
+      await banner.waitFor({ timeout: 8_000 });
+      expect(await banner.textContent()).toMatch(/trellis\.json line 3, column 3.*repair: fix that line/);
+      for (const v of ['#/issues', '#/sessions', '#/eval']) {
+        await page.goto(new URL(v, s.url).href);
+        await banner.waitFor({ timeout: 8_000 });
+      }
+      // The issue list still lists; the CLI opens and lists issues.
+      await page.goto(new URL('#/issues', s.url).href);
+      await page.locator('.issue-list li').first().waitFor();
+      const opened = await trellis(dir, ['issue', 'open', 'Works despite the config', '--by', 'tester'], { env: { TRELLIS_HOME: home } });
+      expect(opened.code).toBe(0);
+      const ls = await trellis(dir, ['issue', 'ls'], { env: { TRELLIS_HOME: home } });
+      expect([ls.code, ls.stdout]).toEqual([0, expect.stringContaining('Works despite the config')]);
+      expect(ls.stderr).toMatch(/forge issues are not listed: .*line 3, column 3/);
+    } finally {
+      writeFileSync(config, good);
+    }
+    // Fixed: the page recovers by itself.
+    await page.goto(new URL('#/board', s.url).href);
+    await page.locator('.tree .row').first().waitFor({ timeout: 15_000 });
+    await expect.poll(() => page.getByTestId('config-error').count(), { timeout: 10_000 }).toBe(0);
+  });
+});
+
+describe('6. a phone does not resize everyone’s terminal', () => {
+  it('a viewer that only looks keeps the pane’s size (it scales the font instead); once it types, the pane takes its size', async () => {
+    const id = (await cli('session', 'spawn', 'Watch the pane', '--harness', 'shell')).trim();
+    const paneCols = () => Number(tmux(home, 'display-message', '-p', '-t', `=${id}:`, '#{window_width}')?.trim());
+    await page.setViewportSize(VIEWPORTS.desktop);
+    await open(`#/sessions/${id}`);
+    await expect.poll(() => page.getByTestId('pane-state').textContent(), { timeout: 10_000 }).toBe('live');
+    // Looking is not typing: the pane keeps tmux's own size until the desktop viewer types.
+    const before = paneCols();
+    await page.locator('.terminal-frame .xterm').click();
+    await page.keyboard.type('echo wide');
+    await expect.poll(paneCols, { timeout: 5_000 }).toBeGreaterThan(100);
+    const wide = paneCols();
+    expect(wide).not.toBe(before);
+
+    const phone = await browser.newPage({ viewport: VIEWPORTS.phone });
+    try {
+      await phone.goto(new URL(`#/sessions/${id}`, s.url).href);
+      await expect.poll(() => phone.getByTestId('pane-state').textContent(), { timeout: 10_000 }).toBe('live');
+      // The phone shows the pane at its size (the label says so) and the pane did not shrink.
+      await expect.poll(() => phone.locator('.terminal-head .size').textContent(), { timeout: 5_000 }).toMatch(new RegExp(`^${wide}×`));
+      expect(paneCols()).toBe(wide);
+      expect(await phone.evaluate(() => document.documentElement.scrollWidth - innerWidth)).toBeLessThanOrEqual(0);
+      // The phone types: now it is the one at the keyboard, and the pane fits it.
+      await phone.locator('.terminal-frame .xterm').click();
+      await phone.keyboard.type('x');
+      await expect.poll(paneCols, { timeout: 5_000 }).toBeLessThan(60);
+    } finally {
+      await phone.close();
+      await cli('session', 'close', id);
+    }
+  });
+});
+
+describe('7. a queued session says why it waits', () => {
+  it('names the budget that holds it: 1 of 1 running', async () => {
+    const config = join(dir, 'trellis.json');
+    const good = readFileSync(config, 'utf8');
+    writeFileSync(config, JSON.stringify({ ...JSON.parse(good), sessions: { max: 1 } }));
+    const first = (await cli('session', 'spawn', 'Take the slot', '--harness', 'shell')).trim();
+    const second = (await cli('session', 'spawn', 'Wait for the slot', '--harness', 'shell')).trim();
+    try {
+      await page.setViewportSize(VIEWPORTS.desktop);
+      await open('#/sessions');
+      const row = page.locator(`[data-session="${second}"]`);
+      await expect.poll(() => row.getByTestId('session-state').textContent(), { timeout: 10_000 }).toMatch(/^queued/);
+      await expect.poll(() => row.getByTestId('queued-reason').textContent(), { timeout: 5_000 }).toBe('waiting for a slot: 1 of 1 running');
+    } finally {
+      await cli('session', 'close', second);
+      await cli('session', 'close', first);
+      writeFileSync(config, good);
+    }
+  });
+});
