@@ -15,9 +15,10 @@ const HEARTBEAT_MS = 15_000;
 const AUTH_RECHECK_MS = 1_000;
 
 /**
- * The hub's admin routes: the reconciled project list and its stream, registration, host operations,
- * the config seam and icons, and the directory browser. Every route here needs admin scope (checked by
- * the app before it routes).
+ * The hub's admin routes: here the reconciled project list and its stream; registration and the directory
+ * browser (registration-routes.ts), host operations (host-run-routes.ts), the config seam and icons
+ * (config-routes.ts) are mounted from their own files, each calling one verb of `store/host/`. Every route
+ * here needs admin scope (checked by the app before it routes).
  */
 export function projectRoutes(state: GatewayState): Hono<Env> {
   const app = new Hono<Env>();
