@@ -105,6 +105,15 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
     .action((action: string | undefined, options: Options) => lazy(() => import('./dashboard-command.js'), (m) => m.runDashboard(action, ctx([], options))));
 
   cli
+    .command('projects [action] [...args]', 'The projects this machine knows (the dashboard’s list): ls, add [<path>], rm <id|path>')
+    .usage('projects [ls|add|rm] [...args] [options]   (see the README)')
+    .option('--git', 'add: run git init first when the folder is not a git repository')
+    .option('--init', 'add: run trellis init in the project')
+    .option('--harness <name>', 'add: run trellis init recording this agent harness')
+    .option('--json', 'Print JSON')
+    .action((action: string | undefined, args: string[], options: Options) => lazy(() => import('./projects-commands.js'), (m) => m.runProjects(action, ctx(args, options))));
+
+  cli
     .command('status', 'Is this project’s backend online? (through its endpoint record, verified live)')
     .option('--json', 'Print JSON')
     .action((options: Options) => lazy(() => import('./status-command.js'), (m) => m.runStatus(ctx([], options))));
@@ -249,6 +258,7 @@ async function usageOf(command: string): Promise<string> {
   if (command === 'issue') return `\n${(await import('./issue-commands.js')).issueUsage()}`;
   if (command === 'eval') return `\n${(await import('./eval-commands.js')).evalUsage()}`;
   if (command === 'session') return `\n${(await import('./session-commands.js')).sessionUsage()}`;
+  if (command === 'projects') return `\n${(await import('./projects-commands.js')).projectsUsage()}`;
   if (command === 'evidence') return `\n${(await import('./evidence-commands.js')).evidenceUsage()}`;
   return `trellis ${command} --help`;
 }
@@ -270,6 +280,11 @@ async function report(e: unknown): Promise<number> {
   }
   const refusal = isTrellisError(e) ? e : diskFullError(e);
   if (refusal) {
+    // A failed step's own output (a transcript, a log's tail) comes first: it is what says why.
+    for (const key of ['transcript', 'logTail']) {
+      const said = refusal.details?.[key];
+      if (typeof said === 'string' && said !== '') await err(said.endsWith('\n') ? said : `${said}\n`);
+    }
     await err(`trellis: ${refusal.message}\n`);
     return 1;
   }

@@ -45,16 +45,39 @@ export type ErrorCode =
   | 'SPAWN_FAILED'
   | 'TMUX_FAILED'
   /** The disk (or the user's quota on it) is full: a write could not be made. */
-  | 'DISK_FULL';
+  | 'DISK_FULL'
+  /** The host's project catalog (`$TRELLIS_HOME/projects.json`) cannot be read; nothing rewrites it. */
+  | 'CATALOG_MALFORMED'
+  /** A step a host verb runs (`git init`, `trellis init`) exited non-zero; its details carry the transcript. */
+  | 'STEP_FAILED'
+  /** A detached `trellis serve` did not come online; its details carry the log's tail. */
+  | 'SERVE_FAILED'
+  /** A revision-checked write came without the revision it was based on (HTTP: no If-Match). */
+  | 'PRECONDITION_REQUIRED'
+  /** A revision-checked write named a revision that is no longer current; nothing was written. */
+  | 'STALE_REVISION';
 
 export class TrellisError extends Error {
   override name = 'TrellisError';
+  /** Facts a caller needs beside the message (a step's exit code and transcript); HTTP answers carry them beside `error`. */
+  readonly details: Readonly<Record<string, unknown>> | undefined;
   constructor(
     readonly code: ErrorCode,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; details?: Readonly<Record<string, unknown>> },
   ) {
-    super(message, options);
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.details = options?.details;
+  }
+}
+
+/** A revision-checked write refused because `current` is no longer the revision it was based on. */
+export class StaleRevisionError extends TrellisError {
+  constructor(
+    message: string,
+    readonly current: string,
+  ) {
+    super('STALE_REVISION', message);
   }
 }
 

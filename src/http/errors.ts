@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { diskFullError, isTrellisError, type ErrorCode } from '../events/index.js';
+import { diskFullError, isTrellisError, StaleRevisionError, type ErrorCode } from '../events/index.js';
 
 /** Every error code's HTTP status, in one place (DESIGN.md §6). */
 const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
@@ -45,13 +45,22 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   SPAWN_FAILED: 502,
   UNKNOWN_HARNESS: 400,
   DISK_FULL: 507,
+  CATALOG_MALFORMED: 409,
+  STEP_FAILED: 422,
+  SERVE_FAILED: 504,
+  PRECONDITION_REQUIRED: 428,
+  STALE_REVISION: 412,
 };
 
 export const errorBody = (code: string, message: string) => ({ error: { code, message } });
 
 /** The app's one error handler: a code becomes a status and a JSON body; nothing leaks a stack. */
 export function onError(err: Error, c: Context) {
-  if (isTrellisError(err)) return c.json(errorBody(err.code, err.message), STATUS[err.code]);
+  if (isTrellisError(err)) {
+    // A stale write names the current revision in ETag, so the client can read again and retry.
+    const headers = err instanceof StaleRevisionError ? { ETag: `"${err.current}"` } : undefined;
+    return c.json({ ...errorBody(err.code, err.message), ...err.details }, STATUS[err.code], headers);
+  }
   // A full disk is the host's condition, not a bug: 507 Insufficient Storage, naming the disk and the repair.
   const full = diskFullError(err);
   if (full) return c.json(errorBody(full.code, full.message), STATUS[full.code]);

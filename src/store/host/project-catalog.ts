@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
+import { TrellisError } from '../../events/index.js';
 import { isCode } from '../git/refs.js';
 
 /**
@@ -50,8 +51,17 @@ export function readCatalog(home: string): CatalogRead {
 }
 
 /** Raised when a write meets a malformed catalog: the file is left exactly as it is. */
-export class CatalogBrokenError extends Error {
-  override name = 'CatalogBrokenError';
+export class CatalogBrokenError extends TrellisError {
+  constructor(message: string) {
+    super('CATALOG_MALFORMED', message);
+  }
+}
+
+/** The catalog's entries for a write to start from; a malformed catalog refuses before anything runs. */
+export function readCatalogForWrite(home: string): readonly CatalogEntry[] {
+  const read = readCatalog(home);
+  if (read.error) throw new CatalogBrokenError(read.error);
+  return read.entries;
 }
 
 let writing: Promise<unknown> = Promise.resolve();
@@ -65,9 +75,7 @@ function serialized<T>(fn: () => Promise<T>): Promise<T> {
 
 async function rewrite(home: string, change: (entries: CatalogEntry[]) => CatalogEntry[] | null): Promise<boolean> {
   return serialized(async () => {
-    const read = readCatalog(home);
-    if (read.error) throw new CatalogBrokenError(read.error);
-    const next = change([...read.entries]);
+    const next = change([...readCatalogForWrite(home)]);
     if (!next) return false;
     mkdirSync(home, { recursive: true });
     await writeFileAtomic(catalogPath(home), `${JSON.stringify({ version: CATALOG_VERSION, projects: next }, null, 2)}\n`);

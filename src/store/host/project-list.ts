@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
 import { basename, join } from 'node:path';
+import { TrellisError } from '../../events/index.js';
 import { encodeProject, readEndpointRecord, type EndpointRecord, type RecordVerdict } from '../endpoint-record.js';
 import { perTurn } from './per-turn.js';
 import { readCatalog } from './project-catalog.js';
@@ -56,6 +57,13 @@ export function knownProjects(home: string): { projects: KnownProject[]; catalog
   }
   const projects = [...byId.values()].sort((a, b) => (a.root < b.root ? -1 : a.root > b.root ? 1 : 0));
   return { projects, ...(catalog.error ? { catalogError: catalog.error } : {}) };
+}
+
+/** The known project `id` (cataloged or served); NOT_FOUND otherwise. */
+export function findProject(home: string, id: string): KnownProject {
+  const p = knownProjects(home).projects.find((x) => x.id === id);
+  if (!p) throw new TrellisError('NOT_FOUND', `no project ${id} (neither cataloged nor served)`);
+  return p;
 }
 
 /** The gate of project `id` under `hub`: before any admin password exists, loopback clients only. */

@@ -26,3 +26,6 @@ export function runTranscript(cmd: string, args: readonly string[], cwd: string,
 /** `trellis <args>` with cwd = root, through the real CLI. */
 export const runTrellis = (root: string, args: readonly string[], env?: NodeJS.ProcessEnv): Promise<Transcript> =>
   runTranscript(process.execPath, [cliEntry(), ...args], root, env);
+
+/** The environment of a host verb's child: the caller's, with the host's TRELLIS_HOME. */
+export const hostEnv = (home: string, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv => ({ ...env, TRELLIS_HOME: home });

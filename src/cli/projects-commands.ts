@@ -1,0 +1,71 @@
+import { basename, resolve } from 'node:path';
+import { trellisHome } from '../store/endpoint-record.js';
+import { forgetProject } from '../store/host/forget-project.js';
+import { readHubConfig } from '../store/host/hub-config.js';
+import { listProjects, type ProjectRow } from '../store/host/project-list.js';
+import { registerProject } from '../store/host/register-project.js';
+import { err, out } from './output.js';
+import { checkShape, type VerbContext } from './shape.js';
+import { UsageError } from './usage-error.js';
+
+const USAGE = {
+  ls: 'trellis projects ls [--json]',
+  add: 'trellis projects add [<path>] [--git] [--init] [--harness <name>] [--json]',
+  rm: 'trellis projects rm <id|path> [--json]',
+};
+
+export const projectsUsage = (): string => Object.values(USAGE).map((u) => `  ${u}`).join('\n');
+
+const json = (value: unknown) => out(`${JSON.stringify(value, null, 2)}\n`);
+
+/** `trellis projects ls|add|rm`: the host's project catalog, through the same verbs as the dashboard's /projects routes. */
+export async function runProjects(action: string | undefined, ctx: VerbContext): Promise<number> {
+  if (action === 'ls' || action === undefined) return list(ctx);
+  if (action === 'add') return add(ctx);
+  if (action === 'rm') return rm(ctx);
+  throw new UsageError(`unknown projects action '${action}'`, `\n${projectsUsage()}`);
+}
+
+/** Every project this machine knows (cataloged, or claimed by a running serve), each probed live. */
+async function list(ctx: VerbContext): Promise<number> {
+  checkShape({ args: [], options: ['json'], usage: USAGE.ls }, ctx);
+  const home = trellisHome();
+  const listed = await listProjects(home, readHubConfig(home));
+  if (ctx.options.json) await json(listed);
+  else if (listed.projects.length === 0 && !listed.catalogError) await out("no projects yet; add one with 'trellis projects add <path>'\n");
+  else await out(listed.projects.map(rowLine).join(''));
+  // A catalog that cannot be read is loud: the list above holds only what running backends claim.
+  if (listed.catalogError) {
+    await err(`trellis: ${listed.catalogError}\n`);
+    return 1;
+  }
+  return 0;
+}
+
+const rowLine = (p: ProjectRow): string =>
+  `${p.online ? 'online ' : 'offline'}  ${p.id}  ${p.root}${p.name !== basename(p.root) ? `  "${p.name}"` : ''}${p.cataloged ? '' : '  (not cataloged: claimed by a running serve)'}\n`;
+
+/** Registers a folder (default: here), its main checkout cataloged; `--git` runs git init first, `--init`/`--harness` the real trellis init. */
+async function add(ctx: VerbContext): Promise<number> {
+  const usage = USAGE.add;
+  if (ctx.args.length > 1) throw new UsageError(`unexpected '${ctx.args.slice(1).join(' ')}'`, usage);
+  checkShape({ args: ctx.args.length ? ['path'] : [], options: ['git', 'init', 'harness', 'json'], usage }, ctx);
+  const harness = ctx.options.harness as string | undefined;
+  const init = ctx.options.init === true || harness !== undefined;
+  const r = await registerProject(trellisHome(), { path: resolve(ctx.cwd, ctx.args[0] ?? '.'), gitInit: ctx.options.git === true, ...(init ? { init: harness !== undefined ? { harness } : {} } : {}) });
+  if (ctx.options.json) await json(r);
+  else await out(`${r.transcript}${r.added ? 'registered' : 'already registered:'} ${r.project.root} as ${r.project.id}\n`);
+  return 0;
+}
+
+/** Forgets a cataloged project by its id or a path inside it; its files are never touched. */
+async function rm(ctx: VerbContext): Promise<number> {
+  checkShape({ args: ['id|path'], options: ['json'], usage: USAGE.rm }, ctx);
+  const which = ctx.args[0]!;
+  // An id never holds a slash; a path to forget by names one (`./app`, `/srv/app`) or is `.`/`..`.
+  const ref = which.includes('/') || which === '.' || which === '..' ? { path: resolve(ctx.cwd, which) } : { id: which };
+  const forgot = await forgetProject(trellisHome(), ref);
+  if (ctx.options.json) await json(forgot);
+  else await out(`forgot ${forgot.root} (${forgot.id}); its files are untouched\n`);
+  return 0;
+}
