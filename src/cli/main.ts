@@ -21,7 +21,7 @@ const restoreDash = <T>(v: T): T | string => (v === DASH ? '-' : v);
  */
 export const ACTIONS: Record<string, readonly (readonly [string, string])[]> = {
   issue: [
-    ['open <concern>', 'open an issue (--node, --body, --store)'],
+    ['open <concern>', 'open an issue (--node, --body, --store, --scenario-check)'],
     ['reply <id>', 'reply (--body <text>, or --body - for standard input)'],
     ['remark <id>', 'a remark against a reading (--reading, --body)'],
     ['resolve <id> <n>', 'mark remark n resolved'],
@@ -45,7 +45,8 @@ export const ACTIONS: Record<string, readonly (readonly [string, string])[]> = {
     ['close <id>', 'end it (uncommitted work is saved on a ref)'],
     ['quarantine <id>', 'hold it aside'],
     ['view <id>', 'mark its output read'],
-    ['merge <id>', 'have the agent merge its branch'],
+    ['check <id>', "run the session's checks in its worktree at its head commit"],
+    ['merge <id>', 'have the agent merge its branch (gated on its checks; --override <reason>)'],
     ['capture <id>', 'what the pane shows (--lines, --ansi)'],
     ['keys <id> <key>...', 'raw keys (--hex for bytes)'],
     ['attach <id>', 'attach this terminal to its tmux pane'],
