@@ -1,3 +1,4 @@
+import type { PoolReport } from './sessions/worktree-pool.js';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statfsSync } from 'node:fs';
 import { cpus, freemem, loadavg, totalmem } from 'node:os';
@@ -172,8 +173,8 @@ export interface ResourceInventory {
   readonly load: readonly number[];
   readonly memory: { readonly totalBytes: number; readonly freeBytes: number };
   readonly disk: { readonly path: string; readonly totalBytes: number; readonly freeBytes: number } | null;
-  /** Running and queued sessions and the budget (`sessions.max`, `sessions.minFreeMb`). */
-  readonly sessions: { readonly running: number; readonly queued: number; readonly budget: number; readonly minFreeMb: number };
+  /** Running and queued sessions and the budget (`sessions.max`, `sessions.minFreeMb`); the warm worktree pool. */
+  readonly sessions: { readonly running: number; readonly queued: number; readonly budget: number; readonly minFreeMb: number; readonly pool?: PoolReport };
 }
 
 /** The host's resources as of now. */

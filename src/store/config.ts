@@ -44,6 +44,8 @@ export interface SessionSettings {
   readonly minFreeMb: number;
   /** A shell command run in every new worktree before the agent starts; its log is kept as evidence. */
   readonly setup: string | null;
+  /** Warm worktrees kept checked out at trunk's tip for the next spawns (DESIGN.md §15); 0: none. */
+  readonly pool: number;
 }
 
 export const DEFAULT_SETTINGS: Omit<Settings, 'sources'> = {
@@ -52,7 +54,7 @@ export const DEFAULT_SETTINGS: Omit<Settings, 'sources'> = {
   harness: null,
   pluginRoot: '.trellis/plugins',
   forges: [],
-  sessions: { max: null, minFreeMb: 256, setup: null },
+  sessions: { max: null, minFreeMb: 256, setup: null, pool: 2 },
   worktreeRoot: null,
 };
 
@@ -119,16 +121,18 @@ function forgesOf(v: unknown): ForgeConfig[] {
 
 function sessionsOf(v: unknown): SessionSettings {
   if (v === undefined || v === null) return DEFAULT_SETTINGS.sessions;
-  const bad = () => new TrellisError('INVALID_INPUT', `${CONFIG_FILE}: "sessions" must be { "max"?: whole number >= 1, "minFreeMb"?: number >= 0, "setup"?: command }`);
+  const bad = () => new TrellisError('INVALID_INPUT', `${CONFIG_FILE}: "sessions" must be { "max"?: whole number >= 1, "minFreeMb"?: number >= 0, "setup"?: command, "pool"?: whole number >= 0 }`);
   if (typeof v !== 'object' || Array.isArray(v)) throw bad();
-  const { max, minFreeMb, setup } = v as Record<string, unknown>;
+  const { max, minFreeMb, setup, pool } = v as Record<string, unknown>;
   if (max !== undefined && max !== null && !(Number.isInteger(max) && (max as number) >= 1)) throw bad();
   if (minFreeMb !== undefined && !(typeof minFreeMb === 'number' && minFreeMb >= 0)) throw bad();
   if (setup !== undefined && setup !== null && (typeof setup !== 'string' || setup.trim() === '')) throw bad();
+  if (pool !== undefined && !(Number.isInteger(pool) && (pool as number) >= 0)) throw bad();
   return {
     max: (max as number | undefined) ?? null,
     minFreeMb: (minFreeMb as number | undefined) ?? DEFAULT_SETTINGS.sessions.minFreeMb,
     setup: (setup as string | undefined) ?? null,
+    pool: (pool as number | undefined) ?? DEFAULT_SETTINGS.sessions.pool,
   };
 }
 

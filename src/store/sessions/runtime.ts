@@ -11,6 +11,7 @@ import { shq, type LaunchContext } from './adapters/adapter.js';
 import { pasteText } from './pane-input.js';
 import { Tmux } from './tmux.js';
 import { addWorktree, copyIncludes, dropBranchIfEmpty, mainRoot, removeWorktree, runSetup } from './worktree.js';
+import { claimPooled, kickRefill } from './worktree-pool.js';
 
 /** Who writes what the runtime itself observes or does. */
 export const SUPERVISOR = 'trellis';
@@ -52,9 +53,12 @@ export async function launch(p: Project, rt: SessionRuntime, state: SessionState
     if (!existsSync(state.worktree)) {
       const hasBranch = (await gitRaw(root, ['rev-parse', '--verify', '--quiet', `refs/heads/${state.branch}`])).code === 0;
       if (hasBranch) await gitRaw(root, ['worktree', 'prune']).then(() => gitOk(root, ['worktree', 'add', '--quiet', state.worktree, state.branch]));
-      else await addWorktree(root, state.worktree, state.branch, state.base);
+      // A fresh session takes a warm worktree from the pool when one is ready (DESIGN.md §15); the pool
+      // then refills in the background, whether it had one or not.
+      else if (!(await claimPooled(p, state.worktree, state.branch, state.base, rt.env))) await addWorktree(root, state.worktree, state.branch, state.base);
       made.worktree = true;
       made.branch = !hasBranch;
+      if (!hasBranch) kickRefill(p, rt.env);
       await copyIncludes(root, state.worktree);
       const setup = p.settings().sessions.setup;
       if (setup) {
