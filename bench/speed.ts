@@ -3,10 +3,77 @@
  * side with what it is compared to, in one run, with the load average in every line. Sizes are
  * configurable for a quick look (BENCH_SPEED_FILES, BENCH_SPEED_THREADS: comma-separated).
  */
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { registerPane } from '../test/helpers/sessions.js';
+import { BIN } from './issues.js';
+import { report, round, tempRepo } from './lib.js';
+import { proc, viewer, type Viewer } from './paneio.js';
 import { spawnPoolTiming } from './sessions.js';
 
 const list = (v: string | undefined, fallback: number[]) => (v ? v.split(',').map(Number) : fallback);
 
 export async function speedBench(): Promise<void> {
-  for (const files of list(process.env.BENCH_SPEED_FILES, [5_000, 50_000])) await spawnPoolTiming(files, files > 20_000 ? 5 : 10);
+  const only = process.env.BENCH_SPEED_ONLY?.split(',');
+  const want = (name: string) => !only || only.includes(name);
+  if (want('fanout')) await paneFanoutBench();
+  if (want('spawn')) for (const files of list(process.env.BENCH_SPEED_FILES, [5_000, 50_000])) await spawnPoolTiming(files, files > 20_000 ? 5 : 10);
+}
+
+/**
+ * Server CPU for 10 viewers of one pane ÷ 1 viewer, the same 20 MB printed each time, through the public
+ * port of a real `trellis serve` (its child's CPU, user + system, from /proc).
+ */
+export async function paneFanoutBench(mb = Number(process.env.BENCH_FANOUT_MB ?? 20)): Promise<void> {
+  const { dir, cleanup } = tempRepo();
+  writeFileSync(join(dir, 'trellis.json'), '{}\n');
+  const home = join(dir, '.home');
+  mkdirSync(home);
+  const sock = join(home, 'tmux.sock');
+  const env: NodeJS.ProcessEnv = { ...process.env, TRELLIS_HOME: home };
+  delete env.TMUX;
+  const tmux = (...args: string[]) => execFileSync('tmux', ['-S', sock, '-f', '/dev/null', ...args], { env, encoding: 'utf8' });
+  writeFileSync(join(home, 'rc'), "PS1='$ '\n");
+  tmux('new-session', '-d', '-s', 'flood', '-x', '80', '-y', '24', `bash --rcfile ${join(home, 'rc')} --noprofile`);
+  await registerPane(dir, home, 'flood');
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const open: Viewer[] = [];
+  try {
+    const base = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d) => {
+        const m = /at (http:\S+)/.exec((out += d));
+        if (m) resolve(m[1]!);
+      });
+      child.on('exit', (code) => reject(new Error(`serve exited ${code}`)));
+    });
+    const pid = ((await (await fetch(new URL('/health', base))).json()) as { pid: number }).pid;
+    const url = `${base.replace(/^http/, 'ws')}api/sessions/flood/socket`;
+    let floods = 0;
+    const flood = async (viewers: Viewer[], megabytes: number) => {
+      const marker = `END-${++floods}-2`;
+      const done = viewers.map((v) => v.wait(marker));
+      const before = proc(pid).cpuMs;
+      viewers[0]!.input(`head -c ${megabytes * 1_000_000} /dev/zero | tr '\\0' x; echo; echo END-${floods}-$((1+1))\r`);
+      const ends = await Promise.all(done);
+      return { cpuMs: proc(pid).cpuMs - before, dropped: ends.filter((e) => Number.isNaN(e)).length };
+    };
+    open.push(await viewer(url));
+    await flood(open, 5);
+    const one = await flood(open, mb);
+    for (let i = 0; i < 9; i++) open.push(await viewer(url));
+    const ten = await flood(open, mb);
+    report('speed.pane-ten-viewers-cpu', { load: loadavg().map((l) => round(l)), mb, one_viewer_cpu_ms: one.cpuMs, ten_viewers_cpu_ms: ten.cpuMs, ratio: round(ten.cpuMs / one.cpuMs), dropped: ten.dropped, target_ratio: 1.5 });
+  } finally {
+    for (const v of open) v.ws.terminate();
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+    try {
+      tmux('kill-server');
+    } catch {}
+    cleanup();
+  }
 }
