@@ -59,8 +59,8 @@ describe('pane output framed once for every viewer', () => {
     const start = viewers.map((v) => v.frames.length);
     const framingsBefore = framings;
     const plainStart = plain.bytes.length;
-    tmux.run('send-keys', '-t', pane, 'for i in $(seq 1 3000); do echo line-$i-of-output; done; echo FAN-DONE', 'Enter');
-    await waitFor(() => Buffer.concat(plain.bytes.slice(plainStart)).includes('FAN-DONE\r\n'), 'the output to reach the plain viewer', 20_000);
+    tmux.run('send-keys', '-t', pane, 'for i in $(seq 1 3000); do echo line-$i-of-output; done; echo FAN-$((1+1))-DONE', 'Enter');
+    await waitFor(() => Buffer.concat(plain.bytes.slice(plainStart)).includes('FAN-2-DONE'), 'the output to reach the plain viewer', 20_000);
     await waitFor(() => viewers.every((v) => v.frames.length - start[0]! === plain.bytes.length - plainStart), 'the framed viewers to catch up');
 
     const got = viewers.map((v, i) => v.frames.slice(start[i]));

@@ -7,9 +7,13 @@ import type { WebSocket } from 'ws';
  * written as is to every viewer's socket.
  */
 
-/** One unmasked, final binary frame (RFC 6455 §5.2: a server never masks), header and payload in one Buffer. */
-export function binaryFrame(payload: Buffer): Buffer {
-  const n = payload.length;
+/**
+ * One unmasked, final binary frame (RFC 6455 §5.2: a server never masks) of the parts in order, header
+ * and payload in one Buffer (each part copied once).
+ */
+export function binaryFrame(parts: Buffer | readonly Buffer[]): Buffer {
+  const list = Buffer.isBuffer(parts) ? [parts] : parts;
+  const n = list.reduce((sum, b) => sum + b.length, 0);
   const head = n < 126 ? 2 : n < 0x10000 ? 4 : 10;
   const frame = Buffer.allocUnsafe(head + n);
   frame[0] = 0x82; // FIN + opcode 2 (binary)
@@ -21,7 +25,8 @@ export function binaryFrame(payload: Buffer): Buffer {
     frame[1] = 127;
     frame.writeBigUInt64BE(BigInt(n), 2);
   }
-  payload.copy(frame, head);
+  let at = head;
+  for (const b of list) at += b.copy(frame, at);
   return frame;
 }
 

@@ -37,8 +37,11 @@ export type ServerMessage =
   | { type: 'closed'; reason: string }
   | { type: 'error'; code: string; message: string };
 
-/** Frames pane bytes for the viewers' wire once (a WebSocket binary frame, in practice). */
-export type Framer = (bytes: Buffer) => Buffer;
+/**
+ * Frames pane bytes for the viewers' wire once (a WebSocket binary frame, in practice): the parts, in
+ * order, copied once into one Buffer that ends with them.
+ */
+export type Framer = (parts: readonly Buffer[]) => Buffer;
 
 /** Where a viewer is in its life: waiting for its snapshot (output is in it), then live. */
 type Phase = 'snapshot' | 'live';
@@ -86,13 +89,16 @@ class PaneWatch {
 
   flush(): void {
     if (this.pending.length === 0) return;
-    const bytes = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending);
+    const parts = this.pending;
     this.pending = [];
+    // Framed with the parts copied once; the plain bytes are the frame's tail, not another copy.
+    const length = parts.reduce((n, b) => n + b.length, 0);
+    const frame = this.hub.framer?.(parts);
+    const bytes = frame ? frame.subarray(frame.length - length) : parts.length === 1 ? parts[0]! : Buffer.concat(parts, length);
     this.log.append(bytes);
-    let frame: Buffer | undefined;
     for (const [viewer, phase] of this.viewers) {
       if (phase !== 'live') continue;
-      if (viewer.sendFramed && this.hub.framer) viewer.sendFramed((frame ??= this.hub.framer(bytes)));
+      if (viewer.sendFramed && frame) viewer.sendFramed(frame);
       else viewer.sendBytes(bytes);
       if (viewer.buffered() > this.hub.viewerQueueBytes) this.hub.drop(viewer, CLOSE.slow, 'slow viewer: too far behind the pane');
     }
