@@ -66,7 +66,7 @@ function coldList(dir: string): Promise<{ ms: number; maxrss_mb: number; issues:
   return exec(process.execPath, ['--input-type=module', '-e', script], dir).then((out) => JSON.parse(out));
 }
 
-async function coldVersusFloor(threads: number): Promise<void> {
+export async function coldVersusFloor(threads: number): Promise<void> {
   const dir = await fixture(threads);
   const floors: number[] = [];
   const colds: { ms: number; maxrss_mb: number; issues: number }[] = [];
