@@ -1,7 +1,8 @@
 /**
  * `npm run bench -- speed`: the rows of issue 22 ("fast where a person waits"), each measured side by
  * side with what it is compared to, in one run, with the load average in every line. Sizes are
- * configurable for a quick look (BENCH_SPEED_FILES, BENCH_SPEED_THREADS: comma-separated).
+ * configurable for a quick look (BENCH_SPEED_FILES, BENCH_SPEED_THREADS: comma-separated); BENCH_SPEED_ONLY
+ * picks rows (fanout, sse, cold, spawn). The gateway row (issue 22, item 2) is the gateway group's.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -13,6 +14,8 @@ import { BIN } from './issues.js';
 import { report, round, tempRepo } from './lib.js';
 import { proc, viewer, type Viewer } from './paneio.js';
 import { spawnPoolTiming } from './sessions.js';
+import { boardRepo, sseLatencies, startServer, stopServer } from './graph.js';
+import { coldVersusFloor } from './scale.js';
 
 const list = (v: string | undefined, fallback: number[]) => (v ? v.split(',').map(Number) : fallback);
 
@@ -20,6 +23,8 @@ export async function speedBench(): Promise<void> {
   const only = process.env.BENCH_SPEED_ONLY?.split(',');
   const want = (name: string) => !only || only.includes(name);
   if (want('fanout')) await paneFanoutBench();
+  if (want('sse')) await sseFanoutBench();
+  if (want('cold')) for (const threads of list(process.env.BENCH_SPEED_THREADS, [10_000, 50_000])) await coldVersusFloor(threads);
   if (want('spawn')) for (const files of list(process.env.BENCH_SPEED_FILES, [5_000, 50_000])) await spawnPoolTiming(files, files > 20_000 ? 5 : 10);
 }
 
@@ -74,6 +79,36 @@ export async function paneFanoutBench(mb = Number(process.env.BENCH_FANOUT_MB ??
     try {
       tmux('kill-server');
     } catch {}
+    cleanup();
+  }
+}
+
+/**
+ * The first SSE event after a write, at 1,000 subscribers of /api/graph/stream, beside the same with one
+ * subscriber on the same server in the same run: from the start of an append in this process to each
+ * subscriber reading the event.
+ */
+export async function sseFanoutBench(clients = Number(process.env.BENCH_SSE_CLIENTS ?? 1_000), writes = 10): Promise<void> {
+  const { dir, cleanup, ids } = await boardRepo();
+  const { url, child } = await startServer(dir);
+  const p = (xs: number[], q: number) => round([...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? NaN);
+  try {
+    const one = await sseLatencies(url, dir, ids, 1, writes);
+    const many = await sseLatencies(url, dir, ids.slice(writes), clients, writes);
+    report('speed.sse-first-event', {
+      load: loadavg().map((l) => round(l)),
+      clients,
+      writes,
+      received: many.received,
+      expected: clients * writes,
+      p50_ms: p(many.latencies, 0.5),
+      p99_ms: p(many.latencies, 0.99),
+      one_client_p50_ms: p(one.latencies, 0.5),
+      ratio_to_one_client: round(p(many.latencies, 0.5) / p(one.latencies, 0.5)),
+      target_p50_ms: 150,
+    });
+  } finally {
+    await stopServer(child);
     cleanup();
   }
 }
