@@ -58,7 +58,6 @@ export async function launch(p: Project, rt: SessionRuntime, state: SessionState
       else if (!(await claimPooled(p, state.worktree, state.branch, state.base, rt.env))) await addWorktree(root, state.worktree, state.branch, state.base);
       made.worktree = true;
       made.branch = !hasBranch;
-      if (!hasBranch) kickRefill(p, rt.env);
       await copyIncludes(root, state.worktree);
       const setup = p.settings().sessions.setup;
       if (setup) {
@@ -75,6 +74,8 @@ export async function launch(p: Project, rt: SessionRuntime, state: SessionState
     const paneDied = `run-shell -b ${shq(`cd ${shq(root)} && ${ctx.trellis} session signal ${state.id} exit </dev/null >/dev/null 2>&1`)}`;
     const pane = await rt.tmux.launch(state.id, state.worktree, env, adapter.command(ctx), { 'pane-died': paneDied });
     const { state: after } = await record(p, state.id, { type: 'launch', tmuxSession: state.id, pane });
+    // The agent is up: the pool refills behind it (a background process at idle priority).
+    if (made.branch) kickRefill(p, rt.env);
     return after;
   } catch (err) {
     // Also when tmux failed midway through its command line: a session by this name is this launch's.
