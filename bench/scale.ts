@@ -26,7 +26,7 @@ const FIXTURES = join(tmpdir(), 'trellis-bench-fixtures');
 const median = (xs: number[]) => stats(xs).median_ms;
 
 /** A repository of `threads` threads (5 events each on average), generated once and kept. */
-async function fixture(threads: number): Promise<string> {
+export async function fixture(threads: number): Promise<string> {
   const dir = join(FIXTURES, `threads-${threads}`);
   if (!existsSync(join(dir, '.git', 'generated'))) {
     rmSync(dir, { recursive: true, force: true });

@@ -1,10 +1,10 @@
-import type { PoolReport } from './sessions/worktree-pool.js';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statfsSync } from 'node:fs';
 import { cpus, freemem, loadavg, totalmem } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { isCode } from './git/refs.js';
 import { confinedPath, isBelow } from './safe-path.js';
+import type { PoolReport } from './sessions/worktree-pool.js';
 
 /*
  * Read-only catalogs a project offers its dashboard and agents: config-root plugins, slash commands,

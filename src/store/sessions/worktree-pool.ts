@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { isCode } from '../git/refs.js';
@@ -200,8 +200,10 @@ function lock(dir: string): boolean {
       return true;
     } catch (err) {
       if (!isCode(err, 'EEXIST')) throw err;
-      const holder = Number(readFileSync(path, 'utf8').trim() || NaN);
-      if (alive(Number.isNaN(holder) ? null : holder)) return false;
+      const text = readFileSync(path, 'utf8').trim();
+      // An empty lock is one being taken right now (its pid not yet written): held.
+      if (text === '' && Date.now() - statSync(path).mtimeMs < 5_000) return false;
+      if (alive(Number(text) || null)) return false;
       // The holder died: its lock goes; a concurrent taker loses the race on 'wx' above.
       rmSync(path, { force: true });
     }
