@@ -148,7 +148,8 @@ export async function sseLatencies(url: string, dir: string, ids: readonly strin
               res.setEncoding('utf8');
               res.on('data', (chunk: string) => {
                 if (chunk.includes('event: ready')) resolve();
-                if (chunk.includes('event: graph')) {
+                // The write's own event only: a resync or a late event of an earlier run is not it.
+                if (t0 > 0 && chunk.includes('event: graph') && chunk.includes('"cause":"issues"')) {
                   latencies.push(performance.now() - t0);
                   received++;
                 }

@@ -40,7 +40,8 @@ export function graphRoutes(ctx: AppContext): Hono {
   app.get('/api/graph/stream', async (c) => {
     const snap = await ctx.live.snapshot();
     const body = fanout.open(message('ready', JSON.stringify({ etag: snap.etag, freshness: snap.board.freshness })));
-    return c.body(body, 200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
+    // Chunked, said up front: the server writes the head at once instead of first probing the body's length.
+    return c.body(body, 200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'Transfer-Encoding': 'chunked' });
   });
   return app;
 }
