@@ -128,11 +128,12 @@ export async function stopServer(child: ChildProcess): Promise<void> {
  * share this process, so they are kept light to measure the server's fan-out rather than the cost of
  * 500 EventSource parsers on 2 cores (the tests use a real EventSource).
  */
-export async function sseBench(): Promise<void> {
-  const CLIENTS = Number(process.env.BENCH_SSE_CLIENTS ?? 500);
-  const { dir, cleanup, ids } = await boardRepo();
-  const { url, child } = await startServer(dir);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS + 10 });
+/**
+ * Latencies from the start of an append (in this process, another than the server's) to each of
+ * `clients` subscribers of /api/graph/stream reading its event, over `writes` writes to `ids`.
+ */
+export async function sseLatencies(url: string, dir: string, ids: readonly string[], clients: number, writes: number): Promise<{ latencies: number[]; received: number }> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: clients + 10 });
   const requests: http.ClientRequest[] = [];
   try {
     const latencies: number[] = [];
@@ -140,14 +141,15 @@ export async function sseBench(): Promise<void> {
     let received = 0;
     await Promise.all(
       Array.from(
-        { length: CLIENTS },
+        { length: clients },
         () =>
           new Promise<void>((resolve, reject) => {
             const req = http.get(new URL('/api/graph/stream', url), { agent }, (res) => {
               res.setEncoding('utf8');
               res.on('data', (chunk: string) => {
                 if (chunk.includes('event: ready')) resolve();
-                if (chunk.includes('event: graph')) {
+                // The write's own event only: a resync or a late event of an earlier run is not it.
+                if (t0 > 0 && chunk.includes('event: graph') && chunk.includes('"cause":"issues"')) {
                   latencies.push(performance.now() - t0);
                   received++;
                 }
@@ -159,14 +161,27 @@ export async function sseBench(): Promise<void> {
       ),
     );
     const writer = openProject(dir);
-    const WRITES = 10;
-    for (let round = 0; round < WRITES; round++) {
-      const want = (round + 1) * CLIENTS;
+    for (let round = 0; round < writes; round++) {
+      const want = (round + 1) * clients;
       t0 = performance.now();
-      await replyToIssue(writer, ids[round]!, { body: `sse ${round}`, by: 'bench' });
+      await replyToIssue(writer, ids[round % ids.length]!, { body: `sse ${round}`, by: 'bench' });
       const deadline = Date.now() + 10_000;
       while (received < want && Date.now() < deadline) await new Promise((r) => setTimeout(r, 1));
     }
+    return { latencies, received };
+  } finally {
+    for (const r of requests) r.destroy();
+    agent.destroy();
+  }
+}
+
+export async function sseBench(): Promise<void> {
+  const CLIENTS = Number(process.env.BENCH_SSE_CLIENTS ?? 500);
+  const { dir, cleanup, ids } = await boardRepo();
+  const { url, child } = await startServer(dir);
+  try {
+    const WRITES = 10;
+    const { latencies } = await sseLatencies(url, dir, ids, CLIENTS, WRITES);
     const sorted = [...latencies].sort((a, b) => a - b);
     report('sse.fanout.thread-write', {
       clients: CLIENTS,
@@ -180,8 +195,6 @@ export async function sseBench(): Promise<void> {
       note: 'from the start of the append in another process to each client reading the event',
     });
   } finally {
-    for (const r of requests) r.destroy();
-    agent.destroy();
     await stopServer(child);
     cleanup();
   }

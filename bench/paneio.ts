@@ -18,14 +18,14 @@ const env = () => {
   return e;
 };
 
-function proc(pid: number): { cpuMs: number; rss: number } {
+export function proc(pid: number): { cpuMs: number; rss: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   const ticks = Number(stat[11]) + Number(stat[12]);
   const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
   return { cpuMs: ticks * 10, rss };
 }
 
-interface Viewer {
+export interface Viewer {
   ws: WebSocket;
   received: number;
   tail: string;
@@ -33,7 +33,7 @@ interface Viewer {
   input(data: string): void;
 }
 
-async function viewer(url: string): Promise<Viewer> {
+export async function viewer(url: string): Promise<Viewer> {
   const ws = new WebSocket(url);
   ws.setMaxListeners(0);
   const v: Viewer = {

@@ -26,7 +26,7 @@ const FIXTURES = join(tmpdir(), 'trellis-bench-fixtures');
 const median = (xs: number[]) => stats(xs).median_ms;
 
 /** A repository of `threads` threads (5 events each on average), generated once and kept. */
-async function fixture(threads: number): Promise<string> {
+export async function fixture(threads: number): Promise<string> {
   const dir = join(FIXTURES, `threads-${threads}`);
   if (!existsSync(join(dir, '.git', 'generated'))) {
     rmSync(dir, { recursive: true, force: true });
@@ -66,7 +66,7 @@ function coldList(dir: string): Promise<{ ms: number; maxrss_mb: number; issues:
   return exec(process.execPath, ['--input-type=module', '-e', script], dir).then((out) => JSON.parse(out));
 }
 
-async function coldVersusFloor(threads: number): Promise<void> {
+export async function coldVersusFloor(threads: number): Promise<void> {
   const dir = await fixture(threads);
   const floors: number[] = [];
   const colds: { ms: number; maxrss_mb: number; issues: number }[] = [];

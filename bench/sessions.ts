@@ -1,15 +1,18 @@
 /**
- * Sessions: spawn → agent process running in its pane (a repository of 5,000 files); the board rebuilt
+ * Sessions: spawn → agent process running in its pane (a repository of 5,000 files; with and without the
+ * warm pool, beside a plain `git worktree add`); the board rebuilt
  * after one transition among 200 sessions / 2,000 events; an idle server with 20 live sessions (RSS, CPU
  * and forks per minute, counted with strace on the server's process tree).
  */
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { LiveProject } from '../src/store/live.js';
 import { openProject, type Project } from '../src/store/project.js';
 import { defaultRuntime, record } from '../src/store/sessions/runtime.js';
 import { closeSession, spawnSession } from '../src/store/sessions/verbs.js';
+import { poolDir, readPool } from '../src/store/sessions/worktree-pool.js';
 import { BIN } from './issues.js';
 import { report, round, stats, tempRepo, time } from './lib.js';
 
@@ -30,33 +33,87 @@ function repoWithFiles(files: number, config: object): ReturnType<typeof tempRep
   return { ...repo, home };
 }
 
-async function spawnTiming(): Promise<void> {
-  const repo = repoWithFiles(FILES, { sessions: { max: 64, minFreeMb: 0 } });
+/** Until the pool holds `size` ready worktrees at `tip` and no refill is under way (bounded). */
+async function poolSettled(p: Project, env: NodeJS.ProcessEnv, size: number, tip: string): Promise<void> {
+  const dir = poolDir(p, env);
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    const entries = readPool(dir);
+    const ready = entries.filter((e) => e.state === 'ready' && e.present && e.commit === tip).length;
+    if (ready >= size && entries.every((e) => e.state === 'ready') && !existsSync(join(dir, 'refill.lock'))) return;
+    if (Date.now() > deadline) throw new Error(`the pool did not settle: ${JSON.stringify(entries)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/**
+ * Spawn → running, side by side in one run on one repository of `files` files: a plain `git worktree add
+ * -b` (what claude-squad, Conductor and Crystal do per session), a spawn with the pool off, and a spawn
+ * with the warm pool (refilled between spawns, as between two sessions a person starts). "Running" means:
+ * `spawnSession` has returned, the session's log says `running`, and tmux reports a live process (pid,
+ * pane not dead) in the session's pane. It includes: the spawn and start events, claiming (or adding)
+ * the worktree and switching it to `trellis/<id>`, `.worktreeinclude`, the adapter's install, tmux
+ * new-session with the shell, and the launch event. Each session is closed between samples.
+ */
+export async function spawnPoolTiming(files = FILES, n = Number(process.env.BENCH_SPAWN_SAMPLES ?? 10)): Promise<void> {
+  const made = performance.now();
+  const repo = repoWithFiles(files, { sessions: { max: 64, minFreeMb: 0, pool: 0 } });
+  const setupSeconds = round((performance.now() - made) / 1000);
   const env = { ...process.env, TRELLIS_HOME: repo.home };
   const rt = defaultRuntime(env, async () => null);
   const p = openProject(repo.dir);
+  const tip = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repo.dir, encoding: 'utf8' }).trim();
+  const setPool = (pool: number) => writeFileSync(join(repo.dir, 'trellis.json'), JSON.stringify({ sessions: { max: 64, minFreeMb: 0, pool } }));
+  const spawnOnce = async (i: number): Promise<{ ms: number; pooled: boolean }> => {
+    const { ms, value } = await time(() => spawnSession(p, rt, { task: `bench ${i}`, harness: 'shell', by: 'bench' }));
+    if (value.state !== 'running') throw new Error(`spawn ${i} is ${value.state}`);
+    const pane = await rt.tmux.pane(value.tmux!.pane);
+    if (!pane || pane.dead || !(pane.pid > 0)) throw new Error(`spawn ${i}: no live process in ${value.tmux!.pane}`);
+    const pooled = !readFileSync(join(value.worktree, '.git'), 'utf8').trim().endsWith(`/${value.id}`);
+    await closeSession(p, rt, value.id, 'bench');
+    return { ms, pooled };
+  };
   try {
-    const samples: number[] = [];
-    for (let i = 0; i < 5; i++) {
-      const { ms, value } = await time(() => spawnSession(p, rt, { task: `bench ${i}`, harness: 'shell', by: 'bench' }));
-      if (value.state !== 'running') throw new Error(`spawn ${i} is ${value.state}`);
-      // The agent's process is running in its pane once spawn returns: check it really is.
-      const pane = await rt.tmux.pane(value.tmux!.pane);
-      if (!pane || pane.dead || !(pane.pid > 0)) throw new Error(`spawn ${i}: no live process in ${value.tmux!.pane}`);
-      samples.push(ms);
-      await closeSession(p, rt, value.id, 'bench');
-    }
-    // The same checkout alone, side by side: what the file system costs of the spawn.
-    const checkout: number[] = [];
-    for (let i = 0; i < 3; i++) {
+    const plain: number[] = [];
+    const bare: number[] = [];
+    const pool: number[] = [];
+    let hits = 0;
+    // Interleaved, so a change in the machine's load falls on all three alike.
+    setPool(2);
+    await spawnOnce(-1); // warm caches; starts the first refill
+    await poolSettled(p, env, 2, tip);
+    for (let i = 0; i < n; i++) {
       const path = join(repo.home, `plain-${i}`);
-      checkout.push((await time(() => execFileSync('git', ['worktree', 'add', '-q', '--detach', path, 'HEAD'], { cwd: repo.dir }))).ms);
+      plain.push((await time(() => execFileSync('git', ['worktree', 'add', '-q', '-b', `plain-${i}`, path, 'HEAD'], { cwd: repo.dir }))).ms);
       execFileSync('git', ['worktree', 'remove', '--force', path], { cwd: repo.dir });
+      execFileSync('git', ['branch', '-D', '-q', `plain-${i}`], { cwd: repo.dir });
+      setPool(0);
+      bare.push((await spawnOnce(i)).ms);
+      setPool(2);
+      const r = await spawnOnce(i);
+      pool.push(r.ms);
+      hits += Number(r.pooled);
+      await poolSettled(p, env, 2, tip);
     }
-    const plain = stats(checkout).median_ms;
-    report('sessions.spawn-to-running', { ...stats(samples), files: FILES, target_median_ms: 500, plain_worktree_add_median_ms: plain, ratio_to_plain_checkout: round(stats(samples).median_ms / plain), note: 'worktree add + tmux new-session + 3 log appends, shell harness' });
+    const withPool = stats(pool);
+    const plainMedian = stats(plain).median_ms;
+    report('sessions.spawn-to-running', {
+      files,
+      load: loadavg().map((l) => round(l)),
+      plain_worktree_add: stats(plain),
+      spawn_without_pool: stats(bare),
+      spawn_with_pool: withPool,
+      pool_hits: `${hits}/${n}`,
+      ratio_with_pool_to_plain_add: round(withPool.median_ms / plainMedian),
+      ratio_without_pool_to_plain_add: round(stats(bare).median_ms / plainMedian),
+      target_median_ms: 300,
+      target_p95_ms: 500,
+      repo_setup_s: setupSeconds,
+      running_means: 'spawnSession returned, its log says running, tmux reports a live process in its pane',
+    });
   } finally {
     await rt.tmux.killServer();
+    await poolSettled(p, env, 0, tip).catch(() => {});
     repo.cleanup();
     execFileSync('rm', ['-rf', repo.home]);
   }
@@ -187,7 +244,7 @@ export async function idleServer(): Promise<void> {
 }
 
 export async function sessionsBench(): Promise<void> {
-  await spawnTiming();
+  await spawnPoolTiming();
   await boardTiming();
   await idleServer();
 }

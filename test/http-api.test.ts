@@ -237,7 +237,7 @@ describe('settings and catalogs', () => {
     expect(body.cpus).toBeGreaterThan(0);
     expect(body.memory.totalBytes).toBeGreaterThan(body.memory.freeBytes);
     expect(body.load).toHaveLength(3);
-    expect(body.sessions).toEqual({ running: 0, queued: 0, budget: body.cpus, minFreeMb: 256 });
+    expect(body.sessions).toEqual({ running: 0, queued: 0, budget: body.cpus, minFreeMb: 256, pool: { dir: expect.stringMatching(/\/\.pool$/), size: 2, ready: 0, behind: 0, other: 0, bytes: 0 } });
   });
 });
 

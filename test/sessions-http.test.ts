@@ -55,7 +55,7 @@ describe('session routes', () => {
     expect(tmuxHas(home, a.id)).toBe(true);
     expect(tmuxHas(home, b.id)).toBe(false);
     const resources = (await json(await api.get('/api/resources'))).body;
-    expect(resources.sessions).toEqual({ running: 1, queued: 2, budget: 1, minFreeMb: 0 });
+    expect(resources.sessions).toEqual({ running: 1, queued: 2, budget: 1, minFreeMb: 0, pool: { dir: expect.stringMatching(/\/\.pool$/), size: 2, ready: expect.any(Number), behind: expect.any(Number), other: expect.any(Number), bytes: expect.any(Number) } });
     expect(resources.cpus).toBeGreaterThan(0);
     const board = JSON.parse(await (await api.get('/api/graph')).text());
     expect(board.sessions.map((s: { id: string; state: string }) => [s.id, s.state]).sort()).toEqual(

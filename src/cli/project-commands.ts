@@ -12,6 +12,7 @@ import { GC_AUTO, Housekeeping, looseObjectEstimate } from '../store/git/houseke
 import { THREAD_REF_PREFIX } from '../store/issues/thread-store.js';
 import { openProject } from '../store/project.js';
 import { findRepository } from '../store/repository.js';
+import { poolDir, poolReport, refillPool } from '../store/sessions/worktree-pool.js';
 import { readSpecTree } from '../store/spec/spec-tree.js';
 import { damagedRefs, repairDamagedRef } from '../store/git/ref-repair.js';
 import { checkShape, type VerbContext } from './shape.js';
@@ -227,7 +228,28 @@ export async function runDoctor(ctx: VerbContext): Promise<number> {
   if (cache.format !== CACHE_FORMAT) add('warn', `projection cache ${cachePath} is ${cache.format === null ? 'unreadable' : `format ${cache.format}`}`, `delete it; it is rebuilt from the refs`);
   else if (cache.streams !== read.states.length) add('warn', `projection cache holds ${cache.streams} threads, the refs ${read.states.length}`, 'delete it; it is rebuilt from the refs');
   else add('ok', `projection cache matches the refs (${cache.lines} journal lines)`);
+  if (p.root && settings) await checkPool(p, ctx, add);
   return report(ctx, findings);
+}
+
+/** The warm worktree pool (DESIGN.md §15): its state and disk use; `--repair` rebuilds it. */
+async function checkPool(p: ReturnType<typeof openProject>, ctx: VerbContext, add: (level: Finding['level'], what: string, repair?: string) => void): Promise<void> {
+  const dir = poolDir(p);
+  if (!existsSync(dir) && !(ctx.options.repair && p.settings().sessions.pool > 0)) return;
+  if (ctx.options.repair) {
+    try {
+      const r = await refillPool(p, process.env, { rebuild: true });
+      if (!r.ran) add('warn', 'the worktree pool is being refilled by another process right now', 'run doctor --repair again in a moment');
+      else add('ok', `rebuilt the worktree pool: ${r.removed} removed, ${r.made} made`);
+    } catch (err) {
+      add('error', `cannot rebuild the worktree pool: ${(err as Error).message}`, `read what git says, then run 'trellis doctor --repair' again`);
+    }
+  }
+  const pool = await poolReport(p);
+  const mb = Math.round(pool.bytes / 2 ** 20);
+  const what = `worktree pool: ${pool.ready} of ${pool.size} ready (${pool.behind} behind trunk), ${pool.other} other, ${mb} MB in ${pool.dir}`;
+  if (pool.other > 0) add('warn', what, `a worktree being made or claimed right now is fine; a pooled worktree that holds changes is kept (never removed): look at it, then 'trellis doctor --repair'`);
+  else add('ok', what);
 }
 
 /** Above this many loose issue refs, doctor suggests packing them. */

@@ -4,6 +4,7 @@ import { cpus, freemem, loadavg, totalmem } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { isCode } from './git/refs.js';
 import { confinedPath, isBelow } from './safe-path.js';
+import type { PoolReport } from './sessions/worktree-pool.js';
 
 /*
  * Read-only catalogs a project offers its dashboard and agents: config-root plugins, slash commands,
@@ -172,8 +173,8 @@ export interface ResourceInventory {
   readonly load: readonly number[];
   readonly memory: { readonly totalBytes: number; readonly freeBytes: number };
   readonly disk: { readonly path: string; readonly totalBytes: number; readonly freeBytes: number } | null;
-  /** Running and queued sessions and the budget (`sessions.max`, `sessions.minFreeMb`). */
-  readonly sessions: { readonly running: number; readonly queued: number; readonly budget: number; readonly minFreeMb: number };
+  /** Running and queued sessions and the budget (`sessions.max`, `sessions.minFreeMb`); the warm worktree pool. */
+  readonly sessions: { readonly running: number; readonly queued: number; readonly budget: number; readonly minFreeMb: number; readonly pool?: PoolReport };
 }
 
 /** The host's resources as of now. */

@@ -46,6 +46,8 @@ export interface SessionSettings {
   readonly setup: string | null;
   /** `checks`: a merge with a regressed or unmeasured-at-head check is refused unless overridden (DESIGN.md §14); `off`: never gated. */
   readonly mergeGate: MergeGate;
+  /** Warm worktrees kept checked out at trunk's tip for the next spawns (DESIGN.md §15); 0: none. */
+  readonly pool: number;
 }
 
 export type MergeGate = 'checks' | 'off';
@@ -56,7 +58,7 @@ export const DEFAULT_SETTINGS: Omit<Settings, 'sources'> = {
   harness: null,
   pluginRoot: '.trellis/plugins',
   forges: [],
-  sessions: { max: null, minFreeMb: 256, setup: null, mergeGate: 'checks' },
+  sessions: { max: null, minFreeMb: 256, setup: null, mergeGate: 'checks', pool: 2 },
   worktreeRoot: null,
 };
 
@@ -139,18 +141,20 @@ function forgesOf(v: unknown): ForgeConfig[] {
 
 function sessionsOf(v: unknown): SessionSettings {
   if (v === undefined || v === null) return DEFAULT_SETTINGS.sessions;
-  const bad = () => new TrellisError('CONFIG_INVALID', `${CONFIG_FILE}: "sessions" must be { "max"?: whole number >= 1, "minFreeMb"?: number >= 0, "setup"?: command, "mergeGate"?: "checks" | "off" }`);
+  const bad = () => new TrellisError('CONFIG_INVALID', `${CONFIG_FILE}: "sessions" must be { "max"?: whole number >= 1, "minFreeMb"?: number >= 0, "setup"?: command, "mergeGate"?: "checks" | "off", "pool"?: whole number >= 0 }`);
   if (typeof v !== 'object' || Array.isArray(v)) throw bad();
-  const { max, minFreeMb, setup, mergeGate } = v as Record<string, unknown>;
+  const { max, minFreeMb, setup, mergeGate, pool } = v as Record<string, unknown>;
   if (max !== undefined && max !== null && !(Number.isInteger(max) && (max as number) >= 1)) throw bad();
   if (minFreeMb !== undefined && !(typeof minFreeMb === 'number' && minFreeMb >= 0)) throw bad();
   if (setup !== undefined && setup !== null && (typeof setup !== 'string' || setup.trim() === '')) throw bad();
   if (mergeGate !== undefined && mergeGate !== 'checks' && mergeGate !== 'off') throw bad();
+  if (pool !== undefined && !(Number.isInteger(pool) && (pool as number) >= 0)) throw bad();
   return {
     max: (max as number | undefined) ?? null,
     minFreeMb: (minFreeMb as number | undefined) ?? DEFAULT_SETTINGS.sessions.minFreeMb,
     setup: (setup as string | undefined) ?? null,
     mergeGate: (mergeGate as MergeGate | undefined) ?? 'checks',
+    pool: (pool as number | undefined) ?? DEFAULT_SETTINGS.sessions.pool,
   };
 }
 

@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import { etag } from 'hono/etag';
-import { streamSSE } from 'hono/streaming';
 import type { BoardChange } from '../../store/live.js';
 import type { AppContext } from '../context.js';
+import { message, SseFanout } from '../sse-fanout.js';
 
 /** If-None-Match semantics (RFC 9110 §13.1.2): `*`, or any listed tag equal under weak comparison. */
 function matches(header: string | undefined, etag: string): boolean {
@@ -34,35 +34,14 @@ export function graphRoutes(ctx: AppContext): Hono {
     return c.body(snap.bytes, 200, { 'Content-Type': 'application/json; charset=utf-8', ETag: snap.etag, 'Cache-Control': 'no-cache' });
   });
 
+  // One subscriber list for every stream client: each change is encoded once and the same bytes go to all.
+  const fanout = new SseFanout(HEARTBEAT_MS);
+  ctx.live.bus.on('change', (change: BoardChange) => fanout.broadcast('graph', change.json));
   app.get('/api/graph/stream', async (c) => {
     const snap = await ctx.live.snapshot();
-    return streamSSE(c, async (stream) => {
-      let closed = false;
-      const queue: BoardChange[] = [];
-      let wake: (() => void) | undefined;
-      const onChange = (change: BoardChange) => {
-        queue.push(change);
-        wake?.();
-      };
-      ctx.live.bus.on('change', onChange);
-      stream.onAbort(() => {
-        closed = true;
-        wake?.();
-      });
-      const heartbeat = setInterval(() => void stream.write(': ping\n\n'), HEARTBEAT_MS);
-      try {
-        await stream.writeSSE({ event: 'ready', data: JSON.stringify({ etag: snap.etag, freshness: snap.board.freshness }) });
-        while (!closed) {
-          const change = queue.shift();
-          if (change) await stream.writeSSE({ event: 'graph', data: change.json });
-          else await new Promise<void>((resolve) => (wake = resolve));
-          wake = undefined;
-        }
-      } finally {
-        clearInterval(heartbeat);
-        ctx.live.bus.off('change', onChange);
-      }
-    });
+    const body = fanout.open(message('ready', JSON.stringify({ etag: snap.etag, freshness: snap.board.freshness })));
+    // Chunked, said up front: the server writes the head at once instead of first probing the body's length.
+    return c.body(body, 200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'Transfer-Encoding': 'chunked' });
   });
   return app;
 }

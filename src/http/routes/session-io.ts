@@ -8,6 +8,7 @@ import { captureSession, sendRawKeys } from '../../store/sessions/session-io-ver
 import { readJson } from '../body.js';
 import { errorBody } from '../errors.js';
 import type { AppSockets } from '../websocket.js';
+import { binaryFrame, frameWriter } from '../ws-frame.js';
 
 const rawkeyBody = type({ '+': 'reject', 'keys?': 'string[]', 'hex?': 'string' });
 /** Client → server control messages on the socket (JSON text frames). */
@@ -17,7 +18,7 @@ const clientMessage = type({ type: "'input'", data: 'string' }).or({ type: "'res
  * Session I/O routes: the live pane over a WebSocket, capture and raw keys (a prompt is a session verb). Thin: parse, call
  * the verb (the same one `trellis session ...` runs), render.
  */
-export function sessionIoRoutes(targets: PaneTargets, sockets: AppSockets, hub = new PaneHub()): Hono {
+export function sessionIoRoutes(targets: PaneTargets, sockets: AppSockets, hub = new PaneHub(undefined, undefined, binaryFrame)): Hono {
   const app = new Hono<{ Variables: { target: PaneTarget } }>();
   sockets.closers.push((code, reason) => hub.closeAll(code, reason));
 
@@ -43,8 +44,10 @@ export function sessionIoRoutes(targets: PaneTargets, sockets: AppSockets, hub =
       return {
         onOpen(_event, ws) {
           const raw = ws.raw as WebSocket;
+          const framed = frameWriter(raw);
           viewer = {
             sendBytes: (bytes) => raw.readyState === raw.OPEN && raw.send(bytes, { binary: true }),
+            ...(framed ? { sendFramed: framed } : {}),
             sendJson: (message) => raw.readyState === raw.OPEN && raw.send(JSON.stringify(message)),
             buffered: () => raw.bufferedAmount,
             close: (code, reason) => raw.close(code, reason),

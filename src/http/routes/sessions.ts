@@ -82,6 +82,6 @@ export function sessionRoutes(ctx: AppContext, rt: SessionRuntime = defaultRunti
       return c.json(await verb(c.req.param('id'), b.by ?? HUMAN));
     });
   }
-  app.get('/api/resources', async (c) => c.json(resourceInventory(ctx.instance.root, await sessionBudget(p), p.now())));
+  app.get('/api/resources', async (c) => c.json(resourceInventory(ctx.instance.root, await sessionBudget(p, rt.env), p.now())));
   return app;
 }

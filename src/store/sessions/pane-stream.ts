@@ -19,6 +19,11 @@ export const VIEWER_QUEUE_BYTES = 4 << 20;
 /** One connected viewer, as the pane stream sees it (a WebSocket, in practice). */
 export interface Viewer {
   sendBytes(bytes: Buffer): void;
+  /**
+   * Sends pane bytes already framed for the wire by the hub's framer: the same Buffer goes to every
+   * viewer, so a chunk of output is framed once however many watch (optional: `sendBytes` otherwise).
+   */
+  sendFramed?(frame: Buffer): void;
   sendJson(message: object): void;
   /** Bytes handed to this viewer that it has not taken yet. */
   buffered(): number;
@@ -32,6 +37,12 @@ export type ServerMessage =
   | { type: 'closed'; reason: string }
   | { type: 'error'; code: string; message: string };
 
+/**
+ * Frames pane bytes for the viewers' wire once (a WebSocket binary frame, in practice): the parts, in
+ * order, copied once into one Buffer that ends with them.
+ */
+export type Framer = (parts: readonly Buffer[]) => Buffer;
+
 /** Where a viewer is in its life: waiting for its snapshot (output is in it), then live. */
 type Phase = 'snapshot' | 'live';
 
@@ -39,6 +50,8 @@ class PaneWatch {
   readonly viewers = new Map<Viewer, Phase>();
   readonly client: ControlClient;
   info: PaneInfo | null = null;
+  /** Output lines read in one go from tmux, sent on as one chunk (see output). */
+  private pending: Buffer[] = [];
 
   constructor(
     readonly target: PaneTarget,
@@ -56,15 +69,37 @@ class PaneWatch {
         for (const v of this.viewers.keys()) this.snapshot(v);
       },
       layout: () => this.refreshState(),
-      exit: (reason) => this.hub.ended(this, reason),
+      exit: (reason) => {
+        this.flush();
+        this.hub.ended(this, reason);
+      },
     });
   }
 
+  /**
+   * One read from tmux holds many `%output` lines: they are gathered and sent on together once the read
+   * is handled (a microtask), as one chunk, framed once and written as the same bytes to every live
+   * viewer. Anything that changes who is live, or sends a viewer a message, flushes first, so the order
+   * of bytes and messages stays exactly the order tmux gave.
+   */
   private output(bytes: Buffer): void {
+    this.pending.push(bytes);
+    if (this.pending.length === 1) queueMicrotask(() => this.flush());
+  }
+
+  flush(): void {
+    if (this.pending.length === 0) return;
+    const parts = this.pending;
+    this.pending = [];
+    // Framed with the parts copied once; the plain bytes are the frame's tail, not another copy.
+    const length = parts.reduce((n, b) => n + b.length, 0);
+    const frame = this.hub.framer?.(parts);
+    const bytes = frame ? frame.subarray(frame.length - length) : parts.length === 1 ? parts[0]! : Buffer.concat(parts, length);
     this.log.append(bytes);
     for (const [viewer, phase] of this.viewers) {
       if (phase !== 'live') continue;
-      viewer.sendBytes(bytes);
+      if (viewer.sendFramed && frame) viewer.sendFramed(frame);
+      else viewer.sendBytes(bytes);
       if (viewer.buffered() > this.hub.viewerQueueBytes) this.hub.drop(viewer, CLOSE.slow, 'slow viewer: too far behind the pane');
     }
   }
@@ -75,6 +110,7 @@ class PaneWatch {
    * output before it is in the snapshot and output after it is streamed.
    */
   snapshot(viewer: Viewer): void {
+    this.flush();
     this.viewers.set(viewer, 'snapshot');
     let screen: Buffer[] = [];
     this.client.send(`capture-pane -p -e -t ${this.target.pane} ; display-message -p -t ${this.target.pane} '${PANE_FORMAT}'`, [
@@ -83,6 +119,8 @@ class PaneWatch {
       },
       (err, lines) => {
         if (this.viewers.get(viewer) !== 'snapshot') return;
+        // Output read before this answer is in the capture: it goes to the viewers already live, not this one.
+        this.flush();
         if (err) return this.hub.drop(viewer, CLOSE.failed, `cannot capture the pane: ${err.message}`);
         const info = parsePaneInfo(lines[0]?.toString() ?? '');
         this.info = info;
@@ -105,6 +143,7 @@ class PaneWatch {
       (err, lines) => {
         if (err) return;
         this.info = parsePaneInfo(lines[0]?.toString() ?? '');
+        this.flush();
         for (const [v, phase] of this.viewers) if (phase === 'live') v.sendJson(this.state(this.info));
       },
     ]);
@@ -138,6 +177,8 @@ export class PaneHub {
   constructor(
     readonly viewerQueueBytes: number = VIEWER_QUEUE_BYTES,
     private readonly maxLogs = 64,
+    /** Frames output once for every viewer that takes framed bytes (`Viewer.sendFramed`). */
+    readonly framer?: Framer,
   ) {}
 
   /** Adds a viewer to the session's stream, starting its control client if it is the first. */

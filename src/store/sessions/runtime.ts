@@ -11,6 +11,7 @@ import { shq, type LaunchContext } from './adapters/adapter.js';
 import { pasteText } from './pane-input.js';
 import { Tmux } from './tmux.js';
 import { addWorktree, copyIncludes, dropBranchIfEmpty, mainRoot, removeWorktree, runSetup } from './worktree.js';
+import { claimPooled, kickRefill } from './worktree-pool.js';
 
 /** Who writes what the runtime itself observes or does. */
 export const SUPERVISOR = 'trellis';
@@ -52,7 +53,9 @@ export async function launch(p: Project, rt: SessionRuntime, state: SessionState
     if (!existsSync(state.worktree)) {
       const hasBranch = (await gitRaw(root, ['rev-parse', '--verify', '--quiet', `refs/heads/${state.branch}`])).code === 0;
       if (hasBranch) await gitRaw(root, ['worktree', 'prune']).then(() => gitOk(root, ['worktree', 'add', '--quiet', state.worktree, state.branch]));
-      else await addWorktree(root, state.worktree, state.branch, state.base);
+      // A fresh session takes a warm worktree from the pool when one is ready (DESIGN.md §15); the pool
+      // then refills in the background, whether it had one or not.
+      else if (!(await claimPooled(p, state.worktree, state.branch, state.base, rt.env))) await addWorktree(root, state.worktree, state.branch, state.base);
       made.worktree = true;
       made.branch = !hasBranch;
       await copyIncludes(root, state.worktree);
@@ -71,6 +74,8 @@ export async function launch(p: Project, rt: SessionRuntime, state: SessionState
     const paneDied = `run-shell -b ${shq(`cd ${shq(root)} && ${ctx.trellis} session signal ${state.id} exit </dev/null >/dev/null 2>&1`)}`;
     const pane = await rt.tmux.launch(state.id, state.worktree, env, adapter.command(ctx), { 'pane-died': paneDied });
     const { state: after } = await record(p, state.id, { type: 'launch', tmuxSession: state.id, pane });
+    // The agent is up: the pool refills behind it (a background process at idle priority).
+    if (made.branch) kickRefill(p, rt.env);
     return after;
   } catch (err) {
     // Also when tmux failed midway through its command line: a session by this name is this launch's.

@@ -6,6 +6,7 @@ import { adapterOf } from './adapters/index.js';
 import { queuePass } from './queue.js';
 import { record, trellisCommand, type SessionRuntime } from './runtime.js';
 import { quarantineSession } from './verbs.js';
+import { kickRefill } from './worktree-pool.js';
 
 /** Turn failures in a row after which a session is quarantined (held aside, never auto-resumed). */
 export const QUARANTINE_AFTER = 3;
@@ -97,6 +98,14 @@ export class SessionSupervisors {
 
   private readonly onChange = (e: { cause: string }) => {
     if (e.cause === 'sessions' || e.cause === 'config') void this.queue();
+    // A branch moved (trunk, perhaps): the warm pool follows trunk's tip, in the background.
+    if (e.cause === 'worktrees') {
+      try {
+        kickRefill(this.project, this.rt.env, { onlyIfMade: true });
+      } catch (err) {
+        console.error(`trellis: worktree pool: ${(err as Error).message}`);
+      }
+    }
   };
 
   /** After a transition: quarantine what failed too often, launch what is queued. No tmux call. */

@@ -10,6 +10,7 @@ import { budgetOf, queuePass, type SessionBudget } from './queue.js';
 import { deliver, launch, record, type BareCommand, type Delivery, type SessionRuntime } from './runtime.js';
 import type { GateDecision } from './merge-gate.js';
 import { saveWip } from './wip.js';
+import { poolReport, type PoolReport } from './worktree-pool.js';
 import { dropBranchIfEmpty, mainRoot, removeWorktree, sessionBranch, trunkCommit, worktreePath } from './worktree.js';
 
 /*
@@ -263,9 +264,9 @@ export async function signalSession(p: Project, id: string, event: string, paylo
   return { session: sessionView(current), changed };
 }
 
-/** The budget and its use, for `/api/resources`. */
-export async function sessionBudget(p: Project): Promise<SessionBudget> {
-  return budgetOf(p, (await p.sessionLog.all()).states);
+/** The budget and its use, and the warm worktree pool's state and disk use, for `/api/resources`. */
+export async function sessionBudget(p: Project, env: NodeJS.ProcessEnv = process.env): Promise<SessionBudget & { pool: PoolReport }> {
+  return { ...budgetOf(p, (await p.sessionLog.all()).states), pool: await poolReport(p, env) };
 }
 
 export { harnessNames, queuePass, record };

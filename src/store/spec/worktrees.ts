@@ -5,6 +5,7 @@ import { nodeIdOf } from '../../projections/spec-node.js';
 import { git, gitRaw } from '../git/run-git.js';
 import { countLines } from './history.js';
 import { isBelow, unsafeRelativePath } from '../safe-path.js';
+import { isPooledPath } from '../sessions/worktree-pool.js';
 
 export interface Worktree {
   readonly path: string;
@@ -28,7 +29,9 @@ export async function listWorktrees(cwd: string): Promise<Worktree[]> {
         main: i === 0,
       };
     })
-    .filter((w) => !w.path.endsWith('.git') || existsSync(join(w.path, '.git')));
+    .filter((w) => !w.path.endsWith('.git') || existsSync(join(w.path, '.git')))
+    // The warm pool's worktrees hold no work of their own (DESIGN.md §15): not part of the board.
+    .filter((w) => !isPooledPath(w.path));
 }
 
 /** The trunk worktrees fork from: `trunk` in trellis.json, else the main checkout's branch. */

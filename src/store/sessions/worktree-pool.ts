@@ -1,0 +1,415 @@
+import { execFile, spawn } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import { isCode } from '../git/refs.js';
+import { gitRaw } from '../git/run-git.js';
+import { packageRoot } from '../package-root.js';
+import type { Project } from '../project.js';
+import { mainRoot, trunkCommit, worktreePath } from './worktree.js';
+
+/*
+ * The warm worktree pool (DESIGN.md §15). Per project, `sessions.pool` worktrees checked out on a detached
+ * HEAD at trunk's tip wait under `<worktrees>/<slot>/.pool/`; a spawn claims one (moves it to the
+ * session's path, switches it to `trellis/<id>` at the session's base: only the difference is checked
+ * out) instead of checking out the whole tree. A pooled worktree holds no branch; what state it is in is
+ * told by a marker file beside it, and every change of state is one rename, so two processes never take
+ * one worktree and a crash leaves nothing half-made that can be claimed:
+ *
+ *   <name>.making.<pid>   being made or refreshed by process <pid> (never claimed; a dead pid's is rubble)
+ *   <name>.ready          checked out, clean, at the commit the marker holds: claimable
+ *   <name>.claimed.<pid>  being taken by a spawn in process <pid>
+ *   (no marker)           handed back or left by a crash: removed only if git says it holds no changes
+ */
+
+/** The pool's folder: beside the sessions' worktrees. */
+export function poolDir(p: Project, env: NodeJS.ProcessEnv = process.env): string {
+  return join(dirname(worktreePath(p, 'x', env)), '.pool');
+}
+
+/** Whether `path` is a pooled worktree (the board and the eval scopes leave them out). */
+export const isPooledPath = (path: string): boolean => /[\\/]\.pool[\\/][^\\/]+$/.test(path);
+
+type EntryState = 'making' | 'ready' | 'claimed' | 'loose';
+
+export interface PoolEntry {
+  readonly name: string;
+  readonly path: string;
+  readonly state: EntryState;
+  /** The marker's file name (none for a loose worktree). */
+  readonly marker: string | null;
+  readonly pid: number | null;
+  /** The commit a ready worktree is checked out at. */
+  readonly commit: string | null;
+  /** Whether the worktree's folder is there. */
+  readonly present: boolean;
+}
+
+const MARKER = /^(wt-[0-9a-f]{12})\.(making|ready|claimed)(?:\.(\d+))?$/;
+const ENTRY = /^wt-[0-9a-f]{12}$/;
+
+/** Every entry of the pool, from its folder's listing (one readdir; a ready marker's commit read). */
+export function readPool(dir: string): PoolEntry[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const folders = new Set(names.filter((n) => ENTRY.test(n)));
+  const entries = new Map<string, PoolEntry>();
+  for (const n of names) {
+    const m = MARKER.exec(n);
+    if (!m) continue;
+    const [, name, state, pid] = m as unknown as [string, string, EntryState, string | undefined];
+    let commit: string | null = null;
+    if (state === 'ready') {
+      try {
+        commit = readFileSync(join(dir, n), 'utf8').trim() || null;
+      } catch {
+        continue; // claimed between the listing and the read
+      }
+    }
+    entries.set(name, { name, path: join(dir, name), state, marker: n, pid: pid ? Number(pid) : null, commit, present: folders.has(name) });
+  }
+  for (const name of folders) {
+    if (!entries.has(name)) entries.set(name, { name, path: join(dir, name), state: 'loose', marker: null, pid: null, commit: null, present: true });
+  }
+  return [...entries.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+}
+
+/** Whether process `pid` is running (a zombie, dead but not yet reaped, is not). */
+const alive = (pid: number | null): boolean => {
+  if (pid === null) return false;
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    return isCode(err, 'EPERM');
+  }
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
+  } catch {
+    return true;
+  }
+};
+
+/** Renames a marker; false when somebody else renamed it first (the one atomic step every hand-over is). */
+function take(dir: string, from: string, to: string): boolean {
+  try {
+    renameSync(join(dir, from), join(dir, to));
+    return true;
+  } catch (err) {
+    if (isCode(err, 'ENOENT')) return false;
+    throw err;
+  }
+}
+
+const dropMarker = (dir: string, marker: string) => rmSync(join(dir, marker), { force: true });
+
+/**
+ * Claims a pooled worktree for a new session: moves it to `path` and switches it to a new `branch` at
+ * `base` (git checks out only what differs from the commit it was at). Returns false when the pool has
+ * none ready or the one taken cannot be switched cleanly; the caller then adds a worktree the plain way.
+ * A worktree that could not be switched goes back to the pool without a marker, untouched.
+ */
+export async function claimPooled(p: Project, path: string, branch: string, base: string, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+  if (p.settings().sessions.pool === 0) return false;
+  const dir = poolDir(p, env);
+  const root = mainRoot(p);
+  // Prefer one already at `base`: then the switch checks out nothing.
+  const ready = readPool(dir).filter((e) => e.state === 'ready' && e.present).sort((a, b) => Number(b.commit === base) - Number(a.commit === base));
+  for (const entry of ready) {
+    const claimed = `${entry.name}.claimed.${process.pid}`;
+    if (!take(dir, entry.marker!, claimed)) continue;
+    mkdirSync(dirname(path), { recursive: true });
+    const moved = await gitRaw(root, ['worktree', 'move', entry.path, path]);
+    if (moved.code !== 0) {
+      // Nothing changed: it is still a ready worktree at its commit.
+      take(dir, claimed, `${entry.name}.ready`);
+      continue;
+    }
+    const switched = detachedAt(path) === base ? await branchHere(root, path, branch, base) : await gitRaw(path, ['switch', '--quiet', '--no-guess', '-c', branch, base]);
+    if (switched.code !== 0) {
+      // Back where it was, with no marker: the next refill removes it if it holds nothing.
+      await gitRaw(root, ['worktree', 'move', path, entry.path]);
+      dropMarker(dir, claimed);
+      continue;
+    }
+    dropMarker(dir, claimed);
+    return true;
+  }
+  return false;
+}
+
+/** The commit a worktree's detached HEAD is at, read from its HEAD file (no git process); null otherwise. */
+function detachedAt(path: string): string | null {
+  try {
+    const gitdir = /^gitdir: (.*)$/m.exec(readFileSync(join(path, '.git'), 'utf8'))?.[1]?.trim();
+    const head = gitdir ? readFileSync(join(gitdir, 'HEAD'), 'utf8').trim() : '';
+    return /^[0-9a-f]{40,64}$/.test(head) ? head : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Puts a clean worktree whose HEAD is already at `base` on a new `branch` there: the branch made, HEAD
+ * pointed at it. Files and index are already those of `base`, so nothing is checked out or even looked
+ * at (a switch would stat every file: a third of a second at 50,000 files).
+ */
+async function branchHere(root: string, path: string, branch: string, base: string): Promise<{ code: number }> {
+  const made = await gitRaw(root, ['branch', '--no-track', branch, base]);
+  if (made.code !== 0) return made;
+  const pointed = await gitRaw(path, ['symbolic-ref', '-m', `trellis: claimed for ${branch}`, 'HEAD', `refs/heads/${branch}`]);
+  if (pointed.code !== 0) await gitRaw(root, ['branch', '-D', branch]);
+  return pointed;
+}
+
+/**
+ * Starts a refill in the background, at idle priority, in a process of its own (it outlives a CLI spawn).
+ * Nothing to do when the pool is off, or when `onlyIfMade` and no pool was ever made (a trunk that moves
+ * in a project that never spawned makes no pool).
+ */
+export function kickRefill(p: Project, env: NodeJS.ProcessEnv = process.env, opts: { onlyIfMade?: boolean } = {}): void {
+  if (p.settings().sessions.pool === 0) return;
+  const dir = poolDir(p, env);
+  if (opts.onlyIfMade && !existsSync(dir)) return;
+  if (!needsRefill(p, dir)) return;
+  const main = join(packageRoot().dir, 'dist/src/store/sessions/pool-refill-main.js');
+  const child = spawn(process.execPath, [main, mainRoot(p)], { env, detached: true, stdio: 'ignore' });
+  child.on('error', () => {});
+  child.unref();
+}
+
+/** Whether the pool lacks a ready worktree at trunk's tip, from the markers alone (no git process). */
+function needsRefill(p: Project, dir: string): boolean {
+  const entries = readPool(dir);
+  if (entries.some((e) => e.state === 'making' && alive(e.pid))) return false;
+  const tip = trunkTipFromFiles(p);
+  const fresh = entries.filter((e) => e.state === 'ready' && e.present && (tip === null || e.commit === tip)).length;
+  return fresh < p.settings().sessions.pool || entries.some((e) => e.state !== 'ready' || !e.present);
+}
+
+/** Trunk's tip read from the ref files (loose, then packed); null when it cannot be told cheaply. */
+function trunkTipFromFiles(p: Project): string | null {
+  try {
+    const root = mainRoot(p);
+    let ref = p.settings().trunk ? `refs/heads/${p.settings().trunk}` : null;
+    if (!ref) {
+      const head = readFileSync(join(root, '.git', 'HEAD'), 'utf8').trim();
+      if (!head.startsWith('ref: ')) return head;
+      ref = head.slice(5);
+    }
+    try {
+      return readFileSync(join(p.gitdir, ref), 'utf8').trim();
+    } catch {
+      const line = readFileSync(join(p.gitdir, 'packed-refs'), 'utf8').split('\n').find((l) => l.endsWith(` ${ref}`));
+      return line?.slice(0, 40) ?? null;
+    }
+  } catch {
+    return null;
+  }
+}
+
+const LOCK = 'refill.lock';
+
+/** Takes the pool's refill lock (one refill at a time per pool); a dead holder's lock is taken over. */
+function lock(dir: string): boolean {
+  const path = join(dir, LOCK);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(path, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return true;
+    } catch (err) {
+      if (!isCode(err, 'EEXIST')) throw err;
+      const text = readFileSync(path, 'utf8').trim();
+      // An empty lock is one being taken right now (its pid not yet written): held.
+      if (text === '' && Date.now() - statSync(path).mtimeMs < 5_000) return false;
+      if (alive(Number(text) || null)) return false;
+      // The holder died: its lock goes; a concurrent taker loses the race on 'wx' above.
+      rmSync(path, { force: true });
+    }
+  }
+  return false;
+}
+
+export interface RefillResult {
+  readonly made: number;
+  readonly refreshed: number;
+  readonly removed: number;
+  /** Worktrees left alone because git says they hold changes (never removed: DESIGN.md §9, lossless). */
+  readonly held: readonly string[];
+  /** False when another process's refill is running (nothing done). */
+  readonly ran: boolean;
+}
+
+/**
+ * Brings the pool to `sessions.pool` clean worktrees at trunk's tip: clears what a crash left (a dead
+ * process's half-made worktree; a loose worktree that holds no changes), moves ready ones that are behind
+ * forward (checkout of the difference), makes new ones. `rebuild` first removes every clean pooled
+ * worktree (doctor --repair). Runs under the pool's lock; a second refill at once does nothing.
+ */
+export async function refillPool(p: Project, env: NodeJS.ProcessEnv = process.env, opts: { rebuild?: boolean } = {}): Promise<RefillResult> {
+  const size = p.settings().sessions.pool;
+  const dir = poolDir(p, env);
+  const root = mainRoot(p);
+  const result = { made: 0, refreshed: 0, removed: 0, held: [] as string[], ran: true };
+  if (size === 0 && !existsSync(dir)) return result;
+  mkdirSync(dir, { recursive: true });
+  if (!lock(dir)) return { ...result, ran: false };
+  try {
+    // Trunk may move while we work: go round again (a few times at most) until the pool is at its tip.
+    for (let round = 0; round < 3; round++) {
+      const tip = (await trunkCommit(p)).commit;
+      const rebuild = opts.rebuild === true && round === 0;
+      let ready = 0;
+      for (const e of readPool(dir)) {
+        if (e.state === 'making' || e.state === 'claimed') {
+          if (alive(e.pid) && e.pid !== process.pid) continue;
+          dropMarker(dir, e.marker!);
+          if (!e.present) continue;
+          // A dead maker's worktree was never ready: nobody worked in it. A dead claimer's, still here,
+          // was never switched to a session: the loose rule decides (removed only if it holds nothing).
+          if (e.state === 'making') {
+            await removeWorktreeDir(root, e.path);
+            result.removed++;
+          } else await removeIfClean(root, e.path, result);
+          continue;
+        }
+        if (e.state === 'loose') {
+          await removeIfClean(root, e.path, result);
+          continue;
+        }
+        // Ready.
+        if (!e.present) {
+          dropMarker(dir, e.marker!);
+          continue;
+        }
+        const making = `${e.name}.making.${process.pid}`;
+        if (rebuild || ready >= size) {
+          // Unmarked first (so no spawn claims it meanwhile), then removed if it holds nothing.
+          if (!take(dir, e.marker!, making)) continue;
+          dropMarker(dir, making);
+          await removeIfClean(root, e.path, result);
+          continue;
+        }
+        if (e.commit === tip) {
+          ready++;
+          continue;
+        }
+        if (!take(dir, e.marker!, making)) continue;
+        const moved = await gitRaw(e.path, ['checkout', '--quiet', '--detach', tip]);
+        if (moved.code !== 0) {
+          // Could not move forward (it holds changes that conflict): hand it to the loose rule.
+          dropMarker(dir, making);
+          await removeIfClean(root, e.path, result);
+          continue;
+        }
+        markReady(dir, e.name, making, tip);
+        result.refreshed++;
+        ready++;
+      }
+      while (ready < size) {
+        const name = `wt-${randomBytes(6).toString('hex')}`;
+        const making = `${name}.making.${process.pid}`;
+        writeFileSync(join(dir, making), '');
+        const added = await gitRaw(root, ['worktree', 'add', '--quiet', '--detach', join(dir, name), tip]);
+        if (added.code !== 0) {
+          await removeWorktreeDir(root, join(dir, name));
+          dropMarker(dir, making);
+          throw new Error(`git worktree add failed: ${added.stderr.trim().split('\n')[0]}`);
+        }
+        markReady(dir, name, making, tip);
+        result.made++;
+        ready++;
+      }
+      await gitRaw(root, ['worktree', 'prune']);
+      if ((await trunkCommit(p)).commit === tip) break;
+    }
+    return result;
+  } finally {
+    rmSync(join(dir, LOCK), { force: true });
+  }
+}
+
+/** `making` → `ready`, with the commit in the marker (written first, then renamed: never a half marker). */
+function markReady(dir: string, name: string, making: string, commit: string): void {
+  writeFileSync(join(dir, making), `${commit}\n`);
+  renameSync(join(dir, making), join(dir, `${name}.ready`));
+}
+
+/** Removes a pooled worktree that holds no changes; one that does is kept and listed as held. */
+async function removeIfClean(root: string, path: string, result: { removed: number; held: string[] }): Promise<boolean> {
+  if (!existsSync(join(path, '.git'))) {
+    // Not a worktree yet (a crash before git wrote its link): nothing in it was ever handed to anyone.
+    await removeWorktreeDir(root, path);
+    result.removed++;
+    return true;
+  }
+  const status = await gitRaw(path, ['status', '--porcelain', '--untracked-files=all']);
+  if (status.code === 0 && status.stdout === '') {
+    await removeWorktreeDir(root, path);
+    result.removed++;
+    return true;
+  }
+  if (status.code === 0) result.held.push(path);
+  else {
+    // Not a working tree git knows (a half-made folder): nothing in it was ever handed to anyone.
+    await removeWorktreeDir(root, path);
+    result.removed++;
+    return true;
+  }
+  return false;
+}
+
+async function removeWorktreeDir(root: string, path: string): Promise<void> {
+  await gitRaw(root, ['worktree', 'remove', '--force', '--force', path]);
+  rmSync(path, { recursive: true, force: true });
+  await gitRaw(root, ['worktree', 'prune']);
+}
+
+export interface PoolReport {
+  readonly dir: string;
+  /** `sessions.pool`: how many the pool keeps. */
+  readonly size: number;
+  readonly ready: number;
+  /** Ready worktrees at an older commit than trunk's tip (moved forward at the next refill or claim). */
+  readonly behind: number;
+  /** Worktrees that are not ready (being made, claimed, or left by a crash). */
+  readonly other: number;
+  readonly bytes: number;
+}
+
+let duMemo: { key: string; bytes: number } | undefined;
+
+/** The pool's state and disk use, for `/api/resources` and `trellis doctor`. */
+export async function poolReport(p: Project, env: NodeJS.ProcessEnv = process.env): Promise<PoolReport> {
+  const dir = poolDir(p, env);
+  const entries = readPool(dir);
+  const tip = trunkTipFromFiles(p);
+  const ready = entries.filter((e) => e.state === 'ready' && e.present);
+  // du walks every file: it runs again only when the pool's entries changed.
+  const key = `${dir}\0${entries.map((e) => `${e.marker}:${e.commit}`).join(',')}`;
+  let bytes = duMemo?.key === key ? duMemo.bytes : -1;
+  if (bytes < 0) {
+    bytes = entries.length ? await diskUse(dir) : 0;
+    duMemo = { key, bytes };
+  }
+  return {
+    dir,
+    size: p.settings().sessions.pool,
+    ready: ready.length,
+    behind: ready.filter((e) => tip !== null && e.commit !== tip).length,
+    other: entries.length - ready.length,
+    bytes,
+  };
+}
+
+function diskUse(dir: string): Promise<number> {
+  return new Promise((resolve) => {
+    execFile('du', ['-s', '-B1', dir], (err, stdout) => resolve(err ? 0 : Number(stdout.split(/\s/)[0]) || 0));
+  });
+}
+
