@@ -16,6 +16,7 @@ import { dashboardBench } from './dashboard.js';
 import { syncBench } from './sync.js';
 import { loginBench } from './login.js';
 import { evidenceBench } from './evidence.js';
+import { speedBench } from './speed.js';
 
 const groups: Record<string, () => Promise<void>> = { append: appendBench, list: listBench, graph: graphBench, overlay: overlayBench, sse: sseBench, proxy: proxyBench, forge: forgeBench, scale: scaleBench, eval: evalBench, sessions: sessionsBench, paneio: paneioBench, gateway: gatewayBench, dashboard: dashboardBench, sync: syncBench, login: loginBench, 'gateway-proxy': gatewayProxyBench, evidence: evidenceBench, speed: speedBench };
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(groups);
