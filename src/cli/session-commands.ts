@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { fstatSync, readFileSync } from 'node:fs';
+import { appendFileSync, fstatSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { isTrellisError, TrellisError } from '../events/index.js';
 import type { SessionSummary, SessionView } from '../projections/index.js';
 import { readEndpointRecord, trellisHome } from '../store/endpoint-record.js';
@@ -154,7 +155,7 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
       const body = readBody(ctx.options.body);
       if (body === undefined || body.trim() === '') throw new UsageError('a prompt needs a body: --body <text>, or pipe it in', SESSION_ACTIONS.prompt!.usage);
       const r = await promptSession(p, cliRuntime(p), ctx.args[0]!, body, author(ctx));
-      await out(ctx.options.json ? json(r) : `${r.session.id} prompted (${r.delivered ? 'delivered' : `on the timeline, not delivered: ${r.reason}`})\n`);
+      await out(ctx.options.json ? json(r) : r.delivered ? `${r.session.id} prompted (delivered)\n` : `${r.session.id} prompt queued, not delivered: ${r.reason}\n`);
       return 0;
     },
   },
@@ -204,10 +205,17 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
     options: ['json'],
     usage: 'trellis session signal <id> <event> [--json]   (the hook JSON on stdin)',
     async run(ctx, p) {
-      const r = await signalSession(p, ctx.args[0]!, ctx.args[1]!, readPayload());
+      const payload = readPayload();
+      if (payload instanceof NotJson) {
+        logIgnored(ctx.args[0]!, ctx.args[1]!, [payload.message]);
+        return 0;
+      }
+      const rt = cliRuntime(p);
+      const r = await signalSession(p, rt, ctx.args[0]!, ctx.args[1]!, payload);
+      if (r.ignored.length) logIgnored(ctx.args[0]!, ctx.args[1]!, r.ignored);
       // Repeated turn failures quarantine the session even when no server's supervisor is there to do it.
       if (r.changed && r.session.turnFailures >= QUARANTINE_AFTER && ['running', 'awaiting', 'review', 'merging'].includes(r.session.state)) {
-        await quarantineSession(p, cliRuntime(p), r.session.id, 'trellis', `${r.session.turnFailures} turn failures in a row`, 'supervisor').catch((e: unknown) => {
+        await quarantineSession(p, rt, r.session.id, 'trellis', `${r.session.turnFailures} turn failures in a row`, 'supervisor').catch((e: unknown) => {
           if (!(isTrellisError(e) && e.code === 'SESSION_REFUSED')) throw e;
         });
       }
@@ -217,6 +225,24 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
     },
   },
 };
+
+/** A hook payload that is not JSON: ignored, never a failing hook inside the agent's screen. */
+class NotJson {
+  constructor(readonly message: string) {}
+}
+
+/**
+ * Ignored hook input is logged, not fatal (a failing hook shows up inside the agent's screen): on
+ * stderr, and as a line of `$TRELLIS_HOME/signals.log` for whoever explains a status later.
+ */
+function logIgnored(id: string, event: string, what: readonly string[]): void {
+  for (const line of what) process.stderr.write(`trellis: session ${id}: ignored ${event} signal: ${line}\n`);
+  try {
+    appendFileSync(join(trellisHome(), 'signals.log'), `${JSON.stringify({ at: new Date().toISOString(), session: id, event, ignored: what })}\n`);
+  } catch {
+    // The log is a courtesy: stderr already said it.
+  }
+}
 
 /**
  * A hook's JSON payload from standard input: a pipe, a file, or a socket (Node-based agents such as
@@ -235,7 +261,7 @@ function readPayload(): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new TrellisError('INVALID_INPUT', 'the signal payload on stdin is not JSON');
+    return new NotJson(`the payload on stdin is not JSON (${JSON.stringify(text.slice(0, 60))})`);
   }
 }
 

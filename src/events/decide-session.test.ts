@@ -53,15 +53,31 @@ const table: { when: SessionCommand; then: Record<Given, Outcome> }[] = [
   },
   {
     when: cmd({ type: 'prompt', body: 'go on' }),
-    then: row([['closed', 'quarantined{stuck}', 'failed{no tmux}'], 'PROMPT_REFUSED'], [['awaiting{turn-end}', 'awaiting{permission}'], ['prompted', 'running']], ['prompted']),
+    // Typed only where the agent takes a prompt; anywhere else it is held on the timeline (one event).
+    then: row([['closed', 'quarantined{stuck}', 'failed{no tmux}'], 'PROMPT_REFUSED'], ['awaiting{turn-end}', ['prompted', 'running']], ['prompted']),
   },
   {
+    // Nothing held: nothing to deliver.
+    when: cmd({ type: 'deliver' }, 'supervisor'),
+    then: row([]),
+  },
+  {
+    // A Stop ends any wait; review and merging follow the agent without changing status.
     when: cmd({ type: 'await', reason: 'turn-end' }, 'hook'),
-    then: row([['starting', 'running'], ['awaiting']], [['awaiting{turn-end}', 'awaiting{permission}', 'review', 'merging'], []], 'SESSION_REFUSED'),
+    then: row([['starting', 'running', 'awaiting{permission}', 'review', 'merging'], ['awaiting']], ['awaiting{turn-end}', []], 'SESSION_REFUSED'),
   },
   {
     when: cmd({ type: 'await', reason: 'permission' }, 'hook'),
-    then: row([['starting', 'running', 'awaiting{turn-end}'], ['awaiting']], [['awaiting{permission}', 'review', 'merging'], []], 'SESSION_REFUSED'),
+    then: row([['starting', 'running', 'awaiting{turn-end}', 'review', 'merging'], ['awaiting']], ['awaiting{permission}', []], 'SESSION_REFUSED'),
+  },
+  {
+    when: cmd({ type: 'await', reason: 'auth', detail: 'authentication_failed: Not logged in' }, 'hook'),
+    then: row([['starting', 'running', 'awaiting{turn-end}', 'awaiting{permission}', 'review', 'merging'], ['awaiting']], [['interrupted{by-user}', 'quarantined{stuck}', 'failed{no tmux}', 'closed', 'queued'], 'SESSION_REFUSED'], []),
+  },
+  {
+    // The idle notice ends a turn the session still thought ran; it never ends another wait, and never refuses.
+    when: cmd({ type: 'idle' }, 'hook'),
+    then: row([['starting', 'running', 'review', 'merging'], ['awaiting']], []),
   },
   {
     when: cmd({ type: 'busy' }, 'hook'),
@@ -153,6 +169,50 @@ describe('decideSession: given a status, when a command, then events or a refusa
   });
 });
 
+describe('input only where the agent reads input (DESIGN.md §9, issue 18 item 3)', () => {
+  const apply = (state: ReturnType<typeof foldSession>, c: SessionCommand) => decideSession(state, c).reduce(evolveSession, state);
+
+  it('a prompt during a dialog, before the start or mid-turn is held; the next wait for input delivers the held prompts in order', () => {
+    for (const given of ['awaiting{permission}', 'starting', 'running', 'interrupted{by-user}'] as const) {
+      const held = apply(foldSession('s1', histories[given]), cmd({ type: 'prompt', body: 'go on' }));
+      expect(held.status, given).toBe(foldSession('s1', histories[given]).status);
+      expect(held.timeline, given).toEqual([{ by, at, body: 'go on', held: expect.stringContaining('delivered when the agent next waits for input') }]);
+      expect(held.pending, given).toEqual([0]);
+      expect(decideSession(held, cmd({ type: 'deliver' }, 'supervisor')), given).toEqual([]);
+    }
+    let s = apply(foldSession('s1', histories['awaiting{permission}']), cmd({ type: 'prompt', body: 'one' }));
+    expect(s.timeline[0]!.held).toMatch(/^the agent shows a permission dialog/);
+    s = apply(s, cmd({ type: 'prompt', body: 'two' }));
+    // A newer prompt waits behind the held one even once the agent takes input.
+    expect(s.timeline[1]!.held).toMatch(/earlier prompts/);
+    s = apply(s, cmd({ type: 'await', reason: 'turn-end' }, 'hook'));
+    expect(apply(s, cmd({ type: 'prompt', body: 'three' })).pending).toEqual([0, 1, 2]);
+    const first = decideSession(s, cmd({ type: 'deliver' }, 'supervisor'));
+    expect(first.map((ev) => [ev.type, ev.data])).toEqual([['delivered', { index: 0 }], ['running', {}]]);
+    s = first.reduce(evolveSession, s);
+    expect(s).toMatchObject({ status: 'running', pending: [1], timeline: [{ by, at, body: 'one' }, { body: 'two', held: expect.any(String) }] });
+    expect(s.timeline[0]).not.toHaveProperty('held');
+    // Mid-turn it waits again (Claude Code is not shown to queue typed input); a shell would take it.
+    expect(decideSession(s, cmd({ type: 'deliver' }, 'supervisor'))).toEqual([]);
+    expect(decideSession(s, cmd({ type: 'deliver', queuesInput: true }, 'supervisor')).map((ev) => ev.type)).toEqual(['delivered']);
+  });
+
+  it('a running agent that queues typed input (a shell) takes a prompt at once; review follows the agent’s own wait', () => {
+    expect(decideSession(foldSession('s1', histories.running), cmd({ type: 'prompt', body: 'ls', queuesInput: true }))).toMatchObject([{ type: 'prompted', data: { body: 'ls' } }]);
+    // Put up for review while at its prompt: a prompt (the merge's) is typed and the agent works again, still in review.
+    const idleReview = foldSession('s1', [...histories['awaiting{turn-end}'], e(5, 'review-requested', {})]);
+    const typed = apply(idleReview, cmd({ type: 'prompt', body: 'merge' }));
+    expect(typed).toMatchObject({ status: 'review', waiting: null, pending: [] });
+    // Put up for review mid-turn: held until the agent's Stop, which review records without leaving review.
+    const busyReview = foldSession('s1', histories.review);
+    const held = apply(busyReview, cmd({ type: 'prompt', body: 'merge' }));
+    expect(held).toMatchObject({ status: 'review', pending: [0] });
+    const stopped = apply(held, cmd({ type: 'await', reason: 'turn-end' }, 'hook'));
+    expect(stopped).toMatchObject({ status: 'review', waiting: 'turn-end', pending: [0] });
+    expect(apply(stopped, cmd({ type: 'deliver' }, 'supervisor'))).toMatchObject({ status: 'review', waiting: null, pending: [] });
+  });
+});
+
 describe('evolveSession', () => {
   it('folds status, sub-reason, source, unread, timeline and runtime facts', () => {
     const s = foldSession('s1', [
@@ -184,10 +244,14 @@ describe('evolveSession', () => {
     }
   });
 
-  it('turn failures count up and a turn that ends well clears them', () => {
-    const failing = [...histories.running, e(4, 'turn-failed', { reason: 'x' }, 'supervisor'), e(5, 'turn-failed', { reason: 'y' }, 'supervisor')];
-    expect(foldSession('s1', failing).turnFailures).toBe(2);
-    expect(foldSession('s1', [...failing, e(6, 'awaiting', { reason: 'turn-end' }, 'hook')]).turnFailures).toBe(0);
+  it('turn failures count up; the wait after a failed turn keeps the count; a new turn that ends well clears it', () => {
+    const failing = [...histories.running, e(4, 'turn-failed', { reason: 'x' }, 'hook'), e(5, 'turn-failed', { reason: 'server_error: API Error' }, 'hook')];
+    expect(foldSession('s1', failing)).toMatchObject({ turnFailures: 2, failedTurn: 'server_error: API Error' });
+    const waiting = [...failing, e(6, 'awaiting', { reason: 'turn-end', detail: 'the turn failed: server_error' }, 'hook')];
+    expect(foldSession('s1', waiting)).toMatchObject({ status: 'awaiting', reason: 'turn-end', detail: 'the turn failed: server_error', turnFailures: 2 });
+    const next = [...waiting, e(7, 'running', {}, 'hook')];
+    expect(foldSession('s1', next)).toMatchObject({ turnFailures: 2, failedTurn: null, detail: null });
+    expect(foldSession('s1', [...next, e(8, 'awaiting', { reason: 'turn-end' }, 'hook')]).turnFailures).toBe(0);
   });
 });
 
@@ -203,6 +267,7 @@ describe('session list and parser', () => {
       harness: 'shell',
       state: 'queued',
       reason: null,
+      detail: null,
       source: 'user',
       unread: false,
       nodes: ['auth/login'],

@@ -5,6 +5,8 @@ export interface TimelineEntry {
   readonly by: string;
   readonly at: string;
   readonly body: string;
+  /** Present while the prompt waits to be delivered: why it is not in the pane yet. */
+  readonly held?: string;
 }
 
 /** The fold of one session's log: everything the session view, the board and `decide` need. */
@@ -30,12 +32,16 @@ export interface SessionState extends SessionFacts {
   readonly created: string;
   readonly updatedAt: string;
   readonly tmux: { readonly session: string; readonly pane: string } | null;
+  /** The pane of an agent whose process exited: tmux keeps it (`remain-on-exit`), so its last screen can be read. */
+  readonly deadPane: { readonly session: string; readonly pane: string } | null;
   readonly agentSessionId: string | null;
   readonly timeline: readonly TimelineEntry[];
   /** Where uncommitted work was saved on close or quarantine (`refs/trellis/wip/<id>`'s commit). */
   readonly wip: string | null;
   /** Turn failures since the last turn that ended well. */
   readonly turnFailures: number;
+  /** The latest turn's failure (the agent's error), until a new turn starts; null when it did not fail. */
+  readonly failedTurn: string | null;
 }
 
 export const initialSession = (id: string): SessionState => ({
@@ -43,6 +49,7 @@ export const initialSession = (id: string): SessionState => ({
   status: 'absent',
   clock: 0,
   reason: null,
+  detail: null,
   source: null,
   unread: false,
   harness: '',
@@ -57,10 +64,14 @@ export const initialSession = (id: string): SessionState => ({
   created: '',
   updatedAt: '',
   tmux: null,
+  deadPane: null,
   agentSessionId: null,
   timeline: [],
   wip: null,
   turnFailures: 0,
+  failedTurn: null,
+  waiting: null,
+  pending: [],
 });
 
 /** Where a session's fold stands: the key of the latest event folded (session events carry no id). */
@@ -82,9 +93,14 @@ export function evolveSession(state: SessionState, event: SessionEvent): Session
     ...next,
     status,
     reason,
+    detail: null,
     source: event.source,
+    waiting: null,
+    deadPane: null,
     ...extra,
   });
+  // Review and merging are the user's: the agent's own waits are followed without moving the status.
+  const userOwned = state.status === 'review' || state.status === 'merging';
   switch (event.type) {
     case 'spawned': {
       const d = event.data;
@@ -111,19 +127,41 @@ export function evolveSession(state: SessionState, event: SessionEvent): Session
     }
     case 'identified':
       return { ...next, agentSessionId: event.data.agentSessionId };
-    case 'prompted':
-      return { ...next, unread: false, timeline: [...state.timeline, { by: event.by, at: event.at, body: event.data.body }] };
-    case 'awaiting':
-      // A turn that ended well clears the failure streak; any wait is news for whoever looks next.
-      return move('awaiting', event.data.reason, { unread: true, turnFailures: event.data.reason === 'turn-end' ? 0 : state.turnFailures });
+    case 'prompted': {
+      const { body, held } = event.data;
+      const entry: TimelineEntry = held ? { by: event.by, at: event.at, body, held } : { by: event.by, at: event.at, body };
+      return { ...next, unread: false, timeline: [...state.timeline, entry], pending: held ? [...state.pending, state.timeline.length] : state.pending };
+    }
+    case 'delivered': {
+      const i = event.data.index;
+      const held = state.timeline[i];
+      if (!held?.held) return next;
+      const { by, at, body } = held;
+      return { ...next, timeline: state.timeline.map((t, j) => (j === i ? { by, at, body } : t)), pending: state.pending.filter((j) => j !== i) };
+    }
+    case 'awaiting': {
+      const { reason, detail } = event.data;
+      // A turn that ended well clears the failure streak (the idle notice after a failed one does not).
+      const turnFailures = reason === 'turn-end' && state.failedTurn === null ? 0 : state.turnFailures;
+      if (userOwned) return { ...next, waiting: reason, turnFailures };
+      // Any wait is news for whoever looks next.
+      return move('awaiting', reason, { unread: true, waiting: reason, detail: detail ?? null, turnFailures });
+    }
     case 'running':
-      return move('running');
+      // A new turn: the last one's failure is history.
+      if (userOwned) return { ...next, waiting: null, failedTurn: null };
+      return move('running', null, { failedTurn: null });
     case 'interrupted':
-      return move('interrupted', event.data.reason, { unread: state.unread || event.data.reason !== 'by-user', tmux: null });
+      return move('interrupted', event.data.reason, {
+        unread: state.unread || event.data.reason !== 'by-user',
+        tmux: null,
+        detail: event.data.detail ?? null,
+        deadPane: event.data.reason === 'process-exit' ? state.tmux : null,
+      });
     case 'review-requested':
-      return move('review', null, { unread: true });
+      return move('review', null, { unread: true, waiting: state.waiting });
     case 'merge-dispatched':
-      return move('merging');
+      return move('merging', null, { waiting: state.waiting });
     case 'closed':
       return move('closed', null, { tmux: null, wip: event.data.wip ?? state.wip });
     case 'quarantined':
@@ -131,7 +169,7 @@ export function evolveSession(state: SessionState, event: SessionEvent): Session
     case 'failed':
       return move('failed', event.data.reason, { unread: true, tmux: null });
     case 'turn-failed':
-      return { ...next, turnFailures: state.turnFailures + 1 };
+      return { ...next, turnFailures: state.turnFailures + 1, failedTurn: event.data.reason };
     case 'viewed':
       return { ...next, unread: false };
   }

@@ -1,3 +1,4 @@
+import { replyPrompt } from './reply-prompt.js';
 import { issueNodes, isNodeId, isTrellisError, TrellisError, type ScenarioScope, type ThreadCommand } from '../../events/index.js';
 // Each projection from its own module: the index also carries the spec-node parser and its YAML library
 // (~35 ms to load), which no issue verb needs (CLI start-up, issue 8).
@@ -357,7 +358,8 @@ async function appendReply(p: Project, id: string, command: ThreadCommand): Prom
 async function loopIn(p: Project, state: ThreadState, replier: string): Promise<string | null> {
   const originator = state.by;
   if (originator === replier || !(await p.sessions.isOnline(originator))) return null;
-  await p.sessions.notify(originator, `New reply on ${state.id} (${state.concern}) from ${replier}`);
+  const reply = state.replies[state.replies.length - 1];
+  await p.sessions.notify(originator, replyPrompt({ thread: state.id, what: `issue "${state.concern}"`, by: replier, body: reply?.body ?? '' }));
   return originator;
 }
 

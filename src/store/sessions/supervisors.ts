@@ -5,7 +5,7 @@ import type { Project } from '../project.js';
 import { adapterOf } from './adapters/index.js';
 import { queuePass } from './queue.js';
 import { record, trellisCommand, type SessionRuntime } from './runtime.js';
-import { quarantineSession } from './verbs.js';
+import { deliverHeld, quarantineSession } from './verbs.js';
 
 /** Turn failures in a row after which a session is quarantined (held aside, never auto-resumed). */
 export const QUARANTINE_AFTER = 3;
@@ -99,13 +99,18 @@ export class SessionSupervisors {
     if (e.cause === 'sessions' || e.cause === 'config') void this.queue();
   };
 
-  /** After a transition: quarantine what failed too often, launch what is queued. No tmux call. */
+  /**
+   * After a transition: quarantine what failed too often, deliver held prompts to agents that now take
+   * input, launch what is queued. No tmux call unless a prompt is delivered.
+   */
   private queue(): Promise<unknown> {
     return this.serial(async () => {
       const { states } = await this.project.sessionLog.all();
       for (const s of states) {
         if (SUPERVISED.has(s.status) && s.turnFailures >= QUARANTINE_AFTER) {
           await quarantineSession(this.project, this.rt, s.id, 'trellis', `${s.turnFailures} turn failures in a row`, 'supervisor');
+        } else if (SUPERVISED.has(s.status) && s.pending.length > 0) {
+          await deliverHeld(this.project, this.rt, s.id);
         }
       }
       if (states.some((s) => s.status === 'queued')) await queuePass(this.project, this.rt);

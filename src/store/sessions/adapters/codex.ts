@@ -25,6 +25,9 @@ export const codexAdapter: HarnessAdapter = {
   name: 'codex',
   events: ['notify'],
   ownedPaths: [],
+  readsProse: true,
+  // Not shown to queue typed input mid-turn: a prompt waits for the turn's end.
+  queuesInput: false,
   command(ctx: LaunchContext) {
     const config = `-c ${shq(notifyConfig(ctx))}`;
     const s = ctx.session;
