@@ -5,7 +5,7 @@ import { newThreadId, isLocalId } from '../issues/thread-id.js';
 import type { Project } from '../project.js';
 import type { StreamProblem } from '../streams/projection-cache.js';
 import { adapterOf, harnessNames } from './adapters/index.js';
-import type { SignalCommand } from './adapters/adapter.js';
+import { mapSignal } from './adapters/signal.js';
 import { budgetOf, queuePass, type SessionBudget } from './queue.js';
 import { shq } from './adapters/adapter.js';
 import { deliver, launch, record, SUPERVISOR, type BareCommand, type Delivery, type SessionRuntime } from './runtime.js';
@@ -237,17 +237,6 @@ export async function viewSession(p: Project, id: string, by: string): Promise<S
   return sessionView((await write(p, id, { type: 'view' }, by)).state);
 }
 
-/** Signals every adapter understands, whatever the harness (pane-pattern scripts, tmux's own pane-died hook). */
-const GENERIC: Record<string, readonly SignalCommand[]> = {
-  'turn-end': [{ type: 'await', reason: 'turn-end' }],
-  idle: [{ type: 'idle' }],
-  permission: [{ type: 'await', reason: 'permission' }],
-  question: [{ type: 'await', reason: 'question' }],
-  busy: [{ type: 'busy' }],
-  exit: [{ type: 'interrupt', reason: 'process-exit' }],
-  'turn-failed': [{ type: 'turn-fail', reason: 'the agent reported a failed turn' }],
-};
-
 export interface SignalResult {
   readonly session: SessionView;
   /** Whether the signal appended anything (a repeated idle notification does not). */
@@ -255,8 +244,6 @@ export interface SignalResult {
   /** What was ignored and why: an unknown event, a payload that is not the hook's, a signal the state refuses. */
   readonly ignored: readonly string[];
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * The adapters' entry point (`trellis session signal <id> <event>`, the hook's JSON on stdin): maps the
@@ -268,23 +255,13 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  */
 export async function signalSession(p: Project, rt: SessionRuntime, id: string, event: string, payload: unknown): Promise<SignalResult> {
   const state = await sessionState(p, id);
-  const adapter = adapterOf(state.harness);
-  const native = adapter.events.includes(event);
-  const said = isObject(payload) ? payload.hook_event_name : undefined;
-  const problem = !native && GENERIC[event] === undefined
-    ? `unknown signal '${event}' for a ${state.harness} session (known: ${[...adapter.events, ...Object.keys(GENERIC)].join(', ')})`
-    : native && !isObject(payload)
-      ? `a ${event} signal needs the hook's JSON object on stdin`
-      : said !== undefined && said !== event
-        ? `a ${event} signal carried a ${JSON.stringify(said)} payload`
-        : null;
-  if (problem) return { session: sessionView(state), changed: false, ignored: [problem] };
-  const mapped = native ? adapter.signal(event, payload, state) : GENERIC[event]!;
+  const mapped = mapSignal(adapterOf(state.harness), event, payload, state);
+  if ('ignored' in mapped) return { session: sessionView(state), changed: false, ignored: [mapped.ignored] };
   const source: SessionCommand['source'] = event === 'exit' ? 'process' : 'hook';
   let current = state;
   let changed = false;
   const ignored: string[] = [];
-  for (const command of mapped) {
+  for (const command of mapped.commands) {
     // The agent's process exiting after a close or an interrupt is expected: nothing to record.
     if (command.type === 'interrupt' && !LIVE_STATUSES.has(current.status as SessionStatus)) continue;
     const full = command.type === 'interrupt' && current.tmux ? { ...command, detail: await exitEvidence(p, rt, current) } : command;
