@@ -44,3 +44,17 @@ describe('the fake model API drives the real agent programs', () => {
     expect(await p.show(codex)).toMatchObject({ state: 'awaiting', reason: 'turn-end', source: 'hook' });
   });
 });
+
+describe('scripted turns the agents ask about', () => {
+  it('a Bash call asks claude’s and codex’s permission; a 401 shows as claude’s login error', async () => {
+    const p = agentProject(fake);
+    homes.push(p.home);
+    fake.script({ tool: 'bash', command: 'touch claude-was-here' }, { tool: 'bash', command: 'touch codex-was-here' }, { status: 401 });
+    const claude = await p.spawn('Touch a file', 'claude');
+    await waitFor('claude’s permission dialog', () => /Do you want to proceed\?/.test(p.screen(claude)), 45_000);
+    const codex = await p.spawn('Touch a file too', 'codex');
+    await waitFor('codex’s approval dialog', () => /Would you like to run the following command\?/.test(p.screen(codex)), 45_000);
+    const denied = await p.spawn('Anything', 'claude');
+    await waitFor('claude’s login error', () => /Invalid API key/.test(p.screen(denied)), 45_000);
+  });
+});

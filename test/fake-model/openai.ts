@@ -39,7 +39,9 @@ function shellCall(tools: Record<string, unknown>[], command: string): { name: s
   const tool = fn.find((t) => /^(shell|shell_command|exec_command|local_shell)$/.test(t.name as string)) ?? fn.find((t) => /shell|exec/.test(t.name as string));
   if (!tool) return { name: 'shell', args: { command: ['bash', '-lc', command] } };
   const props = obj(obj(tool.parameters).properties);
-  if ('cmd' in props) return { name: tool.name as string, args: { cmd: command } };
+  // Asking for escalated permissions is what makes codex ask the user, whatever its sandbox allows.
+  const ask = 'sandbox_permissions' in props ? { sandbox_permissions: 'require_escalated', justification: 'Run the scripted command?' } : {};
+  if ('cmd' in props) return { name: tool.name as string, args: { cmd: command, ...ask } };
   if (obj(props.command).type === 'array') return { name: tool.name as string, args: { command: ['bash', '-lc', command] } };
   return { name: tool.name as string, args: { command } };
 }
@@ -97,7 +99,8 @@ export async function openaiRoute(method: string, path: string, rawBody: unknown
   } else if ('tool' in turn) {
     const callId = id('call');
     ctx.afterTool.set(callId, turn.after ?? 'Done.');
-    const { name, args } = turn.tool === 'bash' ? shellCall(tools, turn.command) : { name: 'request_user_input', args: { question: turn.question } };
+    const question = turn.tool === 'ask' ? { id: 'choice', header: 'Question', question: turn.question, options: turn.options.map((label) => ({ label, description: label })) } : null;
+    const { name, args } = turn.tool === 'bash' ? shellCall(tools, turn.command) : { name: 'request_user_input', args: { questions: [question] } };
     item = { type: 'function_call', id: id('fc'), call_id: callId, name, arguments: JSON.stringify(args), status: 'completed' };
     sse(res, 'response.output_item.added', { type: 'response.output_item.added', output_index: 0, item: { ...item, arguments: '', status: 'in_progress' } });
   } else {

@@ -1,10 +1,13 @@
 /**
  * What the fake model answers to one user turn, scripted by the test. A turn is one of:
  *   { text }                          plain text, the turn ends
- *   { tool: 'bash', command }         a shell tool call (claude: `Bash`, codex: its shell tool) that asks
- *                                     for permission; once the agent sends the tool's result back the model
- *                                     answers `after` (default "Done.") and the turn ends
- *   { tool: 'ask', question, options } claude's `AskUserQuestion` tool call
+ *   { tool: 'bash', command }         a shell tool call that asks for permission (claude: `Bash`, which
+ *                                     asks outside its allow list; codex: `exec_command` with
+ *                                     `sandbox_permissions: "require_escalated"`, which always asks); once
+ *                                     the agent sends the tool's result back the model answers `after`
+ *                                     (default "Done.") and the turn ends
+ *   { tool: 'ask', question, options } claude's `AskUserQuestion` tool call (codex is sent
+ *                                     `request_user_input`, which it refuses outside plan mode)
  *   { status: 401 | 429 | 500 | 529 } the provider refuses the request with that HTTP status
  *   { hang: true }                    the response starts and never finishes (a turn still running;
  *                                     released when the server closes)
