@@ -205,6 +205,9 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
     options: ['json'],
     usage: 'trellis session signal <id> <event> [--json]   (the hook JSON on stdin)',
     async run(ctx, p) {
+      // A hook runs inside the agent's pane: a quarantine this signal causes kills that pane, and the
+      // hangup must not stop the signal before it has recorded what it knows.
+      process.on('SIGHUP', () => {});
       const payload = readPayload();
       if (payload instanceof NotJson) {
         logIgnored(ctx.args[0]!, ctx.args[1]!, [payload.message]);
