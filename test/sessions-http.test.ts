@@ -62,7 +62,7 @@ describe('session routes', () => {
       [[a.id, 'running'], [b.id, 'queued'], [c.id, 'queued']].sort(),
     );
     expect(board.sessions.find((s: { id: string }) => s.id === a.id)).toEqual({
-      id: a.id, title: 'first', harness: 'shell', state: 'running', reason: null, source: 'supervisor', unread: false, nodes: [], issue: null, branch: `trellis/${a.id}`, updatedAt: expect.any(String),
+      id: a.id, title: 'first', harness: 'shell', state: 'running', reason: null, detail: null, source: 'supervisor', unread: false, nodes: [], issue: null, branch: `trellis/${a.id}`, updatedAt: expect.any(String),
     });
 
     // The shell exits: tmux's pane-died hook signals from its own process; the server's queue launches b.

@@ -9,7 +9,7 @@ export const statusLabel = (s: { status: SessionStatus | 'absent'; reason: strin
 
 /** Which statuses a command is accepted in (the rest refuse, naming the current status). */
 const ACCEPTS: Record<Exclude<SessionCommand['type'], 'spawn' | 'prompt' | 'identify' | 'view' | 'await' | 'busy'>, readonly SessionStatus[]> = {
-  start: ['queued'],
+  start: ['queued', 'awaiting'],
   launch: ['starting'],
   fail: ['queued', 'starting'],
   interrupt: ['starting', 'running', 'awaiting', 'review', 'merging'],
@@ -55,18 +55,24 @@ export function decideSession(state: SessionFacts, command: SessionCommand): Ses
 
   switch (command.type) {
     case 'start':
+      // Also a setup dialog read from the pane that is gone again: the agent is starting, its first signal still to come.
+      if (status === 'awaiting' && state.reason !== 'setup') refuse('only a queued session, or one past its setup dialog, starts');
       accept('start', 'only a queued session starts');
       return [event('starting', {})];
     case 'launch':
       // The agent's first hooks can land before the launcher logs the launch: the launch still records.
       if (state.tmux === null && (status === 'running' || status === 'awaiting')) return [event('launched', { tmuxSession: command.tmuxSession, pane: command.pane })];
       accept('launch', 'only a starting session is launched');
-      return [event('launched', { tmuxSession: command.tmuxSession, pane: command.pane })];
+      return [event('launched', { tmuxSession: command.tmuxSession, pane: command.pane, ...(command.awaitsSignal ? { awaitsSignal: true } : {}) })];
     case 'fail':
       accept('fail', 'only a session that is starting up fails');
       return [event('failed', { reason: command.reason })];
     case 'identify':
       if (status === 'closed') refuse('a closed session learns no agent session id');
+      // An agent that names its session is up: its first signal ends `starting` (and any setup dialog).
+      if (status === 'starting' || pastSetup(state)) {
+        return [...(state.agentSessionId === command.agentSessionId ? [] : [event('identified', { agentSessionId: command.agentSessionId })]), event('running', {})];
+      }
       if (state.agentSessionId === command.agentSessionId) return [];
       return [event('identified', { agentSessionId: command.agentSessionId })];
     case 'prompt':
@@ -74,14 +80,23 @@ export function decideSession(state: SessionFacts, command: SessionCommand): Ses
         throw new TrellisError('PROMPT_REFUSED', `the session is ${statusLabel({ status, reason: state.reason })}: it takes no prompt`);
       }
       // A prompt answers an agent that is waiting: it is working again.
-      return status === 'awaiting' ? [event('prompted', { body: command.body }), event('running', {})] : [event('prompted', { body: command.body })];
-    case 'await':
+      // (Not an agent held in a setup dialog: the prompt does not answer that.)
+      return status === 'awaiting' && !pastSetup(state) ? [event('prompted', { body: command.body }), event('running', {})] : [event('prompted', { body: command.body })];
+    case 'await': {
+      if (command.reason === 'setup') {
+        // Read from the pane before the agent's first signal; once it has signalled, a late reading changes nothing.
+        if (status === 'starting' || (pastSetup(state) && state.detail !== (command.detail ?? null))) return [event('awaiting', { reason: 'setup', ...(command.detail ? { detail: command.detail } : {}) })];
+        return [];
+      }
+      if (pastSetup(state)) return [event('awaiting', { reason: command.reason })];
       if (USER_OWNED.includes(status)) return [];
       if (!AGENT_DRIVEN.includes(status)) refuse(`a turn signal (${command.reason}) applies only while the agent works`);
       if (status === 'awaiting' && (state.reason === command.reason || command.reason === 'turn-end')) return [];
       return [event('awaiting', { reason: command.reason })];
+    }
     case 'busy':
-      if (USER_OWNED.includes(status) || status === 'running' || status === 'starting') return [];
+      if (status === 'starting') return [event('running', {})];
+      if (USER_OWNED.includes(status) || status === 'running') return [];
       if (status !== 'awaiting') refuse('a busy signal applies only while the agent works');
       return [event('running', {})];
     case 'interrupt':
@@ -111,6 +126,9 @@ export function decideSession(state: SessionFacts, command: SessionCommand): Ses
       return assertNever(command);
   }
 }
+
+/** Awaiting a setup dialog read from the pane: any signal of the agent's own means it is past it. */
+const pastSetup = (state: SessionFacts): boolean => state.status === 'awaiting' && state.reason === 'setup';
 
 function assertNever(x: never): never {
   throw new Error(`unhandled command ${JSON.stringify(x)}`);

@@ -19,10 +19,10 @@ export type SessionCommand = SessionCommandMeta &
   (
     | ({ readonly type: 'spawn' } & SpawnedData)
     | { readonly type: 'start' }
-    | { readonly type: 'launch'; readonly tmuxSession: string; readonly pane: string }
+    | { readonly type: 'launch'; readonly tmuxSession: string; readonly pane: string; readonly awaitsSignal?: boolean }
     | { readonly type: 'identify'; readonly agentSessionId: string }
     | { readonly type: 'prompt'; readonly body: string }
-    | { readonly type: 'await'; readonly reason: AwaitReason }
+    | { readonly type: 'await'; readonly reason: AwaitReason; readonly detail?: string }
     | { readonly type: 'busy' }
     | { readonly type: 'interrupt'; readonly reason: InterruptReason }
     | { readonly type: 'resume' }
@@ -42,6 +42,8 @@ export interface SessionFacts {
   readonly status: SessionStatus | 'absent';
   readonly clock: number;
   readonly reason: string | null;
+  /** What the reason names in words (the setup dialog on screen), or null. */
+  readonly detail: string | null;
   readonly unread: boolean;
   readonly agentSessionId: string | null;
   /** The tmux session and pane, once launched (null before, and after the agent is stopped). */

@@ -13,7 +13,8 @@ export const SESSION_EVENT_FORMAT = 1 as const;
 export const SOURCES = ['user', 'hook', 'pane', 'process', 'supervisor'] as const;
 export type Source = (typeof SOURCES)[number];
 
-export const AWAIT_REASONS = ['turn-end', 'permission', 'question'] as const;
+/** `setup`: the agent shows a first-run dialog (trust, API key, login), read from its pane before its first signal. */
+export const AWAIT_REASONS = ['turn-end', 'permission', 'question', 'setup'] as const;
 export type AwaitReason = (typeof AWAIT_REASONS)[number];
 
 export const INTERRUPT_REASONS = ['by-user', 'process-exit', 'tmux-gone'] as const;
@@ -46,10 +47,12 @@ export interface SpawnedData {
 export type SessionEvent =
   | (SessionEventMeta & { readonly type: 'spawned'; readonly data: SpawnedData })
   | (SessionEventMeta & { readonly type: 'starting'; readonly data: Record<string, never> })
-  | (SessionEventMeta & { readonly type: 'launched'; readonly data: { readonly tmuxSession: string; readonly pane: string } })
+  /** `awaitsSignal`: the agent signals its own start (a hook), so the session stays `starting` until it does. */
+  | (SessionEventMeta & { readonly type: 'launched'; readonly data: { readonly tmuxSession: string; readonly pane: string; readonly awaitsSignal?: boolean } })
   | (SessionEventMeta & { readonly type: 'identified'; readonly data: { readonly agentSessionId: string } })
   | (SessionEventMeta & { readonly type: 'prompted'; readonly data: { readonly body: string } })
-  | (SessionEventMeta & { readonly type: 'awaiting'; readonly data: { readonly reason: AwaitReason } })
+  /** `detail`: what the wait is about in words (the setup dialog on screen), when the reason alone does not say. */
+  | (SessionEventMeta & { readonly type: 'awaiting'; readonly data: { readonly reason: AwaitReason; readonly detail?: string } })
   | (SessionEventMeta & { readonly type: 'running'; readonly data: Record<string, never> })
   | (SessionEventMeta & { readonly type: 'interrupted'; readonly data: { readonly reason: InterruptReason } })
   | (SessionEventMeta & { readonly type: 'resumed'; readonly data: Record<string, never> })
@@ -73,6 +76,9 @@ export function parseSessionEvent(text: string): ParsedEvent<SessionEvent> {
 
 const text: Check = (v) => typeof v === 'string' && v !== '';
 const strOrNull: Check = (v) => v === null || str(v);
+const optional =
+  (check: Check): Check =>
+  (v) => v === undefined || check(v);
 const oneOf =
   (values: readonly string[]): Check =>
   (v) => typeof v === 'string' && values.includes(v);
@@ -80,10 +86,10 @@ const oneOf =
 const DATA: Record<SessionEventType, Record<string, Check>> = {
   spawned: { harness: text, task: str, nodes: strs, issue: strOrNull, base: text, branch: text, worktree: text },
   starting: {},
-  launched: { tmuxSession: text, pane: text },
+  launched: { tmuxSession: text, pane: text, awaitsSignal: optional((v) => typeof v === 'boolean') },
   identified: { agentSessionId: text },
   prompted: { body: str },
-  awaiting: { reason: oneOf(AWAIT_REASONS) },
+  awaiting: { reason: oneOf(AWAIT_REASONS), detail: optional(str) },
   running: {},
   interrupted: { reason: oneOf(INTERRUPT_REASONS) },
   resumed: {},
@@ -132,7 +138,7 @@ export function describeSessionEvent(event: SessionEvent): string {
     case 'prompted':
       return `prompt: ${words(event.data.body) || '(empty)'}`;
     case 'awaiting':
-      return `await ${event.data.reason} ${from}`;
+      return `await ${event.data.reason}${event.data.detail ? `: ${words(event.data.detail)}` : ''} ${from}`;
     case 'running':
       return `run ${from}`;
     case 'interrupted':

@@ -9,6 +9,8 @@ export interface SessionSummary {
   readonly state: SessionStatus;
   /** Sub-reason of the state (`turn-end`, `tmux-gone`, ...), or null. */
   readonly reason: string | null;
+  /** What the reason names in words (`awaiting{setup}`: the dialog on screen), or null. */
+  readonly detail: string | null;
   /** Who caused the latest transition: user, hook, pane, process or supervisor. */
   readonly source: Source | null;
   readonly unread: boolean;
@@ -25,6 +27,7 @@ export function sessionSummary(s: SessionState): SessionSummary {
     harness: s.harness,
     state: s.status as SessionStatus,
     reason: s.reason,
+    detail: s.detail,
     source: s.source,
     unread: s.unread,
     nodes: s.nodes,

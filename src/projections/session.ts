@@ -14,6 +14,8 @@ export interface SessionState extends SessionFacts {
   readonly clock: number;
   /** Sub-reason of the status: `turn-end`, `tmux-gone`, a quarantine or failure reason; else null. */
   readonly reason: string | null;
+  /** What the reason names in words (`awaiting{setup}`: the dialog on screen), else null. */
+  readonly detail: string | null;
   /** Source of the latest transition. */
   readonly source: Source | null;
   readonly unread: boolean;
@@ -43,6 +45,7 @@ export const initialSession = (id: string): SessionState => ({
   status: 'absent',
   clock: 0,
   reason: null,
+  detail: null,
   source: null,
   unread: false,
   harness: '',
@@ -82,6 +85,7 @@ export function evolveSession(state: SessionState, event: SessionEvent): Session
     ...next,
     status,
     reason,
+    detail: null,
     source: event.source,
     ...extra,
   });
@@ -106,8 +110,10 @@ export function evolveSession(state: SessionState, event: SessionEvent): Session
       return move('starting');
     case 'launched': {
       const tmux = { session: event.data.tmuxSession, pane: event.data.pane };
-      // Logged after the agent's own first signals, the launch keeps the state they set.
-      return state.status === 'starting' ? move('running', null, { tmux }) : { ...next, tmux };
+      // Logged after the agent's own first signals, the launch keeps the state they set. An agent that
+      // signals its own start stays `starting` until it does; one that cannot (a shell) is running.
+      if (state.status !== 'starting') return { ...next, tmux };
+      return event.data.awaitsSignal ? { ...next, tmux } : move('running', null, { tmux });
     }
     case 'identified':
       return { ...next, agentSessionId: event.data.agentSessionId };
@@ -115,7 +121,7 @@ export function evolveSession(state: SessionState, event: SessionEvent): Session
       return { ...next, unread: false, timeline: [...state.timeline, { by: event.by, at: event.at, body: event.data.body }] };
     case 'awaiting':
       // A turn that ended well clears the failure streak; any wait is news for whoever looks next.
-      return move('awaiting', event.data.reason, { unread: true, turnFailures: event.data.reason === 'turn-end' ? 0 : state.turnFailures });
+      return move('awaiting', event.data.reason, { detail: event.data.detail ?? null, unread: true, turnFailures: event.data.reason === 'turn-end' ? 0 : state.turnFailures });
     case 'running':
       return move('running');
     case 'interrupted':
