@@ -109,7 +109,7 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
     usage: `trellis session spawn <task> [--harness ${harnessNames().join('|')}] [--node <id>]... [--issue <id>] [--json]`,
     async run(ctx, p) {
       const nodes = ctx.options.node === undefined ? [] : [ctx.options.node].flat().map(String);
-      let s: SessionView;
+      let s: SessionView & { warnings: readonly string[] };
       try {
         s = await spawnSession(p, cliRuntime(p), {
           task: ctx.args.join(' '),
@@ -122,6 +122,8 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
         if (isTrellisError(e) && e.code === 'UNKNOWN_HARNESS') throw new UsageError(e.message, SESSION_ACTIONS.spawn!.usage);
         throw e;
       }
+      // What the agent's first run will ask, up front (the session itself is spawned either way).
+      for (const w of s.warnings) await err(`warning: ${w}\n`);
       await out(ctx.options.json ? json(s) : `${s.id}\n`);
       return 0;
     },
@@ -224,6 +226,16 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
       }
       // Silent by default: Claude Code adds what some hooks print to the agent's context.
       if (ctx.options.json) await out(json(r));
+      return 0;
+    },
+  },
+  'watch-setup': {
+    args: ['id'],
+    options: [],
+    usage: 'trellis session watch-setup <id>   (run by the launch: reads the pane for setup dialogs until the agent’s first signal)',
+    async run(ctx, p) {
+      const { watchSetup } = await import('../store/sessions/setup-watch.js');
+      await watchSetup(p, cliRuntime(p), ctx.args[0]!);
       return 0;
     },
   },

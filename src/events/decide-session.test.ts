@@ -20,6 +20,7 @@ const histories = {
   running: [spawned, e(2, 'starting', {}, 'supervisor'), e(3, 'launched', { tmuxSession: 's1', pane: '%1' }, 'supervisor')],
   'awaiting{turn-end}': [spawned, e(2, 'starting', {}), e(3, 'launched', { tmuxSession: 's1', pane: '%1' }), e(4, 'awaiting', { reason: 'turn-end' }, 'hook')],
   'awaiting{permission}': [spawned, e(2, 'starting', {}), e(3, 'launched', { tmuxSession: 's1', pane: '%1' }), e(4, 'awaiting', { reason: 'permission' }, 'hook')],
+  'awaiting{setup}': [spawned, e(2, 'starting', {}), e(3, 'launched', { tmuxSession: 's1', pane: '%1', awaitsSignal: true }), e(4, 'awaiting', { reason: 'setup', detail: 'workspace trust' }, 'pane')],
   review: [spawned, e(2, 'starting', {}), e(3, 'launched', { tmuxSession: 's1', pane: '%1' }), e(4, 'review-requested', {})],
   merging: [spawned, e(2, 'starting', {}), e(3, 'launched', { tmuxSession: 's1', pane: '%1' }), e(4, 'review-requested', {}), e(5, 'merge-dispatched', {})],
   'interrupted{by-user}': [spawned, e(2, 'starting', {}), e(3, 'launched', { tmuxSession: 's1', pane: '%1' }), e(4, 'interrupted', { reason: 'by-user' })],
@@ -37,7 +38,7 @@ type Outcome = readonly SessionEvent['type'][] | ErrorCode;
 const table: { when: SessionCommand; then: Record<Given, Outcome> }[] = [
   {
     when: cmd({ type: 'start' }, 'supervisor'),
-    then: row(['queued', ['starting']], 'SESSION_REFUSED'),
+    then: row([['queued', 'awaiting{setup}'], ['starting']], 'SESSION_REFUSED'),
   },
   {
     when: cmd({ type: 'launch', tmuxSession: 's1', pane: '%2' }, 'supervisor'),
@@ -49,7 +50,7 @@ const table: { when: SessionCommand; then: Record<Given, Outcome> }[] = [
   },
   {
     when: cmd({ type: 'identify', agentSessionId: 'agent-1' }, 'hook'),
-    then: row(['closed', 'SESSION_REFUSED'], ['identified']),
+    then: row(['closed', 'SESSION_REFUSED'], [['starting', 'awaiting{setup}'], ['identified', 'running']], ['identified']),
   },
   {
     when: cmd({ type: 'prompt', body: 'go on' }),
@@ -62,17 +63,26 @@ const table: { when: SessionCommand; then: Record<Given, Outcome> }[] = [
     then: row([]),
   },
   {
+    // A setup dialog read from the pane: only before the agent's first signal, and once per dialog.
+    when: cmd({ type: 'await', reason: 'setup', detail: 'workspace trust' }, 'pane'),
+    then: row(['starting', ['awaiting']], []),
+  },
+  {
+    when: cmd({ type: 'await', reason: 'setup', detail: 'API key confirmation' }, 'pane'),
+    then: row([['starting', 'awaiting{setup}'], ['awaiting']], []),
+  },
+  {
     // A Stop ends any wait; review and merging follow the agent without changing status.
     when: cmd({ type: 'await', reason: 'turn-end' }, 'hook'),
-    then: row([['starting', 'running', 'awaiting{permission}', 'review', 'merging'], ['awaiting']], ['awaiting{turn-end}', []], 'SESSION_REFUSED'),
+    then: row([['starting', 'running', 'awaiting{permission}', 'awaiting{setup}', 'review', 'merging'], ['awaiting']], ['awaiting{turn-end}', []], 'SESSION_REFUSED'),
   },
   {
     when: cmd({ type: 'await', reason: 'permission' }, 'hook'),
-    then: row([['starting', 'running', 'awaiting{turn-end}', 'review', 'merging'], ['awaiting']], ['awaiting{permission}', []], 'SESSION_REFUSED'),
+    then: row([['starting', 'running', 'awaiting{turn-end}', 'awaiting{setup}', 'review', 'merging'], ['awaiting']], ['awaiting{permission}', []], 'SESSION_REFUSED'),
   },
   {
     when: cmd({ type: 'await', reason: 'auth', detail: 'authentication_failed: Not logged in' }, 'hook'),
-    then: row([['starting', 'running', 'awaiting{turn-end}', 'awaiting{permission}', 'review', 'merging'], ['awaiting']], [['interrupted{by-user}', 'quarantined{stuck}', 'failed{no tmux}', 'closed', 'queued'], 'SESSION_REFUSED'], []),
+    then: row([['starting', 'running', 'awaiting{turn-end}', 'awaiting{permission}', 'awaiting{setup}', 'review', 'merging'], ['awaiting']], [['interrupted{by-user}', 'quarantined{stuck}', 'failed{no tmux}', 'closed', 'queued'], 'SESSION_REFUSED'], []),
   },
   {
     // The idle notice ends a turn the session still thought ran; it never ends another wait, and never refuses.
@@ -81,11 +91,11 @@ const table: { when: SessionCommand; then: Record<Given, Outcome> }[] = [
   },
   {
     when: cmd({ type: 'busy' }, 'hook'),
-    then: row([['awaiting{turn-end}', 'awaiting{permission}'], ['running']], [['starting', 'running', 'review', 'merging'], []], 'SESSION_REFUSED'),
+    then: row([['starting', 'awaiting{turn-end}', 'awaiting{permission}', 'awaiting{setup}'], ['running']], [['running', 'review', 'merging'], []], 'SESSION_REFUSED'),
   },
   {
     when: cmd({ type: 'interrupt', reason: 'by-user' }),
-    then: row([['starting', 'running', 'awaiting{turn-end}', 'awaiting{permission}', 'review', 'merging'], ['interrupted']], 'SESSION_REFUSED'),
+    then: row([['starting', 'running', 'awaiting{turn-end}', 'awaiting{permission}', 'awaiting{setup}', 'review', 'merging'], ['interrupted']], 'SESSION_REFUSED'),
   },
   {
     when: cmd({ type: 'resume' }),
@@ -93,7 +103,7 @@ const table: { when: SessionCommand; then: Record<Given, Outcome> }[] = [
   },
   {
     when: cmd({ type: 'review' }),
-    then: row([['running', 'awaiting{turn-end}', 'awaiting{permission}'], ['review-requested']], 'SESSION_REFUSED'),
+    then: row([['running', 'awaiting{turn-end}', 'awaiting{permission}', 'awaiting{setup}'], ['review-requested']], 'SESSION_REFUSED'),
   },
   {
     when: cmd({ type: 'merge' }),
@@ -109,12 +119,12 @@ const table: { when: SessionCommand; then: Record<Given, Outcome> }[] = [
   },
   {
     when: cmd({ type: 'turn-fail', reason: 'api error' }, 'supervisor'),
-    then: row([['starting', 'running', 'awaiting{turn-end}', 'awaiting{permission}', 'merging'], ['turn-failed']], 'SESSION_REFUSED'),
+    then: row([['starting', 'running', 'awaiting{turn-end}', 'awaiting{permission}', 'awaiting{setup}', 'merging'], ['turn-failed']], 'SESSION_REFUSED'),
   },
   {
     // Only unread sessions have anything to clear.
     when: cmd({ type: 'view' }),
-    then: row([['awaiting{turn-end}', 'awaiting{permission}', 'review', 'merging', 'quarantined{stuck}', 'failed{no tmux}'], ['viewed']], []),
+    then: row([['awaiting{turn-end}', 'awaiting{permission}', 'awaiting{setup}', 'review', 'merging', 'quarantined{stuck}', 'failed{no tmux}'], ['viewed']], []),
   },
 ];
 
@@ -154,6 +164,23 @@ describe('decideSession: given a status, when a command, then events or a refusa
     expect(decideSession(initialSession('s1'), cmd({ type: 'spawn', ...spawnData }))).toEqual([spawned]);
     expect(() => decideSession(foldSession('s1', [spawned]), cmd({ type: 'spawn', ...spawnData }))).toThrow(expect.objectContaining({ code: 'SESSION_EXISTS' }));
     for (const { when } of table) expect(() => decideSession(initialSession('s1'), when)).toThrow(expect.objectContaining({ code: 'SESSION_NOT_FOUND' }));
+  });
+
+  it('an agent that signals its own start is starting until it does; a setup dialog on its screen is awaiting{setup}, named', () => {
+    const launched = foldSession('s1', [spawned, e(2, 'starting', {}, 'supervisor'), e(3, 'launched', { tmuxSession: 's1', pane: '%1', awaitsSignal: true }, 'supervisor')]);
+    expect(launched).toMatchObject({ status: 'starting', tmux: { pane: '%1' } });
+    // A shell cannot signal: launched is running, as before (and as every log written before awaitsSignal).
+    expect(foldSession('s1', histories.running)).toMatchObject({ status: 'running' });
+    const apply = (state: ReturnType<typeof foldSession>, c: SessionCommand) => decideSession(state, c).reduce(evolveSession, state);
+    const dialog = apply(launched, cmd({ type: 'await', reason: 'setup', detail: 'workspace trust ("Yes, I trust this folder")' }, 'pane'));
+    expect(dialog).toMatchObject({ status: 'awaiting', reason: 'setup', detail: 'workspace trust ("Yes, I trust this folder")', source: 'pane' });
+    expect(sessionList([dialog])[0]).toMatchObject({ reason: 'setup', detail: 'workspace trust ("Yes, I trust this folder")' });
+    // The dialog answered and gone before any signal: starting again; the agent's own start signal: running.
+    expect(apply(dialog, cmd({ type: 'start' }, 'pane'))).toMatchObject({ status: 'starting', detail: null, source: 'pane' });
+    const up = apply(dialog, cmd({ type: 'identify', agentSessionId: 'agent-1' }, 'hook'));
+    expect(up).toMatchObject({ status: 'running', detail: null, agentSessionId: 'agent-1', source: 'hook' });
+    // A late reading of the pane changes nothing once the agent has signalled.
+    expect(decideSession(up, cmd({ type: 'await', reason: 'setup', detail: 'workspace trust' }, 'pane'))).toEqual([]);
   });
 
   it('a launch logged after the agent’s first hooks records the pane and keeps their state', () => {

@@ -9,7 +9,7 @@ export const statusLabel = (s: { status: SessionStatus | 'absent'; reason: strin
 
 /** Which statuses a command is accepted in (the rest refuse, naming the current status). */
 const ACCEPTS: Record<Exclude<SessionCommand['type'], 'spawn' | 'prompt' | 'deliver' | 'identify' | 'view' | 'await' | 'idle' | 'busy'>, readonly SessionStatus[]> = {
-  start: ['queued'],
+  start: ['queued', 'awaiting'],
   launch: ['starting'],
   fail: ['queued', 'starting'],
   interrupt: ['starting', 'running', 'awaiting', 'review', 'merging'],
@@ -85,18 +85,24 @@ export function decideSession(state: SessionFacts, command: SessionCommand): Ses
 
   switch (command.type) {
     case 'start':
+      // Also a setup dialog read from the pane that is gone again: the agent is starting, its first signal still to come.
+      if (status === 'awaiting' && state.reason !== 'setup') refuse('only a queued session, or one past its setup dialog, starts');
       accept('start', 'only a queued session starts');
       return [event('starting', {})];
     case 'launch':
       // The agent's first hooks can land before the launcher logs the launch: the launch still records.
       if (state.tmux === null && (status === 'running' || status === 'awaiting')) return [event('launched', { tmuxSession: command.tmuxSession, pane: command.pane })];
       accept('launch', 'only a starting session is launched');
-      return [event('launched', { tmuxSession: command.tmuxSession, pane: command.pane })];
+      return [event('launched', { tmuxSession: command.tmuxSession, pane: command.pane, ...(command.awaitsSignal ? { awaitsSignal: true } : {}) })];
     case 'fail':
       accept('fail', 'only a session that is starting up fails');
       return [event('failed', { reason: command.reason })];
     case 'identify':
       if (status === 'closed') refuse('a closed session learns no agent session id');
+      // An agent that names its session is up: its first signal ends `starting` (and any setup dialog).
+      if (status === 'starting' || pastSetup(state)) {
+        return [...(state.agentSessionId === command.agentSessionId ? [] : [event('identified', { agentSessionId: command.agentSessionId })]), event('running', {})];
+      }
       if (state.agentSessionId === command.agentSessionId) return [];
       return [event('identified', { agentSessionId: command.agentSessionId })];
     case 'prompt': {
@@ -115,6 +121,11 @@ export function decideSession(state: SessionFacts, command: SessionCommand): Ses
     }
     case 'await': {
       const detail = command.detail ? { detail: command.detail } : {};
+      if (command.reason === 'setup') {
+        // Read from the pane before the agent's first signal; once it has signalled, a late reading changes nothing.
+        if (status === 'starting' || (pastSetup(state) && state.detail !== (command.detail ?? null))) return [event('awaiting', { reason: 'setup', ...detail })];
+        return [];
+      }
       // The user owns review and merging; the session still follows what the agent waits for.
       if (USER_OWNED.includes(status)) return state.waiting === command.reason ? [] : [event('awaiting', { reason: command.reason, ...detail })];
       if (!AGENT_DRIVEN.includes(status)) refuse(`a turn signal (${command.reason}) applies only while the agent works`);
@@ -128,7 +139,9 @@ export function decideSession(state: SessionFacts, command: SessionCommand): Ses
       return [];
     case 'busy':
       if (USER_OWNED.includes(status)) return state.waiting === null ? [] : [event('running', {})];
-      if (status === 'running' || status === 'starting') return [];
+      // The agent's first signal ends `starting`.
+      if (status === 'starting') return [event('running', {})];
+      if (status === 'running') return [];
       if (status !== 'awaiting') refuse('a busy signal applies only while the agent works');
       return [event('running', {})];
     case 'interrupt':
@@ -158,6 +171,9 @@ export function decideSession(state: SessionFacts, command: SessionCommand): Ses
       return assertNever(command);
   }
 }
+
+/** Awaiting a setup dialog read from the pane: any signal of the agent's own means it is past it. */
+const pastSetup = (state: SessionFacts): boolean => state.status === 'awaiting' && state.reason === 'setup';
 
 function assertNever(x: never): never {
   throw new Error(`unhandled command ${JSON.stringify(x)}`);

@@ -36,6 +36,8 @@ export type ErrorCode =
   | 'SESSION_REFUSED'
   | 'PROMPT_REFUSED'
   | 'UNKNOWN_HARNESS'
+  /** The harness's agent program is not installed where sessions would run it. */
+  | 'HARNESS_NOT_INSTALLED'
   | 'NO_BASE'
   | 'CLEANUP_REFUSED'
   | 'SPAWN_FAILED'

@@ -19,7 +19,7 @@ export type SessionCommand = SessionCommandMeta &
   (
     | ({ readonly type: 'spawn' } & SpawnedData)
     | { readonly type: 'start' }
-    | { readonly type: 'launch'; readonly tmuxSession: string; readonly pane: string }
+    | { readonly type: 'launch'; readonly tmuxSession: string; readonly pane: string; readonly awaitsSignal?: boolean }
     | { readonly type: 'identify'; readonly agentSessionId: string }
     /** `queuesInput`: the harness's agent queues input typed while it works (a shell does; Claude Code is not shown to). */
     | { readonly type: 'prompt'; readonly body: string; readonly queuesInput?: boolean }
@@ -47,7 +47,7 @@ export interface SessionFacts {
   readonly status: SessionStatus | 'absent';
   readonly clock: number;
   readonly reason: string | null;
-  /** What the status's reason means in words (the login problem, the last lines of a dead pane), or null. */
+  /** What the status's reason means in words (the setup dialog on screen, the login problem, a dead pane's last lines), or null. */
   readonly detail: string | null;
   readonly unread: boolean;
   readonly agentSessionId: string | null;

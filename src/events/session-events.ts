@@ -15,9 +15,10 @@ export type Source = (typeof SOURCES)[number];
 
 /**
  * What a waiting agent waits for: the end of its turn (it takes a prompt), a permission or question
- * dialog, or its provider's login or billing (`auth`, from the agent's own failure signal).
+ * dialog, a first-run dialog (`setup`: trust, API key, login, read from its pane before its first
+ * signal), or its provider's login or billing (`auth`, from the agent's own failure signal).
  */
-export const AWAIT_REASONS = ['turn-end', 'permission', 'question', 'auth'] as const;
+export const AWAIT_REASONS = ['turn-end', 'permission', 'question', 'setup', 'auth'] as const;
 export type AwaitReason = (typeof AWAIT_REASONS)[number];
 
 export const INTERRUPT_REASONS = ['by-user', 'process-exit', 'tmux-gone'] as const;
@@ -50,13 +51,14 @@ export interface SpawnedData {
 export type SessionEvent =
   | (SessionEventMeta & { readonly type: 'spawned'; readonly data: SpawnedData })
   | (SessionEventMeta & { readonly type: 'starting'; readonly data: Record<string, never> })
-  | (SessionEventMeta & { readonly type: 'launched'; readonly data: { readonly tmuxSession: string; readonly pane: string } })
+  /** `awaitsSignal`: the agent signals its own start (a hook), so the session stays `starting` until it does. */
+  | (SessionEventMeta & { readonly type: 'launched'; readonly data: { readonly tmuxSession: string; readonly pane: string; readonly awaitsSignal?: boolean } })
   | (SessionEventMeta & { readonly type: 'identified'; readonly data: { readonly agentSessionId: string } })
   /** `held`: why the prompt waits on the timeline instead of reaching the pane (absent: delivered at once). */
   | (SessionEventMeta & { readonly type: 'prompted'; readonly data: { readonly body: string; readonly held?: string } })
   /** A held prompt (timeline entry `index`) typed into the pane once the agent took input. */
   | (SessionEventMeta & { readonly type: 'delivered'; readonly data: { readonly index: number } })
-  /** `detail`: what the wait is about, in the agent's words (the login problem, a failed turn's error). */
+  /** `detail`: what the wait is about in words (the setup dialog on screen, the login problem, a failed turn's error). */
   | (SessionEventMeta & { readonly type: 'awaiting'; readonly data: { readonly reason: AwaitReason; readonly detail?: string } })
   | (SessionEventMeta & { readonly type: 'running'; readonly data: Record<string, never> })
   /** `detail`: for a process exit, the last lines of its screen (and the evidence hash of the whole screen). */
@@ -82,7 +84,9 @@ export function parseSessionEvent(text: string): ParsedEvent<SessionEvent> {
 
 const text: Check = (v) => typeof v === 'string' && v !== '';
 const strOrNull: Check = (v) => v === null || str(v);
-const optStr: Check = (v) => v === undefined || str(v);
+const optional =
+  (check: Check): Check =>
+  (v) => v === undefined || check(v);
 const index: Check = (v) => Number.isInteger(v) && (v as number) >= 0;
 const oneOf =
   (values: readonly string[]): Check =>
@@ -91,13 +95,13 @@ const oneOf =
 const DATA: Record<SessionEventType, Record<string, Check>> = {
   spawned: { harness: text, task: str, nodes: strs, issue: strOrNull, base: text, branch: text, worktree: text },
   starting: {},
-  launched: { tmuxSession: text, pane: text },
+  launched: { tmuxSession: text, pane: text, awaitsSignal: optional((v) => typeof v === 'boolean') },
   identified: { agentSessionId: text },
-  prompted: { body: str, held: optStr },
+  prompted: { body: str, held: optional(str) },
   delivered: { index },
-  awaiting: { reason: oneOf(AWAIT_REASONS), detail: optStr },
+  awaiting: { reason: oneOf(AWAIT_REASONS), detail: optional(str) },
   running: {},
-  interrupted: { reason: oneOf(INTERRUPT_REASONS), detail: optStr },
+  interrupted: { reason: oneOf(INTERRUPT_REASONS), detail: optional(str) },
   resumed: {},
   'review-requested': {},
   'merge-dispatched': {},
@@ -146,7 +150,7 @@ export function describeSessionEvent(event: SessionEvent): string {
     case 'delivered':
       return `deliver prompt ${event.data.index + 1} ${from}`;
     case 'awaiting':
-      return `await ${event.data.reason} ${from}`;
+      return `await ${event.data.reason}${event.data.detail ? `: ${words(event.data.detail)}` : ''} ${from}`;
     case 'running':
       return `run ${from}`;
     case 'interrupted':

@@ -41,6 +41,7 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   PROMPT_REFUSED: 502,
   SPAWN_FAILED: 502,
   UNKNOWN_HARNESS: 400,
+  HARNESS_NOT_INSTALLED: 422,
 };
 
 export const errorBody = (code: string, message: string) => ({ error: { code, message } });

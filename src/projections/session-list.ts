@@ -9,7 +9,7 @@ export interface SessionSummary {
   readonly state: SessionStatus;
   /** Sub-reason of the state (`turn-end`, `tmux-gone`, ...), or null. */
   readonly reason: string | null;
-  /** The reason in words (the login problem, a dead pane's last lines), or null. */
+  /** The reason in words (`awaiting{setup}`: the dialog on screen; the login problem; a dead pane's last lines), or null. */
   readonly detail: string | null;
   /** Who caused the latest transition: user, hook, pane, process or supervisor. */
   readonly source: Source | null;

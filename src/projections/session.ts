@@ -16,6 +16,8 @@ export interface SessionState extends SessionFacts {
   readonly clock: number;
   /** Sub-reason of the status: `turn-end`, `tmux-gone`, a quarantine or failure reason; else null. */
   readonly reason: string | null;
+  /** What the reason names in words (`awaiting{setup}`: the dialog on screen; the login problem; a dead pane's last lines), else null. */
+  readonly detail: string | null;
   /** Source of the latest transition. */
   readonly source: Source | null;
   readonly unread: boolean;
@@ -122,8 +124,10 @@ export function evolveSession(state: SessionState, event: SessionEvent): Session
       return move('starting');
     case 'launched': {
       const tmux = { session: event.data.tmuxSession, pane: event.data.pane };
-      // Logged after the agent's own first signals, the launch keeps the state they set.
-      return state.status === 'starting' ? move('running', null, { tmux }) : { ...next, tmux };
+      // Logged after the agent's own first signals, the launch keeps the state they set. An agent that
+      // signals its own start stays `starting` until it does; one that cannot (a shell) is running.
+      if (state.status !== 'starting') return { ...next, tmux };
+      return event.data.awaitsSignal ? { ...next, tmux } : move('running', null, { tmux });
     }
     case 'identified':
       return { ...next, agentSessionId: event.data.agentSessionId };

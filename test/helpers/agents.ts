@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentHome, type AgentHome, type AgentSetup } from '../fake-model/agents.js';
 import type { FakeModel } from '../fake-model/server.js';
-import { ok, tempDir, tempRepo, testEnv } from './repo.js';
+import { git, ok, tempDir, tempRepo, testEnv, trellis } from './repo.js';
 import { tmux } from './sessions.js';
 
 export { agentHome, agentPrograms, CLAUDE_VERSION, CODEX_VERSION, FAKE_API_KEY } from '../fake-model/agents.js';
@@ -21,6 +21,10 @@ export interface AgentProject {
   show(id: string): Promise<SessionShow>;
   /** `trellis session spawn <task> --harness <harness> --json`: the new session's id. */
   spawn(task: string, harness: 'claude' | 'codex' | 'shell'): Promise<string>;
+  /** The same spawn, whole: its JSON (with `warnings`) and the CLI's stderr. */
+  spawnRun(task: string, harness: 'claude' | 'codex' | 'shell'): Promise<{ id: string; warnings: string[]; stderr: string }>;
+  /** The subjects of the session's log, oldest first (`launch: …`, `await setup: … (pane)`, …). */
+  log(id: string): string[];
   /** The pane's current screen (plain text). */
   screen(id: string): string;
 }
@@ -44,7 +48,9 @@ export function agentProject(fake: FakeModel, setup: AgentSetup & { trustProject
   const dir = tempRepo();
   writeFileSync(join(dir, 'trellis.local.json'), JSON.stringify({ sessions: { minFreeMb: 0, max: 8 } }));
   const agent = agentHome(fake.url, { ...setup, trust: [...(setup.trust ?? []), ...(setup.trustProject === false ? [] : [dir])] }, tempDir());
-  const env = { ...testEnv(dir), ...agent.env, SHELL: '/bin/sh' };
+  // The Trellis home (and so every worktree) outside the main checkout, as on a user's machine: trust of
+  // the checkout then covers a worktree only if the agent keys it by the main checkout, not by ancestry.
+  const env = { ...testEnv(dir), TRELLIS_HOME: join(tempDir(), 'trellis-home'), ...agent.env, SHELL: '/bin/sh' };
   const home = env.TRELLIS_HOME!;
   return {
     dir,
@@ -53,6 +59,13 @@ export function agentProject(fake: FakeModel, setup: AgentSetup & { trustProject
     env,
     show: async (id) => JSON.parse(await ok(dir, ['session', 'show', id, '--json'], { env })) as SessionShow,
     spawn: async (task, harness) => (JSON.parse(await ok(dir, ['session', 'spawn', task, '--harness', harness, '--json'], { env })) as { id: string }).id,
+    spawnRun: async (task, harness) => {
+      const r = await trellis(dir, ['session', 'spawn', task, '--harness', harness, '--json'], { env });
+      if (r.code !== 0) throw new Error(`spawn exited ${r.code}: ${r.stderr}`);
+      const { id, warnings } = JSON.parse(r.stdout) as { id: string; warnings: string[] };
+      return { id, warnings, stderr: r.stderr };
+    },
+    log: (id) => git(dir, 'log', '--reverse', '--format=%s', `refs/trellis/sessions/${id}`).trim().split('\n'),
     screen: (id) => tmux(home, 'capture-pane', '-p', '-t', `=${id}:`) ?? '',
   };
 }

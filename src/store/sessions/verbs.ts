@@ -6,6 +6,7 @@ import type { Project } from '../project.js';
 import type { StreamProblem } from '../streams/projection-cache.js';
 import { adapterOf, harnessNames } from './adapters/index.js';
 import { mapSignal } from './adapters/signal.js';
+import { preflight } from './preflight.js';
 import { budgetOf, queuePass, type SessionBudget } from './queue.js';
 import { shq } from './adapters/adapter.js';
 import { deliver, launch, record, SUPERVISOR, type BareCommand, type Delivery, type SessionRuntime } from './runtime.js';
@@ -28,10 +29,17 @@ export interface SpawnInput {
   readonly by: string;
 }
 
-/** Spawns a session: logs it as queued, then runs a queue pass (which launches it if the budget allows). */
-export async function spawnSession(p: Project, rt: SessionRuntime, input: SpawnInput): Promise<SessionView> {
+/** A spawned session, and what its agent's first run will ask (each with its repair), said up front. */
+export type SpawnResult = SessionView & { readonly warnings: readonly string[] };
+
+/**
+ * Spawns a session: refuses an agent that is not installed, logs it as queued, then runs a queue pass
+ * (which launches it if the budget allows).
+ */
+export async function spawnSession(p: Project, rt: SessionRuntime, input: SpawnInput): Promise<SpawnResult> {
   const harness = input.harness ?? p.settings().harness ?? 'shell';
   adapterOf(harness);
+  const warnings = await preflight(harness, { mainRoot: mainRoot(p), env: rt.env });
   if (typeof input.task !== 'string') throw new TrellisError('INVALID_INPUT', 'a session needs a task (text)');
   const nodes = (input.nodes ?? []).map((n) => n.trim());
   const bad = nodes.find((n) => !isNodeId(n));
@@ -55,7 +63,7 @@ export async function spawnSession(p: Project, rt: SessionRuntime, input: SpawnI
   await queuePass(p, rt);
   const state = await sessionState(p, id);
   if (state.status === 'failed') throw new TrellisError('SPAWN_FAILED', `session ${id} failed to start: ${state.reason}`);
-  return sessionView(state);
+  return { ...sessionView(state), warnings };
 }
 
 export interface SessionListing {

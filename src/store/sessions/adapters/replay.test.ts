@@ -30,11 +30,13 @@ function apply(state: SessionState, command: Omit<SessionCommand, 'by' | 'at' | 
   return decideSession(state, { ...command, ...meta(source) } as SessionCommand).reduce(evolveSession, state);
 }
 
-/** A session of `harness` launched with `task`: spawned, started, launched (what the runtime logs). */
+/** A session of `harness` launched with `task`: spawned, started, launched (what the runtime logs: `starting` until the agent's first signal). */
 function launched(harness: string, task: string): SessionState {
   let s = apply(initialSession('s1'), { type: 'spawn', harness, task, nodes: [], issue: null, base: 'b'.repeat(40), branch: 'trellis/s1', worktree: '/w/s1' }, 'user');
   s = apply(s, { type: 'start' }, 'supervisor');
-  return apply(s, { type: 'launch', tmuxSession: 's1', pane: '%1' }, 'supervisor');
+  s = apply(s, { type: 'launch', tmuxSession: 's1', pane: '%1', awaitsSignal: true }, 'supervisor');
+  expect(s.status).toBe('starting');
+  return s;
 }
 
 /** One hook call, as `signalSession` runs it: mapped by the adapter, each command decided; a refusal is ignored, not a crash. */
@@ -68,7 +70,8 @@ const NOT_LOGGED_IN = /^authentication_failed: Not logged in · Please run \/log
 
 const claudeTable: Record<number, Expect> = {
   // hooklog-D: a turn fails (no network), then /clear, /resume <id>, /exit.
-  1: { status: 'running', agentSessionId: '3ae1fb1e-ba21-4429-816d-8267b480295f' },
+  // The agent's own first signal ends `starting`.
+  1: { status: 'running', source: 'hook', agentSessionId: '3ae1fb1e-ba21-4429-816d-8267b480295f' },
   2: RUNNING,
   3: AWAIT('turn-end', { detail: SERVER_ERROR, turnFailures: 1 }),
   // The idle prompt ~60 s after the failure: neither a new state nor a reset failure count.
@@ -208,7 +211,7 @@ describe('replaying Claude Code 2.1.197’s recorded hooks (every line)', () => 
       // Each startup is a session Trellis launched (task: its first prompt); a resume after an exit is `trellis session resume`.
       if (event === 'SessionStart' && payload.source === 'startup') state = launched('claude', 'say hi');
       if (event === 'SessionStart' && payload.source === 'resume' && state!.status === 'interrupted') {
-        state = apply(apply(state!, { type: 'resume' }, 'user'), { type: 'launch', tmuxSession: 's1', pane: '%2' }, 'supervisor');
+        state = apply(apply(state!, { type: 'resume' }, 'user'), { type: 'launch', tmuxSession: 's1', pane: '%2', awaitsSignal: true }, 'supervisor');
       }
       const r = signal(claudeAdapter, state!, event, payload);
       state = r.state;
