@@ -151,7 +151,14 @@ describe('the claude adapter, with a stand-in agent speaking Claude Code’s hoo
     expect(after).toMatchObject({ state: 'awaiting', reason: 'turn-end', pending: 0 });
     expect(after.timeline.map((t: { body: string; held?: string }) => [t.body, t.held])).toEqual([['then do this', undefined], ['and this', undefined]]);
     const types = git(dir, 'log', '--reverse', '--format=%s', `refs/trellis/sessions/${id}`).trim().split('\n');
-    expect(types.filter((t) => /^(deliver|await permission|run \(hook\))/.test(t))).toEqual(['await permission (hook)', 'run (hook)', 'deliver prompt 1 (supervisor)', 'deliver prompt 2 (supervisor)']);
+    expect(types.filter((t) => /^(deliver|await permission|run \(hook\))/.test(t))).toEqual([
+      // SessionStart: the agent is up.
+      'run (hook)',
+      'await permission (hook)',
+      'run (hook)',
+      'deliver prompt 1 (supervisor)',
+      'deliver prompt 2 (supervisor)',
+    ]);
 
     // Claude's own AskUserQuestion tool: a question (its dialog is announced as a permission prompt).
     await ok(dir, ['session', 'prompt', id, '--body', 'ask question'], { env });

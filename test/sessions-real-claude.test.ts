@@ -57,6 +57,8 @@ describe('the real claude: input only where it reads input', () => {
     }, AGENT_MS);
     const log = git(p.dir, 'log', '--reverse', '--format=%s', `refs/trellis/sessions/${id}`).trim().split('\n');
     expect(log.filter((l) => /^(await|run|deliver)/.test(l))).toEqual([
+      // SessionStart: the agent is up.
+      'run (hook)',
       'await permission (hook)',
       'run (hook)',
       'await turn-end (hook)',
