@@ -1,8 +1,9 @@
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { agentProject, startFakeModel, type AgentProject, type FakeModel } from './helpers/agents.js';
-import { cleanupRepos, git, ok } from './helpers/repo.js';
+import { cleanupRepos, git, ok, ROOT } from './helpers/repo.js';
+import { startServe } from './helpers/serve.js';
 import { killTmux, waitFor } from './helpers/sessions.js';
 
 /*
@@ -124,5 +125,22 @@ describe('the real claude: the program stays', () => {
     await waitFor('the next turn to reach the model', () => userTurns().includes('Still there?'), AGENT_MS);
     await waitFor('its turn to end', async () => (await p.show(id)).reason === 'turn-end', AGENT_MS);
     expect(await p.show(id)).toMatchObject({ state: 'awaiting', reason: 'turn-end', agentSessionId });
+  });
+});
+
+describe('the real claude: what no hook says', () => {
+  it('Esc mid-turn fires no hook: the server reads the input box back from the pane, awaiting{turn-end} with source pane', async () => {
+    const p = project();
+    writeFileSync(join(p.dir, 'trellis.json'), '{}\n');
+    const serve = await startServe(ROOT, p.dir, p.env);
+    try {
+      const id = await p.spawn('Think for a long time [fake:hang]', 'claude');
+      await waitFor('the turn to run', async () => (await p.show(id)).state === 'running' && /esc to interrupt/.test(p.screen(id)), AGENT_MS);
+      await ok(p.dir, ['session', 'keys', id, 'Escape'], { env: p.env });
+      await waitFor('awaiting{turn-end} from the pane', async () => (await p.show(id)).state === 'awaiting', 15_000);
+      expect(await p.show(id)).toMatchObject({ state: 'awaiting', reason: 'turn-end', source: 'pane' });
+    } finally {
+      await serve.stop();
+    }
   });
 });

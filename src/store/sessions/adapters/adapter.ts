@@ -44,6 +44,11 @@ export interface HarnessAdapter {
   /** Whether the agent is shown to queue input typed while it works (else a prompt waits for its turn to end). */
   readonly queuesInput: boolean;
   /**
+   * Whether a screen of a session believed `running` shows the agent back at its input with no work
+   * under way: a turn ended with no signal (Esc). Read from the pane as the fallback (source `pane`).
+   */
+  idleOnScreen?(screen: string): boolean;
+  /**
    * The shared-runtime guard (spec §4.2 rule 4): before a lifecycle mutation cleans up (kills tmux,
    * removes the worktree), is anything else still using this session's runtime? A reason refuses it.
    */

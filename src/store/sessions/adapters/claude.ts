@@ -80,6 +80,7 @@ export const claudeAdapter: HarnessAdapter = {
   signal(event: string, payload: unknown, state: SessionState): readonly SignalCommand[] {
     return claudeSignal(event, payload, state);
   },
+  idleOnScreen: claudeIdleOnScreen,
   guard: claudeGuard,
 };
 
@@ -128,6 +129,19 @@ function claudeSignal(event: string, payload: unknown, state: SessionState): rea
     default:
       return [];
   }
+}
+
+/** Claude Code's input box: a prompt line (`❯`) between two horizontal rules. */
+const INPUT_BOX = /^─{20,}\n❯.*\n─{20,}$/m;
+/** What Claude Code shows while a turn runs (its footer), or while a dialog waits for an answer. */
+const BUSY = /esc to interrupt|Do you want to|Esc to cancel/i;
+
+/**
+ * Claude Code 2.1.197 after Esc mid-turn (no hook fires): its input box is back (holding the
+ * interrupted prompt) and the footer no longer says "esc to interrupt".
+ */
+export function claudeIdleOnScreen(screen: string): boolean {
+  return INPUT_BOX.test(screen) && !BUSY.test(screen);
 }
 
 function claudeGuard(state: SessionState, others: readonly SessionState[]): string | null {

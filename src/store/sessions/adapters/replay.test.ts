@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decideSession, isTrellisError, type SessionCommand } from '../../../events/index.js';
 import { evolveSession, initialSession, type SessionState } from '../../../projections/session.js';
-import { claudeAdapter } from './claude.js';
+import { claudeAdapter, claudeIdleOnScreen } from './claude.js';
 import { codexAdapter } from './codex.js';
 import type { HarnessAdapter } from './adapter.js';
 import { mapSignal } from './signal.js';
@@ -270,5 +270,25 @@ describe('replaying Codex 0.169.0’s recorded notify calls (every line)', () =>
       state = r.state;
       expect(state).toMatchObject({ status: 'awaiting', reason: 'turn-end', source: 'hook' });
     }
+  });
+});
+
+describe('Claude Code 2.1.197’s screens: Esc mid-turn fires no hook, the pane shows it', () => {
+  const screen = (name: string) => readFileSync(join(RECORDINGS, `claude-2.1.197-screen-${name}.txt`), 'utf8');
+
+  it('a turn under way is not idle; after Esc the input box is back with no work under way', () => {
+    expect(claudeIdleOnScreen(screen('running'))).toBe(false);
+    expect(claudeIdleOnScreen(screen('after-esc'))).toBe(true);
+    // A dialog is never read as idle.
+    expect(claudeIdleOnScreen(`${screen('after-esc')}\n Do you want to proceed?\n ❯ 1. Yes`)).toBe(false);
+    expect(claudeIdleOnScreen('')).toBe(false);
+  });
+
+  it('read from the pane, idle ends a running turn (source pane) and changes no other wait', () => {
+    const running = signal(claudeAdapter, launched('claude', 'x'), 'SessionStart', { hook_event_name: 'SessionStart', session_id: 'a', source: 'startup' }).state;
+    expect(running.status).toBe('running');
+    expect(apply(running, { type: 'idle' }, 'pane')).toMatchObject({ status: 'awaiting', reason: 'turn-end', source: 'pane' });
+    const asking = apply(running, { type: 'await', reason: 'permission' }, 'hook');
+    expect(apply(asking, { type: 'idle' }, 'pane')).toBe(asking);
   });
 });
