@@ -64,6 +64,7 @@ function sessionLine(s: SessionSummary): string {
 function sessionText(s: SessionView): string {
   const lines = [
     `${s.id}  ${label(s)} (${s.source})${s.unread ? '  unread' : ''}`,
+    ...(s.detail ? [s.detail] : []),
     `${s.harness} · by ${s.by} · ${s.created} · branch ${s.branch} · base ${s.base.slice(0, 12)}`,
     `worktree ${s.worktree}${s.tmux ? ` · tmux ${s.tmux.session} ${s.tmux.pane}` : ''}${s.agentSessionId ? ` · agent session ${s.agentSessionId}` : ''}`,
     ...(s.nodes.length ? [`nodes: ${s.nodes.join(', ')}`] : []),
@@ -71,7 +72,7 @@ function sessionText(s: SessionView): string {
     ...(s.wip ? [`uncommitted work saved: refs/trellis/wip/${s.id} (${s.wip.slice(0, 12)})`] : []),
     '',
     s.task,
-    ...s.timeline.map((t, i) => `\n── prompt ${i + 1} · ${t.by} · ${t.at}\n${t.body}`),
+    ...s.timeline.map((t, i) => `\n── prompt ${i + 1} · ${t.by} · ${t.at}${t.held ? ` · queued: ${t.held}` : ''}\n${t.body}`),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -173,7 +174,7 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
     usage: 'trellis session merge <id> [--by <author>] [--json]',
     async run(ctx, p) {
       const r = await mergeSession(p, cliRuntime(p), ctx.args[0]!, author(ctx));
-      await out(ctx.options.json ? json(r) : `merge dispatched to ${ctx.args[0]}'s agent\n`);
+      await out(ctx.options.json ? json(r) : `merge dispatched to ${ctx.args[0]}'s agent${r.delivered ? '' : ` (prompt queued, not delivered: ${r.reason})`}\n`);
       return 0;
     },
   },

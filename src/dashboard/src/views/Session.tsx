@@ -49,6 +49,11 @@ export function SessionView({ id }: { id: string }) {
           <SessionState s={s} /> <span class="chip harness">{s.harness}</span> spawned by <b>{s.by}</b> <Ago at={s.created} /> · active <Ago at={s.updatedAt} /> · branch <code>{s.branch}</code>
           <SessionLinks s={s} />
         </p>
+        {s.detail ? (
+          <pre class="notice state-detail" data-testid="state-detail">
+            {s.detail}
+          </pre>
+        ) : null}
       </header>
       <Lifecycle
         s={s}
@@ -77,8 +82,14 @@ export function SessionView({ id }: { id: string }) {
                 <li key={i}>
                   <p class="meta">
                     <b>{t.by}</b> <Ago at={t.at} />
+                    {t.held ? <span class="chip reason"> queued</span> : null}
                   </p>
                   <pre>{t.body}</pre>
+                  {t.held ? (
+                    <p class="muted small" data-testid="held-prompt">
+                      Not typed into the pane yet: {t.held}.
+                    </p>
+                  ) : null}
                 </li>
               ))}
             </ol>
@@ -299,7 +310,7 @@ function PromptBox({ s, onDone }: { s: Session; onDone: (v: Session) => void }) 
     setNote('');
     try {
       const r = await post<PromptResult & { session: Session }>(`api/sessions/${enc(s.id)}/prompt`, { body });
-      setNote(r.delivered ? 'Delivered to the pane.' : `On the timeline, but not delivered to the pane: ${r.reason ?? 'unknown reason'}`);
+      setNote(r.delivered ? 'Delivered to the pane.' : `Queued on the timeline, not typed into the pane: ${r.reason ?? 'unknown reason'}.`);
       setBody('');
       onDone(r.session);
     } catch (e) {
@@ -320,7 +331,10 @@ function PromptBox({ s, onDone }: { s: Session; onDone: (v: Session) => void }) 
           onKeyDown={(e) => e.key === 'Enter' && (e.ctrlKey || e.metaKey) && (e.currentTarget as HTMLTextAreaElement).form?.requestSubmit()}
         />
       </label>
-      <p class="muted small">Sent whole (a bracketed paste, then Enter) and kept on the session's timeline. Ctrl+Enter sends.</p>
+      <p class="muted small">
+        Sent whole (a bracketed paste, then Enter) and kept on the session's timeline; typed only when the agent waits for a prompt, else queued and delivered when it
+        next does (answer a dialog with raw keys). Ctrl+Enter sends.
+      </p>
       <ErrorBox error={err} title={err instanceof ApiError && err.status === 502 ? 'The prompt was refused' : 'Not sent'} />
       {note ? (
         <p class="notice" role="status" data-testid="prompt-result">
