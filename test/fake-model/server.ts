@@ -17,6 +17,8 @@ export interface FakeModel {
   readonly url: string;
   /** Queues turns for the next user turns, in order (shared by both APIs). */
   script(...turns: Turn[]): void;
+  /** Drops the turns scripted and not yet taken (an agent stopped before it asked). */
+  clearScript(): void;
   /** Holds every side call's answer back this long (0: none), to order a side thread after the turn. */
   sideDelayMs: number;
   /** Every request seen, oldest first. */
@@ -65,6 +67,7 @@ export async function startFakeModel(opts: { port?: number } = {}): Promise<Fake
     sideDelayMs: 0,
     url: `http://127.0.0.1:${port}`,
     script: (...turns) => void queue.push(...turns),
+    clearScript: () => void queue.splice(0),
     requests,
     turns: () => requests.filter((r) => r.kind === 'turn'),
     inFlight: () => open,
