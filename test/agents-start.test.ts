@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentProject, startFakeModel, type AgentProject, type FakeModel } from './helpers/agents.js';
-import { cleanupRepos, ok, trellis } from './helpers/repo.js';
+import { cleanupRepos, ok, ROOT, trellis } from './helpers/repo.js';
+import { startServe } from './helpers/serve.js';
 import { killTmux, waitFor } from './helpers/sessions.js';
 
 /*
@@ -103,5 +104,16 @@ describe('an agent that is not installed is refused at spawn', () => {
       expect(r.stderr).toContain('--harness shell');
     }
     expect(JSON.parse(await ok(p.dir, ['session', 'ls', '--all', '--json'], { env }))).toEqual([]);
+
+    // Over HTTP: a 422 naming the program; nothing spawned either.
+    const serve = await startServe(ROOT, p.dir, env);
+    try {
+      const r = await fetch(new URL('/api/sessions', serve.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ task: 'Anything', harness: 'codex' }) });
+      expect(r.status).toBe(422);
+      expect(await r.json()).toEqual({ error: { code: 'HARNESS_NOT_INSTALLED', message: expect.stringContaining("runs 'codex', which is not installed here") } });
+      expect(await (await fetch(new URL('/api/sessions?all', serve.url))).json()).toMatchObject({ sessions: [] });
+    } finally {
+      await serve.stop();
+    }
   });
 });

@@ -57,16 +57,16 @@ export async function anthropicRoute(method: string, path: string, rawBody: unkn
     turn = ctx.nextTurn(text);
   } else {
     kind = 'side';
-    turn = { text: sideAnswer(body) };
+    turn = { text: sideAnswer(body), delayMs: ctx.sideDelay() };
   }
+  // Seen on arrival, answered after any delay.
+  ctx.seen({ api: 'anthropic', path, kind, userText: text, body, status: 'status' in turn ? turn.status : 200 });
   await delay(turn.delayMs);
   if ('status' in turn) {
-    ctx.seen({ api: 'anthropic', path, kind, userText: text, body, status: turn.status });
     const [type, message] = ERRORS[turn.status]!;
     json(res, turn.status, { type: 'error', error: { type, message } }, turn.status === 429 || turn.status === 529 ? { 'retry-after': '0' } : {});
     return true;
   }
-  ctx.seen({ api: 'anthropic', path, kind, userText: text, body, status: 200 });
   const blocks: Block[] = [];
   if ('text' in turn) blocks.push({ type: 'text', text: turn.text });
   else if ('tool' in turn) {

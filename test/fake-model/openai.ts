@@ -67,18 +67,18 @@ export async function openaiRoute(method: string, path: string, rawBody: unknown
     turn = { text: ctx.afterTool.get(toolResult) ?? 'Done.' };
   } else if (text.startsWith(TITLE_PROMPT) || !text) {
     kind = 'side';
-    turn = { text: 'Fake task title' };
+    turn = { text: 'Fake task title', delayMs: ctx.sideDelay() };
   } else {
     kind = 'turn';
     turn = ctx.nextTurn(text);
   }
+  // Seen on arrival, answered after any delay.
+  ctx.seen({ api: 'openai', path, kind, userText: text, body, status: 'status' in turn ? turn.status : 200 });
   await delay(turn.delayMs);
   if ('status' in turn) {
-    ctx.seen({ api: 'openai', path, kind, userText: text, body, status: turn.status });
     json(res, turn.status, { error: { ...ERRORS[turn.status]!, param: null } });
     return true;
   }
-  ctx.seen({ api: 'openai', path, kind, userText: text, body, status: 200 });
   const responseId = id('resp');
   const model = typeof body.model === 'string' ? body.model : 'gpt-fake';
   const base = { id: responseId, object: 'response', created_at: Math.floor(Date.now() / 1000), model, status: 'in_progress', output: [] as unknown[] };

@@ -33,6 +33,8 @@ export interface SeenRequest {
   /** The text of the latest user message (for a turn), or ''. */
   readonly userText: string;
   readonly body: unknown;
+  /** The request's headers (codex names its conversation in `session_id`). */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   readonly status: number;
 }
 

@@ -17,21 +17,29 @@ export interface FakeModel {
   readonly url: string;
   /** Queues turns for the next user turns, in order (shared by both APIs). */
   script(...turns: Turn[]): void;
+  /** Drops the turns scripted and not yet taken (an agent stopped before it asked). */
+  clearScript(): void;
+  /** Holds every side call's answer back this long (0: none), to order a side thread after the turn. */
+  sideDelayMs: number;
   /** Every request seen, oldest first. */
   readonly requests: readonly SeenRequest[];
   /** The turns of the agents' own conversations (kind `turn`), oldest first. */
   turns(): SeenRequest[];
+  /** Requests whose answer is still being written (held `hang` streams included). */
+  inFlight(): number;
   close(): Promise<void>;
 }
 
 /** What a route needs from the server: the next turn for a user text, and a place to keep state. */
 export interface RouteContext {
   nextTurn(userText: string): Turn;
+  /** How long a side call's answer is held back. */
+  sideDelay(): number;
   /** The `after` text of a tool call, by its call id, for the request that carries its result. */
   readonly afterTool: Map<string, string>;
   /** Streams held open (`hang`), ended when the server closes. */
   readonly held: Set<ServerResponse>;
-  seen(r: SeenRequest): void;
+  seen(r: Omit<SeenRequest, 'headers'>): void;
 }
 
 export async function startFakeModel(opts: { port?: number } = {}): Promise<FakeModel> {
@@ -39,11 +47,15 @@ export async function startFakeModel(opts: { port?: number } = {}): Promise<Fake
   const requests: SeenRequest[] = [];
   const ctx: RouteContext = {
     nextTurn: (text) => queue.shift() ?? turnFromText(text),
+    sideDelay: () => fake.sideDelayMs,
     afterTool: new Map(),
     held: new Set(),
-    seen: (r) => requests.push(r),
+    seen: (r) => requests.push(r as SeenRequest),
   };
+  let open = 0;
   const server: Server = createServer((req, res) => {
+    open++;
+    res.on('close', () => open--);
     void handle(req, res, ctx).catch((err: Error) => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: `fake model: ${err.message}` } }));
@@ -51,17 +63,21 @@ export async function startFakeModel(opts: { port?: number } = {}): Promise<Fake
   });
   await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return {
+  const fake: FakeModel = {
+    sideDelayMs: 0,
     url: `http://127.0.0.1:${port}`,
     script: (...turns) => void queue.push(...turns),
+    clearScript: () => void queue.splice(0),
     requests,
     turns: () => requests.filter((r) => r.kind === 'turn'),
+    inFlight: () => open,
     close: async () => {
       for (const res of ctx.held) res.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+  return fake;
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> {
@@ -75,6 +91,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: RouteConte
     body = raw;
   }
   const path = (req.url ?? '/').split('?')[0]!;
+  // Each record of this request carries its headers.
+  ctx = { ...ctx, seen: withHeaders(ctx.seen, req) };
   if (path === '/') {
     // Claude Code probes the base URL's reachability at start.
     ctx.seen({ api: 'anthropic', path, kind: 'side', userText: '', body, status: 200 });
@@ -88,6 +106,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: RouteConte
   res.writeHead(404, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ error: { type: 'not_found_error', message: `fake model: no route ${req.method} ${path}` } }));
 }
+
+const withHeaders = (seen: RouteContext['seen'], req: IncomingMessage): RouteContext['seen'] => (r) => seen({ ...r, headers: req.headers } as SeenRequest);
 
 /** Writes one server-sent event. */
 export function sse(res: ServerResponse, event: string, data: unknown): void {

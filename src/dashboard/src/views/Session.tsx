@@ -55,6 +55,13 @@ export function SessionView({ id }: { id: string }) {
           </pre>
         ) : null}
       </header>
+      {s.detail ? (
+        <p class="card" data-testid="state-detail">
+          {s.state === 'awaiting' && s.reason === 'setup' ? 'The agent shows a setup dialog: ' : ''}
+          {s.detail}
+          {s.state === 'awaiting' && s.reason === 'setup' ? '. Answer it in the terminal below.' : ''}
+        </p>
+      ) : null}
       <Lifecycle
         s={s}
         onDone={(v) => {

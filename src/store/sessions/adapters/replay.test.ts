@@ -261,15 +261,14 @@ describe('replaying Claude Code 2.1.197’s recorded hooks (every line)', () => 
 describe('replaying Codex 0.169.0’s recorded notify calls (every line)', () => {
   const recorded = lines('codex-0.169.0-notify.jsonl');
 
-  it('both notifies of one turn (the title side thread, then the real one) leave the session awaiting{turn-end}', () => {
+  it('the title side thread’s notify changes nothing; the conversation’s ends the turn and names the conversation', () => {
     expect(recorded[0]).toMatchObject({ _meta: true });
+    const [title, real] = recorded.slice(1).map((l) => l.payload as Record<string, unknown>);
     let state = launched('codex', 'say hi');
-    for (const line of recorded.slice(1)) {
-      const r = signal(codexAdapter, state, 'notify', line.payload);
-      expect(r.ignored).toEqual([]);
-      state = r.state;
-      expect(state).toMatchObject({ status: 'awaiting', reason: 'turn-end', source: 'hook' });
-    }
+    const first = signal(codexAdapter, state, 'notify', title);
+    expect(first).toEqual({ state, ignored: [] });
+    state = signal(codexAdapter, state, 'notify', real).state;
+    expect(state).toMatchObject({ status: 'awaiting', reason: 'turn-end', source: 'hook', agentSessionId: real!['thread-id'] });
   });
 });
 
