@@ -49,14 +49,9 @@ export function SessionView({ id }: { id: string }) {
           <SessionState s={s} /> <span class="chip harness">{s.harness}</span> spawned by <b>{s.by}</b> <Ago at={s.created} /> · active <Ago at={s.updatedAt} /> · branch <code>{s.branch}</code>
           <SessionLinks s={s} />
         </p>
-        {s.detail ? (
-          <pre class="notice state-detail" data-testid="state-detail">
-            {s.detail}
-          </pre>
-        ) : null}
       </header>
       {s.detail ? (
-        <p class="card" data-testid="state-detail">
+        <p class="card state-detail" data-testid="state-detail">
           {s.state === 'awaiting' && s.reason === 'setup' ? 'The agent shows a setup dialog: ' : ''}
           {s.detail}
           {s.state === 'awaiting' && s.reason === 'setup' ? '. Answer it in the terminal below.' : ''}
