@@ -103,9 +103,14 @@ describe('the claude adapter, with a stand-in agent speaking Claude Code’s hoo
     expect(garbled).toMatchObject({ code: 0, stderr: expect.stringContaining('not JSON') });
     const wrong = await trellis(dir, ['session', 'signal', id, 'PermissionRequest'], { env, input: '{"hook_event_name":"Stop"}' });
     expect(wrong).toMatchObject({ code: 0, stderr: expect.stringContaining('carried a "Stop" payload') });
+    // A hook of a program Trellis replaced (its old pane, e.g. the SessionEnd of an interrupted agent
+    // landing after the resume) is ignored: tmux names the pane in the hook's environment.
+    const fromOldPane = { ...env, TMUX: `${join(home, 'tmux.sock')},1,0`, TMUX_PANE: '%99' };
+    const stale = await trellis(dir, ['session', 'signal', id, 'SessionEnd'], { env: fromOldPane, input: '{"hook_event_name":"SessionEnd","reason":"other"}' });
+    expect(stale).toMatchObject({ code: 0, stderr: expect.stringContaining('sent from pane %99') });
     expect(await show(id)).toEqual(before);
     const logged = readFileSync(join(home, 'signals.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    expect(logged.map((l) => l.event)).toEqual(['Explode', 'Stop', 'PermissionRequest']);
+    expect(logged.map((l) => l.event)).toEqual(['Explode', 'Stop', 'PermissionRequest', 'SessionEnd']);
 
     // Claude Code's StopFailure for a missing login: at once the state that names it, not a failure count.
     await ok(dir, ['session', 'prompt', id, '--body', 'fail authentication_failed'], { env });

@@ -125,6 +125,14 @@ describe('the real claude: the program stays', () => {
     await waitFor('the next turn to reach the model', () => userTurns().includes('Still there?'), AGENT_MS);
     await waitFor('its turn to end', async () => (await p.show(id)).reason === 'turn-end', AGENT_MS);
     expect(await p.show(id)).toMatchObject({ state: 'awaiting', reason: 'turn-end', agentSessionId });
+
+    // Interrupted and resumed by Trellis with no prompt: `claude --resume <id>`, idle at its input once it is up.
+    await ok(p.dir, ['session', 'interrupt', id], { env: p.env });
+    await ok(p.dir, ['session', 'resume', id], { env: p.env });
+    await waitFor('the resumed agent idle at its input', async () => (await p.show(id)).state === 'awaiting', AGENT_MS);
+    // The old program's SessionEnd{other}, fired as the interrupt killed it, never interrupted the new one.
+    expect(git(p.dir, 'log', '--format=%s', `refs/trellis/sessions/${id}`)).not.toContain('interrupt process-exit');
+    expect(await p.show(id)).toMatchObject({ state: 'awaiting', reason: 'turn-end', source: 'hook', agentSessionId });
   });
 });
 

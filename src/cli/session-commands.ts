@@ -217,7 +217,9 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
         return 0;
       }
       const rt = cliRuntime(p);
-      const r = await signalSession(p, rt, ctx.args[0]!, ctx.args[1]!, payload);
+      // tmux names the pane a hook's agent runs in (on Trellis's own server): a hook of a replaced program is told apart.
+      const onOurServer = process.env.TMUX?.split(',')[0] === rt.tmux.socket && process.env.TMUX_PANE;
+      const r = await signalSession(p, rt, ctx.args[0]!, ctx.args[1]!, payload, onOurServer ? { fromPane: process.env.TMUX_PANE } : {});
       if (r.ignored.length) logIgnored(ctx.args[0]!, ctx.args[1]!, r.ignored);
       // Repeated turn failures quarantine the session even when no server's supervisor is there to do it.
       if (r.changed && r.session.turnFailures >= QUARANTINE_AFTER && ['running', 'awaiting', 'review', 'merging'].includes(r.session.state)) {

@@ -261,8 +261,12 @@ export interface SignalResult {
  * keeps the pane's last screen as evidence and its last lines in the reason. When the agent now takes
  * input, its held prompts are delivered.
  */
-export async function signalSession(p: Project, rt: SessionRuntime, id: string, event: string, payload: unknown): Promise<SignalResult> {
+export async function signalSession(p: Project, rt: SessionRuntime, id: string, event: string, payload: unknown, opts: { fromPane?: string } = {}): Promise<SignalResult> {
   const state = await sessionState(p, id);
+  // A hook of an agent Trellis already replaced (interrupted, then resumed in a new pane: the old
+  // program's SessionEnd as it dies) speaks of a pane that is no longer the session's.
+  const stale = stalePane(state, opts.fromPane);
+  if (stale) return { session: sessionView(state), changed: false, ignored: [`${event}: ${stale}`] };
   const mapped = mapSignal(adapterOf(state.harness), event, payload, state);
   if ('ignored' in mapped) return { session: sessionView(state), changed: false, ignored: [mapped.ignored] };
   const source: SessionCommand['source'] = event === 'exit' ? 'process' : 'hook';
@@ -272,6 +276,8 @@ export async function signalSession(p: Project, rt: SessionRuntime, id: string, 
   for (const command of mapped.commands) {
     // The agent's process exiting after a close or an interrupt is expected: nothing to record.
     if (command.type === 'interrupt' && !LIVE_STATUSES.has(current.status as SessionStatus)) continue;
+    // Before the launch is logged the pane is unknown: an exit then is the old program's, not the new one's.
+    if (command.type === 'interrupt' && opts.fromPane && current.tmux === null) continue;
     const full = command.type === 'interrupt' && current.tmux ? { ...command, detail: await exitEvidence(p, rt, current) } : command;
     try {
       const { state: after, events } = await write(p, id, full, id, source);
@@ -284,6 +290,12 @@ export async function signalSession(p: Project, rt: SessionRuntime, id: string, 
   }
   if (changed && current.pending.length > 0) await deliverHeld(p, rt, id);
   return { session: sessionView(changed ? await sessionState(p, id) : current), changed, ignored };
+}
+
+/** Why a signal from tmux pane `fromPane` is not about the session's current agent, or null. */
+function stalePane(state: SessionState, fromPane: string | undefined): string | null {
+  if (!fromPane || !state.tmux || state.tmux.pane === fromPane) return null;
+  return `sent from pane ${fromPane}, but the session's agent runs in pane ${state.tmux.pane} (a program it replaced)`;
 }
 
 /** How many of a dead pane's last lines go into the reason. */
