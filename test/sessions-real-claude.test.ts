@@ -129,7 +129,10 @@ describe('the real claude: the program stays', () => {
     // Interrupted and resumed by Trellis with no prompt: `claude --resume <id>`, idle at its input once it is up.
     await ok(p.dir, ['session', 'interrupt', id], { env: p.env });
     await ok(p.dir, ['session', 'resume', id], { env: p.env });
-    await waitFor('the resumed agent idle at its input', async () => (await p.show(id)).state === 'awaiting', AGENT_MS);
+    await waitFor('the resumed agent idle at its input', async () => (await p.show(id)).state === 'awaiting', AGENT_MS).catch(async (e: Error) => {
+      // What the log and the screen said, to explain a failure on a loaded machine.
+      throw new Error(`${e.message}; log: ${git(p.dir, 'log', '--reverse', '--format=%s', `refs/trellis/sessions/${id}`).trim().split('\n').join(' | ')}; screen: ${p.screen(id)}`);
+    });
     // The old program's SessionEnd{other}, fired as the interrupt killed it, never interrupted the new one.
     expect(git(p.dir, 'log', '--format=%s', `refs/trellis/sessions/${id}`)).not.toContain('interrupt process-exit');
     expect(await p.show(id)).toMatchObject({ state: 'awaiting', reason: 'turn-end', source: 'hook', agentSessionId });
