@@ -82,6 +82,14 @@ describe('the claude adapter, with a stand-in agent speaking Claude Code’s hoo
     await waitFor('its SessionEnd{resume} and SessionStart{resume}', () => standinLog(home, id).filter((l) => l.hook === 'SessionStart').length === 3);
     expect(await show(id)).toMatchObject({ state: 'awaiting', reason: 'turn-end' });
 
+    // Merge: the agent reads prose, so the merge prompt is typed into it (it waits for a prompt); its turn's
+    // Stop is followed while the session stays the user's (merging).
+    await ok(dir, ['session', 'review', id], { env });
+    expect(await ok(dir, ['session', 'merge', id], { env })).toBe(`merge dispatched to ${id}'s agent\n`);
+    await waitFor('the merge prompt typed into the agent', () => standinLog(home, id).some((l) => typeof l.prompt === 'string' && l.prompt.startsWith(`Merge your branch trellis/${id} into main`)));
+    await waitFor('its Stop followed in merging', async () => (await show(id)).waiting === 'turn-end');
+    expect(await show(id)).toMatchObject({ state: 'merging', waiting: 'turn-end' });
+
     // /exit ends the agent: SessionEnd, then the pane dies; the close saves nothing needless (the hooks file is ours).
     await ok(dir, ['session', 'prompt', id, '--body', '/exit'], { env });
     await waitFor('interrupted{process-exit}', async () => (await show(id)).state === 'interrupted');

@@ -1,9 +1,9 @@
-import { replyPrompt } from '../issues/reply-prompt.js';
 import { TrellisError } from '../../events/index.js';
 import type { Reply, ThreadState } from '../../projections/index.js';
 import { isEvidenceHash } from '../evidence.js';
 import { isLocalId } from '../issues/thread-id.js';
 import type { Project } from '../project.js';
+import { replyPrompt } from '../issues/reply-prompt.js';
 
 /** An eval-remark thread as the eval surfaces show it (never as an Issue). */
 export interface RemarkThread {

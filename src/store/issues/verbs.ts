@@ -1,4 +1,3 @@
-import { replyPrompt } from './reply-prompt.js';
 import { issueNodes, isNodeId, isTrellisError, TrellisError, type ScenarioScope, type ThreadCommand } from '../../events/index.js';
 // Each projection from its own module: the index also carries the spec-node parser and its YAML library
 // (~35 ms to load), which no issue verb needs (CLI start-up, issue 8).
@@ -16,6 +15,7 @@ import type { StreamProblem } from '../streams/projection-cache.js';
 import { IssueIndex, mergeNewestFirst } from './issue-index.js';
 import { newThreadId, requireLocalId } from './thread-id.js';
 import type { ThreadsRead } from './thread-store.js';
+import { replyPrompt } from './reply-prompt.js';
 
 /*
  * One function per user-facing issue verb, shared by the CLI and the HTTP routes: a surface parses its
