@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -34,6 +34,7 @@ export function agentBinDir(): string {
   const { claude, codex } = agentPrograms();
   symlinkSync(claude, join(dir, 'claude'));
   symlinkSync(codex, join(dir, 'codex'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   binDir = dir;
   return dir;
 }
