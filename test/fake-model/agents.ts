@@ -49,6 +49,8 @@ export interface AgentSetup {
   readonly trust?: readonly string[];
   /** codex: logged in with an API key (auth.json). Default true. */
   readonly codexLogin?: boolean;
+  /** codex: `fake` (a custom provider at the fake model, needing no login) or codex's default OpenAI provider. Default `fake`. */
+  readonly codexProvider?: 'fake' | 'openai';
   /** claude: `messageIdleNotifThresholdMs`, how long after a turn the idle_prompt notification comes. Default 1500. */
   readonly idleMs?: number;
 }
@@ -108,8 +110,7 @@ export function writeClaudeState(home: string, setup: AgentSetup, trust: readonl
 /** codex's `config.toml` (the fake provider, no retries, no update check, trusted folders) and `auth.json`. */
 export function writeCodexState(codexHome: string, modelUrl: string, setup: AgentSetup, trust: readonly string[]): void {
   const toml = [
-    'model = "gpt-fake"',
-    'model_provider = "fake"',
+    ...(setup.codexProvider === 'openai' ? [] : ['model = "gpt-fake"', 'model_provider = "fake"']),
     'check_for_update_on_startup = false',
     '',
     '[model_providers.fake]',
