@@ -92,6 +92,16 @@ describe('first-run dialogs read from the pane are awaiting{setup}, never runnin
   });
 });
 
+describe('codex’s own login', () => {
+  it('codex on OpenAI’s provider, not logged in: warned at spawn (codex login status); awaiting{setup} naming its sign-in', async () => {
+    const p = project({ codexLogin: false, codexProvider: 'openai' });
+    const { id, warnings } = await p.spawnRun('Needs a login', 'codex');
+    expect(warnings).toEqual([expect.stringContaining("Codex is not logged in ('codex login status' says so)")]);
+    await waitFor('awaiting{setup}', async () => (await p.show(id)).state === 'awaiting', AGENT_WAIT);
+    expect(await p.show(id)).toMatchObject({ reason: 'setup', source: 'pane', detail: expect.stringContaining('Sign in with ChatGPT') });
+  });
+});
+
 describe('an agent that is not installed is refused at spawn', () => {
   it('exit 1 naming the program and how to install it; nothing is spawned', async () => {
     const p = project();

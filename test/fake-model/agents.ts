@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -34,6 +34,7 @@ export function agentBinDir(): string {
   const { claude, codex } = agentPrograms();
   symlinkSync(claude, join(dir, 'claude'));
   symlinkSync(codex, join(dir, 'codex'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   binDir = dir;
   return dir;
 }
@@ -48,6 +49,8 @@ export interface AgentSetup {
   readonly trust?: readonly string[];
   /** codex: logged in with an API key (auth.json). Default true. */
   readonly codexLogin?: boolean;
+  /** codex: `fake` (a custom provider at the fake model, needing no login) or codex's default OpenAI provider. Default `fake`. */
+  readonly codexProvider?: 'fake' | 'openai';
   /** claude: `messageIdleNotifThresholdMs`, how long after a turn the idle_prompt notification comes. Default 1500. */
   readonly idleMs?: number;
 }
@@ -107,8 +110,7 @@ export function writeClaudeState(home: string, setup: AgentSetup, trust: readonl
 /** codex's `config.toml` (the fake provider, no retries, no update check, trusted folders) and `auth.json`. */
 export function writeCodexState(codexHome: string, modelUrl: string, setup: AgentSetup, trust: readonly string[]): void {
   const toml = [
-    'model = "gpt-fake"',
-    'model_provider = "fake"',
+    ...(setup.codexProvider === 'openai' ? [] : ['model = "gpt-fake"', 'model_provider = "fake"']),
     'check_for_update_on_startup = false',
     '',
     '[model_providers.fake]',
