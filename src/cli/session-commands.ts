@@ -208,9 +208,6 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
     options: ['json'],
     usage: 'trellis session signal <id> <event> [--json]   (the hook JSON on stdin)',
     async run(ctx, p) {
-      // A hook runs inside the agent's pane: a quarantine this signal causes kills that pane, and the
-      // hangup must not stop the signal before it has recorded what it knows.
-      process.on('SIGHUP', () => {});
       const payload = readPayload();
       if (payload instanceof NotJson) {
         logIgnored(ctx.args[0]!, ctx.args[1]!, [payload.message]);
@@ -223,6 +220,9 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
       if (r.ignored.length) logIgnored(ctx.args[0]!, ctx.args[1]!, r.ignored);
       // Repeated turn failures quarantine the session even when no server's supervisor is there to do it.
       if (r.changed && r.session.turnFailures >= QUARANTINE_AFTER && ['running', 'awaiting', 'review', 'merging'].includes(r.session.state)) {
+        // A hook runs inside the agent's pane: the quarantine kills that pane, and its hangup must not stop
+        // this process before the quarantine is recorded.
+        process.on('SIGHUP', () => {});
         await quarantineSession(p, rt, r.session.id, 'trellis', `${r.session.turnFailures} turn failures in a row`, 'supervisor').catch((e: unknown) => {
           if (!(isTrellisError(e) && e.code === 'SESSION_REFUSED')) throw e;
         });
