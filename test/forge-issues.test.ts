@@ -184,7 +184,8 @@ describe('loop-in', () => {
     online.add('s-7');
     expect((await replyToIssue(p, id, { body: 'now online', by: 'bob' })).loopedIn).toBe('s-7');
     expect((await replyToIssue(p, id, { body: 'own reply', by: 's-7' })).loopedIn).toBeNull();
-    expect(told).toEqual([['s-7', `New reply on ${id} (Agent question) from bob`]]);
+    // The reply itself reaches the agent, marked as a reply from its author on that thread.
+    expect(told).toEqual([['s-7', `Reply from bob on issue "Agent question" ${id}:\n\nnow online\n\n(answer on the thread: trellis issue reply ${id} --body ...)`]]);
     online.add('octocat');
     expect((await replyToIssue(p, 'github.com#1', { body: 'forge reply', by: 'bob' })).loopedIn).toBeNull();
     expect(told).toHaveLength(1);

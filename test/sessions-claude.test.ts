@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { cleanupRepos, git, ok, ROOT, tempDir, tempRepo, testEnv, trellis } from './helpers/repo.js';
@@ -36,7 +36,12 @@ describe('the claude adapter, with a stand-in agent speaking Claude Code’s hoo
     const { worktree } = await show(id);
     // Hooks are written into the worktree's local settings, calling `trellis session signal`.
     const settings = JSON.parse(readFileSync(join(worktree, '.claude/settings.local.json'), 'utf8'));
-    expect(Object.keys(settings.hooks).sort()).toEqual(['Notification', 'SessionEnd', 'SessionStart', 'Stop', 'UserPromptSubmit']);
+    expect(Object.keys(settings.hooks).sort()).toEqual(['Notification', 'PermissionRequest', 'PostToolUse', 'PostToolUseFailure', 'SessionEnd', 'SessionStart', 'Stop', 'StopFailure', 'UserPromptSubmit']);
+    // The hooks file stays out of the agent's work: excluded in the worktree's git exclude file.
+    expect(git(worktree, 'status', '--porcelain', '--untracked-files=all').trim()).toBe('');
+    const exclude = git(worktree, 'rev-parse', '--git-path', 'info/exclude').trim();
+    expect(readFileSync(resolve(worktree, exclude), 'utf8')).toContain('/.claude/settings.local.json\n');
+    const written = statSync(join(worktree, '.claude/settings.local.json')).mtimeMs;
     expect(settings.hooks.Stop[0].hooks[0].command).toMatch(new RegExp(`session signal ${id} Stop$`));
 
     // The task is the launch prompt: SessionStart records the agent's id; the turn ends with Stop.
@@ -59,7 +64,8 @@ describe('the claude adapter, with a stand-in agent speaking Claude Code’s hoo
     await waitFor('awaiting{permission}', async () => (await show(id)).reason === 'permission');
     expect(await show(id)).toMatchObject({ state: 'awaiting', reason: 'permission', source: 'hook' });
 
-    // Interrupt, then resume: relaunched with --resume and the recorded agent session id.
+    // Interrupt, then resume: relaunched with --resume and the recorded agent session id; with no prompt
+    // to run, it ends idle at its input: awaiting{turn-end}.
     await ok(dir, ['session', 'interrupt', id], { env });
     expect(tmuxHas(home, id)).toBe(false);
     expect(await show(id)).toMatchObject({ state: 'interrupted', reason: 'by-user', source: 'user' });
@@ -67,7 +73,22 @@ describe('the claude adapter, with a stand-in agent speaking Claude Code’s hoo
     await waitFor('the stand-in to start again', () => standinLog(home, id).filter((l) => 'started' in l).length === 2);
     expect(standinLog(home, id).filter((l) => 'started' in l)[1]).toEqual({ started: ['--resume', first.agentSessionId] });
     await waitFor('its SessionStart hook to run', () => standinLog(home, id).filter((l) => l.hook === 'SessionStart').length === 2);
-    expect(await show(id)).toMatchObject({ state: 'running', agentSessionId: first.agentSessionId });
+    expect(await show(id)).toMatchObject({ state: 'awaiting', reason: 'turn-end', source: 'hook', agentSessionId: first.agentSessionId });
+    // The relaunch rewrote nothing: the hooks' content did not change (Claude Code reloads on every write).
+    expect(statSync(join(worktree, '.claude/settings.local.json')).mtimeMs).toBe(written);
+
+    // /resume inside the agent ends one conversation and starts the next in the same live program.
+    await ok(dir, ['session', 'prompt', id, '--body', '/resume'], { env });
+    await waitFor('its SessionEnd{resume} and SessionStart{resume}', () => standinLog(home, id).filter((l) => l.hook === 'SessionStart').length === 3);
+    expect(await show(id)).toMatchObject({ state: 'awaiting', reason: 'turn-end' });
+
+    // Merge: the agent reads prose, so the merge prompt is typed into it (it waits for a prompt); its turn's
+    // Stop is followed while the session stays the user's (merging).
+    await ok(dir, ['session', 'review', id], { env });
+    expect(await ok(dir, ['session', 'merge', id], { env })).toBe(`merge dispatched to ${id}'s agent\n`);
+    await waitFor('the merge prompt typed into the agent', () => standinLog(home, id).some((l) => typeof l.prompt === 'string' && l.prompt.startsWith(`Merge your branch trellis/${id} into main`)));
+    await waitFor('its Stop followed in merging', async () => (await show(id)).waiting === 'turn-end');
+    expect(await show(id)).toMatchObject({ state: 'merging', waiting: 'turn-end' });
 
     // /exit ends the agent: SessionEnd, then the pane dies; the close saves nothing needless (the hooks file is ours).
     await ok(dir, ['session', 'prompt', id, '--body', '/exit'], { env });
@@ -77,17 +98,124 @@ describe('the claude adapter, with a stand-in agent speaking Claude Code’s hoo
     expect(closed).toMatchObject({ state: 'closed', wip: null });
   });
 
-  it('an unknown hook event is refused naming the ones there are; repeated turn failures quarantine the session', async () => {
-    const { dir, env } = project();
+  it('unknown or malformed hook input is logged and ignored (exit 0, state unchanged); a login failure is awaiting{auth}; three failed turns in a row quarantine', async () => {
+    const { dir, home, env } = project();
+    const show = async (id: string) => JSON.parse(await ok(dir, ['session', 'show', id, '--json'], { env }));
     const id = (await ok(dir, ['session', 'spawn', 'x', '--harness', 'claude'], { env })).trim();
-    const r = await trellis(dir, ['session', 'signal', id, 'Explode'], { env, input: '{}' });
-    expect(r).toMatchObject({ code: 1, stderr: expect.stringContaining('SessionStart, UserPromptSubmit, Stop, Notification, SessionEnd') });
-    // After its first turn ends (a turn that ends well clears the failure count), three failures in a row.
-    await waitFor('the first turn to end', async () => JSON.parse(await ok(dir, ['session', 'show', id, '--json'], { env })).state === 'awaiting');
-    for (let i = 0; i < 3; i++) await ok(dir, ['session', 'signal', id, 'turn-failed'], { env, input: '' });
-    const s = JSON.parse(await ok(dir, ['session', 'show', id, '--json'], { env }));
-    expect(s).toMatchObject({ state: 'quarantined', reason: '3 turn failures in a row', source: 'supervisor' });
+    await waitFor('the first turn to end', async () => (await show(id)).state === 'awaiting');
+    const before = await show(id);
+    const unknown = await trellis(dir, ['session', 'signal', id, 'Explode'], { env, input: '{}' });
+    expect(unknown).toMatchObject({ code: 0, stderr: expect.stringContaining('ignored Explode signal: unknown signal') });
+    expect(unknown.stderr).toContain('SessionStart, UserPromptSubmit, PermissionRequest');
+    const garbled = await trellis(dir, ['session', 'signal', id, 'Stop'], { env, input: '{"hook_event_name": "Sto' });
+    expect(garbled).toMatchObject({ code: 0, stderr: expect.stringContaining('not JSON') });
+    const wrong = await trellis(dir, ['session', 'signal', id, 'PermissionRequest'], { env, input: '{"hook_event_name":"Stop"}' });
+    expect(wrong).toMatchObject({ code: 0, stderr: expect.stringContaining('carried a "Stop" payload') });
+    // A hook of a program Trellis replaced (its old pane, e.g. the SessionEnd of an interrupted agent
+    // landing after the resume) is ignored: tmux names the pane in the hook's environment.
+    const fromOldPane = { ...env, TMUX: `${join(home, 'tmux.sock')},1,0`, TMUX_PANE: '%99' };
+    const stale = await trellis(dir, ['session', 'signal', id, 'SessionEnd'], { env: fromOldPane, input: '{"hook_event_name":"SessionEnd","reason":"other"}' });
+    expect(stale).toMatchObject({ code: 0, stderr: expect.stringContaining('sent from pane %99') });
+    expect(await show(id)).toEqual(before);
+    const logged = readFileSync(join(home, 'signals.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(logged.map((l) => l.event)).toEqual(['Explode', 'Stop', 'PermissionRequest', 'SessionEnd']);
+
+    // Claude Code's StopFailure for a missing login: at once the state that names it, not a failure count.
+    await ok(dir, ['session', 'prompt', id, '--body', 'fail authentication_failed'], { env });
+    await waitFor('awaiting{auth}', async () => (await show(id)).reason === 'auth');
+    expect(await show(id)).toMatchObject({ state: 'awaiting', reason: 'auth', source: 'hook', turnFailures: 0, detail: expect.stringMatching(/^authentication_failed: Not logged in · Please run \/login \(log in/) });
+    // A prompt while it cannot log in is held (answering the login is for raw keys).
+    expect(await ok(dir, ['session', 'prompt', id, '--body', 'are you there'], { env })).toContain('prompt queued, not delivered: the agent cannot use its provider');
+    expect(standinLog(home, id).some((l) => l.prompt === 'are you there')).toBe(false);
+    // The user logs in and prompts by hand: a turn that ends well delivers the held prompt.
+    await ok(dir, ['session', 'signal', id, 'busy'], { env, input: '' });
+    await ok(dir, ['session', 'signal', id, 'turn-end'], { env, input: '' });
+    await waitFor('the held prompt delivered', () => standinLog(home, id).some((l) => l.prompt === 'are you there'));
+
+    // Three server errors in a row: each turn fails (its idle notice after it never resets the count).
+    for (let i = 1; i <= 3; i++) {
+      await waitFor('the agent to take a prompt', async () => (await show(id)).reason === 'turn-end' && (await show(id)).pending === 0);
+      await ok(dir, ['session', 'prompt', id, '--body', 'fail server_error'], { env });
+      if (i < 3) await waitFor(`failure ${i}`, async () => (await show(id)).turnFailures === i);
+    }
+    await waitFor('the quarantine', async () => (await show(id)).state === 'quarantined');
+    expect(await show(id)).toMatchObject({ state: 'quarantined', reason: '3 turn failures in a row', source: 'supervisor' });
     await ok(dir, ['session', 'close', id], { env });
+  });
+
+  it('a prompt during a dialog is never typed into it: held, then delivered once the agent takes input; AskUserQuestion is a question', async () => {
+    const { dir, home, env } = project();
+    const show = async (id: string) => JSON.parse(await ok(dir, ['session', 'show', id, '--json'], { env }));
+    const id = (await ok(dir, ['session', 'spawn', 'ask permission', '--harness', 'claude'], { env })).trim();
+    await waitFor('awaiting{permission}', async () => (await show(id)).reason === 'permission');
+    const held = JSON.parse(await ok(dir, ['session', 'prompt', id, '--body', 'then do this', '--json'], { env }));
+    expect(held).toMatchObject({ appended: true, delivered: false, reason: expect.stringMatching(/^the agent shows a permission dialog.*delivered when the agent next waits for input$/) });
+    expect(held.session.timeline).toEqual([expect.objectContaining({ body: 'then do this', held: held.reason })]);
+    expect(await ok(dir, ['session', 'prompt', id, '--body', 'and this'], { env })).toMatch(/prompt queued, not delivered: earlier prompts wait/);
+    // Nothing reached the dialog.
+    expect(standinLog(home, id).filter((l) => 'dialogAnswer' in l)).toEqual([]);
+    // The person answers the dialog with a raw key; the tool runs (running), the turn ends (Stop ends the
+    // wait): the held prompts go in, in order, one per turn.
+    await ok(dir, ['session', 'keys', id, 'Enter'], { env });
+    await waitFor('both held prompts delivered', () => standinLog(home, id).filter((l) => l.prompt === 'then do this' || l.prompt === 'and this').length === 2);
+    expect(standinLog(home, id).filter((l) => 'dialogAnswer' in l || 'prompt' in l)).toEqual([{ prompt: 'ask permission' }, { dialogAnswer: '' }, { prompt: 'then do this' }, { prompt: 'and this' }]);
+    await waitFor('awaiting{turn-end}', async () => (await show(id)).reason === 'turn-end');
+    const after = await show(id);
+    expect(after).toMatchObject({ state: 'awaiting', reason: 'turn-end', pending: 0 });
+    expect(after.timeline.map((t: { body: string; held?: string }) => [t.body, t.held])).toEqual([['then do this', undefined], ['and this', undefined]]);
+    const types = git(dir, 'log', '--reverse', '--format=%s', `refs/trellis/sessions/${id}`).trim().split('\n');
+    expect(types.filter((t) => /^(deliver|await permission|run \(hook\))/.test(t))).toEqual([
+      // SessionStart: the agent is up.
+      'run (hook)',
+      'await permission (hook)',
+      'run (hook)',
+      'deliver prompt 1 (supervisor)',
+      'deliver prompt 2 (supervisor)',
+    ]);
+
+    // Claude's own AskUserQuestion tool: a question (its dialog is announced as a permission prompt).
+    await ok(dir, ['session', 'prompt', id, '--body', 'ask question'], { env });
+    await waitFor('awaiting{question}', async () => (await show(id)).reason === 'question');
+    await waitFor('its permission_prompt notification', () => standinLog(home, id).filter((l) => l.hook === 'Notification').length === 2);
+    expect(await show(id)).toMatchObject({ state: 'awaiting', reason: 'question', source: 'hook' });
+    await ok(dir, ['session', 'keys', id, 'Enter'], { env });
+    await waitFor('the answered question’s turn to end', async () => (await show(id)).reason === 'turn-end');
+    await ok(dir, ['session', 'close', id], { env });
+  });
+
+  it('loop-in: a reply on a thread the session opened reaches the agent with its text, held while it shows a dialog', async () => {
+    const { dir, home, env } = project();
+    const show = async (id: string) => JSON.parse(await ok(dir, ['session', 'show', id, '--json'], { env }));
+    const id = (await ok(dir, ['session', 'spawn', 'ask permission', '--harness', 'claude'], { env })).trim();
+    await waitFor('awaiting{permission}', async () => (await show(id)).reason === 'permission');
+    const thread = (await ok(dir, ['issue', 'open', 'Is the cache right?', '--by', id], { env })).trim();
+    await ok(dir, ['issue', 'reply', thread, '--body', 'Yes: keep it', '--by', 'ann'], { env });
+    expect((await show(id)).timeline).toEqual([{ by: 'trellis', at: expect.any(String), body: `Reply from ann on issue "Is the cache right?" ${thread}:\n\nYes: keep it\n\n(answer on the thread: trellis issue reply ${thread} --body ...)`, held: expect.stringContaining('permission dialog') }]);
+    expect(standinLog(home, id).filter((l) => 'dialogAnswer' in l)).toEqual([]);
+    await ok(dir, ['session', 'keys', id, 'Enter'], { env });
+    // The stand-in reads lines: the reply's lines arrive as it typed them.
+    await waitFor('the reply typed into the agent', () => standinLog(home, id).some((l) => l.prompt === 'Yes: keep it'));
+    expect(standinLog(home, id).filter((l) => 'prompt' in l)[1]).toEqual({ prompt: `Reply from ann on issue "Is the cache right?" ${thread}:` });
+    await ok(dir, ['session', 'close', id], { env });
+  });
+
+  it('a dead pane tells why: its last lines in the reason, its last screen as evidence, and capture reads it', async () => {
+    const { dir, env } = project();
+    const bin = tempDir();
+    writeFileSync(join(bin, 'claude'), '#!/bin/sh\necho "starting the agent"\necho "error: the agent broke: no config at /nowhere" >&2\nexit 3\n');
+    chmodSync(join(bin, 'claude'), 0o755);
+    const broken = { ...env, PATH: `${bin}:${env.PATH}` };
+    const show = async (id: string) => JSON.parse(await ok(dir, ['session', 'show', id, '--json'], { env: broken }));
+    const id = (await ok(dir, ['session', 'spawn', 'x', '--harness', 'claude'], { env: broken })).trim();
+    await waitFor('interrupted{process-exit}', async () => (await show(id)).state === 'interrupted');
+    const s = await show(id);
+    expect(s).toMatchObject({ state: 'interrupted', reason: 'process-exit', source: 'process', detail: expect.stringContaining('error: the agent broke: no config at /nowhere') });
+    const hash = /evidence ([0-9a-f]{64})/.exec(s.detail)![1]!;
+    expect(await ok(dir, ['evidence', 'get', hash], { env: broken })).toContain('starting the agent');
+    expect(await ok(dir, ['session', 'capture', id], { env: broken })).toContain('error: the agent broke');
+    // A dead pane takes no keys.
+    expect(await trellis(dir, ['session', 'keys', id, 'Enter'], { env: broken })).toMatchObject({ code: 1 });
+    await ok(dir, ['session', 'close', id], { env: broken });
   });
 });
 

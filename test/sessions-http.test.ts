@@ -4,7 +4,7 @@ import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupRepos, ok, tempRepo, testEnv, trellis } from './helpers/repo.js';
 import { post, serveDir } from './helpers/server.js';
-import { killTmux, tmuxHas, waitFor } from './helpers/sessions.js';
+import { killTmux, tmux, tmuxHas, waitFor } from './helpers/sessions.js';
 
 let dir: string;
 let home: string;
@@ -62,7 +62,7 @@ describe('session routes', () => {
       [[a.id, 'running'], [b.id, 'queued'], [c.id, 'queued']].sort(),
     );
     expect(board.sessions.find((s: { id: string }) => s.id === a.id)).toEqual({
-      id: a.id, title: 'first', harness: 'shell', state: 'running', reason: null, source: 'supervisor', unread: false, nodes: [], issue: null, branch: `trellis/${a.id}`, updatedAt: expect.any(String),
+      id: a.id, title: 'first', harness: 'shell', state: 'running', reason: null, detail: null, source: 'supervisor', unread: false, nodes: [], issue: null, branch: `trellis/${a.id}`, updatedAt: expect.any(String),
     });
 
     // The shell exits: tmux's pane-died hook signals from its own process; the server's queue launches b.
@@ -78,10 +78,14 @@ describe('session routes', () => {
     expect(merge).toMatchObject({ status: 409, body: { error: { code: 'SESSION_REFUSED', message: expect.stringContaining('the session is running') } } });
     expect(await json(await api.get(`/api/sessions/${c.id}/review`, post({})))).toMatchObject({ status: 409, body: { error: { message: expect.stringContaining('the session is queued') } } });
 
-    // review → merge dispatches to the agent and says so.
+    // review → merge: a shell reads no prose, so nothing is typed into it; the 409 names the git commands
+    // to run, and the session stays in review (not merging).
     expect(await json(await api.get(`/api/sessions/${b.id}/review`, post({})))).toMatchObject({ status: 200, body: { state: 'review' } });
-    expect(await json(await api.get(`/api/sessions/${b.id}/merge`, post({})))).toEqual({ status: 200, body: { dispatched: true, gate: { through: 'ready' }, delivered: true } });
-    expect((await state(b.id)).timeline.at(-1).body).toContain(`Merge your branch trellis/${b.id} into main`);
+    const shellMerge = await json(await api.get(`/api/sessions/${b.id}/merge`, post({})));
+    expect(shellMerge).toMatchObject({ status: 409, body: { error: { code: 'SESSION_REFUSED', message: expect.stringContaining(`git merge 'trellis/${b.id}'`) } } });
+    expect(shellMerge.body.error.message).toContain('no agent that reads prose');
+    expect(await state(b.id)).toMatchObject({ state: 'review', timeline: [] });
+    expect(tmux(home, 'capture-pane', '-p', '-t', `=${b.id}:`)).not.toMatch(/Merge your branch|syntax error/);
 
     const closed = await json(await api.get(`/api/sessions/${b.id}/close`, post({})));
     expect(closed).toMatchObject({ status: 200, body: { state: 'closed' } });

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { fstatSync, readFileSync } from 'node:fs';
+import { appendFileSync, fstatSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { isTrellisError, TrellisError } from '../events/index.js';
 import type { OverlapWith, SessionChecks, SessionView } from '../projections/index.js';
 import { readEndpointRecord, trellisHome } from '../store/endpoint-record.js';
@@ -65,6 +66,7 @@ function sessionLine(s: ListedSession): string {
 function sessionText(s: SessionView & { overlaps?: readonly OverlapWith[] }): string {
   const lines = [
     `${s.id}  ${label(s)} (${s.source})${s.unread ? '  unread' : ''}`,
+    ...(s.detail ? [s.detail] : []),
     `${s.harness} · by ${s.by} · ${s.created} · branch ${s.branch} · base ${s.base.slice(0, 12)}`,
     `worktree ${s.worktree}${s.tmux ? ` · tmux ${s.tmux.session} ${s.tmux.pane}` : ''}${s.agentSessionId ? ` · agent session ${s.agentSessionId}` : ''}`,
     ...(s.nodes.length ? [`nodes: ${s.nodes.join(', ')}`] : []),
@@ -73,7 +75,7 @@ function sessionText(s: SessionView & { overlaps?: readonly OverlapWith[] }): st
     ...(s.wip ? [`uncommitted work saved: refs/trellis/wip/${s.id} (${s.wip.slice(0, 12)})`] : []),
     '',
     s.task,
-    ...s.timeline.map((t, i) => `\n── prompt ${i + 1} · ${t.by} · ${t.at}\n${t.body}`),
+    ...s.timeline.map((t, i) => `\n── prompt ${i + 1} · ${t.by} · ${t.at}${t.held ? ` · queued: ${t.held}` : ''}\n${t.body}`),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -140,7 +142,8 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
         if (isTrellisError(e) && e.code === 'UNKNOWN_HARNESS') throw new UsageError(e.message, SESSION_ACTIONS.spawn!.usage);
         throw e;
       }
-      // Said, never blocking: another live session is already changing a node this one is linked to.
+      // Said, never blocking: what the agent's first run will ask, and other live sessions already changing
+      // a node this one is linked to (the session itself is spawned either way).
       await err(s.warnings.map((w) => `trellis: warning: ${w}\n`).join(''));
       await out(ctx.options.json ? json(s) : `${s.id}\n`);
       return 0;
@@ -177,7 +180,7 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
       const body = readBody(ctx.options.body);
       if (body === undefined || body.trim() === '') throw new UsageError('a prompt needs a body: --body <text>, or pipe it in', SESSION_ACTIONS.prompt!.usage);
       const r = await promptSession(p, cliRuntime(p), ctx.args[0]!, body, author(ctx));
-      await out(ctx.options.json ? json(r) : `${r.session.id} prompted (${r.delivered ? 'delivered' : `on the timeline, not delivered: ${r.reason}`})\n`);
+      await out(ctx.options.json ? json(r) : r.delivered ? `${r.session.id} prompted (delivered)\n` : `${r.session.id} prompt queued, not delivered: ${r.reason}\n`);
       return 0;
     },
   },
@@ -196,7 +199,7 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
       if (override !== undefined && override.trim() === '') throw new UsageError('--override needs a reason', SESSION_ACTIONS.merge!.usage);
       const r = await mergeSession(p, cliRuntime(p), ctx.args[0]!, author(ctx), override);
       if (r.gate.through === 'overridden') await err(`trellis: merge gate overridden for ${r.gate.scenarios.join(', ')} (logged on the session)\n`);
-      await out(ctx.options.json ? json(r) : `merge dispatched to ${ctx.args[0]}'s agent\n`);
+      await out(ctx.options.json ? json(r) : `merge dispatched to ${ctx.args[0]}'s agent${r.delivered ? '' : ` (prompt queued, not delivered: ${r.reason})`}\n`);
       return 0;
     },
   },
@@ -241,10 +244,22 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
     options: ['json'],
     usage: 'trellis session signal <id> <event> [--json]   (the hook JSON on stdin)',
     async run(ctx, p) {
-      const r = await signalSession(p, ctx.args[0]!, ctx.args[1]!, readPayload());
+      const payload = readPayload();
+      if (payload instanceof NotJson) {
+        logIgnored(ctx.args[0]!, ctx.args[1]!, [payload.message]);
+        return 0;
+      }
+      const rt = cliRuntime(p);
+      // tmux names the pane a hook's agent runs in (on Trellis's own server): a hook of a replaced program is told apart.
+      const onOurServer = process.env.TMUX?.split(',')[0] === rt.tmux.socket && process.env.TMUX_PANE;
+      const r = await signalSession(p, rt, ctx.args[0]!, ctx.args[1]!, payload, onOurServer ? { fromPane: process.env.TMUX_PANE } : {});
+      if (r.ignored.length) logIgnored(ctx.args[0]!, ctx.args[1]!, r.ignored);
       // Repeated turn failures quarantine the session even when no server's supervisor is there to do it.
       if (r.changed && r.session.turnFailures >= QUARANTINE_AFTER && ['running', 'awaiting', 'review', 'merging'].includes(r.session.state)) {
-        await quarantineSession(p, cliRuntime(p), r.session.id, 'trellis', `${r.session.turnFailures} turn failures in a row`, 'supervisor').catch((e: unknown) => {
+        // A hook runs inside the agent's pane: the quarantine kills that pane, and its hangup must not stop
+        // this process before the quarantine is recorded.
+        process.on('SIGHUP', () => {});
+        await quarantineSession(p, rt, r.session.id, 'trellis', `${r.session.turnFailures} turn failures in a row`, 'supervisor').catch((e: unknown) => {
           if (!(isTrellisError(e) && e.code === 'SESSION_REFUSED')) throw e;
         });
       }
@@ -253,7 +268,35 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
       return 0;
     },
   },
+  'watch-setup': {
+    args: ['id'],
+    options: [],
+    usage: 'trellis session watch-setup <id>   (run by the launch: reads the pane for setup dialogs until the agent’s first signal)',
+    async run(ctx, p) {
+      const { watchSetup } = await import('../store/sessions/setup-watch.js');
+      await watchSetup(p, cliRuntime(p), ctx.args[0]!);
+      return 0;
+    },
+  },
 };
+
+/** A hook payload that is not JSON: ignored, never a failing hook inside the agent's screen. */
+class NotJson {
+  constructor(readonly message: string) {}
+}
+
+/**
+ * Ignored hook input is logged, not fatal (a failing hook shows up inside the agent's screen): on
+ * stderr, and as a line of `$TRELLIS_HOME/signals.log` for whoever explains a status later.
+ */
+function logIgnored(id: string, event: string, what: readonly string[]): void {
+  for (const line of what) process.stderr.write(`trellis: session ${id}: ignored ${event} signal: ${line}\n`);
+  try {
+    appendFileSync(join(trellisHome(), 'signals.log'), `${JSON.stringify({ at: new Date().toISOString(), session: id, event, ignored: what })}\n`);
+  } catch {
+    // The log is a courtesy: stderr already said it.
+  }
+}
 
 /**
  * A hook's JSON payload from standard input: a pipe, a file, or a socket (Node-based agents such as
@@ -272,7 +315,7 @@ function readPayload(): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new TrellisError('INVALID_INPUT', 'the signal payload on stdin is not JSON');
+    return new NotJson(`the payload on stdin is not JSON (${JSON.stringify(text.slice(0, 60))})`);
   }
 }
 

@@ -20,6 +20,7 @@ const histories = {
   running: [spawned, e(2, 'starting', {}, 'supervisor'), e(3, 'launched', { tmuxSession: 's1', pane: '%1' }, 'supervisor')],
   'awaiting{turn-end}': [spawned, e(2, 'starting', {}), e(3, 'launched', { tmuxSession: 's1', pane: '%1' }), e(4, 'awaiting', { reason: 'turn-end' }, 'hook')],
   'awaiting{permission}': [spawned, e(2, 'starting', {}), e(3, 'launched', { tmuxSession: 's1', pane: '%1' }), e(4, 'awaiting', { reason: 'permission' }, 'hook')],
+  'awaiting{setup}': [spawned, e(2, 'starting', {}), e(3, 'launched', { tmuxSession: 's1', pane: '%1', awaitsSignal: true }), e(4, 'awaiting', { reason: 'setup', detail: 'workspace trust' }, 'pane')],
   review: [spawned, e(2, 'starting', {}), e(3, 'launched', { tmuxSession: 's1', pane: '%1' }), e(4, 'review-requested', {})],
   merging: [spawned, e(2, 'starting', {}), e(3, 'launched', { tmuxSession: 's1', pane: '%1' }), e(4, 'review-requested', {}), e(5, 'merge-dispatched', {})],
   'interrupted{by-user}': [spawned, e(2, 'starting', {}), e(3, 'launched', { tmuxSession: 's1', pane: '%1' }), e(4, 'interrupted', { reason: 'by-user' })],
@@ -37,7 +38,7 @@ type Outcome = readonly SessionEvent['type'][] | ErrorCode;
 const table: { when: SessionCommand; then: Record<Given, Outcome> }[] = [
   {
     when: cmd({ type: 'start' }, 'supervisor'),
-    then: row(['queued', ['starting']], 'SESSION_REFUSED'),
+    then: row([['queued', 'awaiting{setup}'], ['starting']], 'SESSION_REFUSED'),
   },
   {
     when: cmd({ type: 'launch', tmuxSession: 's1', pane: '%2' }, 'supervisor'),
@@ -49,27 +50,52 @@ const table: { when: SessionCommand; then: Record<Given, Outcome> }[] = [
   },
   {
     when: cmd({ type: 'identify', agentSessionId: 'agent-1' }, 'hook'),
-    then: row(['closed', 'SESSION_REFUSED'], ['identified']),
+    then: row(['closed', 'SESSION_REFUSED'], [['starting', 'awaiting{setup}'], ['identified', 'running']], ['identified']),
   },
   {
     when: cmd({ type: 'prompt', body: 'go on' }),
-    then: row([['closed', 'quarantined{stuck}', 'failed{no tmux}'], 'PROMPT_REFUSED'], [['awaiting{turn-end}', 'awaiting{permission}'], ['prompted', 'running']], ['prompted']),
+    // Typed only where the agent takes a prompt; anywhere else it is held on the timeline (one event).
+    then: row([['closed', 'quarantined{stuck}', 'failed{no tmux}'], 'PROMPT_REFUSED'], ['awaiting{turn-end}', ['prompted', 'running']], ['prompted']),
   },
   {
+    // Nothing held: nothing to deliver.
+    when: cmd({ type: 'deliver' }, 'supervisor'),
+    then: row([]),
+  },
+  {
+    // A setup dialog read from the pane: only before the agent's first signal, and once per dialog.
+    when: cmd({ type: 'await', reason: 'setup', detail: 'workspace trust' }, 'pane'),
+    then: row(['starting', ['awaiting']], []),
+  },
+  {
+    when: cmd({ type: 'await', reason: 'setup', detail: 'API key confirmation' }, 'pane'),
+    then: row([['starting', 'awaiting{setup}'], ['awaiting']], []),
+  },
+  {
+    // A Stop ends any wait; review and merging follow the agent without changing status.
     when: cmd({ type: 'await', reason: 'turn-end' }, 'hook'),
-    then: row([['starting', 'running'], ['awaiting']], [['awaiting{turn-end}', 'awaiting{permission}', 'review', 'merging'], []], 'SESSION_REFUSED'),
+    then: row([['starting', 'running', 'awaiting{permission}', 'awaiting{setup}', 'review', 'merging'], ['awaiting']], ['awaiting{turn-end}', []], 'SESSION_REFUSED'),
   },
   {
     when: cmd({ type: 'await', reason: 'permission' }, 'hook'),
-    then: row([['starting', 'running', 'awaiting{turn-end}'], ['awaiting']], [['awaiting{permission}', 'review', 'merging'], []], 'SESSION_REFUSED'),
+    then: row([['starting', 'running', 'awaiting{turn-end}', 'awaiting{setup}', 'review', 'merging'], ['awaiting']], ['awaiting{permission}', []], 'SESSION_REFUSED'),
+  },
+  {
+    when: cmd({ type: 'await', reason: 'auth', detail: 'authentication_failed: Not logged in' }, 'hook'),
+    then: row([['starting', 'running', 'awaiting{turn-end}', 'awaiting{permission}', 'awaiting{setup}', 'review', 'merging'], ['awaiting']], [['interrupted{by-user}', 'quarantined{stuck}', 'failed{no tmux}', 'closed', 'queued'], 'SESSION_REFUSED'], []),
+  },
+  {
+    // The idle notice ends a turn the session still thought ran; it never ends another wait, and never refuses.
+    when: cmd({ type: 'idle' }, 'hook'),
+    then: row([['starting', 'running', 'review', 'merging'], ['awaiting']], []),
   },
   {
     when: cmd({ type: 'busy' }, 'hook'),
-    then: row([['awaiting{turn-end}', 'awaiting{permission}'], ['running']], [['starting', 'running', 'review', 'merging'], []], 'SESSION_REFUSED'),
+    then: row([['starting', 'awaiting{turn-end}', 'awaiting{permission}', 'awaiting{setup}'], ['running']], [['running', 'review', 'merging'], []], 'SESSION_REFUSED'),
   },
   {
     when: cmd({ type: 'interrupt', reason: 'by-user' }),
-    then: row([['starting', 'running', 'awaiting{turn-end}', 'awaiting{permission}', 'review', 'merging'], ['interrupted']], 'SESSION_REFUSED'),
+    then: row([['starting', 'running', 'awaiting{turn-end}', 'awaiting{permission}', 'awaiting{setup}', 'review', 'merging'], ['interrupted']], 'SESSION_REFUSED'),
   },
   {
     when: cmd({ type: 'resume' }),
@@ -77,7 +103,7 @@ const table: { when: SessionCommand; then: Record<Given, Outcome> }[] = [
   },
   {
     when: cmd({ type: 'review' }),
-    then: row([['running', 'awaiting{turn-end}', 'awaiting{permission}'], ['review-requested']], 'SESSION_REFUSED'),
+    then: row([['running', 'awaiting{turn-end}', 'awaiting{permission}', 'awaiting{setup}'], ['review-requested']], 'SESSION_REFUSED'),
   },
   {
     when: cmd({ type: 'merge' }),
@@ -98,12 +124,12 @@ const table: { when: SessionCommand; then: Record<Given, Outcome> }[] = [
   },
   {
     when: cmd({ type: 'turn-fail', reason: 'api error' }, 'supervisor'),
-    then: row([['starting', 'running', 'awaiting{turn-end}', 'awaiting{permission}', 'merging'], ['turn-failed']], 'SESSION_REFUSED'),
+    then: row([['starting', 'running', 'awaiting{turn-end}', 'awaiting{permission}', 'awaiting{setup}', 'merging'], ['turn-failed']], 'SESSION_REFUSED'),
   },
   {
     // Only unread sessions have anything to clear.
     when: cmd({ type: 'view' }),
-    then: row([['awaiting{turn-end}', 'awaiting{permission}', 'review', 'merging', 'quarantined{stuck}', 'failed{no tmux}'], ['viewed']], []),
+    then: row([['awaiting{turn-end}', 'awaiting{permission}', 'awaiting{setup}', 'review', 'merging', 'quarantined{stuck}', 'failed{no tmux}'], ['viewed']], []),
   },
 ];
 
@@ -145,6 +171,23 @@ describe('decideSession: given a status, when a command, then events or a refusa
     for (const { when } of table) expect(() => decideSession(initialSession('s1'), when)).toThrow(expect.objectContaining({ code: 'SESSION_NOT_FOUND' }));
   });
 
+  it('an agent that signals its own start is starting until it does; a setup dialog on its screen is awaiting{setup}, named', () => {
+    const launched = foldSession('s1', [spawned, e(2, 'starting', {}, 'supervisor'), e(3, 'launched', { tmuxSession: 's1', pane: '%1', awaitsSignal: true }, 'supervisor')]);
+    expect(launched).toMatchObject({ status: 'starting', tmux: { pane: '%1' } });
+    // A shell cannot signal: launched is running, as before (and as every log written before awaitsSignal).
+    expect(foldSession('s1', histories.running)).toMatchObject({ status: 'running' });
+    const apply = (state: ReturnType<typeof foldSession>, c: SessionCommand) => decideSession(state, c).reduce(evolveSession, state);
+    const dialog = apply(launched, cmd({ type: 'await', reason: 'setup', detail: 'workspace trust ("Yes, I trust this folder")' }, 'pane'));
+    expect(dialog).toMatchObject({ status: 'awaiting', reason: 'setup', detail: 'workspace trust ("Yes, I trust this folder")', source: 'pane' });
+    expect(sessionList([dialog])[0]).toMatchObject({ reason: 'setup', detail: 'workspace trust ("Yes, I trust this folder")' });
+    // The dialog answered and gone before any signal: starting again; the agent's own start signal: running.
+    expect(apply(dialog, cmd({ type: 'start' }, 'pane'))).toMatchObject({ status: 'starting', detail: null, source: 'pane' });
+    const up = apply(dialog, cmd({ type: 'identify', agentSessionId: 'agent-1' }, 'hook'));
+    expect(up).toMatchObject({ status: 'running', detail: null, agentSessionId: 'agent-1', source: 'hook' });
+    // A late reading of the pane changes nothing once the agent has signalled.
+    expect(decideSession(up, cmd({ type: 'await', reason: 'setup', detail: 'workspace trust' }, 'pane'))).toEqual([]);
+  });
+
   it('a launch logged after the agent’s first hooks records the pane and keeps their state', () => {
     const early = foldSession('s1', [spawned, e(2, 'starting', {}, 'supervisor'), e(3, 'awaiting', { reason: 'turn-end' }, 'hook')]);
     const events = decideSession(early, cmd({ type: 'launch', tmuxSession: 's1', pane: '%2' }, 'supervisor'));
@@ -155,6 +198,50 @@ describe('decideSession: given a status, when a command, then events or a refusa
   it('a repeated identify with the same agent session id changes nothing', () => {
     const state = foldSession('s1', [...histories.running, e(4, 'identified', { agentSessionId: 'agent-1' }, 'hook')]);
     expect(decideSession(state, cmd({ type: 'identify', agentSessionId: 'agent-1' }, 'hook'))).toEqual([]);
+  });
+});
+
+describe('input only where the agent reads input (DESIGN.md §9, issue 18 item 3)', () => {
+  const apply = (state: ReturnType<typeof foldSession>, c: SessionCommand) => decideSession(state, c).reduce(evolveSession, state);
+
+  it('a prompt during a dialog, before the start or mid-turn is held; the next wait for input delivers the held prompts in order', () => {
+    for (const given of ['awaiting{permission}', 'starting', 'running', 'interrupted{by-user}'] as const) {
+      const held = apply(foldSession('s1', histories[given]), cmd({ type: 'prompt', body: 'go on' }));
+      expect(held.status, given).toBe(foldSession('s1', histories[given]).status);
+      expect(held.timeline, given).toEqual([{ by, at, body: 'go on', held: expect.stringContaining('delivered when the agent next waits for input') }]);
+      expect(held.pending, given).toEqual([0]);
+      expect(decideSession(held, cmd({ type: 'deliver' }, 'supervisor')), given).toEqual([]);
+    }
+    let s = apply(foldSession('s1', histories['awaiting{permission}']), cmd({ type: 'prompt', body: 'one' }));
+    expect(s.timeline[0]!.held).toMatch(/^the agent shows a permission dialog/);
+    s = apply(s, cmd({ type: 'prompt', body: 'two' }));
+    // A newer prompt waits behind the held one even once the agent takes input.
+    expect(s.timeline[1]!.held).toMatch(/earlier prompts/);
+    s = apply(s, cmd({ type: 'await', reason: 'turn-end' }, 'hook'));
+    expect(apply(s, cmd({ type: 'prompt', body: 'three' })).pending).toEqual([0, 1, 2]);
+    const first = decideSession(s, cmd({ type: 'deliver' }, 'supervisor'));
+    expect(first.map((ev) => [ev.type, ev.data])).toEqual([['delivered', { index: 0 }], ['running', {}]]);
+    s = first.reduce(evolveSession, s);
+    expect(s).toMatchObject({ status: 'running', pending: [1], timeline: [{ by, at, body: 'one' }, { body: 'two', held: expect.any(String) }] });
+    expect(s.timeline[0]).not.toHaveProperty('held');
+    // Mid-turn it waits again (Claude Code is not shown to queue typed input); a shell would take it.
+    expect(decideSession(s, cmd({ type: 'deliver' }, 'supervisor'))).toEqual([]);
+    expect(decideSession(s, cmd({ type: 'deliver', queuesInput: true }, 'supervisor')).map((ev) => ev.type)).toEqual(['delivered']);
+  });
+
+  it('a running agent that queues typed input (a shell) takes a prompt at once; review follows the agent’s own wait', () => {
+    expect(decideSession(foldSession('s1', histories.running), cmd({ type: 'prompt', body: 'ls', queuesInput: true }))).toMatchObject([{ type: 'prompted', data: { body: 'ls' } }]);
+    // Put up for review while at its prompt: a prompt (the merge's) is typed and the agent works again, still in review.
+    const idleReview = foldSession('s1', [...histories['awaiting{turn-end}'], e(5, 'review-requested', {})]);
+    const typed = apply(idleReview, cmd({ type: 'prompt', body: 'merge' }));
+    expect(typed).toMatchObject({ status: 'review', waiting: null, pending: [] });
+    // Put up for review mid-turn: held until the agent's Stop, which review records without leaving review.
+    const busyReview = foldSession('s1', histories.review);
+    const held = apply(busyReview, cmd({ type: 'prompt', body: 'merge' }));
+    expect(held).toMatchObject({ status: 'review', pending: [0] });
+    const stopped = apply(held, cmd({ type: 'await', reason: 'turn-end' }, 'hook'));
+    expect(stopped).toMatchObject({ status: 'review', waiting: 'turn-end', pending: [0] });
+    expect(apply(stopped, cmd({ type: 'deliver' }, 'supervisor'))).toMatchObject({ status: 'review', waiting: null, pending: [] });
   });
 });
 
@@ -189,10 +276,14 @@ describe('evolveSession', () => {
     }
   });
 
-  it('turn failures count up and a turn that ends well clears them', () => {
-    const failing = [...histories.running, e(4, 'turn-failed', { reason: 'x' }, 'supervisor'), e(5, 'turn-failed', { reason: 'y' }, 'supervisor')];
-    expect(foldSession('s1', failing).turnFailures).toBe(2);
-    expect(foldSession('s1', [...failing, e(6, 'awaiting', { reason: 'turn-end' }, 'hook')]).turnFailures).toBe(0);
+  it('turn failures count up; the wait after a failed turn keeps the count; a new turn that ends well clears it', () => {
+    const failing = [...histories.running, e(4, 'turn-failed', { reason: 'x' }, 'hook'), e(5, 'turn-failed', { reason: 'server_error: API Error' }, 'hook')];
+    expect(foldSession('s1', failing)).toMatchObject({ turnFailures: 2, failedTurn: 'server_error: API Error' });
+    const waiting = [...failing, e(6, 'awaiting', { reason: 'turn-end', detail: 'the turn failed: server_error' }, 'hook')];
+    expect(foldSession('s1', waiting)).toMatchObject({ status: 'awaiting', reason: 'turn-end', detail: 'the turn failed: server_error', turnFailures: 2 });
+    const next = [...waiting, e(7, 'running', {}, 'hook')];
+    expect(foldSession('s1', next)).toMatchObject({ turnFailures: 2, failedTurn: null, detail: null });
+    expect(foldSession('s1', [...next, e(8, 'awaiting', { reason: 'turn-end' }, 'hook')]).turnFailures).toBe(0);
   });
 });
 
@@ -208,6 +299,7 @@ describe('session list and parser', () => {
       harness: 'shell',
       state: 'queued',
       reason: null,
+      detail: null,
       source: 'user',
       unread: false,
       nodes: ['auth/login'],

@@ -8,8 +8,8 @@ type EventOf<T extends SessionEvent['type']> = Extract<SessionEvent, { type: T }
 export const statusLabel = (s: { status: SessionStatus | 'absent'; reason: string | null }): string => (s.reason ? `${s.status}{${s.reason}}` : s.status);
 
 /** Which statuses a command is accepted in (the rest refuse, naming the current status). */
-const ACCEPTS: Record<Exclude<SessionCommand['type'], 'spawn' | 'prompt' | 'identify' | 'view' | 'await' | 'busy'>, readonly SessionStatus[]> = {
-  start: ['queued'],
+const ACCEPTS: Record<Exclude<SessionCommand['type'], 'spawn' | 'prompt' | 'deliver' | 'identify' | 'view' | 'await' | 'idle' | 'busy'>, readonly SessionStatus[]> = {
+  start: ['queued', 'awaiting'],
   launch: ['starting'],
   fail: ['queued', 'starting'],
   interrupt: ['starting', 'running', 'awaiting', 'review', 'merging'],
@@ -28,6 +28,33 @@ const AGENT_DRIVEN: readonly SessionStatus[] = ['starting', 'running', 'awaiting
 const USER_OWNED: readonly SessionStatus[] = ['review', 'merging'];
 /** Statuses no prompt reaches: the append itself is refused (spec §4.2 rule 1). */
 const NO_PROMPT: readonly SessionStatus[] = ['closed', 'quarantined', 'failed'];
+
+/** Statuses in which the session follows the agent's own waits although the user owns the status. */
+const FOLLOWS_AGENT = (s: SessionStatus | 'absent'): boolean => s === 'awaiting' || USER_OWNED.includes(s as SessionStatus);
+
+const WAITS_FOR: Record<string, string> = {
+  permission: 'the agent shows a permission dialog (answer it with raw keys)',
+  question: 'the agent asks a question (answer it with raw keys)',
+  auth: 'the agent cannot use its provider until its login or billing is fixed',
+  setup: 'the agent shows a setup dialog (answer it with raw keys)',
+};
+
+/**
+ * Why a prompt cannot be typed into the pane now, or null when it can (DESIGN.md §9, Input): only an
+ * agent waiting at the end of its turn takes a prompt, and one that works only when it is shown to
+ * queue typed input (`queuesInput`). Anywhere else the keys would answer a dialog or be lost.
+ */
+export function promptHold(state: SessionFacts, queuesInput: boolean): string | null {
+  const status = state.status;
+  let why: string;
+  if (FOLLOWS_AGENT(status) && state.waiting === 'turn-end') return null;
+  if ((status === 'running' || (USER_OWNED.includes(status as SessionStatus) && state.waiting === null)) && queuesInput) return null;
+  if (FOLLOWS_AGENT(status) && state.waiting !== null) why = WAITS_FOR[state.waiting] ?? `the agent waits for ${state.waiting}`;
+  else if (status === 'running' || USER_OWNED.includes(status as SessionStatus)) why = 'the agent is working and does not take typed input mid-turn';
+  else if (status === 'starting' || status === 'queued') why = 'the agent has not started yet';
+  else why = `the agent is not running (the session is ${statusLabel({ status, reason: state.reason })}; resume it)`;
+  return `${why}: the prompt waits on the timeline and is delivered when the agent next waits for input`;
+}
 
 /**
  * Decides what a command means for a session in its current state: the events to append, `[]` when
@@ -54,40 +81,73 @@ export function decideSession(state: SessionFacts, command: SessionCommand): Ses
     if (!ACCEPTS[type].includes(status)) refuse(`${what} (only from ${ACCEPTS[type].join(', ')})`);
   };
 
+  // A prompt reaching an agent that waited: it is working again.
+  const answered = (): SessionEvent[] => (FOLLOWS_AGENT(status) && state.waiting !== null ? [event('running', {})] : []);
+
   switch (command.type) {
     case 'start':
+      // Also a setup dialog read from the pane that is gone again: the agent is starting, its first signal still to come.
+      if (status === 'awaiting' && state.reason !== 'setup') refuse('only a queued session, or one past its setup dialog, starts');
       accept('start', 'only a queued session starts');
       return [event('starting', {})];
     case 'launch':
       // The agent's first hooks can land before the launcher logs the launch: the launch still records.
       if (state.tmux === null && (status === 'running' || status === 'awaiting')) return [event('launched', { tmuxSession: command.tmuxSession, pane: command.pane })];
       accept('launch', 'only a starting session is launched');
-      return [event('launched', { tmuxSession: command.tmuxSession, pane: command.pane })];
+      return [event('launched', { tmuxSession: command.tmuxSession, pane: command.pane, ...(command.awaitsSignal ? { awaitsSignal: true } : {}) })];
     case 'fail':
       accept('fail', 'only a session that is starting up fails');
       return [event('failed', { reason: command.reason })];
     case 'identify':
       if (status === 'closed') refuse('a closed session learns no agent session id');
+      // An agent that names its session is up: its first signal ends `starting` (and any setup dialog).
+      if (status === 'starting' || pastSetup(state)) {
+        return [...(state.agentSessionId === command.agentSessionId ? [] : [event('identified', { agentSessionId: command.agentSessionId })]), event('running', {})];
+      }
       if (state.agentSessionId === command.agentSessionId) return [];
       return [event('identified', { agentSessionId: command.agentSessionId })];
-    case 'prompt':
+    case 'prompt': {
       if (NO_PROMPT.includes(status)) {
         throw new TrellisError('PROMPT_REFUSED', `the session is ${statusLabel({ status, reason: state.reason })}: it takes no prompt`);
       }
-      // A prompt answers an agent that is waiting: it is working again.
-      return status === 'awaiting' ? [event('prompted', { body: command.body }), event('running', {})] : [event('prompted', { body: command.body })];
-    case 'await':
-      if (USER_OWNED.includes(status)) return [];
+      // Held prompts go first: a new one waits behind them.
+      const held = state.pending.length > 0 ? 'earlier prompts wait to be delivered first' : promptHold(state, command.queuesInput ?? false);
+      if (held) return [event('prompted', { body: command.body, held })];
+      return [event('prompted', { body: command.body }), ...answered()];
+    }
+    case 'deliver': {
+      const index = state.pending[0];
+      if (index === undefined || NO_PROMPT.includes(status) || promptHold(state, command.queuesInput ?? false)) return [];
+      return [event('delivered', { index }), ...answered()];
+    }
+    case 'await': {
+      const detail = command.detail ? { detail: command.detail } : {};
+      if (command.reason === 'setup') {
+        // Read from the pane before the agent's first signal; once it has signalled, a late reading changes nothing.
+        if (status === 'starting' || (pastSetup(state) && state.detail !== (command.detail ?? null))) return [event('awaiting', { reason: 'setup', ...detail })];
+        return [];
+      }
+      // The user owns review and merging; the session still follows what the agent waits for.
+      if (USER_OWNED.includes(status)) return state.waiting === command.reason ? [] : [event('awaiting', { reason: command.reason, ...detail })];
       if (!AGENT_DRIVEN.includes(status)) refuse(`a turn signal (${command.reason}) applies only while the agent works`);
-      if (status === 'awaiting' && (state.reason === command.reason || command.reason === 'turn-end')) return [];
-      return [event('awaiting', { reason: command.reason })];
+      // A Stop ends any wait (a permission approved, then the turn finished); only a repeat is nothing.
+      if (status === 'awaiting' && state.reason === command.reason && (command.detail === undefined || command.detail === state.detail)) return [];
+      return [event('awaiting', { reason: command.reason, ...detail })];
+    }
+    case 'idle':
+      // An idle agent that was working has ended its turn; one already waiting (a dialog, its login) still waits for that.
+      if (status === 'starting' || status === 'running' || (USER_OWNED.includes(status) && state.waiting === null)) return [event('awaiting', { reason: 'turn-end' })];
+      return [];
     case 'busy':
-      if (USER_OWNED.includes(status) || status === 'running' || status === 'starting') return [];
+      if (USER_OWNED.includes(status)) return state.waiting === null ? [] : [event('running', {})];
+      // The agent's first signal ends `starting`.
+      if (status === 'starting') return [event('running', {})];
+      if (status === 'running') return [];
       if (status !== 'awaiting') refuse('a busy signal applies only while the agent works');
       return [event('running', {})];
     case 'interrupt':
       accept('interrupt', 'only a session with a live agent is interrupted');
-      return [event('interrupted', { reason: command.reason })];
+      return [event('interrupted', { reason: command.reason, ...(command.detail ? { detail: command.detail } : {}) })];
     case 'resume':
       accept('resume', 'only an interrupted or quarantined session resumes');
       return [event('resumed', {})];
@@ -116,6 +176,9 @@ export function decideSession(state: SessionFacts, command: SessionCommand): Ses
       return assertNever(command);
   }
 }
+
+/** Awaiting a setup dialog read from the pane: any signal of the agent's own means it is past it. */
+const pastSetup = (state: SessionFacts): boolean => state.status === 'awaiting' && state.reason === 'setup';
 
 function assertNever(x: never): never {
   throw new Error(`unhandled command ${JSON.stringify(x)}`);

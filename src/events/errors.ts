@@ -40,6 +40,8 @@ export type ErrorCode =
   | 'MERGE_BLOCKED'
   | 'PROMPT_REFUSED'
   | 'UNKNOWN_HARNESS'
+  /** The harness's agent program is not installed where sessions would run it. */
+  | 'HARNESS_NOT_INSTALLED'
   | 'NO_BASE'
   | 'CLEANUP_REFUSED'
   | 'SPAWN_FAILED'

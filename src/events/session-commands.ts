@@ -19,12 +19,17 @@ export type SessionCommand = SessionCommandMeta &
   (
     | ({ readonly type: 'spawn' } & SpawnedData)
     | { readonly type: 'start' }
-    | { readonly type: 'launch'; readonly tmuxSession: string; readonly pane: string }
+    | { readonly type: 'launch'; readonly tmuxSession: string; readonly pane: string; readonly awaitsSignal?: boolean }
     | { readonly type: 'identify'; readonly agentSessionId: string }
-    | { readonly type: 'prompt'; readonly body: string }
-    | { readonly type: 'await'; readonly reason: AwaitReason }
+    /** `queuesInput`: the harness's agent queues input typed while it works (a shell does; Claude Code is not shown to). */
+    | { readonly type: 'prompt'; readonly body: string; readonly queuesInput?: boolean }
+    /** Delivers the oldest held prompt, if the agent now takes input. */
+    | { readonly type: 'deliver'; readonly queuesInput?: boolean }
+    | { readonly type: 'await'; readonly reason: AwaitReason; readonly detail?: string }
+    /** The agent sits at its input with nothing to do (an idle notification, a resume with no prompt, the input box back on screen). */
+    | { readonly type: 'idle' }
     | { readonly type: 'busy' }
-    | { readonly type: 'interrupt'; readonly reason: InterruptReason }
+    | { readonly type: 'interrupt'; readonly reason: InterruptReason; readonly detail?: string }
     | { readonly type: 'resume' }
     | { readonly type: 'review' }
     | { readonly type: 'merge' }
@@ -43,8 +48,17 @@ export interface SessionFacts {
   readonly status: SessionStatus | 'absent';
   readonly clock: number;
   readonly reason: string | null;
+  /** What the status's reason means in words (the setup dialog on screen, the login problem, a dead pane's last lines), or null. */
+  readonly detail: string | null;
   readonly unread: boolean;
   readonly agentSessionId: string | null;
   /** The tmux session and pane, once launched (null before, and after the agent is stopped). */
   readonly tmux: { readonly session: string; readonly pane: string } | null;
+  /**
+   * What the agent itself last waited for, whatever status the user gave the session (review and
+   * merging keep following the agent): null while it works or before it started.
+   */
+  readonly waiting: AwaitReason | null;
+  /** Timeline indexes of prompts held until the agent takes input, oldest first. */
+  readonly pending: readonly number[];
 }

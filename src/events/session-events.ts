@@ -13,7 +13,12 @@ export const SESSION_EVENT_FORMAT = 1 as const;
 export const SOURCES = ['user', 'hook', 'pane', 'process', 'supervisor'] as const;
 export type Source = (typeof SOURCES)[number];
 
-export const AWAIT_REASONS = ['turn-end', 'permission', 'question'] as const;
+/**
+ * What a waiting agent waits for: the end of its turn (it takes a prompt), a permission or question
+ * dialog, a first-run dialog (`setup`: trust, API key, login, read from its pane before its first
+ * signal), or its provider's login or billing (`auth`, from the agent's own failure signal).
+ */
+export const AWAIT_REASONS = ['turn-end', 'permission', 'question', 'setup', 'auth'] as const;
 export type AwaitReason = (typeof AWAIT_REASONS)[number];
 
 export const INTERRUPT_REASONS = ['by-user', 'process-exit', 'tmux-gone'] as const;
@@ -46,12 +51,18 @@ export interface SpawnedData {
 export type SessionEvent =
   | (SessionEventMeta & { readonly type: 'spawned'; readonly data: SpawnedData })
   | (SessionEventMeta & { readonly type: 'starting'; readonly data: Record<string, never> })
-  | (SessionEventMeta & { readonly type: 'launched'; readonly data: { readonly tmuxSession: string; readonly pane: string } })
+  /** `awaitsSignal`: the agent signals its own start (a hook), so the session stays `starting` until it does. */
+  | (SessionEventMeta & { readonly type: 'launched'; readonly data: { readonly tmuxSession: string; readonly pane: string; readonly awaitsSignal?: boolean } })
   | (SessionEventMeta & { readonly type: 'identified'; readonly data: { readonly agentSessionId: string } })
-  | (SessionEventMeta & { readonly type: 'prompted'; readonly data: { readonly body: string } })
-  | (SessionEventMeta & { readonly type: 'awaiting'; readonly data: { readonly reason: AwaitReason } })
+  /** `held`: why the prompt waits on the timeline instead of reaching the pane (absent: delivered at once). */
+  | (SessionEventMeta & { readonly type: 'prompted'; readonly data: { readonly body: string; readonly held?: string } })
+  /** A held prompt (timeline entry `index`) typed into the pane once the agent took input. */
+  | (SessionEventMeta & { readonly type: 'delivered'; readonly data: { readonly index: number } })
+  /** `detail`: what the wait is about in words (the setup dialog on screen, the login problem, a failed turn's error). */
+  | (SessionEventMeta & { readonly type: 'awaiting'; readonly data: { readonly reason: AwaitReason; readonly detail?: string } })
   | (SessionEventMeta & { readonly type: 'running'; readonly data: Record<string, never> })
-  | (SessionEventMeta & { readonly type: 'interrupted'; readonly data: { readonly reason: InterruptReason } })
+  /** `detail`: for a process exit, the last lines of its screen (and the evidence hash of the whole screen). */
+  | (SessionEventMeta & { readonly type: 'interrupted'; readonly data: { readonly reason: InterruptReason; readonly detail?: string } })
   | (SessionEventMeta & { readonly type: 'resumed'; readonly data: Record<string, never> })
   | (SessionEventMeta & { readonly type: 'review-requested'; readonly data: Record<string, never> })
   | (SessionEventMeta & { readonly type: 'merge-dispatched'; readonly data: Record<string, never> })
@@ -75,6 +86,10 @@ export function parseSessionEvent(text: string): ParsedEvent<SessionEvent> {
 
 const text: Check = (v) => typeof v === 'string' && v !== '';
 const strOrNull: Check = (v) => v === null || str(v);
+const optional =
+  (check: Check): Check =>
+  (v) => v === undefined || check(v);
+const index: Check = (v) => Number.isInteger(v) && (v as number) >= 0;
 const oneOf =
   (values: readonly string[]): Check =>
   (v) => typeof v === 'string' && values.includes(v);
@@ -82,12 +97,13 @@ const oneOf =
 const DATA: Record<SessionEventType, Record<string, Check>> = {
   spawned: { harness: text, task: str, nodes: strs, issue: strOrNull, base: text, branch: text, worktree: text },
   starting: {},
-  launched: { tmuxSession: text, pane: text },
+  launched: { tmuxSession: text, pane: text, awaitsSignal: optional((v) => typeof v === 'boolean') },
   identified: { agentSessionId: text },
-  prompted: { body: str },
-  awaiting: { reason: oneOf(AWAIT_REASONS) },
+  prompted: { body: str, held: optional(str) },
+  delivered: { index },
+  awaiting: { reason: oneOf(AWAIT_REASONS), detail: optional(str) },
   running: {},
-  interrupted: { reason: oneOf(INTERRUPT_REASONS) },
+  interrupted: { reason: oneOf(INTERRUPT_REASONS), detail: optional(str) },
   resumed: {},
   'review-requested': {},
   'merge-dispatched': {},
@@ -133,9 +149,11 @@ export function describeSessionEvent(event: SessionEvent): string {
     case 'identified':
       return `identify: agent session ${event.data.agentSessionId}`;
     case 'prompted':
-      return `prompt: ${words(event.data.body) || '(empty)'}`;
+      return `prompt${event.data.held ? ' (held)' : ''}: ${words(event.data.body) || '(empty)'}`;
+    case 'delivered':
+      return `deliver prompt ${event.data.index + 1} ${from}`;
     case 'awaiting':
-      return `await ${event.data.reason} ${from}`;
+      return `await ${event.data.reason}${event.data.detail ? `: ${words(event.data.detail)}` : ''} ${from}`;
     case 'running':
       return `run ${from}`;
     case 'interrupted':

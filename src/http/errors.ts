@@ -50,6 +50,7 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   SERVE_FAILED: 504,
   PRECONDITION_REQUIRED: 428,
   STALE_REVISION: 412,
+  HARNESS_NOT_INSTALLED: 422,
 };
 
 export const errorBody = (code: string, message: string) => ({ error: { code, message } });

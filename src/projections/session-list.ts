@@ -9,6 +9,8 @@ export interface SessionSummary {
   readonly state: SessionStatus;
   /** Sub-reason of the state (`turn-end`, `tmux-gone`, ...), or null. */
   readonly reason: string | null;
+  /** The reason in words (`awaiting{setup}`: the dialog on screen; the login problem; a dead pane's last lines), or null. */
+  readonly detail: string | null;
   /** Who caused the latest transition: user, hook, pane, process or supervisor. */
   readonly source: Source | null;
   readonly unread: boolean;
@@ -27,6 +29,7 @@ export function sessionSummary(s: SessionState): SessionSummary {
     harness: s.harness,
     state: s.status as SessionStatus,
     reason: s.reason,
+    detail: s.detail,
     source: s.source,
     unread: s.unread,
     nodes: s.nodes,

@@ -13,6 +13,12 @@ export interface SessionView extends SessionSummary {
   readonly agentSessionId: string | null;
   readonly wip: string | null;
   readonly turnFailures: number;
+  /** The latest turn's failure (the agent's own error), until a new turn starts. */
+  readonly failedTurn: string | null;
+  /** What the agent itself waits for (review and merging follow it too); null while it works. */
+  readonly waiting: string | null;
+  /** Prompts held on the timeline until the agent takes input (their entries carry `held`). */
+  readonly pending: number;
   readonly timeline: readonly TimelineEntry[];
   /** Overrides of the merge gate, oldest first. */
   readonly mergeOverrides: readonly MergeOverride[];
@@ -30,6 +36,9 @@ export function sessionView(s: SessionState): SessionView {
     agentSessionId: s.agentSessionId,
     wip: s.wip,
     turnFailures: s.turnFailures,
+    failedTurn: s.failedTurn,
+    waiting: s.waiting,
+    pending: s.pending.length,
     timeline: s.timeline,
     mergeOverrides: s.mergeOverrides,
   };

@@ -5,6 +5,8 @@ export interface TimelineEntry {
   readonly by: string;
   readonly at: string;
   readonly body: string;
+  /** Present while the prompt waits to be delivered: why it is not in the pane yet. */
+  readonly held?: string;
 }
 
 /** The fold of one session's log: everything the session view, the board and `decide` need. */
@@ -14,6 +16,8 @@ export interface SessionState extends SessionFacts {
   readonly clock: number;
   /** Sub-reason of the status: `turn-end`, `tmux-gone`, a quarantine or failure reason; else null. */
   readonly reason: string | null;
+  /** What the reason names in words (`awaiting{setup}`: the dialog on screen; the login problem; a dead pane's last lines), else null. */
+  readonly detail: string | null;
   /** Source of the latest transition. */
   readonly source: Source | null;
   readonly unread: boolean;
@@ -30,12 +34,16 @@ export interface SessionState extends SessionFacts {
   readonly created: string;
   readonly updatedAt: string;
   readonly tmux: { readonly session: string; readonly pane: string } | null;
+  /** The pane of an agent whose process exited: tmux keeps it (`remain-on-exit`), so its last screen can be read. */
+  readonly deadPane: { readonly session: string; readonly pane: string } | null;
   readonly agentSessionId: string | null;
   readonly timeline: readonly TimelineEntry[];
   /** Where uncommitted work was saved on close or quarantine (`refs/trellis/wip/<id>`'s commit). */
   readonly wip: string | null;
   /** Turn failures since the last turn that ended well. */
   readonly turnFailures: number;
+  /** The latest turn's failure (the agent's error), until a new turn starts; null when it did not fail. */
+  readonly failedTurn: string | null;
   /** Each override of the merge gate, oldest first (DESIGN.md §14). */
   readonly mergeOverrides: readonly MergeOverride[];
 }
@@ -53,6 +61,7 @@ export const initialSession = (id: string): SessionState => ({
   status: 'absent',
   clock: 0,
   reason: null,
+  detail: null,
   source: null,
   unread: false,
   harness: '',
@@ -67,11 +76,15 @@ export const initialSession = (id: string): SessionState => ({
   created: '',
   updatedAt: '',
   tmux: null,
+  deadPane: null,
   agentSessionId: null,
   timeline: [],
   wip: null,
   turnFailures: 0,
   mergeOverrides: [],
+  failedTurn: null,
+  waiting: null,
+  pending: [],
 });
 
 /** Where a session's fold stands: the key of the latest event folded (session events carry no id). */
@@ -93,9 +106,14 @@ export function evolveSession(state: SessionState, event: SessionEvent): Session
     ...next,
     status,
     reason,
+    detail: null,
     source: event.source,
+    waiting: null,
+    deadPane: null,
     ...extra,
   });
+  // Review and merging are the user's: the agent's own waits are followed without moving the status.
+  const userOwned = state.status === 'review' || state.status === 'merging';
   switch (event.type) {
     case 'spawned': {
       const d = event.data;
@@ -117,24 +135,48 @@ export function evolveSession(state: SessionState, event: SessionEvent): Session
       return move('starting');
     case 'launched': {
       const tmux = { session: event.data.tmuxSession, pane: event.data.pane };
-      // Logged after the agent's own first signals, the launch keeps the state they set.
-      return state.status === 'starting' ? move('running', null, { tmux }) : { ...next, tmux };
+      // Logged after the agent's own first signals, the launch keeps the state they set. An agent that
+      // signals its own start stays `starting` until it does; one that cannot (a shell) is running.
+      if (state.status !== 'starting') return { ...next, tmux };
+      return event.data.awaitsSignal ? { ...next, tmux } : move('running', null, { tmux });
     }
     case 'identified':
       return { ...next, agentSessionId: event.data.agentSessionId };
-    case 'prompted':
-      return { ...next, unread: false, timeline: [...state.timeline, { by: event.by, at: event.at, body: event.data.body }] };
-    case 'awaiting':
-      // A turn that ended well clears the failure streak; any wait is news for whoever looks next.
-      return move('awaiting', event.data.reason, { unread: true, turnFailures: event.data.reason === 'turn-end' ? 0 : state.turnFailures });
+    case 'prompted': {
+      const { body, held } = event.data;
+      const entry: TimelineEntry = held ? { by: event.by, at: event.at, body, held } : { by: event.by, at: event.at, body };
+      return { ...next, unread: false, timeline: [...state.timeline, entry], pending: held ? [...state.pending, state.timeline.length] : state.pending };
+    }
+    case 'delivered': {
+      const i = event.data.index;
+      const held = state.timeline[i];
+      if (!held?.held) return next;
+      const { by, at, body } = held;
+      return { ...next, timeline: state.timeline.map((t, j) => (j === i ? { by, at, body } : t)), pending: state.pending.filter((j) => j !== i) };
+    }
+    case 'awaiting': {
+      const { reason, detail } = event.data;
+      // A turn that ended well clears the failure streak (the idle notice after a failed one does not).
+      const turnFailures = reason === 'turn-end' && state.failedTurn === null ? 0 : state.turnFailures;
+      if (userOwned) return { ...next, waiting: reason, turnFailures };
+      // Any wait is news for whoever looks next.
+      return move('awaiting', reason, { unread: true, waiting: reason, detail: detail ?? null, turnFailures });
+    }
     case 'running':
-      return move('running');
+      // A new turn: the last one's failure is history.
+      if (userOwned) return { ...next, waiting: null, failedTurn: null };
+      return move('running', null, { failedTurn: null });
     case 'interrupted':
-      return move('interrupted', event.data.reason, { unread: state.unread || event.data.reason !== 'by-user', tmux: null });
+      return move('interrupted', event.data.reason, {
+        unread: state.unread || event.data.reason !== 'by-user',
+        tmux: null,
+        detail: event.data.detail ?? null,
+        deadPane: event.data.reason === 'process-exit' ? state.tmux : null,
+      });
     case 'review-requested':
-      return move('review', null, { unread: true });
+      return move('review', null, { unread: true, waiting: state.waiting });
     case 'merge-dispatched':
-      return move('merging');
+      return move('merging', null, { waiting: state.waiting });
     case 'merge-overridden':
       return { ...next, mergeOverrides: [...state.mergeOverrides, { by: event.by, at: event.at, reason: event.data.reason, scenarios: event.data.scenarios }] };
     case 'closed':
@@ -144,7 +186,7 @@ export function evolveSession(state: SessionState, event: SessionEvent): Session
     case 'failed':
       return move('failed', event.data.reason, { unread: true, tmux: null });
     case 'turn-failed':
-      return { ...next, turnFailures: state.turnFailures + 1 };
+      return { ...next, turnFailures: state.turnFailures + 1, failedTurn: event.data.reason };
     case 'viewed':
       return { ...next, unread: false };
   }

@@ -10,14 +10,23 @@
  *   Notification     {session_id, transcript_path, cwd, hook_event_name, message, notification_type}
  *                    (matchers match notification_type: permission_prompt, idle_prompt, ...)
  *   SessionEnd       {session_id, transcript_path, cwd, hook_event_name, reason}
+ *   PermissionRequest, PreToolUse, PostToolUse {…, tool_name, tool_input[, tool_response]}
+ *   StopFailure      {…, error, last_assistant_message}
+ * (the shapes of Claude Code 2.1.197's recorded payloads, test/agents/recordings/).
  * Usage as Claude Code's: `claude [prompt]`, `claude --resume <session-id>`. Each prompt (the argument,
  * then each line typed or pasted into the terminal) is one turn; a few scripted prompts drive the other
  * notifications:
- *   "ask permission"  → UserPromptSubmit, then Notification{permission_prompt}
+ *   "ask permission"  → UserPromptSubmit, PreToolUse{Bash}, PermissionRequest{Bash}, then
+ *                       Notification{permission_prompt}; a dialog is open: the next line typed (Enter,
+ *                       or whatever text) answers it, as Enter answers Claude Code's dialog → PostToolUse, Stop
+ *   "ask question"    → the same with its AskUserQuestion tool (announced as a permission_prompt too)
+ *   "fail <error>"    → UserPromptSubmit, StopFailure{error}, then Notification{idle_prompt}
  *   "stop then idle"  → UserPromptSubmit, Stop, then Notification{idle_prompt} (what Claude Code sends
  *                       after 60 s at the prompt)
+ *   "/resume", "/clear" → SessionEnd{resume|clear}, SessionStart{resume|clear}: the program stays
  *   "/exit"           → SessionEnd{prompt_input_exit}, exit
  *   anything else     → UserPromptSubmit, then Stop
+ * Every line it reads is logged ({prompt} or, in a dialog, {dialogAnswer}).
  * It writes what it was started with and each hook it ran to $TRELLIS_HOME/standin/<TRELLIS_SESSION>.log.
  */
 import { spawnSync } from 'node:child_process';
@@ -28,7 +37,7 @@ import { createInterface } from 'node:readline';
 
 const args = process.argv.slice(2);
 const resumeAt = args.indexOf('--resume');
-const sessionId = resumeAt >= 0 ? args[resumeAt + 1] : randomUUID();
+let sessionId = resumeAt >= 0 ? args[resumeAt + 1] : randomUUID();
 const prompt = args.filter((_, i) => resumeAt < 0 || (i !== resumeAt && i !== resumeAt + 1)).find((a) => !a.startsWith('--'));
 const cwd = process.cwd();
 const transcript = join(process.env.HOME ?? '/tmp', '.claude', 'projects', 'standin', `${sessionId}.jsonl`);
@@ -63,14 +72,44 @@ function fire(event, extra, matchOn) {
   }
 }
 
+/** The tool whose dialog is open (the next line answers it), or null. */
+let dialog = null;
+
 function turn(text) {
+  if (dialog) {
+    log({ dialogAnswer: text });
+    const tool = dialog;
+    dialog = null;
+    fire('PostToolUse', { tool_name: tool.name, tool_input: tool.input, tool_response: { stdout: '' } }, tool.name);
+    fire('Stop', { stop_hook_active: false, last_assistant_message: 'done' });
+    return;
+  }
+  log({ prompt: text });
   if (text === '/exit') {
     fire('SessionEnd', { reason: 'prompt_input_exit' });
     process.exit(0);
   }
+  if (text === '/resume' || text === '/clear') {
+    fire('SessionEnd', { reason: text.slice(1) });
+    if (text === '/clear') sessionId = randomUUID();
+    fire('SessionStart', { source: text.slice(1) }, text.slice(1));
+    return;
+  }
   fire('UserPromptSubmit', { prompt: text });
-  if (text === 'ask permission') {
-    fire('Notification', { message: 'Claude needs your permission to use Bash', notification_type: 'permission_prompt' }, 'permission_prompt');
+  if (text === 'ask permission' || text === 'ask question') {
+    dialog = text === 'ask permission'
+      ? { name: 'Bash', input: { command: 'ls -la /tmp', description: 'List /tmp' } }
+      : { name: 'AskUserQuestion', input: { questions: [{ question: 'Which color?', header: 'Color', options: [{ label: 'Red' }, { label: 'Blue' }], multiSelect: false }] } };
+    fire('PreToolUse', { tool_name: dialog.name, tool_input: dialog.input }, dialog.name);
+    fire('PermissionRequest', { tool_name: dialog.name, tool_input: dialog.input }, dialog.name);
+    fire('Notification', { message: 'Claude needs your permission', notification_type: 'permission_prompt' }, 'permission_prompt');
+    return;
+  }
+  if (text.startsWith('fail ')) {
+    const error = text.slice(5);
+    const said = error === 'authentication_failed' ? 'Not logged in · Please run /login' : 'API Error: 500 Internal server error';
+    fire('StopFailure', { error, last_assistant_message: said });
+    fire('Notification', { message: 'Claude is waiting for your input', notification_type: 'idle_prompt' }, 'idle_prompt');
     return;
   }
   fire('Stop', { stop_hook_active: false });
@@ -83,7 +122,7 @@ process.stdout.write('> ');
 const rl = createInterface({ input: process.stdin });
 rl.on('line', (line) => {
   const text = line.trim();
-  if (text) turn(text);
+  if (text || dialog) turn(text);
   process.stdout.write('> ');
 });
 rl.on('close', () => process.exit(0));

@@ -29,7 +29,8 @@ export function tempDir(): string {
 }
 
 export function cleanupRepos(): void {
-  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+  // Retried: an agent's last hook process can still be writing as its tmux server goes.
+  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 }
 
 export function git(cwd: string, ...args: string[]): string {

@@ -3,6 +3,7 @@ import type { Reply, ThreadState } from '../../projections/index.js';
 import { isEvidenceHash } from '../evidence.js';
 import { isLocalId } from '../issues/thread-id.js';
 import type { Project } from '../project.js';
+import { replyPrompt } from '../issues/reply-prompt.js';
 
 /** An eval-remark thread as the eval surfaces show it (never as an Issue). */
 export interface RemarkThread {
@@ -61,7 +62,7 @@ export async function replyToRemark(p: Project, id: string, input: { body: strin
   const originator = originatorOf(state);
   let loopedIn: string | null = null;
   if (originator !== by && (await p.sessions.isOnline(originator))) {
-    await p.sessions.notify(originator, `New reply on eval remark ${state.id} (${state.concern}) about ${state.scope!.scenario} from ${by}`);
+    await p.sessions.notify(originator, replyPrompt({ thread: state.id, what: `eval remark "${state.concern}" about ${state.scope!.scenario}`, by, body }));
     loopedIn = originator;
   }
   return { thread: remarkThread(state), reply: state.replies.length, loopedIn };

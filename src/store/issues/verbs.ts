@@ -16,6 +16,7 @@ import type { StreamProblem } from '../streams/projection-cache.js';
 import { IssueIndex, mergeNewestFirst } from './issue-index.js';
 import { newThreadId, requireLocalId } from './thread-id.js';
 import type { ThreadsRead } from './thread-store.js';
+import { replyPrompt } from './reply-prompt.js';
 
 /*
  * One function per user-facing issue verb, shared by the CLI and the HTTP routes: a surface parses its
@@ -396,7 +397,8 @@ async function appendReply(p: Project, id: string, command: ThreadCommand): Prom
 async function loopIn(p: Project, state: ThreadState, replier: string): Promise<string | null> {
   const originator = state.by;
   if (originator === replier || !(await p.sessions.isOnline(originator))) return null;
-  await p.sessions.notify(originator, `New reply on ${state.id} (${state.concern}) from ${replier}`);
+  const reply = state.replies[state.replies.length - 1];
+  await p.sessions.notify(originator, replyPrompt({ thread: state.id, what: `issue "${state.concern}"`, by: replier, body: reply?.body ?? '' }));
   return originator;
 }
 

@@ -15,16 +15,20 @@ export interface PaneTarget {
  * our socket that the session log does not know is never reachable through the API.
  */
 export interface PaneTargets {
-  /** The session's live pane, or null when there is no such session or it has no live pane. */
-  resolve(sessionId: string): Promise<PaneTarget | null>;
+  /**
+   * The session's live pane, or null when there is no such session or it has no live pane. With `dead`,
+   * also the pane of an agent whose process exited (to read its last screen; nothing is sent to it).
+   */
+  resolve(sessionId: string, opts?: { dead?: boolean }): Promise<PaneTarget | null>;
 }
 
 /** Panes as the session log records them: a live session's launched tmux session and pane, on `socket`. */
 export function sessionPaneTargets(p: Project, socket: string): PaneTargets {
   return {
-    resolve: async (sessionId) => {
+    resolve: async (sessionId, opts = {}) => {
       if (!isLocalId(sessionId)) return null;
       const state = await p.sessionLog.get(sessionId);
+      if (opts.dead && state.status === 'interrupted' && state.deadPane) return { socket, session: state.deadPane.session, pane: state.deadPane.pane };
       if (state.status === 'absent' || !LIVE_STATUSES.has(state.status) || !state.tmux) return null;
       return { socket, session: state.tmux.session, pane: state.tmux.pane };
     },

@@ -9,6 +9,7 @@ import type { Project } from '../project.js';
 import { adapterOf } from './adapters/index.js';
 import { shq, type LaunchContext } from './adapters/adapter.js';
 import { pasteText } from './pane-input.js';
+import { hasSetupScreens } from './setup-screens.js';
 import { Tmux } from './tmux.js';
 import { addWorktree, copyIncludes, dropBranchIfEmpty, mainRoot, removeWorktree, runSetup } from './worktree.js';
 import { claimPooled, kickRefill } from './worktree-pool.js';
@@ -73,7 +74,13 @@ export async function launch(p: Project, rt: SessionRuntime, state: SessionState
     // tmux itself says when the agent's process exits (its pane-died hook): no polling per session.
     const paneDied = `run-shell -b ${shq(`cd ${shq(root)} && ${ctx.trellis} session signal ${state.id} exit </dev/null >/dev/null 2>&1`)}`;
     const pane = await rt.tmux.launch(state.id, state.worktree, env, adapter.command(ctx), { 'pane-died': paneDied });
-    const { state: after } = await record(p, state.id, { type: 'launch', tmuxSession: state.id, pane });
+    if (hasSetupScreens(state.harness)) {
+      // Until the agent's first signal its pane is read for first-run dialogs, by a watcher tmux runs detached.
+      const watch = `cd ${shq(root)} && ${ctx.trellis} session watch-setup ${state.id} </dev/null >/dev/null 2>&1`;
+      await rt.tmux.run(['run-shell', '-b', watch]);
+    }
+    // An adapter with native signals: the agent says when it is up, and the session is `starting` until then.
+    const { state: after } = await record(p, state.id, { type: 'launch', tmuxSession: state.id, pane, awaitsSignal: adapter.events.length > 0 });
     // The agent is up: the pool refills behind it (a background process at idle priority).
     if (made.branch) kickRefill(p, rt.env);
     return after;

@@ -9,9 +9,9 @@ import type { PaneTarget, PaneTargets } from './pane-target.js';
  * The session I/O verbs, one function each, shared by the HTTP routes and `trellis session ...`.
  */
 
-async function live(targets: PaneTargets, id: string): Promise<PaneTarget> {
-  const target = await targets.resolve(id);
-  if (!target) throw new TrellisError('SESSION_NOT_FOUND', `no session ${id} with a live pane; 'trellis session ls' lists the live ones`);
+async function live(targets: PaneTargets, id: string, opts: { dead?: boolean } = {}): Promise<PaneTarget> {
+  const target = await targets.resolve(id, opts);
+  if (!target) throw new TrellisError('SESSION_NOT_FOUND', `no session ${id} with a ${opts.dead ? 'live or exited' : 'live'} pane; 'trellis session ls' lists the live ones`);
   return target;
 }
 
@@ -21,9 +21,12 @@ export interface CaptureResult extends Capture {
   readonly log?: string;
 }
 
-/** `capture`: the live pane as text (and, for a pane on the alternate screen, the server's output log). */
+/**
+ * `capture`: the pane as text (and, for a pane on the alternate screen, the server's output log). A pane
+ * whose agent exited is read too: its last screen says why.
+ */
 export async function captureSession(targets: PaneTargets, id: string, opts: { lines?: number; ansi?: boolean } = {}, hub?: PaneHub): Promise<CaptureResult> {
-  const target = await live(targets, id);
+  const target = await live(targets, id, { dead: true });
   const capture = await capturePane(target, opts);
   const log = capture.alternate ? hub?.log(target) : undefined;
   return { id, ...capture, ...(log && log.size > 0 ? { log: log.tail(opts.lines ?? capture.rows, opts.ansi) } : {}) };

@@ -2,16 +2,22 @@ import { existsSync } from 'node:fs';
 import type { SessionState } from '../../projections/index.js';
 import type { LiveProject } from '../live.js';
 import type { Project } from '../project.js';
+import { isTrellisError } from '../../events/index.js';
 import { adapterOf } from './adapters/index.js';
+import { capturePane } from './pane-capture.js';
 import { queuePass } from './queue.js';
 import { record, trellisCommand, type SessionRuntime } from './runtime.js';
-import { quarantineSession } from './verbs.js';
+import { deliverHeld, quarantineSession } from './verbs.js';
 import { kickRefill } from './worktree-pool.js';
 
 /** Turn failures in a row after which a session is quarantined (held aside, never auto-resumed). */
 export const QUARANTINE_AFTER = 3;
 /** How often the supervisors re-check without being told (tmux killed from outside sends no event). */
 const RESYNC_MS = 30_000;
+/** How often a running session's pane is read for a turn that ended with no signal (Esc). */
+const PANE_READ_MS = 700;
+/** Reads in a row that must show the agent idle (a turn's first instants can look idle for one read). */
+const IDLE_READS = 2;
 
 /** Statuses in which a session's agent should be alive in its pane. */
 const SUPERVISED = new Set(['running', 'awaiting', 'review', 'merging']);
@@ -68,6 +74,10 @@ async function reconcileOne(p: Project, rt: SessionRuntime, s: SessionState, pan
  */
 export class SessionSupervisors {
   private timer: NodeJS.Timeout | undefined;
+  private paneTimer: NodeJS.Timeout | undefined;
+  /** Per running session, how many reads in a row showed its agent idle. */
+  private readonly idleReads = new Map<string, number>();
+  private reading = false;
   private stopped = false;
   private running: Promise<unknown> = Promise.resolve();
 
@@ -82,6 +92,7 @@ export class SessionSupervisors {
     this.live.onStop(() => this.stop());
     void this.pass({ install: true });
     this.timer = setInterval(() => void this.pass({}), RESYNC_MS).unref();
+    this.paneTimer = setInterval(() => void this.readPanes(), PANE_READ_MS).unref();
     return this;
   }
 
@@ -89,6 +100,41 @@ export class SessionSupervisors {
     this.stopped = true;
     this.live.bus.off('change', this.onChange);
     if (this.timer) clearInterval(this.timer);
+    if (this.paneTimer) clearInterval(this.paneTimer);
+  }
+
+  /**
+   * The pane fallback (DESIGN.md §9: hooks first, the pane after): a session believed `running` whose
+   * agent shows its idle input on consecutive reads has ended its turn with no signal (Esc): recorded
+   * as `idle`, source `pane`. Only adapters that know their idle screen; one capture per such session.
+   */
+  private async readPanes(): Promise<void> {
+    if (this.reading || this.stopped) return;
+    this.reading = true;
+    try {
+      const { states } = await this.project.sessionLog.all();
+      const watched = new Set<string>();
+      for (const s of states) {
+        const adapter = s.status === 'running' && s.tmux ? adapterOf(s.harness) : null;
+        if (!adapter?.idleOnScreen) continue;
+        watched.add(s.id);
+        const screen = await capturePane({ socket: this.rt.tmux.socket, session: s.tmux!.session, pane: s.tmux!.pane }).then((c) => c.text, () => null);
+        const reads = screen !== null && adapter.idleOnScreen(screen) ? (this.idleReads.get(s.id) ?? 0) + 1 : 0;
+        this.idleReads.set(s.id, reads);
+        if (reads >= IDLE_READS) {
+          this.idleReads.delete(s.id);
+          // Re-decided against the log: a hook that landed since wins.
+          await record(this.project, s.id, { type: 'idle', source: 'pane' }).catch((err: unknown) => {
+            if (!(isTrellisError(err) && err.code === 'SESSION_REFUSED')) throw err;
+          });
+        }
+      }
+      for (const id of this.idleReads.keys()) if (!watched.has(id)) this.idleReads.delete(id);
+    } catch (err) {
+      console.error(`trellis: reading session panes: ${(err as Error).message}`);
+    } finally {
+      this.reading = false;
+    }
   }
 
   /** Resolves when the passes started so far are done (tests and shutdown). */
@@ -108,13 +154,18 @@ export class SessionSupervisors {
     }
   };
 
-  /** After a transition: quarantine what failed too often, launch what is queued. No tmux call. */
+  /**
+   * After a transition: quarantine what failed too often, deliver held prompts to agents that now take
+   * input, launch what is queued. No tmux call unless a prompt is delivered.
+   */
   private queue(): Promise<unknown> {
     return this.serial(async () => {
       const { states } = await this.project.sessionLog.all();
       for (const s of states) {
         if (SUPERVISED.has(s.status) && s.turnFailures >= QUARANTINE_AFTER) {
           await quarantineSession(this.project, this.rt, s.id, 'trellis', `${s.turnFailures} turn failures in a row`, 'supervisor');
+        } else if (SUPERVISED.has(s.status) && s.pending.length > 0) {
+          await deliverHeld(this.project, this.rt, s.id);
         }
       }
       if (states.some((s) => s.status === 'queued')) await queuePass(this.project, this.rt);

@@ -1,13 +1,16 @@
 import { existsSync } from 'node:fs';
-import { decideSession, isNodeId, LIVE_STATUSES, TrellisError, type SessionCommand, type SessionStatus } from '../../events/index.js';
+import { decideSession, isNodeId, isTrellisError, LIVE_STATUSES, TrellisError, type SessionCommand, type SessionStatus } from '../../events/index.js';
 import { sessionList, sessionView, type OverlapWith, type SessionState, type SessionSummary, type SessionView } from '../../projections/index.js';
 import { newThreadId, isLocalId } from '../issues/thread-id.js';
 import type { Project } from '../project.js';
 import type { StreamProblem } from '../streams/projection-cache.js';
 import { adapterOf, harnessNames } from './adapters/index.js';
-import type { SignalCommand } from './adapters/adapter.js';
+import { mapSignal } from './adapters/signal.js';
+import { preflight } from './preflight.js';
 import { budgetOf, queuePass, type SessionBudget } from './queue.js';
-import { deliver, launch, record, type BareCommand, type Delivery, type SessionRuntime } from './runtime.js';
+import { shq } from './adapters/adapter.js';
+import { deliver, launch, record, SUPERVISOR, type BareCommand, type Delivery, type SessionRuntime } from './runtime.js';
+import { capturePane } from './pane-capture.js';
 import type { GateDecision } from './merge-gate.js';
 import { saveWip } from './wip.js';
 import { poolReport, type PoolReport } from './worktree-pool.js';
@@ -28,22 +31,27 @@ export interface SpawnInput {
   readonly by: string;
 }
 
-/** A spawned session, and what it should know before it starts (another live session changing its nodes). */
+/**
+ * A spawned session, and what it should know before it starts, each said up front and never blocking:
+ * what its agent's first run will ask (with the repair), and other live sessions changing its nodes.
+ */
 export type SpawnResult = SessionView & { readonly warnings: readonly string[] };
 
 /**
- * Spawns a session: logs it as queued, then runs a queue pass (which launches it if the budget allows).
- * A node that a live session is already changing is warned about (DESIGN.md §14), never refused.
+ * Spawns a session: refuses an agent that is not installed, logs it as queued, then runs a queue pass
+ * (which launches it if the budget allows). A node that a live session is already changing is warned
+ * about (DESIGN.md §14), never refused.
  */
 export async function spawnSession(p: Project, rt: SessionRuntime, input: SpawnInput): Promise<SpawnResult> {
   const harness = input.harness ?? p.settings().harness ?? 'shell';
   adapterOf(harness);
+  const setupWarnings = await preflight(harness, { mainRoot: mainRoot(p), env: rt.env });
   if (typeof input.task !== 'string') throw new TrellisError('INVALID_INPUT', 'a session needs a task (text)');
   const nodes = (input.nodes ?? []).map((n) => n.trim());
   const bad = nodes.find((n) => !isNodeId(n));
   if (bad !== undefined) throw new TrellisError('INVALID_INPUT', `'${bad}' is not a node id (a path below the spec root, without .md, e.g. auth/login)`);
   if (input.issue !== undefined && !/^[^\s]{1,200}$/.test(input.issue)) throw new TrellisError('INVALID_INPUT', `'${input.issue}' is not an issue id`);
-  const warnings = await overlapWarnings(p, nodes);
+  const warnings = [...setupWarnings, ...(await overlapWarnings(p, nodes))];
   const { commit } = await trunkCommit(p);
   const id = newThreadId(p.random);
   await p.sessionLog.write(id, {
@@ -132,15 +140,47 @@ async function guard(p: Project, state: SessionState, action: string): Promise<v
   if (reason) throw new TrellisError('CLEANUP_REFUSED', `${action} of ${state.id} refused: ${reason}`);
 }
 
-/** The prompt is on the timeline (`appended`); whether it reached the pane is best-effort (`delivered`, `reason`). */
+/**
+ * The prompt is on the timeline (`appended`); `delivered` says whether it reached the pane now, and when
+ * not, `reason` says why and that it is delivered when the agent next waits for input.
+ */
 export type PromptResult = { readonly session: SessionView; readonly appended: true } & Delivery;
 
-/** Appends a whole prompt to the session's timeline, then pastes it into its pane. */
+/**
+ * Appends a whole prompt to the session's timeline, then types it into the pane, but only where the
+ * agent takes a prompt (DESIGN.md §9, Input): anywhere else it is held on the timeline and delivered
+ * when the agent next waits for input (`deliverHeld`), never typed into a dialog.
+ */
 export async function promptSession(p: Project, rt: SessionRuntime, id: string, body: string, by: string): Promise<PromptResult> {
   if (typeof body !== 'string' || body.trim() === '') throw new TrellisError('INVALID_INPUT', 'a prompt needs a body');
-  await sessionState(p, id);
-  const { state } = await write(p, id, { type: 'prompt', body }, by);
+  const before = await sessionState(p, id);
+  const { state, events } = await write(p, id, { type: 'prompt', body, queuesInput: adapterOf(before.harness).queuesInput }, by);
+  const prompted = events.find((e) => e.type === 'prompted');
+  const held = prompted?.type === 'prompted' ? prompted.data.held : undefined;
+  if (held) return { session: sessionView(state), appended: true, delivered: false, reason: held };
   return { session: sessionView(state), appended: true, ...(await deliver(rt, state, body)) };
+}
+
+/**
+ * Delivers the session's held prompts, oldest first, while the agent takes input (the server on every
+ * transition, and the signal that made the agent wait). Each delivery is a logged transition, so two
+ * processes trying at once type a prompt once.
+ */
+export async function deliverHeld(p: Project, rt: SessionRuntime, id: string): Promise<number> {
+  let delivered = 0;
+  for (;;) {
+    const state = await p.sessionLog.get(id);
+    if (state.status === 'absent' || state.pending.length === 0) return delivered;
+    const { state: after, events } = await write(p, id, { type: 'deliver', queuesInput: adapterOf(state.harness).queuesInput }, SUPERVISOR, 'supervisor');
+    const done = events.find((e) => e.type === 'delivered');
+    if (done?.type !== 'delivered') return delivered;
+    const result = await deliver(rt, after, after.timeline[done.data.index]!.body);
+    if (!result.delivered) {
+      console.error(`trellis: session ${id}: held prompt ${done.data.index + 1} could not be typed: ${result.reason}`);
+      return delivered;
+    }
+    delivered++;
+  }
 }
 
 /** Stops the agent (kills its tmux session); the worktree stays and `resume` brings it back. */
@@ -170,7 +210,8 @@ export async function requestReview(p: Project, id: string, by: string): Promise
 
 /**
  * Dispatches the merge to the session's own agent, as a prompt: the server never touches the main
- * checkout. Answers `{dispatched: true}` once the transition is logged. The merge gate runs first: a
+ * checkout. Answers `{dispatched: true}` once the transition is logged (the prompt under the same
+ * delivery rule as any other: held while the agent does not take input). The merge gate runs first: a
  * session whose checks block it is refused unless `override` gives a reason (logged on the session).
  */
 export async function mergeSession(p: Project, rt: SessionRuntime, id: string, by: string, override?: string): Promise<{ dispatched: true; gate: GateDecision } & Delivery> {
@@ -180,11 +221,24 @@ export async function mergeSession(p: Project, rt: SessionRuntime, id: string, b
   const { gateMerge } = await import('./merge-gate.js');
   const gate = await gateMerge(p, state, override, by, (reason, scenarios) => write(p, id, { type: 'override-merge', reason, scenarios }, by));
   const { trunk } = await trunkCommit(p);
-  const { state: merging } = await write(p, id, { type: 'merge' }, by);
+  mergeRefusal(state, trunk, mainRoot(p));
+  await write(p, id, { type: 'merge' }, by);
   const body = `Merge your branch ${state.branch} into ${trunk}: bring in the latest ${trunk}, resolve any conflicts, run the tests, then move ${trunk} to the result (git push . HEAD:${trunk}). Do not edit the main checkout.`;
-  const { state: prompted } = await write(p, id, { type: 'prompt', body }, by);
-  void merging;
-  return { dispatched: true, gate, ...(await deliver(rt, prompted, body)) };
+  const { session: _session, appended: _appended, ...delivery } = await promptSession(p, rt, id, body, by);
+  return { dispatched: true, gate, ...delivery };
+}
+
+/**
+ * A harness whose agent reads no prose (`shell`) never receives the merge prompt (it would run as
+ * commands): the merge is refused, before any transition, with the git commands to run instead.
+ */
+function mergeRefusal(state: SessionState, trunk: string, main: string): void {
+  if (adapterOf(state.harness).readsProse) return;
+  throw new TrellisError(
+    'SESSION_REFUSED',
+    `a ${state.harness} session has no agent that reads prose, so nothing is typed into it: merge by hand, e.g. in its worktree ` +
+      `(cd ${shq(state.worktree)} && git merge ${shq(trunk)} && git push . HEAD:${shq(trunk)}), or in the main checkout (cd ${shq(main)} && git merge ${shq(state.branch)}); then close the session`,
+  );
 }
 
 /** Uncommitted work to the WIP ref, then the agent's tmux session away; the wip commit, if any. */
@@ -229,39 +283,77 @@ export async function viewSession(p: Project, id: string, by: string): Promise<S
   return sessionView((await write(p, id, { type: 'view' }, by)).state);
 }
 
-/** Signals every adapter understands, whatever the harness (pane-pattern scripts, tmux's own pane-died hook). */
-const GENERIC: Record<string, readonly SignalCommand[]> = {
-  'turn-end': [{ type: 'await', reason: 'turn-end' }],
-  permission: [{ type: 'await', reason: 'permission' }],
-  question: [{ type: 'await', reason: 'question' }],
-  busy: [{ type: 'busy' }],
-  exit: [{ type: 'interrupt', reason: 'process-exit' }],
-  'turn-failed': [{ type: 'turn-fail', reason: 'the agent reported a failed turn' }],
-};
+export interface SignalResult {
+  readonly session: SessionView;
+  /** Whether the signal appended anything (a repeated idle notification does not). */
+  readonly changed: boolean;
+  /** What was ignored and why: an unknown event, a payload that is not the hook's, a signal the state refuses. */
+  readonly ignored: readonly string[];
+}
 
 /**
  * The adapters' entry point (`trellis session signal <id> <event>`, the hook's JSON on stdin): maps the
- * native event to a transition and appends it. `changed: false` when it changes nothing (a repeated
- * idle notification after a Stop).
+ * native event to transitions and appends them. Input the protocol does not explain (an unknown event,
+ * a payload that is not the event's JSON object, a signal the current state refuses) is ignored and
+ * said in `ignored`, never a crash inside the agent's hook and never a guessed state. A process exit
+ * keeps the pane's last screen as evidence and its last lines in the reason. When the agent now takes
+ * input, its held prompts are delivered.
  */
-export async function signalSession(p: Project, id: string, event: string, payload: unknown): Promise<{ session: SessionView; changed: boolean }> {
+export async function signalSession(p: Project, rt: SessionRuntime, id: string, event: string, payload: unknown, opts: { fromPane?: string } = {}): Promise<SignalResult> {
   const state = await sessionState(p, id);
-  const adapter = adapterOf(state.harness);
-  const mapped = adapter.events.includes(event) ? adapter.signal(event, payload, state) : GENERIC[event];
-  if (mapped === undefined) {
-    throw new TrellisError('INVALID_INPUT', `unknown signal '${event}' for a ${state.harness} session: use one of ${[...adapter.events, ...Object.keys(GENERIC)].join(', ')}`);
-  }
+  // A hook of an agent Trellis already replaced (interrupted, then resumed in a new pane: the old
+  // program's SessionEnd as it dies) speaks of a pane that is no longer the session's.
+  const stale = stalePane(state, opts.fromPane);
+  if (stale) return { session: sessionView(state), changed: false, ignored: [`${event}: ${stale}`] };
+  const mapped = mapSignal(adapterOf(state.harness), event, payload, state);
+  if ('ignored' in mapped) return { session: sessionView(state), changed: false, ignored: [mapped.ignored] };
   const source: SessionCommand['source'] = event === 'exit' ? 'process' : 'hook';
   let current = state;
   let changed = false;
-  for (const command of mapped) {
+  const ignored: string[] = [];
+  for (const command of mapped.commands) {
     // The agent's process exiting after a close or an interrupt is expected: nothing to record.
     if (command.type === 'interrupt' && !LIVE_STATUSES.has(current.status as SessionStatus)) continue;
-    const { state: after, events } = await write(p, id, command, id, source);
-    current = after;
-    changed ||= events.length > 0;
+    // Before the launch is logged the pane is unknown: an exit then is the old program's, not the new one's.
+    if (command.type === 'interrupt' && opts.fromPane && current.tmux === null) continue;
+    const full = command.type === 'interrupt' && current.tmux ? { ...command, detail: await exitEvidence(p, rt, current) } : command;
+    try {
+      const { state: after, events } = await write(p, id, full, id, source);
+      current = after;
+      changed ||= events.length > 0;
+    } catch (err) {
+      if (!(isTrellisError(err) && err.code === 'SESSION_REFUSED')) throw err;
+      ignored.push(`${event}: ${err.message}`);
+    }
   }
-  return { session: sessionView(current), changed };
+  if (changed && current.pending.length > 0) await deliverHeld(p, rt, id);
+  return { session: sessionView(changed ? await sessionState(p, id) : current), changed, ignored };
+}
+
+/** Why a signal from tmux pane `fromPane` is not about the session's current agent, or null. */
+function stalePane(state: SessionState, fromPane: string | undefined): string | null {
+  if (!fromPane || !state.tmux || state.tmux.pane === fromPane) return null;
+  return `sent from pane ${fromPane}, but the session's agent runs in pane ${state.tmux.pane} (a program it replaced)`;
+}
+
+/** How many of a dead pane's last lines go into the reason. */
+const EXIT_LINES = 5;
+
+/**
+ * The last screen of an agent whose process exited, kept as evidence, and its last lines for the reason
+ * (`claude: not found` is seen at once). The pane stays readable after the exit (tmux `remain-on-exit`).
+ */
+async function exitEvidence(p: Project, rt: SessionRuntime, state: SessionState): Promise<string | undefined> {
+  try {
+    const screen = await capturePane({ socket: rt.tmux.socket, session: state.tmux!.session, pane: state.tmux!.pane }, { lines: 500 });
+    const lines = screen.text.split('\n').map((l) => l.trimEnd()).filter((l) => l.trim() !== '' && !/^Pane is dead/.test(l.trim()));
+    if (lines.length === 0) return undefined;
+    const { hash } = await p.evidence.put(Buffer.from(`${screen.text}\n`, 'utf8'));
+    return `${lines.slice(-EXIT_LINES).join('\n')}\n(last screen: evidence ${hash})`;
+  } catch {
+    // The pane is gone too (its tmux session was killed): nothing to keep.
+    return undefined;
+  }
 }
 
 /** The budget and its use, and the warm worktree pool's state and disk use, for `/api/resources`. */

@@ -27,7 +27,9 @@ export async function saveWip(worktree: string, id: string, exclude: readonly st
   const env = { ...process.env, GIT_INDEX_FILE: index };
   try {
     await gitIn(worktree, ['read-tree', 'HEAD'], env);
-    await gitIn(worktree, ['add', '--all', '--', '.', ...exclude.map((p) => `:(exclude,literal)${p}`)], env);
+    await gitIn(worktree, ['add', '--all', '--', '.'], env);
+    // The adapter's files back to what HEAD holds (an exclude pathspec naming a git-ignored file fails the add).
+    if (exclude.length) await gitIn(worktree, ['reset', '-q', 'HEAD', '--', ...exclude.map((p) => `:(literal)${p}`)], env);
     const tree = (await gitIn(worktree, ['write-tree'], env)).trim();
     const head = (await gitIn(worktree, ['rev-parse', 'HEAD^{tree}'], env)).trim();
     if (tree === head) {

@@ -53,6 +53,13 @@ export function SessionView({ id }: { id: string }) {
       </header>
       <SpawnWarnings id={s.id} />
       <OverlapFlags overlaps={(s as Session & { overlaps?: OverlapWith[] }).overlaps} />
+      {s.detail ? (
+        <p class="card state-detail" data-testid="state-detail">
+          {s.state === 'awaiting' && s.reason === 'setup' ? 'The agent shows a setup dialog: ' : ''}
+          {s.detail}
+          {s.state === 'awaiting' && s.reason === 'setup' ? '. Answer it in the terminal below.' : ''}
+        </p>
+      ) : null}
       <Lifecycle
         s={s}
         onDone={(v) => {
@@ -80,8 +87,14 @@ export function SessionView({ id }: { id: string }) {
                 <li key={i}>
                   <p class="meta">
                     <b>{t.by}</b> <Ago at={t.at} />
+                    {t.held ? <span class="chip reason"> queued</span> : null}
                   </p>
                   <pre>{t.body}</pre>
+                  {t.held ? (
+                    <p class="muted small" data-testid="held-prompt">
+                      Not typed into the pane yet: {t.held}.
+                    </p>
+                  ) : null}
                 </li>
               ))}
             </ol>
@@ -315,7 +328,7 @@ function PromptBox({ s, onDone }: { s: Session; onDone: (v: Session) => void }) 
     setNote('');
     try {
       const r = await post<PromptResult & { session: Session }>(`api/sessions/${enc(s.id)}/prompt`, { body });
-      setNote(r.delivered ? 'Delivered to the pane.' : `On the timeline, but not delivered to the pane: ${r.reason ?? 'unknown reason'}`);
+      setNote(r.delivered ? 'Delivered to the pane.' : `Queued on the timeline, not typed into the pane: ${r.reason ?? 'unknown reason'}.`);
       setBody('');
       onDone(r.session);
     } catch (e) {
@@ -336,7 +349,10 @@ function PromptBox({ s, onDone }: { s: Session; onDone: (v: Session) => void }) 
           onKeyDown={(e) => e.key === 'Enter' && (e.ctrlKey || e.metaKey) && (e.currentTarget as HTMLTextAreaElement).form?.requestSubmit()}
         />
       </label>
-      <p class="muted small">Sent whole (a bracketed paste, then Enter) and kept on the session's timeline. Ctrl+Enter sends.</p>
+      <p class="muted small">
+        Sent whole (a bracketed paste, then Enter) and kept on the session's timeline; typed only when the agent waits for a prompt, else queued and delivered when it
+        next does (answer a dialog with raw keys). Ctrl+Enter sends.
+      </p>
       <ErrorBox error={err} title={err instanceof ApiError && err.status === 502 ? 'The prompt was refused' : 'Not sent'} />
       {note ? (
         <p class="notice" role="status" data-testid="prompt-result">

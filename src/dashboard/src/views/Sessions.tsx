@@ -24,11 +24,17 @@ const SOURCE_HELP: Record<string, string> = {
 };
 
 /** A session's state with its sub-reason and who caused it: `awaiting · turn-end · by hook`. */
-export function SessionState({ s }: { s: Pick<SessionSummary, 'state' | 'reason' | 'source'> }) {
+export function SessionState({ s }: { s: Pick<SessionSummary, 'state' | 'reason' | 'source'> & { detail?: string | null } }) {
   return (
     <span class="session-state" data-testid="session-state">
       <span class={`chip state state-${s.state}`}>{s.state}</span>
-      {s.reason ? <span class="chip reason">{s.reason}</span> : s.state === 'queued' ? <QueuedReason /> : null}
+      {s.reason ? (
+        <span class="chip reason" title={s.detail ?? undefined}>
+          {s.reason}
+        </span>
+      ) : s.state === 'queued' ? (
+        <QueuedReason />
+      ) : null}
       {s.source ? (
         <span class="source" title={`the latest transition came from ${SOURCE_HELP[s.source] ?? s.source}`}>
           by {s.source}

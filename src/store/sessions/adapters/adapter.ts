@@ -1,4 +1,4 @@
-import type { SessionCommand } from '../../../events/index.js';
+import type { AwaitReason, SessionCommand } from '../../../events/index.js';
 import type { SessionState } from '../../../projections/index.js';
 
 /** What a launch needs to know: the session, whether this is a resume, and how to call trellis back. */
@@ -12,10 +12,11 @@ export interface LaunchContext {
 
 /** A turn signal an adapter maps a hook call to: a command for the session log, minus who and when. */
 export type SignalCommand =
-  | { readonly type: 'await'; readonly reason: 'turn-end' | 'permission' | 'question' }
+  | { readonly type: 'await'; readonly reason: AwaitReason; readonly detail?: string }
+  | { readonly type: 'idle' }
   | { readonly type: 'busy' }
   | { readonly type: 'identify'; readonly agentSessionId: string }
-  | { readonly type: 'interrupt'; readonly reason: 'process-exit' }
+  | { readonly type: 'interrupt'; readonly reason: 'process-exit'; readonly detail?: string }
   | { readonly type: 'turn-fail'; readonly reason: string };
 
 /**
@@ -35,6 +36,18 @@ export interface HarnessAdapter {
   readonly ownedPaths: readonly string[];
   /** The native events `signal` understands, for usage messages. */
   readonly events: readonly string[];
+  /**
+   * Whether the agent reads prose at all (a merge is dispatched to it as a prompt). A shell does not:
+   * prose typed into it runs as commands.
+   */
+  readonly readsProse: boolean;
+  /** Whether the agent is shown to queue input typed while it works (else a prompt waits for its turn to end). */
+  readonly queuesInput: boolean;
+  /**
+   * Whether a screen of a session believed `running` shows the agent back at its input with no work
+   * under way: a turn ended with no signal (Esc). Read from the pane as the fallback (source `pane`).
+   */
+  idleOnScreen?(screen: string): boolean;
   /**
    * The shared-runtime guard (spec §4.2 rule 4): before a lifecycle mutation cleans up (kills tmux,
    * removes the worktree), is anything else still using this session's runtime? A reason refuses it.

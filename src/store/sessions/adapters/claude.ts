@@ -1,13 +1,30 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SessionState } from '../../../projections/index.js';
+import { excludeFromGit } from '../git-exclude.js';
 import { commonGuard, shq, type HarnessAdapter, type LaunchContext, type SignalCommand } from './adapter.js';
 
-/** The Claude Code hook events this adapter subscribes to, each calling `trellis session signal <id> <event>`. */
-const HOOKS = ['SessionStart', 'UserPromptSubmit', 'Stop', 'Notification', 'SessionEnd'] as const;
+/**
+ * The Claude Code hook events this adapter subscribes to, each calling `trellis session signal <id> <event>`.
+ * Checked against Claude Code 2.1.197's recorded payloads (`../shared/agents/`, replayed in claude.test.ts).
+ */
+const HOOKS = ['SessionStart', 'UserPromptSubmit', 'PermissionRequest', 'PostToolUse', 'PostToolUseFailure', 'Notification', 'Stop', 'StopFailure', 'SessionEnd'] as const;
 
 /** The hooks' settings file: local to the worktree, never committed. */
 export const CLAUDE_SETTINGS = '.claude/settings.local.json';
+
+/** `StopFailure` errors that no retry fixes: the login or the billing is the problem (awaiting{auth}). */
+const AUTH_ERRORS: Readonly<Record<string, string>> = {
+  authentication_failed: 'log in: run /login in the session (trellis session keys), or give the agent a valid ANTHROPIC_API_KEY',
+  billing_error: 'fix the billing of the account the agent uses, then prompt it again',
+};
+
+/**
+ * `SessionEnd` reasons that mean the program is leaving (recorded: `prompt_input_exit` for /exit and
+ * Ctrl-C, `other` when its terminal is killed). `clear` and `resume` (/clear, /resume) end one
+ * conversation and start the next inside the same live program.
+ */
+const LEAVING = new Set(['prompt_input_exit', 'other']);
 
 const field = (payload: unknown, name: string): string | undefined => {
   const v = typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>)[name] : undefined;
@@ -16,16 +33,23 @@ const field = (payload: unknown, name: string): string | undefined => {
 
 /**
  * `claude` (Claude Code): launched with the task as its prompt, `--resume <agent-session-id>` on resume.
- * Turn signals come from its hooks, written into the worktree's `.claude/settings.local.json`: `Stop` →
- * awaiting{turn-end}; `Notification` → awaiting{permission} (permission prompt), awaiting{question}
- * (elicitation dialog), or, for the idle prompt that only repeats a Stop, awaiting{turn-end} (which
- * changes nothing when already awaiting); `UserPromptSubmit` → running; `SessionStart` records the
- * agent's session id; `SessionEnd` (other than `/clear`) → interrupted{process-exit}.
+ * Turn signals come from its hooks, written into the worktree's `.claude/settings.local.json`:
+ * `UserPromptSubmit` → running; `PermissionRequest` → awaiting{permission}, or awaiting{question} for
+ * its own `AskUserQuestion` tool; `PostToolUse(Failure)` → running again (a permission was answered);
+ * `Stop` → awaiting{turn-end}, ending any wait; `StopFailure` → a failed turn with its error type, or
+ * awaiting{auth} for a login or billing error; `Notification`: a permission prompt (unless it is the
+ * question's), an elicitation dialog → awaiting{question}, the idle prompt → the turn is over if the
+ * session still thought it ran (it never ends another wait); `SessionStart` records the agent's session
+ * id, and after a resume or /clear the agent sits idle at its input; `SessionEnd` → interrupted only
+ * when the program leaves.
  */
 export const claudeAdapter: HarnessAdapter = {
   name: 'claude',
   events: HOOKS,
   ownedPaths: [CLAUDE_SETTINGS],
+  readsProse: true,
+  // Not shown to queue typed input mid-turn: a prompt waits for the turn's end.
+  queuesInput: false,
   command(ctx: LaunchContext) {
     const s = ctx.session;
     if (ctx.resume) return s.agentSessionId ? `exec claude --resume ${shq(s.agentSessionId)}` : 'exec claude --continue';
@@ -33,9 +57,11 @@ export const claudeAdapter: HarnessAdapter = {
   },
   async install(worktree: string, ctx: LaunchContext) {
     const path = join(worktree, CLAUDE_SETTINGS);
+    let before: string | null = null;
     let settings: Record<string, unknown> = {};
     try {
-      const raw = JSON.parse(await readFile(path, 'utf8')) as unknown;
+      before = await readFile(path, 'utf8');
+      const raw = JSON.parse(before) as unknown;
       if (typeof raw === 'object' && raw !== null && !Array.isArray(raw)) settings = raw as Record<string, unknown>;
     } catch {
       // Absent or unreadable: ours is the whole file.
@@ -44,39 +70,78 @@ export const claudeAdapter: HarnessAdapter = {
     for (const event of HOOKS) {
       hooks[event] = [{ hooks: [{ type: 'command', command: `${ctx.trellis} session signal ${ctx.session.id} ${event}` }] }];
     }
+    await excludeFromGit(worktree, CLAUDE_SETTINGS);
+    const text = `${JSON.stringify({ ...settings, hooks }, null, 2)}\n`;
+    // Claude Code reloads (and fires ConfigChange) on every write: the same content is not written again.
+    if (text === before) return;
     await mkdir(join(worktree, '.claude'), { recursive: true });
-    await writeFile(path, `${JSON.stringify({ ...settings, hooks }, null, 2)}\n`);
+    await writeFile(path, text);
   },
-  signal(event: string, payload: unknown, _state: SessionState): readonly SignalCommand[] {
-    const one = claudeSignal(event, payload);
-    return one ? [one] : [];
+  signal(event: string, payload: unknown, state: SessionState): readonly SignalCommand[] {
+    return claudeSignal(event, payload, state);
   },
+  idleOnScreen: claudeIdleOnScreen,
   guard: claudeGuard,
 };
 
-function claudeSignal(event: string, payload: unknown): SignalCommand | null {
+function claudeSignal(event: string, payload: unknown, state: SessionState): readonly SignalCommand[] {
   switch (event) {
     case 'SessionStart': {
       const id = field(payload, 'session_id');
-      return id ? { type: 'identify', agentSessionId: id } : null;
+      const source = field(payload, 'source');
+      const identify: SignalCommand[] = id ? [{ type: 'identify', agentSessionId: id }] : [];
+      // After a resume or /clear (and a launch with no task) the agent waits at its input with nothing to do.
+      const idle = source === 'resume' || source === 'clear' || (source === 'startup' && !state.task.trim());
+      return idle ? [...identify, { type: 'idle' }] : identify;
     }
     case 'UserPromptSubmit':
-      return { type: 'busy' };
+    case 'PostToolUse':
+    case 'PostToolUseFailure':
+      return [{ type: 'busy' }];
+    case 'PermissionRequest':
+      return [{ type: 'await', reason: field(payload, 'tool_name') === 'AskUserQuestion' ? 'question' : 'permission' }];
     case 'Stop':
-      return { type: 'await', reason: 'turn-end' };
+      return [{ type: 'await', reason: 'turn-end' }];
+    case 'StopFailure': {
+      const error = field(payload, 'error') ?? 'unknown';
+      const said = field(payload, 'last_assistant_message');
+      const what = `${error}${said ? `: ${said}` : ''}`;
+      const repair = AUTH_ERRORS[error];
+      if (repair) return [{ type: 'await', reason: 'auth', detail: `${what} (${repair})` }];
+      return [
+        { type: 'turn-fail', reason: what },
+        { type: 'await', reason: 'turn-end', detail: `the turn failed: ${what}` },
+      ];
+    }
     case 'Notification': {
       const kind = field(payload, 'notification_type') ?? '';
       const message = (field(payload, 'message') ?? '').toLowerCase();
-      if (kind === 'permission_prompt' || (!kind && message.includes('permission'))) return { type: 'await', reason: 'permission' };
-      if (kind === 'elicitation_dialog') return { type: 'await', reason: 'question' };
-      if (kind === 'idle_prompt' || (!kind && message.includes('waiting for your input'))) return { type: 'await', reason: 'turn-end' };
-      return null;
+      if (kind === 'permission_prompt' || (!kind && message.includes('permission'))) {
+        // AskUserQuestion's dialog is announced as a permission prompt too: the question stays a question.
+        return state.waiting === 'question' ? [] : [{ type: 'await', reason: 'permission' }];
+      }
+      if (kind === 'elicitation_dialog') return [{ type: 'await', reason: 'question' }];
+      if (kind === 'idle_prompt' || (!kind && message.includes('waiting for your input'))) return [{ type: 'idle' }];
+      return [];
     }
     case 'SessionEnd':
-      return field(payload, 'reason') === 'clear' ? null : { type: 'interrupt', reason: 'process-exit' };
+      return LEAVING.has(field(payload, 'reason') ?? '') ? [{ type: 'interrupt', reason: 'process-exit' }] : [];
     default:
-      return null;
+      return [];
   }
+}
+
+/** Claude Code's input box: a prompt line (`❯`) between two horizontal rules. */
+const INPUT_BOX = /^─{20,}\n❯.*\n─{20,}$/m;
+/** What Claude Code shows while a turn runs (its footer), or while a dialog waits for an answer. */
+const BUSY = /esc to interrupt|Do you want to|Esc to cancel/i;
+
+/**
+ * Claude Code 2.1.197 after Esc mid-turn (no hook fires): its input box is back (holding the
+ * interrupted prompt) and the footer no longer says "esc to interrupt".
+ */
+export function claudeIdleOnScreen(screen: string): boolean {
+  return INPUT_BOX.test(screen) && !BUSY.test(screen);
 }
 
 function claudeGuard(state: SessionState, others: readonly SessionState[]): string | null {

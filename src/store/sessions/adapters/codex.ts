@@ -1,5 +1,6 @@
 import type { SessionState } from '../../../projections/index.js';
 import { commonGuard, shq, type HarnessAdapter, type LaunchContext, type SignalCommand } from './adapter.js';
+import { codexThreadSaved } from './codex-threads.js';
 
 const field = (payload: unknown, name: string): string | undefined => {
   const v = typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>)[name] : undefined;
@@ -18,13 +19,18 @@ function notifyConfig(ctx: LaunchContext): string {
 
 /**
  * `codex` (Codex CLI): launched with the task, resumed with `codex resume <id>`. Its only turn signal is
- * the `notify` program: `agent-turn-complete` → awaiting{turn-end} (and the thread id, when it carries
- * one, is recorded for resume). Everything else is seen through process liveness.
+ * the `notify` program: `agent-turn-complete` of the session's own conversation → awaiting{turn-end}
+ * (its thread id recorded for resume). Codex 0.169's own hooks are not used: each needs a one-time
+ * review in Codex ("Hooks need review") before it runs, a dialog of its own. Everything else is seen
+ * through the pane (setup dialogs before the first signal) and process liveness.
  */
 export const codexAdapter: HarnessAdapter = {
   name: 'codex',
   events: ['notify'],
   ownedPaths: [],
+  readsProse: true,
+  // Not shown to queue typed input mid-turn: a prompt waits for the turn's end.
+  queuesInput: false,
   command(ctx: LaunchContext) {
     const config = `-c ${shq(notifyConfig(ctx))}`;
     const s = ctx.session;
@@ -36,8 +42,14 @@ export const codexAdapter: HarnessAdapter = {
     if (field(payload, 'type') !== 'agent-turn-complete') return [];
     const thread = field(payload, 'thread-id');
     const turnEnd: SignalCommand = { type: 'await', reason: 'turn-end' };
-    // The first notify that names the conversation records it, for `codex resume <id>`.
-    return thread && thread !== state.agentSessionId ? [{ type: 'identify', agentSessionId: thread }, turnEnd] : [turnEnd];
+    if (!thread || thread === state.agentSessionId) return [turnEnd];
+    // One user turn notifies twice: first for Codex's title-generation side thread (its own thread id,
+    // never saved), then for the conversation. Only the session's own conversation — the thread whose
+    // input is the session's task, or one Codex saved — is recorded for `codex resume <id>` and ends a
+    // turn; the side thread's notify, which can come while the real turn still runs, is ignored.
+    const input = Array.isArray((payload as Record<string, unknown>)['input-messages']) ? ((payload as Record<string, unknown>)['input-messages'] as unknown[]) : [];
+    const ownTask = state.task.trim() !== '' && input.some((m) => typeof m === 'string' && m.trim() === state.task.trim());
+    return ownTask || codexThreadSaved(thread) ? [{ type: 'identify', agentSessionId: thread }, turnEnd] : [];
   },
   guard: commonGuard,
 };

@@ -9,6 +9,9 @@ export const shellAdapter: HarnessAdapter = {
   name: 'shell',
   events: [],
   ownedPaths: [],
+  // Prose typed into a shell runs as commands; typed input waits in the terminal while a command runs.
+  readsProse: false,
+  queuesInput: true,
   command: () => `exec "\${SHELL:-/bin/sh}" -l`,
   install: async () => {},
   signal: () => [],

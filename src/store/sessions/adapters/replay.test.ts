@@ -1,0 +1,293 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { decideSession, isTrellisError, type SessionCommand } from '../../../events/index.js';
+import { evolveSession, initialSession, type SessionState } from '../../../projections/session.js';
+import { claudeAdapter, claudeIdleOnScreen } from './claude.js';
+import { codexAdapter } from './codex.js';
+import type { HarnessAdapter } from './adapter.js';
+import { mapSignal } from './signal.js';
+
+/*
+ * The recordings of the real programs (`test/agents/recordings/`, copied from ../shared/agents/), every
+ * line replayed through the adapter's mapping and the session's decide/evolve, as `trellis session
+ * signal` runs them: the state after each line is asserted, so the protocol as it is — not our idea
+ * of it — drives the table.
+ */
+
+const RECORDINGS = join(import.meta.dirname, '../../../../test/agents/recordings');
+const lines = (file: string) =>
+  readFileSync(join(RECORDINGS, file), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+const at = '2026-11-23T20:00:00.000Z';
+let clockAt = 0;
+const meta = (source: SessionCommand['source']) => ({ by: 'trellis', at: new Date(Date.parse(at) + ++clockAt).toISOString(), source });
+
+function apply(state: SessionState, command: Omit<SessionCommand, 'by' | 'at' | 'source'>, source: SessionCommand['source']): SessionState {
+  return decideSession(state, { ...command, ...meta(source) } as SessionCommand).reduce(evolveSession, state);
+}
+
+/** A session of `harness` launched with `task`: spawned, started, launched (what the runtime logs: `starting` until the agent's first signal). */
+function launched(harness: string, task: string): SessionState {
+  let s = apply(initialSession('s1'), { type: 'spawn', harness, task, nodes: [], issue: null, base: 'b'.repeat(40), branch: 'trellis/s1', worktree: '/w/s1' }, 'user');
+  s = apply(s, { type: 'start' }, 'supervisor');
+  s = apply(s, { type: 'launch', tmuxSession: 's1', pane: '%1', awaitsSignal: true }, 'supervisor');
+  expect(s.status).toBe('starting');
+  return s;
+}
+
+/** One hook call, as `signalSession` runs it: mapped by the adapter, each command decided; a refusal is ignored, not a crash. */
+function signal(adapter: HarnessAdapter, state: SessionState, event: string, payload: unknown): { state: SessionState; ignored: string[] } {
+  const mapped = mapSignal(adapter, event, payload, state);
+  if ('ignored' in mapped) return { state, ignored: [mapped.ignored] };
+  const ignored: string[] = [];
+  for (const command of mapped.commands) {
+    try {
+      state = apply(state, command, 'hook');
+    } catch (err) {
+      if (!(isTrellisError(err) && err.code === 'SESSION_REFUSED')) throw err;
+      ignored.push(err.message);
+    }
+  }
+  return { state, ignored };
+}
+
+type Expect = Partial<Pick<SessionState, 'status' | 'reason' | 'source' | 'turnFailures' | 'agentSessionId' | 'waiting'>> & { detail?: string | RegExp | null; ignored?: boolean };
+
+/**
+ * The state after each recorded line (1-based, the `_meta` line is 0). Every line is listed: a line left
+ * out of this table fails the test, so a new recording cannot slip past unexplained.
+ */
+const AWAIT = (reason: string, more: Expect = {}): Expect => ({ status: 'awaiting', reason, source: 'hook', ...more });
+const RUNNING: Expect = { status: 'running' };
+const EXITED: Expect = { status: 'interrupted', reason: 'process-exit', source: 'hook' };
+const NOT_SUBSCRIBED: Expect = { ignored: true };
+const SERVER_ERROR = /^the turn failed: server_error: API Error: Unable to connect to API \(ConnectionRefused\)$/;
+const NOT_LOGGED_IN = /^authentication_failed: Not logged in · Please run \/login \(log in: run \/login/;
+
+const claudeTable: Record<number, Expect> = {
+  // hooklog-D: a turn fails (no network), then /clear, /resume <id>, /exit.
+  // The agent's own first signal ends `starting`.
+  1: { status: 'running', source: 'hook', agentSessionId: '3ae1fb1e-ba21-4429-816d-8267b480295f' },
+  2: RUNNING,
+  3: AWAIT('turn-end', { detail: SERVER_ERROR, turnFailures: 1 }),
+  // The idle prompt ~60 s after the failure: neither a new state nor a reset failure count.
+  4: AWAIT('turn-end', { detail: SERVER_ERROR, turnFailures: 1 }),
+  5: AWAIT('turn-end', { turnFailures: 1 }),
+  6: AWAIT('turn-end', { turnFailures: 1 }),
+  // /resume ends one conversation and starts another inside the same live program.
+  7: AWAIT('turn-end', { turnFailures: 1 }),
+  8: AWAIT('turn-end', { turnFailures: 1 }),
+  9: EXITED,
+  // hooklog-E: a full turn; Bash with a permission dialog (approved); again (Esc-rejected: no hook);
+  // a turn; Esc during a turn (no hook); Ctrl-C exit. Then AskUserQuestion.
+  10: RUNNING,
+  11: RUNNING,
+  12: { ...NOT_SUBSCRIBED, status: 'running' },
+  13: AWAIT('turn-end', { turnFailures: 0 }),
+  14: RUNNING,
+  15: { ...NOT_SUBSCRIBED, status: 'running' },
+  16: AWAIT('permission'),
+  17: AWAIT('permission'),
+  // The approved tool ran: working again.
+  18: { status: 'running', source: 'hook' },
+  19: { ...NOT_SUBSCRIBED, status: 'running' },
+  20: { ...NOT_SUBSCRIBED, status: 'running' },
+  21: AWAIT('turn-end'),
+  22: RUNNING,
+  23: { ...NOT_SUBSCRIBED, status: 'running' },
+  24: AWAIT('permission'),
+  25: AWAIT('permission'),
+  // Rejected with Esc (no hook): the next prompt is the first signal that the dialog is gone.
+  26: RUNNING,
+  27: { ...NOT_SUBSCRIBED, status: 'running' },
+  28: AWAIT('turn-end'),
+  29: RUNNING,
+  30: EXITED,
+  31: RUNNING,
+  32: RUNNING,
+  33: { ...NOT_SUBSCRIBED, status: 'running' },
+  34: AWAIT('turn-end'),
+  35: RUNNING,
+  36: { ...NOT_SUBSCRIBED, status: 'running' },
+  // AskUserQuestion: a question, although claude announces its dialog as a permission prompt.
+  37: AWAIT('question'),
+  38: AWAIT('question'),
+  39: { status: 'running', source: 'hook' },
+  40: { ...NOT_SUBSCRIBED, status: 'running' },
+  41: { ...NOT_SUBSCRIBED, status: 'running' },
+  42: AWAIT('turn-end'),
+  43: EXITED,
+  // hooklog-trellis: sessions spawned by Trellis. Not logged in: every turn fails authentication.
+  44: RUNNING,
+  45: RUNNING,
+  46: AWAIT('auth', { detail: NOT_LOGGED_IN, turnFailures: 0 }),
+  47: AWAIT('auth', { detail: NOT_LOGGED_IN }),
+  48: RUNNING,
+  49: AWAIT('auth', { detail: NOT_LOGGED_IN }),
+  50: RUNNING,
+  51: AWAIT('auth'),
+  52: RUNNING,
+  53: AWAIT('auth'),
+  54: RUNNING,
+  55: AWAIT('auth', { turnFailures: 0 }),
+  // Its tmux session killed (SessionEnd{other}), then `trellis session resume`: idle at its input.
+  56: EXITED,
+  57: AWAIT('turn-end'),
+  58: RUNNING,
+  59: RUNNING,
+  60: AWAIT('auth'),
+  61: RUNNING,
+  62: RUNNING,
+  63: AWAIT('turn-end', { detail: SERVER_ERROR, turnFailures: 1 }),
+  64: AWAIT('turn-end', { detail: SERVER_ERROR, turnFailures: 1 }),
+  65: RUNNING,
+  66: RUNNING,
+  67: { ...NOT_SUBSCRIBED, status: 'running' },
+  68: AWAIT('turn-end'),
+  69: RUNNING,
+  70: { ...NOT_SUBSCRIBED, status: 'running' },
+  71: AWAIT('permission'),
+  72: AWAIT('permission'),
+  73: { status: 'running', source: 'hook' },
+  74: { ...NOT_SUBSCRIBED, status: 'running' },
+  75: { ...NOT_SUBSCRIBED, status: 'running' },
+  76: AWAIT('turn-end'),
+  77: AWAIT('turn-end'),
+  78: AWAIT('turn-end', { agentSessionId: expect.any(String) as unknown as string }),
+  79: AWAIT('turn-end'),
+  80: AWAIT('turn-end'),
+  81: RUNNING,
+  82: { ...NOT_SUBSCRIBED, status: 'running' },
+  83: AWAIT('turn-end'),
+  84: AWAIT('turn-end'),
+  85: RUNNING,
+  86: RUNNING,
+  87: AWAIT('turn-end'),
+  88: { ...NOT_SUBSCRIBED, ...AWAIT('turn-end') },
+  89: { ...NOT_SUBSCRIBED, ...AWAIT('turn-end') },
+  90: AWAIT('turn-end'),
+  91: RUNNING,
+  92: RUNNING,
+  93: AWAIT('turn-end'),
+  94: { ...NOT_SUBSCRIBED, ...AWAIT('turn-end') },
+  95: RUNNING,
+  96: { ...NOT_SUBSCRIBED, status: 'running' },
+  97: AWAIT('permission'),
+  98: AWAIT('permission'),
+  99: { status: 'running', source: 'hook' },
+  100: { ...NOT_SUBSCRIBED, status: 'running' },
+  101: { ...NOT_SUBSCRIBED, status: 'running' },
+  102: AWAIT('turn-end'),
+};
+
+function check(state: SessionState, ignored: string[], want: Expect, where: string): void {
+  const { detail, ignored: shouldIgnore, ...fields } = want;
+  expect(state, where).toMatchObject(fields);
+  if (detail instanceof RegExp) expect(state.detail, where).toMatch(detail);
+  else if (detail !== undefined) expect(state.detail, where).toBe(detail);
+  if (shouldIgnore) expect(ignored.join('; '), where).toMatch(/^unknown signal/);
+  else expect(ignored, where).toEqual([]);
+}
+
+describe('replaying Claude Code 2.1.197’s recorded hooks (every line)', () => {
+  const recorded = lines('claude-code-2.1.197-hooks.jsonl');
+
+  it('the recording is what the table covers: every line after _meta has an expectation', () => {
+    expect(recorded[0]).toMatchObject({ _meta: true });
+    expect(Object.keys(claudeTable).map(Number)).toEqual(recorded.slice(1).map((_, i) => i + 1));
+  });
+
+  it('each line moves the session to the state the real program was in, with its source', () => {
+    let state: SessionState | null = null;
+    recorded.slice(1).forEach((line, i) => {
+      const n = i + 1;
+      const payload = line.payload as Record<string, unknown>;
+      const event = line.event as string;
+      expect(payload.hook_event_name).toBe(event);
+      // Each startup is a session Trellis launched (task: its first prompt); a resume after an exit is `trellis session resume`.
+      if (event === 'SessionStart' && payload.source === 'startup') state = launched('claude', 'say hi');
+      if (event === 'SessionStart' && payload.source === 'resume' && state!.status === 'interrupted') {
+        state = apply(apply(state!, { type: 'resume' }, 'user'), { type: 'launch', tmuxSession: 's1', pane: '%2', awaitsSignal: true }, 'supervisor');
+      }
+      const r = signal(claudeAdapter, state!, event, payload);
+      state = r.state;
+      check(state, r.ignored, claudeTable[n]!, `line ${n} (${line.scenario} ${event} ${JSON.stringify(payload.notification_type ?? payload.reason ?? payload.error ?? payload.tool_name ?? payload.source ?? '')})`);
+    });
+  });
+
+  it('failed turns in a row count to the quarantine threshold; the idle notices between them never reset it', () => {
+    const fail = recorded.slice(1).find((l) => (l.payload as { error?: string }).error === 'server_error')!.payload;
+    const idle = recorded.slice(1).find((l) => (l.payload as { notification_type?: string }).notification_type === 'idle_prompt')!.payload;
+    const submit = recorded.find((l) => l.event === 'UserPromptSubmit')!.payload;
+    let state = launched('claude', 'say hi');
+    for (let i = 0; i < 3; i++) {
+      if (i > 0) state = signal(claudeAdapter, state, 'UserPromptSubmit', submit).state;
+      state = signal(claudeAdapter, state, 'StopFailure', fail).state;
+      state = signal(claudeAdapter, state, 'Notification', idle).state;
+    }
+    expect(state).toMatchObject({ status: 'awaiting', reason: 'turn-end', turnFailures: 3 });
+  });
+
+  it('malformed or unknown hook input is ignored with a reason, never a crash or a changed state', () => {
+    const base = launched('claude', 'say hi');
+    const stop = recorded.find((l) => l.event === 'Stop')!.payload;
+    for (const [event, payload] of [
+      ['Explode', {}],
+      ['Stop', null],
+      ['Stop', 'Stop'],
+      ['Stop', [stop]],
+      ['Stop', { ...stop, hook_event_name: 'SessionEnd' }],
+      ['MessageDisplay', { hook_event_name: 'MessageDisplay' }],
+    ] as const) {
+      const r = signal(claudeAdapter, base, event, payload);
+      expect(r.state, `${event} ${JSON.stringify(payload)}`).toBe(base);
+      expect(r.ignored, `${event} ${JSON.stringify(payload)}`).toHaveLength(1);
+    }
+    // Fields of the wrong type or missing: nothing guessed.
+    for (const payload of [{ hook_event_name: 'Notification' }, { hook_event_name: 'Notification', notification_type: 7 }, { hook_event_name: 'Notification', notification_type: 'auth_success' }]) {
+      expect(signal(claudeAdapter, base, 'Notification', payload)).toEqual({ state: base, ignored: [] });
+    }
+    expect(signal(claudeAdapter, base, 'SessionEnd', { hook_event_name: 'SessionEnd', reason: 'someday' })).toEqual({ state: base, ignored: [] });
+    // A signal the state refuses (a hook racing a close) is ignored, not thrown.
+    const closed = apply(base, { type: 'close', wip: null }, 'user');
+    expect(signal(claudeAdapter, closed, 'Stop', stop)).toMatchObject({ state: closed, ignored: [expect.stringContaining('closed')] });
+  });
+});
+
+describe('replaying Codex 0.169.0’s recorded notify calls (every line)', () => {
+  const recorded = lines('codex-0.169.0-notify.jsonl');
+
+  it('the title side thread’s notify changes nothing; the conversation’s ends the turn and names the conversation', () => {
+    expect(recorded[0]).toMatchObject({ _meta: true });
+    const [title, real] = recorded.slice(1).map((l) => l.payload as Record<string, unknown>);
+    let state = launched('codex', 'say hi');
+    const first = signal(codexAdapter, state, 'notify', title);
+    expect(first).toEqual({ state, ignored: [] });
+    state = signal(codexAdapter, state, 'notify', real).state;
+    expect(state).toMatchObject({ status: 'awaiting', reason: 'turn-end', source: 'hook', agentSessionId: real!['thread-id'] });
+  });
+});
+
+describe('Claude Code 2.1.197’s screens: Esc mid-turn fires no hook, the pane shows it', () => {
+  const screen = (name: string) => readFileSync(join(RECORDINGS, `claude-2.1.197-screen-${name}.txt`), 'utf8');
+
+  it('a turn under way is not idle; after Esc the input box is back with no work under way', () => {
+    expect(claudeIdleOnScreen(screen('running'))).toBe(false);
+    expect(claudeIdleOnScreen(screen('after-esc'))).toBe(true);
+    // A dialog is never read as idle.
+    expect(claudeIdleOnScreen(`${screen('after-esc')}\n Do you want to proceed?\n ❯ 1. Yes`)).toBe(false);
+    expect(claudeIdleOnScreen('')).toBe(false);
+  });
+
+  it('read from the pane, idle ends a running turn (source pane) and changes no other wait', () => {
+    const running = signal(claudeAdapter, launched('claude', 'x'), 'SessionStart', { hook_event_name: 'SessionStart', session_id: 'a', source: 'startup' }).state;
+    expect(running.status).toBe('running');
+    expect(apply(running, { type: 'idle' }, 'pane')).toMatchObject({ status: 'awaiting', reason: 'turn-end', source: 'pane' });
+    const asking = apply(running, { type: 'await', reason: 'permission' }, 'hook');
+    expect(apply(asking, { type: 'idle' }, 'pane')).toBe(asking);
+  });
+});

@@ -1,0 +1,129 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentProject, startFakeModel, type AgentProject, type FakeModel } from './helpers/agents.js';
+import { cleanupRepos, ok, ROOT, trellis } from './helpers/repo.js';
+import { startServe } from './helpers/serve.js';
+import { killTmux, waitFor } from './helpers/sessions.js';
+
+/*
+ * A truthful start, with the real claude and codex against the fake model: a session is `starting` until
+ * the agent's own first signal; a first-run dialog on its screen is `awaiting{setup}` naming it (source
+ * `pane`), never `running`; what the agent's config lacks is said at spawn with its repair; an agent that
+ * is not installed is refused at spawn.
+ */
+
+let fake: FakeModel;
+const projects: AgentProject[] = [];
+const project = (setup: Parameters<typeof agentProject>[1] = {}) => {
+  const p = agentProject(fake, setup);
+  projects.push(p);
+  return p;
+};
+beforeAll(async () => {
+  fake = await startFakeModel();
+});
+afterAll(async () => {
+  for (const p of projects) killTmux(p.home);
+  await fake.close();
+  cleanupRepos();
+});
+
+const AGENT_WAIT = 45_000;
+
+describe('a session is starting until the agent’s own first signal', () => {
+  it('claude set up and trusting the main checkout: starting, then running on its SessionStart, then the turn ends; no warnings', async () => {
+    const p = project();
+    fake.script({ text: 'Started fine' });
+    const { id, warnings, stderr } = await p.spawnRun('Start cleanly', 'claude');
+    expect(warnings).toEqual([]);
+    expect(stderr).not.toContain('warning');
+    await waitFor('the turn to end', async () => (await p.show(id)).reason === 'turn-end', AGENT_WAIT);
+    // Launch leaves it starting; the agent's SessionStart hook (identify) is what makes it running.
+    const log = p.log(id);
+    expect(log.slice(0, 3)).toEqual([expect.stringMatching(/^spawn claude/), 'start (supervisor)', expect.stringMatching(/^launch: /)]);
+    expect(log).not.toContain('run (supervisor)');
+    const identify = log.findIndex((s) => s.startsWith('identify'));
+    expect(log[identify + 1]).toBe('run (hook)');
+    expect(log.at(-1)).toBe('await turn-end (hook)');
+  });
+});
+
+describe('first-run dialogs read from the pane are awaiting{setup}, never running', () => {
+  it('claude in a folder it has not trusted: warned at spawn; awaiting{setup} naming the trust dialog; answered by a raw key, its hooks take over', async () => {
+    const p = project({ trustProject: false });
+    fake.script({ text: 'Trusted now' });
+    const { id, warnings, stderr } = await p.spawnRun('Work in an untrusted folder', 'claude');
+    expect(warnings).toEqual([expect.stringContaining(`Claude Code has not trusted ${p.dir}`)]);
+    expect(stderr).toContain(`warning: Claude Code has not trusted ${p.dir}`);
+    expect(warnings[0]).toContain('Yes, I trust this folder');
+
+    await waitFor('awaiting{setup}', async () => (await p.show(id)).state === 'awaiting', AGENT_WAIT);
+    expect(await p.show(id)).toMatchObject({ state: 'awaiting', reason: 'setup', source: 'pane', detail: expect.stringContaining('workspace trust') });
+    expect(p.screen(id)).toContain('Yes, I trust this folder');
+    expect(p.log(id)).not.toContain('run (supervisor)');
+    // Nothing has answered for the user: the folder is still untrusted in claude's own state.
+    const state = () => JSON.parse(readFileSync(join(p.agent.home, '.claude.json'), 'utf8')) as { projects?: Record<string, { hasTrustDialogAccepted?: boolean }> };
+    expect(Object.values(state().projects ?? {}).some((v) => v.hasTrustDialogAccepted)).toBe(false);
+
+    // A person answers the dialog (raw keys are for that): claude starts, its hooks drive the state.
+    await ok(p.dir, ['session', 'keys', id, 'Enter'], { env: p.env });
+    await waitFor('the turn to end', async () => (await p.show(id)).reason === 'turn-end', AGENT_WAIT);
+    expect(await p.show(id)).toMatchObject({ state: 'awaiting', reason: 'turn-end', source: 'hook', detail: null });
+    // Claude keys the acceptance by the main checkout, not the worktree: one answer covers every session.
+    expect(state().projects?.[p.dir]?.hasTrustDialogAccepted).toBe(true);
+  });
+
+  it('claude with an API key it has not approved: awaiting{setup} naming the key dialog', async () => {
+    const p = project({ approveKey: false });
+    const { id, warnings } = await p.spawnRun('Use the key', 'claude');
+    expect(warnings).toEqual([expect.stringContaining('Detected a custom API key')]);
+    await waitFor('awaiting{setup}', async () => (await p.show(id)).state === 'awaiting', AGENT_WAIT);
+    expect(await p.show(id)).toMatchObject({ reason: 'setup', source: 'pane', detail: expect.stringContaining('API key confirmation') });
+  });
+
+  it('codex in a folder it has not trusted: warned at spawn; awaiting{setup} naming folder access', async () => {
+    const p = project({ trustProject: false });
+    const { id, warnings } = await p.spawnRun('Work in an untrusted folder', 'codex');
+    expect(warnings).toEqual([expect.stringContaining(`Codex has not trusted ${p.dir}`)]);
+    await waitFor('awaiting{setup}', async () => (await p.show(id)).state === 'awaiting', AGENT_WAIT);
+    expect(await p.show(id)).toMatchObject({ reason: 'setup', source: 'pane', detail: expect.stringContaining('folder access') });
+    expect(p.log(id)).not.toContain('run (supervisor)');
+  });
+});
+
+describe('codex’s own login', () => {
+  it('codex on OpenAI’s provider, not logged in: warned at spawn (codex login status); awaiting{setup} naming its sign-in', async () => {
+    const p = project({ codexLogin: false, codexProvider: 'openai' });
+    const { id, warnings } = await p.spawnRun('Needs a login', 'codex');
+    expect(warnings).toEqual([expect.stringContaining("Codex is not logged in ('codex login status' says so)")]);
+    await waitFor('awaiting{setup}', async () => (await p.show(id)).state === 'awaiting', AGENT_WAIT);
+    expect(await p.show(id)).toMatchObject({ reason: 'setup', source: 'pane', detail: expect.stringContaining('Sign in with ChatGPT') });
+  });
+});
+
+describe('an agent that is not installed is refused at spawn', () => {
+  it('exit 1 naming the program and how to install it; nothing is spawned', async () => {
+    const p = project();
+    const env = { ...p.env, PATH: '/usr/bin:/bin' };
+    for (const [harness, pkg] of [['claude', '@anthropic-ai/claude-code'], ['codex', '@openai/codex']] as const) {
+      const r = await trellis(p.dir, ['session', 'spawn', 'Anything', '--harness', harness], { env });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`the ${harness} harness runs '${harness}', which is not installed here`);
+      expect(r.stderr).toContain(`npm install -g ${pkg}`);
+      expect(r.stderr).toContain('--harness shell');
+    }
+    expect(JSON.parse(await ok(p.dir, ['session', 'ls', '--all', '--json'], { env }))).toEqual([]);
+
+    // Over HTTP: a 422 naming the program; nothing spawned either.
+    const serve = await startServe(ROOT, p.dir, env);
+    try {
+      const r = await fetch(new URL('/api/sessions', serve.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ task: 'Anything', harness: 'codex' }) });
+      expect(r.status).toBe(422);
+      expect(await r.json()).toEqual({ error: { code: 'HARNESS_NOT_INSTALLED', message: expect.stringContaining("runs 'codex', which is not installed here") } });
+      expect(await (await fetch(new URL('/api/sessions?all', serve.url))).json()).toMatchObject({ sessions: [] });
+    } finally {
+      await serve.stop();
+    }
+  });
+});

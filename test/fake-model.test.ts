@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentProject, CLAUDE_VERSION, CODEX_VERSION, startFakeModel, type FakeModel } from './helpers/agents.js';
+import { cleanupRepos } from './helpers/repo.js';
+import { killTmux, waitFor } from './helpers/sessions.js';
+import { execFileSync } from 'node:child_process';
+
+let fake: FakeModel;
+const homes: string[] = [];
+beforeAll(async () => {
+  fake = await startFakeModel();
+});
+afterAll(async () => {
+  for (const h of homes) killTmux(h);
+  await fake.close();
+  cleanupRepos();
+});
+
+describe('the fake model API drives the real agent programs', () => {
+  it('the pinned versions are the ones installed', () => {
+    const p = agentProject(fake);
+    expect(execFileSync('claude', ['--version'], { env: p.env, encoding: 'utf8' })).toContain(CLAUDE_VERSION);
+    expect(execFileSync('codex', ['--version'], { env: p.env, encoding: 'utf8' })).toContain(CODEX_VERSION);
+  });
+
+  it('a real claude and a real codex each complete one scripted turn in a Trellis session', async () => {
+    const p = agentProject(fake);
+    homes.push(p.home);
+    const before = fake.turns().length;
+    fake.script({ text: 'First scripted answer' }, { text: 'Second scripted answer' });
+    const claude = await p.spawn('Say hello for the harness test', 'claude');
+    await waitFor('claude’s reply on screen', () => /First scripted answer/.test(p.screen(claude)), 45_000);
+    const codex = await p.spawn('Say hello for codex', 'codex');
+    await waitFor('codex’s reply on screen', () => /Second scripted answer/.test(p.screen(codex)), 45_000);
+
+    const turns = fake.turns().slice(before);
+    expect(turns.map((t) => [t.api, t.userText])).toEqual([
+      ['anthropic', 'Say hello for the harness test'],
+      ['openai', 'Say hello for codex'],
+    ]);
+    // Both agents' own signals reach Trellis: the turn ends in awaiting{turn-end}, from a hook.
+    await waitFor('claude’s turn to end', async () => (await p.show(claude)).state === 'awaiting', 20_000);
+    await waitFor('codex’s turn to end', async () => (await p.show(codex)).state === 'awaiting', 20_000);
+    expect(await p.show(claude)).toMatchObject({ state: 'awaiting', reason: 'turn-end', source: 'hook' });
+    expect(await p.show(codex)).toMatchObject({ state: 'awaiting', reason: 'turn-end', source: 'hook' });
+  });
+});
+
+describe('scripted turns the agents ask about', () => {
+  it('a Bash call asks claude’s and codex’s permission; a 401 shows as claude’s login error', async () => {
+    const p = agentProject(fake);
+    homes.push(p.home);
+    fake.script({ tool: 'bash', command: 'touch claude-was-here' }, { tool: 'bash', command: 'touch codex-was-here' }, { status: 401 });
+    const claude = await p.spawn('Touch a file', 'claude');
+    await waitFor('claude’s permission dialog', () => /Do you want to proceed\?/.test(p.screen(claude)), 45_000);
+    const codex = await p.spawn('Touch a file too', 'codex');
+    await waitFor('codex’s approval dialog', () => /Would you like to run the following command\?/.test(p.screen(codex)), 45_000);
+    const denied = await p.spawn('Anything', 'claude');
+    await waitFor('claude’s login error', () => /Invalid API key/.test(p.screen(denied)), 45_000);
+  });
+});

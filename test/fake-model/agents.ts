@@ -1,0 +1,128 @@
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+
+/** The agent versions the adapters are checked against (pinned in package.json's devDependencies). */
+export const CLAUDE_VERSION = '2.1.197';
+export const CODEX_VERSION = '0.169.0';
+
+/** The key the agents send the fake model: any string does; claude approves it by its last 20 characters. */
+export const FAKE_API_KEY = 'sk-ant-fake-0123456789abcdefghijklmnop';
+
+// Resolved from this package's own node_modules (the source tree or dist/ alike).
+const require = createRequire(import.meta.url);
+
+/** The real programs, as npm installed them: claude's native binary (from its platform package), codex's npm launcher. */
+export function agentPrograms(): { claude: string; codex: string } {
+  let claude: string;
+  try {
+    claude = join(dirname(require.resolve(`@anthropic-ai/claude-code-${process.platform}-${process.arch}/package.json`)), 'claude');
+  } catch {
+    // The wrapper's postinstall copies the same binary over its placeholder.
+    claude = realpathSync(join(dirname(require.resolve('@anthropic-ai/claude-code/package.json')), 'bin/claude.exe'));
+  }
+  const codex = join(dirname(require.resolve('@openai/codex/package.json')), 'bin/codex.js');
+  return { claude, codex };
+}
+
+let binDir: string | null = null;
+/** A directory holding `claude` and `codex` (and nothing else), for the front of PATH. */
+export function agentBinDir(): string {
+  if (binDir && existsSync(binDir)) return binDir;
+  const dir = mkdtempSync(join(tmpdir(), 'trellis-agents-bin-'));
+  const { claude, codex } = agentPrograms();
+  symlinkSync(claude, join(dir, 'claude'));
+  symlinkSync(codex, join(dir, 'codex'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  binDir = dir;
+  return dir;
+}
+
+/** What the test sets of the agents' own first-run state in their HOME. */
+export interface AgentSetup {
+  /** claude: onboarding (theme, intro) done. Default true. */
+  readonly onboarded?: boolean;
+  /** claude: the API key in the environment approved ("Detected a custom API key" answered Yes). Default true. */
+  readonly approveKey?: boolean;
+  /** Folders both agents trust ("Yes, I trust this folder" / codex's folder access). Default none. */
+  readonly trust?: readonly string[];
+  /** codex: logged in with an API key (auth.json). Default true. */
+  readonly codexLogin?: boolean;
+  /** codex: `fake` (a custom provider at the fake model, needing no login) or codex's default OpenAI provider. Default `fake`. */
+  readonly codexProvider?: 'fake' | 'openai';
+  /** claude: `messageIdleNotifThresholdMs`, how long after a turn the idle_prompt notification comes. Default 1500. */
+  readonly idleMs?: number;
+}
+
+export interface AgentHome {
+  /** The agents' HOME (claude's `~/.claude.json` and `~/.claude/`). */
+  readonly home: string;
+  /** codex's CODEX_HOME (`config.toml`, `auth.json`, `sessions/`). */
+  readonly codexHome: string;
+  /** The environment that runs both against the fake model, offline, without self-updates. */
+  readonly env: Record<string, string>;
+}
+
+/**
+ * A HOME of the test's own, with the first-run state the test chooses, and the environment that points
+ * claude (`ANTHROPIC_BASE_URL`) and codex (a custom provider, `wire_api = "responses"`) at `modelUrl`.
+ * `home` is a fresh temp dir unless the caller hands one in (and removes it).
+ */
+export function agentHome(modelUrl: string, setup: AgentSetup = {}, home: string = mkdtempSync(join(tmpdir(), 'trellis-agent-home-'))): AgentHome {
+  const codexHome = join(home, '.codex');
+  mkdirSync(codexHome, { recursive: true });
+  const trust = (setup.trust ?? []).map((p) => realpathSync(p));
+  writeClaudeState(home, setup, trust);
+  writeCodexState(codexHome, modelUrl, setup, trust);
+  const env: Record<string, string> = {
+    HOME: home,
+    CODEX_HOME: codexHome,
+    PATH: `${agentBinDir()}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+    ANTHROPIC_BASE_URL: modelUrl,
+    ANTHROPIC_API_KEY: FAKE_API_KEY,
+    FAKE_OPENAI_API_KEY: FAKE_API_KEY,
+    // Never update itself (an npm install of the newest version), never wait minutes on retries.
+    DISABLE_AUTOUPDATER: '1',
+    CLAUDE_CODE_MAX_RETRIES: '0',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1',
+    NO_UPDATE_NOTIFIER: '1',
+  };
+  return { home, codexHome, env };
+}
+
+/** claude's `~/.claude.json`: onboarding, per-project trust (keyed by the main checkout's path), API-key approval. */
+export function writeClaudeState(home: string, setup: AgentSetup, trust: readonly string[]): void {
+  const onboarded = setup.onboarded ?? true;
+  const state: Record<string, unknown> = {
+    numStartups: onboarded ? 5 : 0,
+    autoUpdates: false,
+    messageIdleNotifThresholdMs: setup.idleMs ?? 1500,
+    projects: Object.fromEntries(trust.map((p) => [p, { allowedTools: [], hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true, projectOnboardingSeenCount: 1 }])),
+  };
+  if (onboarded) Object.assign(state, { hasCompletedOnboarding: true, lastOnboardingVersion: CLAUDE_VERSION, theme: 'dark' });
+  if (setup.approveKey ?? true) state.customApiKeyResponses = { approved: [FAKE_API_KEY.slice(-20)], rejected: [] };
+  writeFileSync(join(home, '.claude.json'), `${JSON.stringify(state, null, 2)}\n`);
+}
+
+/** codex's `config.toml` (the fake provider, no retries, no update check, trusted folders) and `auth.json`. */
+export function writeCodexState(codexHome: string, modelUrl: string, setup: AgentSetup, trust: readonly string[]): void {
+  const toml = [
+    ...(setup.codexProvider === 'openai' ? [] : ['model = "gpt-fake"', 'model_provider = "fake"']),
+    'check_for_update_on_startup = false',
+    '',
+    '[model_providers.fake]',
+    'name = "fake"',
+    `base_url = "${modelUrl}/v1"`,
+    'wire_api = "responses"',
+    'env_key = "FAKE_OPENAI_API_KEY"',
+    'request_max_retries = 0',
+    'stream_max_retries = 0',
+    '',
+    ...trust.flatMap((p) => [`[projects.${JSON.stringify(p)}]`, 'trust_level = "trusted"', '']),
+  ];
+  writeFileSync(join(codexHome, 'config.toml'), `${toml.join('\n')}\n`);
+  if (setup.codexLogin ?? true) writeFileSync(join(codexHome, 'auth.json'), `${JSON.stringify({ OPENAI_API_KEY: FAKE_API_KEY }, null, 2)}\n`);
+}

@@ -1,0 +1,71 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { agentHome, type AgentHome, type AgentSetup } from '../fake-model/agents.js';
+import type { FakeModel } from '../fake-model/server.js';
+import { git, ok, tempDir, tempRepo, testEnv, trellis } from './repo.js';
+import { tmux } from './sessions.js';
+
+export { agentHome, agentPrograms, CLAUDE_VERSION, CODEX_VERSION, FAKE_API_KEY } from '../fake-model/agents.js';
+export { startFakeModel, type FakeModel } from '../fake-model/server.js';
+
+/** A project whose sessions run the real claude and codex against the fake model, from a HOME of its own. */
+export interface AgentProject {
+  /** The project's main checkout. */
+  readonly dir: string;
+  /** Its TRELLIS_HOME (the tmux socket is `<home>/tmux.sock`). */
+  readonly home: string;
+  readonly agent: AgentHome;
+  /** The environment every `trellis` run of the test uses: the tmux server, and so each agent, inherits it. */
+  readonly env: NodeJS.ProcessEnv;
+  /** `trellis session show <id> --json`. */
+  show(id: string): Promise<SessionShow>;
+  /** `trellis session spawn <task> --harness <harness> --json`: the new session's id. */
+  spawn(task: string, harness: 'claude' | 'codex' | 'shell'): Promise<string>;
+  /** The same spawn, whole: its JSON (with `warnings`) and the CLI's stderr. */
+  spawnRun(task: string, harness: 'claude' | 'codex' | 'shell'): Promise<{ id: string; warnings: string[]; stderr: string }>;
+  /** The subjects of the session's log, oldest first (`launch: …`, `await setup: … (pane)`, …). */
+  log(id: string): string[];
+  /** The pane's current screen (plain text). */
+  screen(id: string): string;
+}
+
+export interface SessionShow {
+  readonly id: string;
+  readonly state: string;
+  readonly reason: string | null;
+  readonly source: string | null;
+  readonly agentSessionId: string | null;
+  readonly worktree: string;
+  readonly [k: string]: unknown;
+}
+
+/**
+ * A fresh repository and Trellis home, and an agent HOME set up as `setup` says. By default the main
+ * checkout is trusted by both agents, claude is onboarded with the key approved and codex is logged in:
+ * an agent that starts straight into its prompt. The queue never holds a session back (no free-memory floor).
+ */
+export function agentProject(fake: FakeModel, setup: AgentSetup & { trustProject?: boolean } = {}): AgentProject {
+  const dir = tempRepo();
+  writeFileSync(join(dir, 'trellis.local.json'), JSON.stringify({ sessions: { minFreeMb: 0, max: 8 } }));
+  const agent = agentHome(fake.url, { ...setup, trust: [...(setup.trust ?? []), ...(setup.trustProject === false ? [] : [dir])] }, tempDir());
+  // The Trellis home (and so every worktree) outside the main checkout, as on a user's machine: trust of
+  // the checkout then covers a worktree only if the agent keys it by the main checkout, not by ancestry.
+  const env = { ...testEnv(dir), TRELLIS_HOME: join(tempDir(), 'trellis-home'), ...agent.env, SHELL: '/bin/sh' };
+  const home = env.TRELLIS_HOME!;
+  return {
+    dir,
+    home,
+    agent,
+    env,
+    show: async (id) => JSON.parse(await ok(dir, ['session', 'show', id, '--json'], { env })) as SessionShow,
+    spawn: async (task, harness) => (JSON.parse(await ok(dir, ['session', 'spawn', task, '--harness', harness, '--json'], { env })) as { id: string }).id,
+    spawnRun: async (task, harness) => {
+      const r = await trellis(dir, ['session', 'spawn', task, '--harness', harness, '--json'], { env });
+      if (r.code !== 0) throw new Error(`spawn exited ${r.code}: ${r.stderr}`);
+      const { id, warnings } = JSON.parse(r.stdout) as { id: string; warnings: string[] };
+      return { id, warnings, stderr: r.stderr };
+    },
+    log: (id) => git(dir, 'log', '--reverse', '--format=%s', `refs/trellis/sessions/${id}`).trim().split('\n'),
+    screen: (id) => tmux(home, 'capture-pane', '-p', '-t', `=${id}:`) ?? '',
+  };
+}
