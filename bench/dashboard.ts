@@ -11,6 +11,7 @@ import { chromium } from 'playwright-core';
 import { openIssue } from '../src/store/issues/verbs.js';
 import { createDemoProject } from '../src/store/demo.js';
 import { signalSession } from '../src/store/sessions/verbs.js';
+import { defaultRuntime } from '../src/store/sessions/runtime.js';
 import { createHubServer } from '../src/gateway/hub-server.js';
 import { bindPublic } from '../src/http/bind.js';
 import { openProject } from '../src/store/project.js';
@@ -123,7 +124,7 @@ async function inboxBench(): Promise<void> {
     for (let i = 0; i < 10; i++) {
       for (const [event, present] of [['turn-end', true], ['busy', false]] as const) {
         const t0 = performance.now();
-        await signalSession(project, id, event, null);
+        await signalSession(project, defaultRuntime(env), id, event, null);
         await page.waitForFunction(([sel, want]) => ((globalThis as Doc).document.querySelectorAll(sel!).length > 0) === want, [shown, present] as const, { polling: 'raf', timeout: 10_000 });
         samples.push(performance.now() - t0);
       }
