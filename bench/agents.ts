@@ -15,7 +15,7 @@ import { openProject, type Project } from '../src/store/project.js';
 import { capturePane } from '../src/store/sessions/pane-capture.js';
 import { defaultRuntime, type SessionRuntime } from '../src/store/sessions/runtime.js';
 import { closeSession, spawnSession } from '../src/store/sessions/verbs.js';
-import { agentHome, type AgentSetup } from '../test/fake-model/agents.js';
+import { agentHome, stopAgentDaemons, type AgentSetup } from '../test/fake-model/agents.js';
 import type { Turn } from '../test/fake-model/replies.js';
 import { startFakeModel, type FakeModel } from '../test/fake-model/server.js';
 import { report, round, stats } from './lib.js';
@@ -65,6 +65,7 @@ function world(fake: FakeModel, setup: Scenario['setup']): { p: Project; rt: Ses
     rt,
     cleanup: async () => {
       await rt.tmux.killServer();
+      stopAgentDaemons(agent.home);
       process.env = saved;
       // The agents' last writes can trail their tmux server by a moment.
       for (let i = 0; ; i++) {

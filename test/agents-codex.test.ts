@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentProject, startFakeModel, type AgentProject, type FakeModel } from './helpers/agents.js';
+import { agentProject, startFakeModel, stopAgents, type AgentProject, type FakeModel } from './helpers/agents.js';
 import { cleanupRepos, ok } from './helpers/repo.js';
-import { killTmux, waitFor } from './helpers/sessions.js';
+import { waitFor } from './helpers/sessions.js';
 
 /*
  * Codex keeps its own conversation: one user turn makes codex notify twice, once for its title-generation
@@ -15,7 +15,7 @@ beforeAll(async () => {
   fake = await startFakeModel();
 });
 afterAll(async () => {
-  for (const p of projects) killTmux(p.home);
+  for (const p of projects) stopAgents(p);
   await fake.close();
   cleanupRepos();
 });

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentProject, startFakeModel, type AgentProject, type FakeModel } from './helpers/agents.js';
+import { agentProject, startFakeModel, stopAgents, type AgentProject, type FakeModel } from './helpers/agents.js';
 import { cleanupRepos, ok, ROOT, trellis } from './helpers/repo.js';
 import { startServe } from './helpers/serve.js';
-import { killTmux, waitFor } from './helpers/sessions.js';
+import { waitFor } from './helpers/sessions.js';
 
 /*
  * A truthful start, with the real claude and codex against the fake model: a session is `starting` until
@@ -24,7 +24,7 @@ beforeAll(async () => {
   fake = await startFakeModel();
 });
 afterAll(async () => {
-  for (const p of projects) killTmux(p.home);
+  for (const p of projects) stopAgents(p);
   await fake.close();
   cleanupRepos();
 });

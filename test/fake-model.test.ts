@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentProject, CLAUDE_VERSION, CODEX_VERSION, startFakeModel, type FakeModel } from './helpers/agents.js';
+import { agentProject, CLAUDE_VERSION, CODEX_VERSION, startFakeModel, stopAgents, type AgentProject, type FakeModel } from './helpers/agents.js';
 import { cleanupRepos } from './helpers/repo.js';
-import { killTmux, waitFor } from './helpers/sessions.js';
+import { waitFor } from './helpers/sessions.js';
 import { execFileSync } from 'node:child_process';
 
 let fake: FakeModel;
-const homes: string[] = [];
+const projects: AgentProject[] = [];
 beforeAll(async () => {
   fake = await startFakeModel();
 });
 afterAll(async () => {
-  for (const h of homes) killTmux(h);
+  for (const p of projects) stopAgents(p);
   await fake.close();
   cleanupRepos();
 });
@@ -24,7 +24,7 @@ describe('the fake model API drives the real agent programs', () => {
 
   it('a real claude and a real codex each complete one scripted turn in a Trellis session', async () => {
     const p = agentProject(fake);
-    homes.push(p.home);
+    projects.push(p);
     const before = fake.turns().length;
     fake.script({ text: 'First scripted answer' }, { text: 'Second scripted answer' });
     const claude = await p.spawn('Say hello for the harness test', 'claude');
@@ -48,7 +48,7 @@ describe('the fake model API drives the real agent programs', () => {
 describe('scripted turns the agents ask about', () => {
   it('a Bash call asks claude’s and codex’s permission; a 401 shows as claude’s login error', async () => {
     const p = agentProject(fake);
-    homes.push(p.home);
+    projects.push(p);
     fake.script({ tool: 'bash', command: 'touch claude-was-here' }, { tool: 'bash', command: 'touch codex-was-here' }, { status: 401 });
     const claude = await p.spawn('Touch a file', 'claude');
     await waitFor('claude’s permission dialog', () => /Do you want to proceed\?/.test(p.screen(claude)), 45_000);

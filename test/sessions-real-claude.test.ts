@@ -1,10 +1,10 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { agentProject, startFakeModel, type AgentProject, type FakeModel } from './helpers/agents.js';
+import { agentProject, startFakeModel, stopAgents, type AgentProject, type FakeModel } from './helpers/agents.js';
 import { cleanupRepos, git, ok, ROOT } from './helpers/repo.js';
 import { startServe } from './helpers/serve.js';
-import { killTmux, waitFor } from './helpers/sessions.js';
+import { waitFor } from './helpers/sessions.js';
 
 /*
  * The real Claude Code (2.1.197, pinned) against the local fake model API: what issue 18 found the
@@ -18,7 +18,7 @@ beforeAll(async () => {
   fake = await startFakeModel();
 });
 afterEach(() => {
-  for (const p of projects.splice(0)) killTmux(p.home);
+  for (const p of projects.splice(0)) stopAgents(p);
 });
 afterAll(async () => {
   await fake.close();

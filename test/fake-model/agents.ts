@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -125,4 +125,29 @@ export function writeCodexState(codexHome: string, modelUrl: string, setup: Agen
   ];
   writeFileSync(join(codexHome, 'config.toml'), `${toml.join('\n')}\n`);
   if (setup.codexLogin ?? true) writeFileSync(join(codexHome, 'auth.json'), `${JSON.stringify({ OPENAI_API_KEY: FAKE_API_KEY }, null, 2)}\n`);
+}
+
+/**
+ * Ends every process still running from an agent HOME of a test's: codex starts an app-server daemon
+ * under `$CODEX_HOME/packages/` that outlives its TUI (and the tmux server the test kills), one per HOME.
+ * Read from /proc, so only this test's own processes (their command line names its HOME) are touched.
+ */
+export function stopAgentDaemons(home: string): number {
+  let killed = 0;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    let cmdline: string;
+    try {
+      cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    if (!cmdline.includes(`${home}/`)) continue;
+    try {
+      process.kill(Number(pid), 'SIGKILL');
+      killed++;
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return killed;
 }

@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentHome, type AgentHome, type AgentSetup } from '../fake-model/agents.js';
+import { agentHome, stopAgentDaemons, type AgentHome, type AgentSetup } from '../fake-model/agents.js';
 import type { FakeModel } from '../fake-model/server.js';
 import { git, ok, tempDir, tempRepo, testEnv, trellis } from './repo.js';
-import { tmux } from './sessions.js';
+import { killTmux, tmux } from './sessions.js';
 
 export { agentHome, agentPrograms, CLAUDE_VERSION, CODEX_VERSION, FAKE_API_KEY } from '../fake-model/agents.js';
 export { startFakeModel, type FakeModel } from '../fake-model/server.js';
@@ -68,4 +68,10 @@ export function agentProject(fake: FakeModel, setup: AgentSetup & { trustProject
     log: (id) => git(dir, 'log', '--reverse', '--format=%s', `refs/trellis/sessions/${id}`).trim().split('\n'),
     screen: (id) => tmux(home, 'capture-pane', '-p', '-t', `=${id}:`) ?? '',
   };
+}
+
+/** Stops a project's agents: its tmux server, and what the agents left running from their HOME (codex's daemon). */
+export function stopAgents(p: AgentProject): void {
+  killTmux(p.home);
+  stopAgentDaemons(p.agent.home);
 }
