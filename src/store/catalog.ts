@@ -4,7 +4,9 @@ import { cpus, freemem, loadavg, totalmem } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { isCode } from './git/refs.js';
 import { confinedPath, isBelow } from './safe-path.js';
-import type { PoolReport } from './sessions/worktree-pool.js';
+import type { ResourceInventory } from '../projections/resources.js';
+
+export type { ResourceInventory } from '../projections/resources.js';
 
 /*
  * Read-only catalogs a project offers its dashboard and agents: config-root plugins, slash commands,
@@ -167,15 +169,6 @@ export function guidanceCatalog(root: string, plugins: readonly Plugin[]): Guida
   return [...docs, ...guides, ...commands].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
-export interface ResourceInventory {
-  readonly at: string;
-  readonly cpus: number;
-  readonly load: readonly number[];
-  readonly memory: { readonly totalBytes: number; readonly freeBytes: number };
-  readonly disk: { readonly path: string; readonly totalBytes: number; readonly freeBytes: number } | null;
-  /** Running and queued sessions and the budget (`sessions.max`, `sessions.minFreeMb`); the warm worktree pool. */
-  readonly sessions: { readonly running: number; readonly queued: number; readonly budget: number; readonly minFreeMb: number; readonly pool?: PoolReport };
-}
 
 /** The host's resources as of now. */
 export function resourceInventory(path: string, sessions: ResourceInventory['sessions'], now: Date): ResourceInventory {

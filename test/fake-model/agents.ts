@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -128,20 +128,19 @@ export function writeCodexState(codexHome: string, modelUrl: string, setup: Agen
 }
 
 /**
- * Ends every process still running from an agent HOME of a test's: codex starts an app-server daemon
- * under `$CODEX_HOME/packages/` that outlives its TUI (and the tmux server the test kills), one per HOME.
- * Read from /proc, so only this test's own processes (their command line names its HOME) are touched.
+ * Ends every process still running from a test's own folders: codex starts an app-server daemon under
+ * `$CODEX_HOME/packages/` that outlives its TUI (and the tmux server the test kills), and an agent's last
+ * hook (`trellis session signal`, run from the project's root as tmux kills the agent) or the worktree
+ * pool's refill can still be writing into the repository. Read from /proc: only processes whose command
+ * line names one of `dirs` or whose working directory is inside one are touched.
  */
-export function stopAgentDaemons(home: string): number {
+export function stopAgentDaemons(...dirs: string[]): number {
+  const inside = (path: string) => dirs.some((d) => path === d || path.startsWith(`${d}/`));
   let killed = 0;
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    let cmdline: string;
-    try {
-      cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    } catch {
-      continue; // gone meanwhile
-    }
-    if (!cmdline.includes(`${home}/`)) continue;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d) && Number(d) !== process.pid)) {
+    const cmdline = readOr(() => readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+    const cwd = readOr(() => readlinkSync(`/proc/${pid}/cwd`));
+    if (!dirs.some((d) => cmdline.includes(`${d}/`)) && !inside(cwd)) continue;
     try {
       process.kill(Number(pid), 'SIGKILL');
       killed++;
@@ -150,4 +149,13 @@ export function stopAgentDaemons(home: string): number {
     }
   }
   return killed;
+}
+
+/** What `read` answers, or '' when the process is gone meanwhile. */
+function readOr(read: () => string): string {
+  try {
+    return read();
+  } catch {
+    return '';
+  }
 }

@@ -73,5 +73,5 @@ export function agentProject(fake: FakeModel, setup: AgentSetup & { trustProject
 /** Stops a project's agents: its tmux server, and what the agents left running from their HOME (codex's daemon). */
 export function stopAgents(p: AgentProject): void {
   killTmux(p.home);
-  stopAgentDaemons(p.agent.home);
+  stopAgentDaemons(p.agent.home, p.dir, p.home);
 }

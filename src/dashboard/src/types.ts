@@ -40,4 +40,4 @@ export interface PromptResult {
 }
 
 /** GET /api/resources: the host's inventory and the session budget. */
-export type { ResourceInventory } from '../../store/catalog.js';
+export type { ResourceInventory } from '../../projections/resources.js';

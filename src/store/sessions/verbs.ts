@@ -221,7 +221,13 @@ export async function mergeSession(p: Project, rt: SessionRuntime, id: string, b
   const { gateMerge } = await import('./merge-gate.js');
   const gate = await gateMerge(p, state, override, by, (reason, scenarios) => write(p, id, { type: 'override-merge', reason, scenarios }, by));
   const { trunk } = await trunkCommit(p);
-  mergeRefusal(state, trunk, mainRoot(p));
+  try {
+    mergeRefusal(state, trunk, mainRoot(p));
+  } catch (err) {
+    // The override stays logged (the person decided the checks do not block this work): say so too.
+    if (gate.through !== 'overridden' || !isTrellisError(err)) throw err;
+    throw new TrellisError(err.code, `merge gate overridden for ${gate.scenarios.join(', ')} (logged on the session); ${err.message}`);
+  }
   await write(p, id, { type: 'merge' }, by);
   const body = `Merge your branch ${state.branch} into ${trunk}: bring in the latest ${trunk}, resolve any conflicts, run the tests, then move ${trunk} to the result (git push . HEAD:${trunk}). Do not edit the main checkout.`;
   const { session: _session, appended: _appended, ...delivery } = await promptSession(p, rt, id, body, by);

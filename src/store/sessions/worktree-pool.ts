@@ -7,6 +7,9 @@ import { gitRaw } from '../git/run-git.js';
 import { packageRoot } from '../package-root.js';
 import type { Project } from '../project.js';
 import { mainRoot, trunkCommit, worktreePath } from './worktree.js';
+import type { PoolReport } from '../../projections/resources.js';
+
+export type { PoolReport } from '../../projections/resources.js';
 
 /*
  * The warm worktree pool (DESIGN.md §15). Per project, `sessions.pool` worktrees checked out on a detached
@@ -370,17 +373,6 @@ async function removeWorktreeDir(root: string, path: string): Promise<void> {
   await gitRaw(root, ['worktree', 'prune']);
 }
 
-export interface PoolReport {
-  readonly dir: string;
-  /** `sessions.pool`: how many the pool keeps. */
-  readonly size: number;
-  readonly ready: number;
-  /** Ready worktrees at an older commit than trunk's tip (moved forward at the next refill or claim). */
-  readonly behind: number;
-  /** Worktrees that are not ready (being made, claimed, or left by a crash). */
-  readonly other: number;
-  readonly bytes: number;
-}
 
 let duMemo: { key: string; bytes: number } | undefined;
 

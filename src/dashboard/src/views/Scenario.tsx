@@ -4,7 +4,7 @@ import { href, route } from '../router';
 import { board, revision } from '../store';
 import type { ScopeInfo } from '../types';
 import { Ago, ErrorBox, OutcomeMark, plural, Section, useFetch } from '../ui';
-import type { EvalDetail } from '../../../store/eval/verbs.js';
+import type { EvalDetail } from '../../../projections/eval-detail.js';
 import '../sessions.css';
 
 /** How much of a reading's output the page shows (the rest is one click away, as a download). */
