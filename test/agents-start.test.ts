@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentProject, startFakeModel, stopAgents, type AgentProject, type FakeModel } from './helpers/agents.js';
+import { agentProject, startFakeModel, stopAgents, type AgentProject, type FakeModel, type SessionShow } from './helpers/agents.js';
 import { cleanupRepos, ok, ROOT, trellis } from './helpers/repo.js';
 import { startServe } from './helpers/serve.js';
 import { waitFor } from './helpers/sessions.js';
@@ -30,6 +30,8 @@ afterAll(async () => {
 });
 
 const AGENT_WAIT = 45_000;
+/** The newest entry of a session's prompt timeline. */
+const lastPrompt = (s: SessionShow) => (s.timeline as readonly { body: string; held?: string }[]).at(-1);
 
 describe('a session is starting until the agent’s own first signal', () => {
   it('claude set up and trusting the main checkout: starting, then running on its SessionStart, then the turn ends; no warnings', async () => {
@@ -50,7 +52,7 @@ describe('a session is starting until the agent’s own first signal', () => {
 });
 
 describe('first-run dialogs read from the pane are awaiting{setup}, never running', () => {
-  it('claude in a folder it has not trusted: warned at spawn; awaiting{setup} naming the trust dialog; answered by a raw key, its hooks take over', async () => {
+  it('claude in a folder it has not trusted: warned at spawn; awaiting{setup} naming the trust dialog; a prompt meanwhile is held, not typed into it (the folder stays untrusted); answered by a raw key, the hooks take over and the held prompt is delivered', async () => {
     const p = project({ trustProject: false });
     fake.script({ text: 'Trusted now' });
     const { id, warnings, stderr } = await p.spawnRun('Work in an untrusted folder', 'claude');
@@ -66,12 +68,25 @@ describe('first-run dialogs read from the pane are awaiting{setup}, never runnin
     const state = () => JSON.parse(readFileSync(join(p.agent.home, '.claude.json'), 'utf8')) as { projects?: Record<string, { hasTrustDialogAccepted?: boolean }> };
     expect(Object.values(state().projects ?? {}).some((v) => v.hasTrustDialogAccepted)).toBe(false);
 
+    // A prompt sent now is held on the timeline, never typed into the dialog (its Enter would accept it).
+    const held = await ok(p.dir, ['session', 'prompt', id, '--body', 'Held while the dialog shows'], { env: p.env });
+    expect(held).toContain('prompt queued, not delivered');
+    expect(lastPrompt(await p.show(id))).toMatchObject({ body: 'Held while the dialog shows', held: expect.any(String) });
+    expect(p.screen(id)).toContain('Yes, I trust this folder');
+    expect(Object.values(state().projects ?? {}).some((v) => v.hasTrustDialogAccepted)).toBe(false);
+
     // A person answers the dialog (raw keys are for that): claude starts, its hooks drive the state.
     await ok(p.dir, ['session', 'keys', id, 'Enter'], { env: p.env });
-    await waitFor('the turn to end', async () => (await p.show(id)).reason === 'turn-end', AGENT_WAIT);
-    expect(await p.show(id)).toMatchObject({ state: 'awaiting', reason: 'turn-end', source: 'hook', detail: null });
     // Claude keys the acceptance by the main checkout, not the worktree: one answer covers every session.
-    expect(state().projects?.[p.dir]?.hasTrustDialogAccepted).toBe(true);
+    await waitFor('the trust to be recorded', () => state().projects?.[p.dir]?.hasTrustDialogAccepted === true, AGENT_WAIT);
+    // The task's turn ends; the held prompt is then delivered: it reaches the model as a turn of its own.
+    await waitFor('the held prompt to reach the model', () => fake.turns().some((t) => t.userText.includes('Held while the dialog shows')), AGENT_WAIT);
+    await waitFor('the held prompt’s turn to end', async () => {
+      const s = await p.show(id);
+      return s.reason === 'turn-end' && s.pending === 0;
+    }, AGENT_WAIT);
+    expect(await p.show(id)).toMatchObject({ state: 'awaiting', reason: 'turn-end', source: 'hook', detail: null });
+    expect(lastPrompt(await p.show(id))).not.toHaveProperty('held');
   });
 
   it('claude with an API key it has not approved: awaiting{setup} naming the key dialog', async () => {
