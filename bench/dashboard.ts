@@ -29,7 +29,9 @@ export async function dashboardBench(): Promise<void> {
   bundleSize();
   await inboxBench();
   const { dir, cleanup } = await boardRepo(THREADS);
-  const { url, child } = await serve(dir);
+  // A Trellis home of the bench's own: the serve's endpoint record never lands in the user's ~/.trellis.
+  const home = mkdtempSync(join(tmpdir(), 'trellis-bench-dashboard-'));
+  const { url, child } = await serve(dir, { ...process.env, TRELLIS_HOME: home });
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-dev-shm-usage'] });
   try {
     // The server builds its board once; what is measured after is the page, not the first git scan.
@@ -75,6 +77,7 @@ export async function dashboardBench(): Promise<void> {
     child.kill('SIGINT');
     await new Promise((r) => child.once('exit', r));
     cleanup();
+    rmSync(home, { recursive: true, force: true });
   }
 }
 
