@@ -162,8 +162,8 @@ function Lifecycle({ s, onDone }: { s: Session; onDone: (v: Session | null) => v
         {button('merge', 'Merge', { body: () => (override.trim() ? { override: override.trim() } : {}) })}
         <span class="inline">
           <label>
-            <span>Override the checks, because</span>
-            <input value={override} onInput={(e) => setOverride((e.target as HTMLInputElement).value)} placeholder="(only when they block the merge)" />
+            <span>Merge anyway, because</span>
+            <input value={override} onInput={(e) => setOverride((e.target as HTMLInputElement).value)} placeholder="if checks block it" />
           </label>
         </span>
         {button('close', 'Close', { confirm: `Close session ${s.id}? Its tmux session and worktree are removed; uncommitted work is saved on refs/trellis/wip/${s.id}.` })}
