@@ -114,13 +114,16 @@ describe('#/login?next=… for a caller who is logged in already', () => {
   it('never leaves this page for anything else: another site, a scheme, a path, or itself', async () => {
     const origin = new URL(gw.url).origin;
     for (const next of ['https://attacker.example/', '//attacker.example/x', '/\\attacker.example', 'javascript:alert(1)', '/p/whatever/', '#/login?next=%23%2Fregister']) {
+      // From a blank page, so each goto loads the dashboard afresh: a goto that only changes the hash
+      // would find the previous round's Projects heading before the app had read the new hash.
+      await page.goto('about:blank');
       await page.goto(at(`/#/login?next=${encodeURIComponent(next)}`));
       await page.getByRole('heading', { name: 'Projects' }).waitFor();
+      // Every one ends at the projects (the login view's own loop too), on this origin and path.
+      await expect.poll(() => new URL(page.url()).hash).toBe('#/projects');
       expect([next, new URL(page.url()).origin, new URL(page.url()).pathname]).toEqual([next, origin, '/']);
       expect(await page.getByLabel('Password').count()).toBe(0);
     }
-    // The login view's own loop ends at the projects.
-    expect(new URL(page.url()).hash).toBe('#/projects');
     expect(seen).toEqual({ dialogs: [], errors: [] });
   });
 });

@@ -3,7 +3,7 @@ import { isoChainReader } from './iso-chain-reader.js';
 import type { BulkChain } from './bulk-append.js';
 import { Housekeeping } from './housekeeping.js';
 import { commitObject, singleFileTree, writeObject } from './loose-objects.js';
-import { compareAndSwapRef, defaultLockOptions, readTipOrDamage, readTipSkippingDamage, readTips, readTipsStamped, type LockOptions, type TipsRead } from './refs.js';
+import { compareAndSwapRef, defaultLockOptions, replaceRefUnderLock, readTipOrDamage, readTipSkippingDamage, readTips, readTipsStamped, type LockOptions, type TipsRead } from './refs.js';
 
 /** One payload to append: the bytes of `event.json` and how the commit reads in `git log`. */
 export interface LogRecord {
@@ -110,6 +110,16 @@ export class GitAppendLog {
     const written = await bulkAppend(this.gitdir, chains);
     if (written?.size) this.housekeeping.afterWrite();
     return written;
+  }
+
+  /**
+   * Moves `ref` to what `build(tip)` returns while holding the ref's lock throughout, so nobody can move
+   * it in between (see replaceRefUnderLock); null from `build` leaves it. The new tip, or null.
+   */
+  async swapUnderLock(ref: string, build: (tip: string | null) => Promise<string | null>): Promise<string | null> {
+    const moved = await replaceRefUnderLock(this.gitdir, ref, this.lock, build);
+    if (moved !== null) this.housekeeping.afterWrite();
+    return moved;
   }
 
   /** Moves `ref` from `expected` to `next` if nobody moved it meanwhile (see compareAndSwapRef). */

@@ -314,6 +314,34 @@ export async function compareAndSwapRef(gitdir: string, ref: string, expected: s
 }
 
 /**
+ * Moves `ref` to what `build(tip)` returns, holding `<ref>.lock` from before the tip is read until the
+ * new tip is renamed in, so no other writer can move the ref in between: the writer cannot lose. For a
+ * writer that keeps losing compare-and-swap races (see StreamStore.write); everyone else stays
+ * optimistic. `build` returning null leaves the ref as it is. The lock is released whatever happens.
+ */
+export async function replaceRefUnderLock(gitdir: string, ref: string, opts: LockOptions, build: (tip: string | null) => Promise<string | null>): Promise<string | null> {
+  const refPath = join(gitdir, ref);
+  const lockPath = `${refPath}.lock`;
+  const fd = await acquireLock(lockPath, opts);
+  let next: string | null;
+  try {
+    next = await build(readTip(gitdir, ref));
+  } catch (err) {
+    releaseLock(fd, lockPath);
+    throw err;
+  }
+  replaceUnderLock(fd, lockPath, refPath, () => (next === null ? null : `${next}\n`));
+  return next;
+}
+
+function releaseLock(fd: number, lockPath: string): void {
+  try {
+    closeSync(fd);
+  } catch {}
+  unlinkSync(lockPath);
+}
+
+/**
  * The end of every write under a git lock file (`<file>.lock`, already created exclusively as `fd`):
  * `content()` decides under the lock what `target` becomes (null: leave it, the answer is false); the
  * bytes are fsynced before the rename, so a crash leaves the old file or the new one, never a torn or
@@ -337,12 +365,7 @@ export function replaceUnderLock(fd: number, lockPath: string, target: string, c
     syncDir(dirname(target));
     return true;
   } finally {
-    if (locked) {
-      try {
-        closeSync(fd);
-      } catch {}
-      unlinkSync(lockPath);
-    }
+    if (locked) releaseLock(fd, lockPath);
   }
 }
 

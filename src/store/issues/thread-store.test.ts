@@ -64,6 +64,47 @@ describe('ThreadStore', () => {
     expect(state.clock).toBe(3);
   });
 
+  it('a writer that loses every race is never starved: it takes the ref lock and lands on top of them all', async () => {
+    const dir = tempRepo();
+    const rival = store(dir);
+    await rival.write('t1', open('hot thread'));
+    // Another process wins every compare-and-swap this writer tries (a slow process among fast ones).
+    let lost = 0;
+    class AlwaysBeaten extends GitAppendLog {
+      override async swap(ref: string, expected: string | null, next: string) {
+        await rival.write('t1', reply(`rival ${++lost}`));
+        return super.swap(ref, expected, next);
+      }
+    }
+    const { state } = await store(dir, new AlwaysBeaten(join(dir, '.git'))).write('t1', reply('mine'));
+    expect(lost).toBeGreaterThan(0);
+    const rivals = Array.from({ length: lost }, (_, i) => `rival ${i + 1}`);
+    expect(state.replies.map((r) => r.body)).toEqual([...rivals, 'mine']);
+    expect(git(dir, 'rev-list', '--count', threadRef('t1')).trim()).toBe(String(lost + 2));
+    expect(git(dir, 'rev-list', '--merges', '--count', threadRef('t1')).trim()).toBe('0');
+    expect((await store(dir).get('t1')).replies.map((r) => r.body)).toEqual([...rivals, 'mine']);
+  });
+
+  it('a refused command under the ref lock releases the lock and moves nothing', async () => {
+    const dir = tempRepo();
+    const rival = store(dir);
+    await rival.write('t1', open('hot thread'));
+    let lost = 0;
+    class AlwaysBeaten extends GitAppendLog {
+      override async swap(ref: string, expected: string | null, next: string) {
+        // The rival's last win closes the thread, so the locked attempt must refuse the close.
+        await rival.write('t1', ++lost < 3 ? reply(`rival ${lost}`) : { type: 'close', by: 'rival', at: at() });
+        return super.swap(ref, expected, next);
+      }
+    }
+    const s = store(dir, new AlwaysBeaten(join(dir, '.git')));
+    await expect(s.write('t1', { type: 'close', by: 'ann', at: at() })).rejects.toMatchObject({ code: 'THREAD_NOT_OPEN' });
+    const tip = git(dir, 'rev-parse', threadRef('t1')).trim();
+    // No lock left behind: a plain append still lands.
+    await rival.write('t1', reply('after'));
+    expect(git(dir, 'rev-parse', `${threadRef('t1')}~1`).trim()).toBe(tip);
+  });
+
   it('lists every thread and never serves a stale cache: other processes, hand edits, fetches', async () => {
     const dir = tempRepo();
     const a = store(dir);

@@ -60,11 +60,11 @@ export function HostApp() {
   }, [r.view, r.arg, admitted]);
 
   // `#/login?next=#/…` once logged in (just now, or already when the page opened) is that view; replaced,
-  // so Back does not land on a login form that would send the person forward again.
+  // so Back does not land on a login form that would send the person forward again. Any other next
+  // (another site, a path, the login view itself) is the projects, and the address says so.
   useEffect(() => {
     if (!admitted || r.view !== 'login') return;
-    const next = nextRoute(r.query.get('next'));
-    if (next) location.replace(next);
+    location.replace(nextRoute(r.query.get('next')) ?? hostHref.projects());
   }, [admitted, r]);
 
   const continueAfterLogin = async () => {
