@@ -1,28 +1,39 @@
 /**
  * `npm run bench [-- <group>...]`: the speed targets, measured, one JSON line each. Targets are reported
- * beside the figures; nothing here fails a build. Groups: append, list, graph, overlay, sse, proxy, forge, scale, eval, sessions, paneio, gateway, dashboard, sync, login, gateway-proxy, evidence, speed, agents (default: all).
+ * beside the figures; nothing here fails a build. With no group named, every group runs in this order.
+ *
+ * One group a line, loaded only when chosen: a new bench adds its own line (merges of parallel work
+ * then touch different lines) and a group's setup never runs for another's.
  */
-import { graphBench, overlayBench, sseBench } from './graph.js';
-import { appendBench, listBench } from './issues.js';
-import { proxyBench } from './proxy.js';
-import { forgeBench } from './forge.js';
-import { scaleBench } from './scale.js';
-import { evalBench } from './eval.js';
-import { sessionsBench } from './sessions.js';
-import { paneioBench } from './paneio.js';
-import { gatewayBench } from './gateway.js';
-import { gatewayProxyBench } from './gateway-proxy.js';
-import { dashboardBench } from './dashboard.js';
-import { syncBench } from './sync.js';
-import { agentsBench } from './agents.js';
-import { loginBench } from './login.js';
-import { evidenceBench } from './evidence.js';
-import { speedBench } from './speed.js';
+type Group = readonly [name: string, run: () => Promise<void>];
 
-const groups: Record<string, () => Promise<void>> = { append: appendBench, list: listBench, graph: graphBench, overlay: overlayBench, sse: sseBench, proxy: proxyBench, forge: forgeBench, scale: scaleBench, eval: evalBench, sessions: sessionsBench, paneio: paneioBench, gateway: gatewayBench, dashboard: dashboardBench, sync: syncBench, login: loginBench, 'gateway-proxy': gatewayProxyBench, evidence: evidenceBench, speed: speedBench, agents: agentsBench };
-const chosen = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(groups);
-for (const name of chosen) {
-  const run = groups[name];
-  if (!run) throw new Error(`unknown bench group '${name}'; groups: ${Object.keys(groups).join(', ')}`);
-  await run();
+const groups: readonly Group[] = [
+  ['append', async () => (await import('./issues.js')).appendBench()],
+  ['list', async () => (await import('./issues.js')).listBench()],
+  ['graph', async () => (await import('./graph.js')).graphBench()],
+  ['overlay', async () => (await import('./graph.js')).overlayBench()],
+  ['sse', async () => (await import('./graph.js')).sseBench()],
+  ['proxy', async () => (await import('./proxy.js')).proxyBench()],
+  ['forge', async () => (await import('./forge.js')).forgeBench()],
+  ['scale', async () => (await import('./scale.js')).scaleBench()],
+  ['eval', async () => (await import('./eval.js')).evalBench()],
+  ['sessions', async () => (await import('./sessions.js')).sessionsBench()],
+  ['paneio', async () => (await import('./paneio.js')).paneioBench()],
+  ['gateway', async () => (await import('./gateway.js')).gatewayBench()],
+  ['dashboard', async () => (await import('./dashboard.js')).dashboardBench()],
+  ['sync', async () => (await import('./sync.js')).syncBench()],
+  ['login', async () => (await import('./login.js')).loginBench()],
+  ['gateway-proxy', async () => (await import('./gateway-proxy.js')).gatewayProxyBench()],
+  ['evidence', async () => (await import('./evidence.js')).evidenceBench()],
+  ['speed', async () => (await import('./speed.js')).speedBench()],
+  ['agents', async () => (await import('./agents.js')).agentsBench()],
+];
+
+const byName = new Map(groups);
+const chosen = process.argv.slice(2).length ? process.argv.slice(2) : groups.map(([name]) => name);
+const unknown = chosen.filter((name) => !byName.has(name));
+if (unknown.length) {
+  console.error(`bench: unknown group ${unknown.map((n) => `'${n}'`).join(', ')}; groups: ${groups.map(([n]) => n).join(', ')}`);
+  process.exit(2);
 }
+for (const name of chosen) await byName.get(name)!();
