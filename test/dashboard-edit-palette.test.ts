@@ -62,7 +62,7 @@ describe('edit and reopen', () => {
     expect(versions(id)).toEqual(['edit: concern "Tea is served too hot" and body', 'open: Tea is too hot']);
 
     await cli('issue', 'close', id, '--by', 'ann');
-    await expect.poll(() => page.locator('.page-head .chip.status').first().textContent(), { timeout: 3_000 }).toBe('landed');
+    await expect.poll(() => page.locator('.page-head .chip.status').first().textContent(), { timeout: 15_000 }).toBe('landed');
     await page.getByRole('button', { name: 'Reopen' }).click();
     await expect.poll(() => page.locator('.page-head .chip.status').first().textContent()).toBe('open');
     expect(JSON.parse(await cli('issue', 'show', id, '--json')).status).toBe('open');

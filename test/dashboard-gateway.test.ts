@@ -81,7 +81,7 @@ describe('a session terminal through the gateway', () => {
     await page.locator('.terminal-frame .xterm').click();
     await page.keyboard.type('echo hello');
     await page.keyboard.press('Enter');
-    await expect.poll(() => showsLine('hello'), { timeout: 5_000 }).toBe(true);
+    await expect.poll(() => showsLine('hello'), { timeout: 15_000 }).toBe(true);
     const captured = await cli('session', 'capture', sessionId);
     expect(captured.split('\n').map((l) => l.trimEnd())).toContain('hello');
 
@@ -128,18 +128,18 @@ describe('a session terminal through the gateway', () => {
       for (const concern of ['Unrelated one', 'Unrelated two', 'Unrelated three']) {
         const before = counts.session;
         await cli('issue', 'open', concern);
-        await expect.poll(() => counts.session, { timeout: 5_000 }).toBeGreaterThan(before);
+        await expect.poll(() => counts.session, { timeout: 15_000 }).toBeGreaterThan(before);
       }
       expect(counts.review).toBe(1);
 
       // The session's own change (it is put up for review) fetches it again, once.
       await cli('session', 'review', sessionId);
-      await expect.poll(() => page.getByTestId('session-state').first().textContent(), { timeout: 5_000 }).toMatch(/^review/);
-      await expect.poll(() => counts.review, { timeout: 5_000 }).toBe(2);
+      await expect.poll(() => page.getByTestId('session-state').first().textContent(), { timeout: 15_000 }).toMatch(/^review/);
+      await expect.poll(() => counts.review, { timeout: 15_000 }).toBe(2);
       await page.getByTestId('preflight').waitFor();
       const settled = counts.session;
       await cli('issue', 'open', 'Unrelated four');
-      await expect.poll(() => counts.session, { timeout: 5_000 }).toBeGreaterThan(settled);
+      await expect.poll(() => counts.session, { timeout: 15_000 }).toBeGreaterThan(settled);
       expect(counts.review).toBe(2);
     } finally {
       page.off('request', count);

@@ -87,7 +87,7 @@ describe('removing a project from the host’s list', () => {
     await page.keyboard.press('Shift+Tab');
     expect(await focused()).toBe('Yes, remove');
     await page.keyboard.press('Enter');
-    await expect.poll(() => row(alpha).count(), { timeout: 5_000 }).toBe(0);
+    await expect.poll(() => row(alpha).count(), { timeout: 15_000 }).toBe(0);
     expect(await row(beta).count()).toBe(1);
     expect(cataloged()).toEqual([beta]);
     expect(existsSync(join(alpha, '.git'))).toBe(true);

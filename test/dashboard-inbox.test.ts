@@ -57,11 +57,11 @@ describe('counts agree, and move live', () => {
     await page.goto(gw.url);
     await page.getByTestId('link-state').filter({ hasText: 'live' }).waitFor({ timeout: 10_000 });
     const own = (await (await fetch(new URL('/api/graph', sa.url))).json()) as { freshness: { open: number } };
-    await expect.poll(() => row(a).getByTestId('open-issues').textContent(), { timeout: 5_000 }).toBe(`${own.freshness.open} open issues`);
+    await expect.poll(() => row(a).getByTestId('open-issues').textContent(), { timeout: 15_000 }).toBe(`${own.freshness.open} open issues`);
     expect(await row(a).getByTestId('live-sessions').textContent()).toBe('0 live sessions');
     // An issue bound to no node counts too (the project's own page counts it).
     await cli(a, 'issue', 'open', 'Nothing to do with a node', '--by', 'tester');
-    await expect.poll(() => row(a).getByTestId('open-issues').textContent(), { timeout: 3_000 }).toBe(`${own.freshness.open + 1} open issues`);
+    await expect.poll(() => row(a).getByTestId('open-issues').textContent(), { timeout: 15_000 }).toBe(`${own.freshness.open + 1} open issues`);
     expect(json(await raw(new URL('/projects', gw.url).href)).projects.find((p: { root: string }) => p.root === a).openIssues).toBe(own.freshness.open + 1);
   });
 });
@@ -77,7 +77,7 @@ describe('the inbox', () => {
     await expect.poll(async () => JSON.parse(await cli(b, 'session', 'show', id, '--json')).state, { timeout: 15_000 }).toBe('running');
     await cli(b, 'session', 'signal', id, 'turn-end');
     const entry = page.locator(`[data-testid=inbox] [data-session="${id}"]`);
-    await entry.waitFor({ timeout: 5_000 });
+    await entry.waitFor({ timeout: 15_000 });
     expect(await entry.locator('.chip.project').textContent()).toBe('Bakery');
     expect(await entry.getByTestId('waits-for').textContent()).toBe('turn-end');
     expect(await entry.locator('time').textContent()).toBe('just now');
@@ -102,7 +102,7 @@ describe('the inbox', () => {
     await page.goto(new URL('#/inbox', gw.url).href);
     await page.locator(`[data-testid=inbox] [data-session="${id}"]`).waitFor({ timeout: 10_000 });
     await cli(b, 'session', 'close', id);
-    await page.getByTestId('inbox-empty').waitFor({ timeout: 5_000 });
+    await page.getByTestId('inbox-empty').waitFor({ timeout: 15_000 });
     expect(seen.errors).toEqual([]);
   });
 });

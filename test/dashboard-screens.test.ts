@@ -84,7 +84,7 @@ describe('every view, both themes, both sizes', () => {
         for (const v of views) {
           await page.goto(v.url());
           await page.locator(v.ready).first().waitFor({ timeout: 15_000 });
-          await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth - innerWidth), { timeout: 3_000 }).toBeLessThanOrEqual(0);
+          await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth - innerWidth), { timeout: 15_000 }).toBeLessThanOrEqual(0);
           const bg = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
           const [r, g, b] = bg.match(/\d+/g)!.map(Number);
           const light = 0.299 * r! + 0.587 * g! + 0.114 * b! > 128;

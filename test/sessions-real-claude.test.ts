@@ -88,8 +88,9 @@ describe('the real claude: failed turns', () => {
     await waitFor('awaiting{auth}', async () => (await p.show(id)).reason === 'auth', AGENT_MS);
     const s = await p.show(id);
     expect(s).toMatchObject({ state: 'awaiting', reason: 'auth', source: 'hook', turnFailures: 0, detail: expect.stringMatching(/^authentication_failed: .*\(log in/) });
-    // Launch included (the agent starting takes most of it): seconds, not the idle prompt's minute.
-    expect(Date.now() - started).toBeLessThan(30_000);
+    // Launch included (the agent starting takes most of it, longer on a loaded machine): before the idle
+    // prompt's minute, so it is the StopFailure hook that said it, not the idle notice.
+    expect(Date.now() - started).toBeLessThan(55_000);
   });
 
   it('three 5xx turns in a row quarantine the session (the idle notices between them never reset the count)', async () => {
