@@ -144,6 +144,8 @@ describe('2. a malformed trellis.json', () => {
       await banner.waitFor({ timeout: 15_000 });
       expect(await banner.textContent()).toMatch(/trellis\.json line 3, column 3.*repair: fix that line/);
       for (const v of ['#/issues', '#/sessions', '#/eval']) {
+        // A fresh load each time: after a hash-only goto the previous view's banner would still be there.
+        await page.goto('about:blank');
         await page.goto(new URL(v, s.url).href);
         await banner.waitFor({ timeout: 15_000 });
       }

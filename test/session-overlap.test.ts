@@ -81,9 +81,11 @@ describe('two live sessions editing one node', () => {
       [a, b],
       [b, a],
     ] as const) {
+      // A fresh load each time: after a hash-only goto the previous session's box would still be there.
+      await page.goto('about:blank');
       await page.goto(new URL(`#/sessions/${me}`, s.url).href);
       const box = page.getByTestId('overlaps');
-      await box.waitFor({ timeout: 10_000 });
+      await expect.poll(() => box.textContent({ timeout: 1_000 }).catch(() => ''), { timeout: 15_000 }).toContain(other);
       const text = await box.textContent();
       expect(text).toContain(other);
       expect(text).toContain('specs/shop/cart.md');
