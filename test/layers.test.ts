@@ -4,7 +4,7 @@
  * judged against the table. A new edge that runs upward or across a boundary the table forbids fails
  * here with the file, the import and the rule it breaks.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
@@ -128,5 +128,73 @@ describe('the layer table', () => {
     { from: 'events/x.test.ts', spec: '../projections/y.js', to: 'projections/y.ts' },
   ])('keeps %j', (edge) => {
     expect(violation(edge)).toBeNull();
+  });
+});
+
+/** The source file an import lands on (`./x.js` is x.ts; the dashboard writes `./X` for X.tsx). */
+function fileOf(to: string): string | null {
+  for (const candidate of [to, `${to.replace(/\.ts$/, '')}.tsx`, `${to}.ts`, `${to}.tsx`, `${to}/index.ts`, `${to}/index.tsx`]) {
+    const path = join(SRC, candidate);
+    if (existsSync(path) && statSync(path).isFile()) return candidate;
+  }
+  return null;
+}
+
+/** The import loops of a graph: its strongly connected groups of more than one file (Tarjan). */
+function loopsOf(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const loops: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const group: string[] = [];
+    for (let w = stack.pop()!; ; w = stack.pop()!) {
+      onStack.delete(w);
+      group.push(w);
+      if (w === v) break;
+    }
+    if (group.length > 1) loops.push(group.sort());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return loops;
+}
+
+describe('import loops', () => {
+  it('src/ has none: every file can be read after the files it imports (type-only imports count too)', () => {
+    const graph = new Map<string, string[]>();
+    for (const file of sourceFiles(SRC)) {
+      const edges = importsOf(file).filter((e) => !isTest(e.from));
+      if (isTest(relative(SRC, file))) continue;
+      const from = relative(SRC, file).split(sep).join('/');
+      graph.set(from, edges.flatMap((e) => (e.to && !e.to.startsWith('..') ? [fileOf(e.to)].filter((f): f is string => f !== null) : [])));
+    }
+    // A resolver that found nothing would find no loop either.
+    expect([...graph.values()].flat().length).toBeGreaterThan(500);
+    expect(loopsOf(graph)).toEqual([]);
+  });
+
+  it('finds a loop through a lazy import, and each group once', () => {
+    const graph = new Map([
+      ['store/project.ts', ['store/sessions/registry.ts']],
+      ['store/sessions/registry.ts', ['store/sessions/verbs.ts']],
+      ['store/sessions/verbs.ts', ['store/project.ts', 'events/x.ts']],
+      ['events/x.ts', []],
+      ['a.ts', ['b.ts']],
+      ['b.ts', ['a.ts']],
+    ]);
+    expect(loopsOf(graph)).toEqual([['store/project.ts', 'store/sessions/registry.ts', 'store/sessions/verbs.ts'], ['a.ts', 'b.ts']]);
   });
 });

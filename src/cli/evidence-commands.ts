@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { TrellisError } from '../events/index.js';
-import { openProject } from '../store/project.js';
+import { openProject } from './open-project.js';
 import { checkShape, type VerbContext } from './shape.js';
 import { out } from './output.js';
 import { UsageError } from './usage-error.js';

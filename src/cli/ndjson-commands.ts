@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { TrellisError } from '../events/index.js';
 import { exportThreads, importThreads } from '../store/issues/ndjson.js';
-import { openProject } from '../store/project.js';
+import { openProject } from './open-project.js';
 import { out, outData } from './output.js';
 import { checkShape, type VerbContext } from './shape.js';
 import { UsageError } from './usage-error.js';

@@ -10,7 +10,7 @@ import { defaultLockOptions } from '../store/git/refs.js';
 import { CACHE_FORMAT, ProjectionCache } from '../store/streams/projection-cache.js';
 import { GC_AUTO, Housekeeping, looseObjectEstimate } from '../store/git/housekeeping.js';
 import { THREAD_REF_PREFIX } from '../store/issues/thread-store.js';
-import { openProject } from '../store/project.js';
+import { openProject } from './open-project.js';
 import { findRepository } from '../store/repository.js';
 import { poolDir, poolReport, refillPool } from '../store/sessions/worktree-pool.js';
 import { readSpecTree } from '../store/spec/spec-tree.js';

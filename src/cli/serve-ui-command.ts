@@ -9,7 +9,7 @@ import { addToCatalog, CatalogBrokenError } from '../store/host/project-catalog.
 import { mainCheckout } from '../store/host/register.js';
 import { cliEntry } from '../store/host/run-cli.js';
 import { startDetachedServe } from '../store/host/start-serve.js';
-import { openProject } from '../store/project.js';
+import { openProject } from './open-project.js';
 import { DASHBOARD_PORT } from './dashboard-command.js';
 import { err, out } from './output.js';
 import { checkShape, type VerbContext } from './shape.js';

@@ -1,6 +1,6 @@
 import { TrellisError } from '../events/index.js';
 import { readEndpointRecord, trellisHome } from '../store/endpoint-record.js';
-import { openProject } from '../store/project.js';
+import { openProject } from './open-project.js';
 import { checkShape, type VerbContext } from './shape.js';
 import { out } from './output.js';
 

@@ -1,4 +1,4 @@
-import { openProject } from '../store/project.js';
+import { openProject } from './open-project.js';
 import { syncLines, syncProject } from '../store/sync/verbs.js';
 import { out } from './output.js';
 import type { VerbContext } from './shape.js';

@@ -12,6 +12,7 @@ import './child-guards.js';
 import { Hono } from 'hono';
 import { LiveProject } from '../store/live.js';
 import { openProject } from '../store/project.js';
+import { loopInSessions } from '../store/sessions/loop-in.js';
 import { projectApp } from './app.js';
 import { notFound, onError } from './errors.js';
 import { createReapedServer } from './create-server.js';
@@ -23,7 +24,8 @@ const IDLE_GRACE_MS = 1_000;
 const root = process.env.TRELLIS_PROJECT_ROOT ?? process.cwd();
 const instanceId = process.env.TRELLIS_INSTANCE_ID ?? 'standalone';
 const childId = process.env.TRELLIS_CHILD_ID ?? String(process.pid);
-const project = openProject(root);
+// Replies through the API loop in their thread's originating session, as the CLI's do.
+const project = openProject(root, { sessions: loopInSessions });
 const live = new LiveProject(project).start();
 let draining = false;
 

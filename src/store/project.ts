@@ -47,7 +47,12 @@ export interface ProjectOptions {
   readonly now?: () => Date;
   readonly random?: (n: number) => Uint8Array;
   readonly drivers?: DriverFactory;
-  readonly sessions?: SessionRegistry;
+  /**
+   * Who a reply loops in: a registry, or one made for the project being opened (the entry points pass
+   * the session layer's, `loopInSessions`; this module never imports that layer, which imports it).
+   * None: nobody is online.
+   */
+  readonly sessions?: SessionRegistry | ((project: Project) => SessionRegistry);
 }
 
 export function openProject(cwd: string, opts: ProjectOptions = {}): Project {
@@ -64,15 +69,14 @@ export function projectAt(repo: Repository, opts: ProjectOptions = {}): Project 
     return settings.value;
   };
   const log = new GitAppendLog(repo.gitdir);
+  // A registry made for this project, on first use (it needs the project, which is being made here).
+  let registry: SessionRegistry | undefined;
+  const sessions = (): SessionRegistry => (registry ??= (opts.sessions as (project: Project) => SessionRegistry)(project));
   const project: Project = {
     settings: readSettings,
     forges: new ForgeSlice(readSettings, opts.drivers),
     forgeReads: 'live',
-    sessions: opts.sessions ?? {
-      // Loaded on first use: the registry pulls in the session runtime, which no issue read needs.
-      isOnline: async (id) => (await import('./sessions/registry.js')).sessionRegistry(project).isOnline(id),
-      notify: async (id, message) => (await import('./sessions/registry.js')).sessionRegistry(project).notify(id, message),
-    },
+    sessions: typeof opts.sessions === 'function' ? { isOnline: (id) => sessions().isOnline(id), notify: (id, m) => sessions().notify(id, m) } : (opts.sessions ?? NO_SESSIONS),
     ...repo,
     threads: new ThreadStore(log, new ProjectionCache(join(data, 'cache', 'issues.json'))),
     evals: new EvalStore(log, new ProjectionCache(join(data, 'cache', 'evals.json'))),

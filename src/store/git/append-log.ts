@@ -1,17 +1,12 @@
 import { PAYLOAD, type ChainReader, type ChainRequest, type ChainResult } from './chain.js';
 import { isoChainReader } from './iso-chain-reader.js';
 import type { BulkChain } from './bulk-append.js';
+import type { LogRecord } from './log-record.js';
 import { Housekeeping } from './housekeeping.js';
 import { commitObject, singleFileTree, writeObject } from './loose-objects.js';
 import { compareAndSwapRef, defaultLockOptions, replaceRefUnderLock, readTipOrDamage, readTipSkippingDamage, readTips, readTipsStamped, type LockOptions, type TipsRead } from './refs.js';
 
-/** One payload to append: the bytes of `event.json` and how the commit reads in `git log`. */
-export interface LogRecord {
-  readonly bytes: Uint8Array;
-  readonly subject: string;
-  readonly author: string;
-  readonly at: Date;
-}
+export type { LogRecord } from './log-record.js';
 
 /**
  * isomorphic-git reads ~1 ms per object; git's rev-list and cat-file cost two spawns (~5 ms) and then

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PAYLOAD } from './chain.js';
-import type { LogRecord } from './append-log.js';
+import type { LogRecord } from './log-record.js';
 import { gitSyncArgs } from './durable.js';
 import { createPackedRefs } from './packed-create.js';
 

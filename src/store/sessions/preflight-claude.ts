@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { PreflightContext } from './preflight.js';
+import type { PreflightContext } from './preflight-context.js';
 
 /** Claude Code's own state file: `~/.claude.json` (or under `CLAUDE_CONFIG_DIR`). */
 export function claudeStatePath(env: NodeJS.ProcessEnv): string {

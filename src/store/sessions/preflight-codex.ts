@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { PreflightContext } from './preflight.js';
+import type { PreflightContext } from './preflight-context.js';
 
 /** Codex's home: `CODEX_HOME`, else `~/.codex`. */
 export const codexHome = (env: NodeJS.ProcessEnv): string => env.CODEX_HOME || join(env.HOME || homedir(), '.codex');

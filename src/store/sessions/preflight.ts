@@ -2,6 +2,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { TrellisError } from '../../events/index.js';
 import { claudePreflight } from './preflight-claude.js';
+import type { PreflightContext } from './preflight-context.js';
 import { codexPreflight } from './preflight-codex.js';
 
 /** The agent program each harness runs, and how to install it. */
@@ -10,13 +11,7 @@ const PROGRAMS: Readonly<Record<string, { readonly program: string; readonly ins
   codex: { program: 'codex', install: 'npm install -g @openai/codex' },
 };
 
-/** Where the agent's own first-run state is checked: the main checkout it will work in, and its environment. */
-export interface PreflightContext {
-  /** The project's main checkout (agents key trust by it; one acceptance covers its worktrees). */
-  readonly mainRoot: string;
-  /** The environment the agent will run with (HOME, PATH, its keys). */
-  readonly env: NodeJS.ProcessEnv;
-}
+export type { PreflightContext } from './preflight-context.js';
 
 /**
  * Before a spawn: refuses a harness whose agent program is not on PATH (naming it and how to install it),

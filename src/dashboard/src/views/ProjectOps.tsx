@@ -6,23 +6,8 @@ import { hostHref } from '../host/host-route';
 import { projectList, projectsById } from '../host/projects-store';
 import { ConfigEditor } from './ConfigEditor';
 import { OnlineChip, ProjectIcon, StartButton } from './Projects';
-import { useHarnesses } from './Register';
-
-/** A command's complete output, as the host ran it (the `$ command` line first). */
-export function Transcript({ text, exitCode }: { text: string; exitCode?: number }) {
-  return (
-    <div class="transcript">
-      {exitCode !== undefined ? (
-        <p class={exitCode === 0 ? 'ok' : 'bad'} data-testid="exit-code">
-          exit code {exitCode}
-        </p>
-      ) : null}
-      <pre tabIndex={0} aria-label="Transcript" data-testid="transcript">
-        {text}
-      </pre>
-    </div>
-  );
-}
+import { useHarnesses } from '../host/harnesses';
+import { Transcript } from './Transcript';
 
 /**
  * One project on the host (`#/projects/<id>`): start its backend, run `trellis doctor` or `trellis init`

@@ -1,10 +1,10 @@
-import { signal } from '@preact/signals';
 import { useEffect, useState } from 'preact/hooks';
 import { ErrorBox, onListKeys, useFetch, FolderIcon } from '../ui';
 import { errorOf, hub } from '../host/hub';
 import { hostHref, hostRoute } from '../host/host-route';
 import type { ProjectRow } from '../host/projects-store';
-import { Transcript } from './ProjectOps';
+import { useHarnesses } from '../host/harnesses';
+import { Transcript } from './Transcript';
 
 interface Folder {
   readonly name: string;
@@ -23,20 +23,6 @@ async function browse(path: string | null): Promise<Listing> {
   const a = await hub<Listing>('GET', `fs${path ? `?path=${encodeURIComponent(path)}` : ''}`);
   if (a.status !== 200) throw errorOf(a, 'GET /fs');
   return a.body;
-}
-
-/** The harness names `trellis init --harness` takes, asked once. */
-export const harnesses = signal<readonly string[]>([]);
-let asked = false;
-export function useHarnesses(): readonly string[] {
-  useEffect(() => {
-    if (asked) return;
-    asked = true;
-    void hub<{ harnesses: string[] }>('GET', 'hub/harnesses').then((a) => {
-      if (a.status === 200) harnesses.value = a.body.harnesses;
-    });
-  }, []);
-  return harnesses.value;
 }
 
 /**

@@ -1,0 +1,5 @@
+import { openProject as openBare, type Project } from '../store/project.js';
+import { loopInSessions } from '../store/sessions/loop-in.js';
+
+/** A project as every CLI verb opens it: replies loop in their thread's originating session. */
+export const openProject = (cwd: string): Project => openBare(cwd, { sessions: loopInSessions });
