@@ -47,7 +47,7 @@ describe('writes from pages of other origins', () => {
     // Addressed as 127.0.0.1: a page of localhost (another origin, maybe another process on ::1) is refused.
     const other = await api.get('/api/issues', { method: 'POST', headers: { 'content-type': 'application/json', origin: `http://localhost:${port}` }, body: JSON.stringify({ concern: 'x', by: 'y' }) });
     expect(other.status).toBe(403);
-    for (const headers of [{ origin: `http://127.0.0.1:${port}` }, {}]) {
+    for (const headers of [{ origin: `http://127.0.0.1:${port}` }, {}] as Record<string, string>[]) {
       const res = await api.get('/api/issues', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ concern: 'from a trusted page', by: 'me' }) });
       expect(res.status, JSON.stringify(headers)).toBe(201);
     }

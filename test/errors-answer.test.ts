@@ -106,7 +106,7 @@ describe('bad input to the gateway is a 400 that says why, and a config write is
     { name: 'GET /fs with a 5,000-character path', method: 'GET', path: `/fs?path=/${'a'.repeat(5_000)}`, status: 400, says: 'longer than' },
     { name: 'GET /fs with a 300-character name', method: 'GET', path: `/fs?path=/tmp/${'a'.repeat(300)}`, status: 400, says: 'too long' },
   ] as const;
-  it.each(cases)('$name: $status', async ({ method, path, body, status, says }) => {
+  it.each<{ name: string; method: string; path: string; body?: string; status: number; says: string }>(cases)('$name: $status', async ({ method, path, body, status, says }) => {
     const before = readFileSync(join(project, 'trellis.json'), 'utf8');
     let r;
     if (path === 'config') {

@@ -1,5 +1,5 @@
+import { createRequire } from 'node:module';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { Receiver } from 'ws';
 import { binaryFrame } from '../src/http/ws-frame.js';
 import { PaneHub, type Viewer } from '../src/store/sessions/pane-stream.js';
 import { cleanupRepos, tempDir } from './helpers/repo.js';
@@ -30,11 +30,20 @@ function recorder(framed: boolean): Viewer & { frames: Buffer[]; bytes: Buffer[]
   return v;
 }
 
+/** `ws`'s frame parser: exported by the package, though not by its type declarations. */
+interface FrameReceiver {
+  on(event: 'message', listener: (data: Buffer, isBinary: boolean) => void): void;
+  on(event: 'error', listener: (err: Error) => void): void;
+  write(chunk: Buffer): void;
+  end(done: () => void): void;
+}
+const { Receiver } = createRequire(import.meta.url)('ws') as { Receiver: new (opts: { isServer: boolean; maxPayload: number }) => FrameReceiver };
+
 /** The payloads of frames, decoded by `ws`'s own receiver (what a browser's WebSocket does). */
 function decode(frames: readonly Buffer[]): Promise<Buffer[]> {
   return new Promise((resolve, reject) => {
     const out: Buffer[] = [];
-    const r = new Receiver({ isServer: false, maxPayload: 0 } as never);
+    const r = new Receiver({ isServer: false, maxPayload: 0 });
     r.on('message', (data: Buffer, isBinary: boolean) => (isBinary ? out.push(Buffer.from(data)) : reject(new Error('a text frame'))));
     r.on('error', reject);
     for (const f of frames) r.write(f);

@@ -16,7 +16,7 @@ function project(): { dir: string; home: string; env: NodeJS.ProcessEnv } {
   const bin = tempDir();
   writeFileSync(join(bin, 'claude'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(resolve(ROOT, 'test/agents/claude-standin.mjs'))} "$@"\n`);
   chmodSync(join(bin, 'claude'), 0o755);
-  const env = { ...testEnv(dir), PATH: `${bin}:${process.env.PATH}` };
+  const env: NodeJS.ProcessEnv = { ...testEnv(dir), PATH: `${bin}:${process.env.PATH}` };
   homes.push(env.TRELLIS_HOME!);
   return { dir, home: env.TRELLIS_HOME!, env };
 }
@@ -235,7 +235,7 @@ exec sleep 600
 `,
     );
     chmodSync(join(bin, 'codex'), 0o755);
-    const env = { ...testEnv(dir), PATH: `${bin}:${process.env.PATH}` };
+    const env: NodeJS.ProcessEnv = { ...testEnv(dir), PATH: `${bin}:${process.env.PATH}` };
     homes.push(env.TRELLIS_HOME!);
     const id = (await ok(dir, ['session', 'spawn', 'Do it', '--harness', 'codex'], { env })).trim();
     await waitFor('the notify turn end', async () => JSON.parse(await ok(dir, ['session', 'show', id, '--json'], { env })).state === 'awaiting');

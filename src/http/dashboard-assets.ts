@@ -69,8 +69,8 @@ export async function dashboardResponse(distDir: string, path: string): Promise<
 }
 
 // Hashed names never change content, so a read is kept for the life of the process (the bundle is small).
-const assets = new Map<string, Uint8Array>();
-async function cachedAsset(file: string): Promise<Uint8Array | null> {
+const assets = new Map<string, Uint8Array<ArrayBuffer>>();
+async function cachedAsset(file: string): Promise<Uint8Array<ArrayBuffer> | null> {
   const hit = assets.get(file);
   if (hit) return hit;
   try {

@@ -8,6 +8,7 @@ const s = (over: Partial<SessionSummary>): SessionSummary => ({
   harness: 'claude',
   state: 'running',
   reason: null,
+  detail: null,
   source: 'hook',
   unread: false,
   nodes: [],

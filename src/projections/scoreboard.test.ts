@@ -125,7 +125,7 @@ describe('scenario declarations in front matter', () => {
     if (Array.isArray(value)) expect(out.scenarios[0]!.id).toBe('ok');
   });
   it('an id declared by two nodes stays with the first; the second node gets the problem', () => {
-    const nodes = [
+    const nodes: { id: string; scenarios: ScenarioDecl[]; problem?: string }[] = [
       { id: 'a', scenarios: [decl('s/1', 'a')] },
       { id: 'b', scenarios: [decl('s/1', 'b'), decl('s/2', 'b')] },
     ];

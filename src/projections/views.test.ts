@@ -70,7 +70,7 @@ describe('node slice', () => {
     const slice = nodeSlice([issue('a', 't', 'local', 'open', ['__proto__', 'constructor', 'toString'])]);
     expect(Object.keys(slice).sort()).toEqual(['__proto__', 'constructor', 'toString']);
     expect(slice['__proto__']!.issues.map((i) => i.id)).toEqual(['a']);
-    expect(slice.constructor!.openIssues.map((i) => i.id)).toEqual(['a']);
+    expect(slice['constructor']!.openIssues.map((i) => i.id)).toEqual(['a']);
   });
 
   it('lists 20,000 issues on one node once each, in merged order', () => {

@@ -103,7 +103,7 @@ export class GitHubForge {
   }
 
   /** Seeds an issue (or pull request) directly, as if made on the forge's website. */
-  seed(input: { title: string; body?: string; user?: string; labels?: string[]; state?: 'open' | 'closed'; pullRequest?: boolean; at?: string }): number {
+  seed(input: { title: string; body?: string | null; user?: string; labels?: string[]; state?: 'open' | 'closed'; pullRequest?: boolean; at?: string }): number {
     const at = input.at ?? this.tick();
     const number = this.issues.length + 1;
     this.issues.push({

@@ -50,7 +50,7 @@ export function trellis(cwd: string, args: readonly string[], opts: { input?: st
 }
 
 export function testEnv(cwd: string): NodeJS.ProcessEnv {
-  const env = { ...process.env, TRELLIS_HOME: join(cwd, '.trellis-home') };
+  const env: NodeJS.ProcessEnv = { ...process.env, TRELLIS_HOME: join(cwd, '.trellis-home') };
   delete env.TRELLIS_SESSION;
   return env;
 }

@@ -22,13 +22,16 @@ export function killTmux(home: string): void {
 }
 
 /** Polls `check` until it returns a truthy value, at most `timeoutMs`; throws with `what` otherwise. */
-export async function waitFor<T>(what: string, check: () => T | Promise<T>, timeoutMs = 30_000): Promise<NonNullable<T>> {
+/** What a truthy check returned: never false, 0, '', null or undefined. */
+type Truthy<T> = Exclude<T, false | 0 | '' | null | undefined>;
+
+export async function waitFor<T>(what: string, check: () => T | Promise<T>, timeoutMs = 30_000): Promise<Truthy<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
     try {
       const v = await check();
-      if (v) return v as NonNullable<T>;
+      if (v) return v as Truthy<T>;
     } catch (err) {
       last = err;
     }

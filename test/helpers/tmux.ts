@@ -18,7 +18,7 @@ export interface TestTmux {
 }
 
 export function tmuxEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env = { ...process.env, PS1: '$ ', TERM: 'xterm-256color', ...extra };
+  const env: NodeJS.ProcessEnv = { ...process.env, PS1: '$ ', TERM: 'xterm-256color', ...extra };
   delete env.TMUX;
   delete env.TMUX_PANE;
   return env;

@@ -24,7 +24,7 @@ async function* chunks(body: ReadableStream<Uint8Array> | null): AsyncIterable<U
 }
 
 /** Reads a whole body, refusing (413) past `max` bytes without reading further. */
-async function readBounded(body: ReadableStream<Uint8Array> | null, max: number, tooLarge: () => Error): Promise<Uint8Array> {
+async function readBounded(body: ReadableStream<Uint8Array> | null, max: number, tooLarge: () => Error): Promise<Uint8Array<ArrayBuffer>> {
   const parts: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of chunks(body)) {

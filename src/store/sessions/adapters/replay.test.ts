@@ -26,7 +26,10 @@ const at = '2026-11-23T20:00:00.000Z';
 let clockAt = 0;
 const meta = (source: SessionCommand['source']) => ({ by: 'trellis', at: new Date(Date.parse(at) + ++clockAt).toISOString(), source });
 
-function apply(state: SessionState, command: Omit<SessionCommand, 'by' | 'at' | 'source'>, source: SessionCommand['source']): SessionState {
+/** A command without what `meta` adds, for each kind of command (Omit of a union keeps only shared fields). */
+type Bare<C> = C extends unknown ? Omit<C, 'by' | 'at' | 'source'> : never;
+
+function apply(state: SessionState, command: Bare<SessionCommand>, source: SessionCommand['source']): SessionState {
   return decideSession(state, { ...command, ...meta(source) } as SessionCommand).reduce(evolveSession, state);
 }
 
@@ -234,7 +237,7 @@ describe('replaying Claude Code 2.1.197’s recorded hooks (every line)', () => 
 
   it('malformed or unknown hook input is ignored with a reason, never a crash or a changed state', () => {
     const base = launched('claude', 'say hi');
-    const stop = recorded.find((l) => l.event === 'Stop')!.payload;
+    const stop = recorded.find((l) => l.event === 'Stop')!.payload as Record<string, unknown>;
     for (const [event, payload] of [
       ['Explode', {}],
       ['Stop', null],
