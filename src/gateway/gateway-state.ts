@@ -5,7 +5,7 @@ import { hubConfigPath, readHubConfig, type HubConfig } from '../store/host/hub-
 import { perTurn } from '../store/host/per-turn.js';
 import { gateOf } from '../store/host/project-list.js';
 import { OpenStreams } from './open-streams.js';
-import { LoginLimiter, SessionTable, type Grant } from './sessions.js';
+import { LoginLimiter, SessionTable, type Grant } from './login-sessions.js';
 
 export interface GatewayOptions {
   /** TRELLIS_HOME. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statfsSync } from 'node:fs';
 import { cpus, freemem, loadavg, totalmem } from 'node:os';
 import { basename, join, relative } from 'node:path';
-import { isCode } from './git/refs.js';
+import { isCode } from './fs-errors.js';
 import { confinedPath, isBelow } from './safe-path.js';
 import type { ResourceInventory } from '../projections/resources.js';
 

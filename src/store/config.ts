@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { TrellisError } from '../events/index.js';
-import { isCode } from './git/refs.js';
+import { isCode } from './fs-errors.js';
 import { unsafeRelativePath } from './safe-path.js';
 
 export const CONFIG_FILE = 'trellis.json';

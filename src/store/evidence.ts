@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { TrellisError } from '../events/index.js';
-import { isCode } from './git/refs.js';
+import { isCode } from './fs-errors.js';
 
 const HASH = /^[0-9a-f]{64}$/;
 export const isEvidenceHash = (s: string): boolean => HASH.test(s);

@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { isNodeId, TrellisError, type ErrorCode } from '../events/index.js';
-import { isCode } from './git/refs.js';
+import { isCode } from './fs-errors.js';
 
 /*
  * Every path built from input goes through here. Two checks, in this order:

@@ -3,7 +3,7 @@ import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, writeFi
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { syncDir, syncFile } from './durable.js';
-import { namingPath } from './refs.js';
+import { namingPath } from '../fs-errors.js';
 
 /**
  * Writes git loose objects: `<type> <size>\0<content>`, sha1-named, zlib-deflated. Each goes to a temp

@@ -1,6 +1,7 @@
 import { existsSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isCode, replaceUnderLock } from './refs.js';
+import { replaceUnderLock } from './refs.js';
+import { isCode } from '../fs-errors.js';
 
 const HEADER = '# pack-refs with: peeled fully-peeled sorted \n';
 

@@ -1,7 +1,8 @@
 import { mkdirSync, openSync, readFileSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { syncDir } from './durable.js';
-import { describeDamage, findDamagedRefs, isCode, replaceUnderLock } from './refs.js';
+import { describeDamage, findDamagedRefs, replaceUnderLock } from './refs.js';
+import { isCode } from '../fs-errors.js';
 import { gitRaw } from './run-git.js';
 
 /** Where `trellis doctor --repair` moves a damaged ref it cannot restore (inside the git dir, never lost). */

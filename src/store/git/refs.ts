@@ -3,6 +3,7 @@ import { dirname, join, normalize } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TrellisError } from '../../events/index.js';
 import { syncDir } from './durable.js';
+import { isCode, namingPath } from '../fs-errors.js';
 
 const OID = /^[0-9a-f]{40}$/;
 /** Stands in a walk's loose map for a damaged ref, so its packed line does not show through; never returned. */
@@ -412,14 +413,3 @@ const positiveInt = (s: string | undefined): number | undefined => {
   const n = s === undefined ? NaN : Number(s);
   return Number.isInteger(n) && n > 0 ? n : undefined;
 };
-
-/**
- * A failed write() carries no path (only open() does); the file being written is named on the error,
- * so a full disk is reported as the disk that holds it (diskFullError).
- */
-export function namingPath(err: unknown, path: string): unknown {
-  if (typeof err === 'object' && err !== null && (err as { path?: unknown }).path === undefined) (err as { path?: string }).path = path;
-  return err;
-}
-
-export const isCode = (err: unknown, code: string): boolean => typeof err === 'object' && err !== null && (err as { code?: unknown }).code === code;

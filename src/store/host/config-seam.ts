@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { TrellisError } from '../../events/index.js';
 import { CONFIG_FILE } from '../config.js';
-import { isCode } from '../git/refs.js';
+import { isCode } from '../fs-errors.js';
 
 /**
  * The gateway's config seam: the raw committed `trellis.json` of a project, revision-checked. It never

@@ -1,7 +1,7 @@
 import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import { TrellisError } from '../../events/index.js';
-import { isCode } from '../git/refs.js';
+import { isCode } from '../fs-errors.js';
 
 /** Linux's PATH_MAX: no longer path can be opened. */
 const PATH_MAX = 4096;

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { TrellisError } from '../../events/index.js';
-import { isCode } from '../git/refs.js';
+import { isCode } from '../fs-errors.js';
 
 /** A project's gate on `/p/:id/*` (DESIGN §10). */
 export type Gate = 'admin' | 'open' | { readonly password: string };

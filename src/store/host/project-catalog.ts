@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { TrellisError } from '../../events/index.js';
-import { isCode } from '../git/refs.js';
+import { isCode } from '../fs-errors.js';
 
 /**
  * The host's project catalog, `$TRELLIS_HOME/projects.json`: `{version, projects: [{root, addedAt}]}`.

@@ -2,7 +2,7 @@ import { execFile, spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
-import { isCode } from '../git/refs.js';
+import { isCode } from '../fs-errors.js';
 import { gitRaw } from '../git/run-git.js';
 import { packageRoot } from '../package-root.js';
 import type { Project } from '../project.js';

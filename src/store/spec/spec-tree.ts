@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import { isNodeId, TrellisError } from '../../events/index.js';
 import { uniqueScenarios } from '../../projections/scenarios.js';
 import { nodeIdOf, parseSpecNode, type SpecNode } from '../../projections/spec-node.js';
-import { isCode } from '../git/refs.js';
+import { isCode } from '../fs-errors.js';
 import { isBelow, MAX_PATH_INPUT } from '../safe-path.js';
 
 /** The spec tree as the file system holds it now (working tree, not git): the live read. */
