@@ -8,7 +8,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { recordReading } from '../src/store/eval/verbs.js';
-import { openProject, type Project } from '../src/store/project.js';
+import { openProject, type Project } from '../src/store/project/project.js';
 import { checksOf } from '../src/store/sessions/checks.js';
 import { OverlapTracker } from '../src/store/sessions/overlap.js';
 import { reviewBundle } from '../src/store/sessions/review.js';

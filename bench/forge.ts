@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { GitHubForge } from '../test/forge/github-forge.js';
 import { GitHubDriver } from '../src/store/forge/github.js';
 import { serveProject } from '../src/http/serve.js';
-import { openProject } from '../src/store/project.js';
+import { openProject } from '../src/store/project/project.js';
 import { generateThreads } from './generate.js';
 import { repeat, report, stats, tempRepo, time } from './lib.js';
 

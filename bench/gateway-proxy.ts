@@ -13,7 +13,7 @@ import http from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { encodeProject } from '../src/store/endpoint-record.js';
+import { encodeProject } from '../src/store/host/endpoint-record.js';
 import { BIN } from './issues.js';
 import { report, round, stats, tempRepo } from './lib.js';
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EventSource } from 'eventsource';
 import WebSocket from 'ws';
-import { encodeProject, writeEndpointRecord } from '../src/store/endpoint-record.js';
+import { encodeProject, writeEndpointRecord } from '../src/store/host/endpoint-record.js';
 import { BIN } from './issues.js';
 import { report, round, stats, tempRepo } from './lib.js';
 

@@ -9,7 +9,7 @@ import { setPowerLossSyncs } from '../src/store/git/durable.js';
 import { readTips } from '../src/store/git/refs.js';
 import { THREAD_REF_PREFIX } from '../src/store/issues/thread-store.js';
 import { mergedIssues, openIssue, replyToIssue } from '../src/store/issues/verbs.js';
-import { openProject } from '../src/store/project.js';
+import { openProject } from '../src/store/project/project.js';
 import { generateThreads } from './generate.js';
 import { exec, repeat, report, round, stats, tempRepo, time } from './lib.js';
 

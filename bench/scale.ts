@@ -16,7 +16,7 @@ import { GC_AUTO, looseCounts, looseObjectEstimate } from '../src/store/git/hous
 import { readTips } from '../src/store/git/refs.js';
 import { THREAD_REF_PREFIX } from '../src/store/issues/thread-store.js';
 import { mergedIssues, openIssue, replyToIssue } from '../src/store/issues/verbs.js';
-import { openProject } from '../src/store/project.js';
+import { openProject } from '../src/store/project/project.js';
 import { generateThreads } from './generate.js';
 import { startServer, stopServer } from './graph.js';
 import { BIN } from './issues.js';

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeProject } from '../src/store/endpoint-record.js';
+import { encodeProject } from '../src/store/host/endpoint-record.js';
 import { launchChromium, VIEWPORTS, watchPage } from './helpers/browser.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { cleanupRepos, git, ok, ROOT, tempDir, testEnv, trellis } from './helpers/repo.js';

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeProject } from '../src/store/endpoint-record.js';
+import { encodeProject } from '../src/store/host/endpoint-record.js';
 import { hashPassword } from '../src/store/host/hub-config.js';
 import { launchChromium, screenshot, VIEWPORTS, watchPage } from './helpers/browser.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';

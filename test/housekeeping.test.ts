@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { GitAppendLog } from '../src/store/git/append-log.js';
 import { Housekeeping, looseCounts, looseObjectEstimate } from '../src/store/git/housekeeping.js';
 import { mergedIssues, openIssue } from '../src/store/issues/verbs.js';
-import { openProject } from '../src/store/project.js';
+import { openProject } from '../src/store/project/project.js';
 import { cleanupRepos, fsck, git, ok, run, ROOT, tempRepo, testEnv, trellis } from './helpers/repo.js';
 
 afterAll(cleanupRepos);

@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { Served } from '../src/http/serve.js';
-import { encodeProject, readEndpointRecord } from '../src/store/endpoint-record.js';
+import { encodeProject, readEndpointRecord } from '../src/store/host/endpoint-record.js';
 import { hashPassword, readHubConfig, verifyPassword } from '../src/store/host/hub-config.js';
 import { launchChromium } from './helpers/browser.js';
 import { json, publishRecord, raw, standInBackend, startTestGateway, throwawayCert, type StandIn, type TestGateway } from './helpers/gateway.js';

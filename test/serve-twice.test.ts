@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { recordPath } from '../src/store/endpoint-record.js';
+import { recordPath } from '../src/store/host/endpoint-record.js';
 import { cleanupRepos, ok, tempDir, tempRepo, testEnv, trellis } from './helpers/repo.js';
 import { startServe, type ServeProcess } from './helpers/serve.js';
 import { BIN, ROOT } from './helpers/repo.js';

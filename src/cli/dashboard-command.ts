@@ -5,7 +5,7 @@ import { TrellisError } from '../events/index.js';
 import { BindError, bindPublic } from '../http/bind.js';
 import { installProcessGuards } from '../http/process-guards.js';
 import { createHubServer } from '../gateway/hub-server.js';
-import { isLoopback, trellisHome } from '../store/endpoint-record.js';
+import { isLoopback, trellisHome } from '../store/host/endpoint-record.js';
 import { hashPassword, readHubConfig, updateHubFile } from '../store/host/hub-config.js';
 import { removeHubRecord, writeHubRecord } from '../store/host/hub-record.js';
 import { checkShape, type VerbContext } from './shape.js';

@@ -1,5 +1,5 @@
 import { fstatSync, readFileSync } from 'node:fs';
-import { gitUserName } from '../store/repository.js';
+import { gitUserName } from '../store/project/repository.js';
 import { UsageError } from './usage-error.js';
 
 /**

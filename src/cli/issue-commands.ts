@@ -1,5 +1,5 @@
 import type { Issue } from '../projections/index.js';
-import type { Project } from '../store/project.js';
+import type { Project } from '../store/project/project.js';
 import { openProject } from './open-project.js';
 import { actOnReply, closeIssue, editIssue, listIssues, mergedIssues, openIssue, promoteIssue, remarkOnIssue, reopenIssue, replyToIssue, showIssue } from '../store/issues/verbs.js';
 import { readBody, resolveAuthor } from './input.js';

@@ -1,5 +1,5 @@
 import { basename, resolve } from 'node:path';
-import { trellisHome } from '../store/endpoint-record.js';
+import { trellisHome } from '../store/host/endpoint-record.js';
 import { forgetProject } from '../store/host/forget-project.js';
 import { readHubConfig } from '../store/host/hub-config.js';
 import { listProjects, type ProjectRow } from '../store/host/project-list.js';

@@ -1,5 +1,5 @@
 import { TrellisError } from '../events/index.js';
-import { readEndpointRecord, trellisHome } from '../store/endpoint-record.js';
+import { readEndpointRecord, trellisHome } from '../store/host/endpoint-record.js';
 import { openProject } from './open-project.js';
 import { checkShape, type VerbContext } from './shape.js';
 import { out } from './output.js';

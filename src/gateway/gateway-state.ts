@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { isLoopback } from '../store/endpoint-record.js';
+import { isLoopback } from '../store/host/endpoint-record.js';
 import { hubConfigPath, readHubConfig, type HubConfig } from '../store/host/hub-config.js';
 import { perTurn } from '../store/host/per-turn.js';
 import { gateOf } from '../store/host/project-list.js';

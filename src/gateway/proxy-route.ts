@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { dashboardDistDir, dashboardResponse, isDashboardPath } from '../http/dashboard-assets.js';
-import type { EndpointRecord } from '../store/endpoint-record.js';
+import type { EndpointRecord } from '../store/host/endpoint-record.js';
 import { forgetVerified, gateOf, onlineRecord } from '../store/host/project-list.js';
 import type { GatewayState } from './gateway-state.js';
 import { crossSiteRefusal } from './request-guard.js';

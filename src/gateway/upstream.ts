@@ -1,7 +1,7 @@
 import http, { type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import net, { type Socket } from 'node:net';
 import { DASHBOARD_CSP } from '../http/dashboard-assets.js';
-import type { EndpointRecord } from '../store/endpoint-record.js';
+import type { EndpointRecord } from '../store/host/endpoint-record.js';
 
 /** Headers that describe one hop, never forwarded (RFC 9110 §7.6.1). */
 const HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'upgrade']);

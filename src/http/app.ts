@@ -1,11 +1,11 @@
 import { syncRoutes } from './routes/sync.js';
 import { Hono } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
-import { requireRoot } from '../store/board.js';
-import type { LiveProject } from '../store/live.js';
+import { requireRoot } from '../store/board/board.js';
+import type { LiveProject } from '../store/board/live.js';
 import { SessionSupervisors } from '../store/sessions/supervisors.js';
 import { defaultRuntime } from '../store/sessions/runtime.js';
-import type { Project } from '../store/project.js';
+import type { Project } from '../store/project/project.js';
 import type { AppContext } from './context.js';
 import { dashboardAssets, dashboardDistDir } from './dashboard-assets.js';
 import { sameSiteOnly } from './origin.js';

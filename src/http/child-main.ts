@@ -10,8 +10,8 @@
  */
 import './child-guards.js';
 import { Hono } from 'hono';
-import { LiveProject } from '../store/live.js';
-import { openProject } from '../store/project.js';
+import { LiveProject } from '../store/board/live.js';
+import { openProject } from '../store/project/project.js';
 import { loopInSessions } from '../store/sessions/loop-in.js';
 import { projectApp } from './app.js';
 import { notFound, onError } from './errors.js';

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { isLoopback } from '../store/endpoint-record.js';
+import { isLoopback } from '../store/host/endpoint-record.js';
 import { errorBody } from './errors.js';
 
 /** The parts of a request the cross-site rules look at (an HTTP request or a WebSocket upgrade alike). */

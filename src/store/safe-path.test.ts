@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadSettings } from './config.js';
+import { loadSettings } from './project/config.js';
 import { confinedPath, isBelow, requireNodeId, unsafeRelativePath } from './safe-path.js';
 
 const base = mkdtempSync(join(tmpdir(), 'trellis-safe-path-'));

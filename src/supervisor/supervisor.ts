@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { BindError, bindPublic } from '../http/bind.js';
 import { installProcessGuards } from '../http/process-guards.js';
-import { readEndpointRecord, removeEndpointRecord, withRecordClaim, writeEndpointRecord, type EndpointIdentity, type EndpointRecord } from '../store/endpoint-record.js';
-import { TreeWatcher } from '../store/watch-tree.js';
+import { readEndpointRecord, removeEndpointRecord, withRecordClaim, writeEndpointRecord, type EndpointIdentity, type EndpointRecord } from '../store/host/endpoint-record.js';
+import { TreeWatcher } from '../store/board/watch-tree.js';
 import { bootChild, BootError, drainChild, type ChildHandle } from './child.js';
 import { SwitchableProxy } from './proxy.js';
 

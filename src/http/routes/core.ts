@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { basename } from 'node:path';
-import { readPlugins, slashCommands, guidanceCatalog } from '../../store/catalog.js';
-import { requireRoot } from '../../store/board.js';
+import { readPlugins, slashCommands, guidanceCatalog } from '../../store/project/plugins.js';
+import { requireRoot } from '../../store/board/board.js';
 import { projectIdentity } from '../../store/host/config-seam.js';
 import type { AppContext } from '../context.js';
 

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { stream } from 'hono/streaming';
 import { Readable } from 'node:stream';
 import { TrellisError } from '../../events/index.js';
-import { isEvidenceHash } from '../../store/evidence.js';
+import { isEvidenceHash } from '../../store/evidence/evidence.js';
 import type { AppContext } from '../context.js';
 import { limitBody } from '../body-limit.js';
 import { errorBody } from '../errors.js';

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { etag } from 'hono/etag';
-import type { BoardChange } from '../../store/live.js';
+import type { BoardChange } from '../../store/board/live.js';
 import type { AppContext } from '../context.js';
 import { message, SseFanout } from '../sse-fanout.js';
 

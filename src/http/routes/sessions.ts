@@ -1,6 +1,6 @@
 import { type } from 'arktype';
 import { Hono } from 'hono';
-import { resourceInventory } from '../../store/catalog.js';
+import { resourceInventory } from '../../store/host/resources.js';
 import { checkSession } from '../../store/sessions/check-session.js';
 import { reviewBundle } from '../../store/sessions/review.js';
 import { defaultRuntime, type SessionRuntime } from '../../store/sessions/runtime.js';

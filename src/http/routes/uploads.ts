@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { TrellisError } from '../../events/index.js';
-import { storeUpload, uploadLimit } from '../../store/uploads.js';
+import { storeUpload, uploadLimit } from '../../store/evidence/uploads.js';
 import type { AppContext } from '../context.js';
 import { drainBody } from '../body-limit.js';
 import { errorBody } from '../errors.js';

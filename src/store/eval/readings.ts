@@ -1,5 +1,5 @@
 import { isScenarioId, scenarioKey, TrellisError, type Reading } from '../../events/index.js';
-import type { Project } from '../project.js';
+import type { Project } from '../project/project.js';
 
 /** A reading by id, from its scenario's stream; READING_NOT_FOUND when that stream has no such reading. */
 export async function findReading(p: Project, scenario: string, reading: string): Promise<Reading> {

@@ -1,8 +1,8 @@
 import { TrellisError } from '../../events/index.js';
 import type { Reply, ThreadState } from '../../projections/index.js';
-import { isEvidenceHash } from '../evidence.js';
+import { isEvidenceHash } from '../evidence/evidence.js';
 import { isLocalId } from '../issues/thread-id.js';
-import type { Project } from '../project.js';
+import type { Project } from '../project/project.js';
 import { replyPrompt } from '../issues/reply-prompt.js';
 
 /** An eval-remark thread as the eval surfaces show it (never as an Issue). */

@@ -17,10 +17,10 @@ import {
 import type { DetailState, EvalDetail } from '../../projections/eval-detail.js';
 
 export type { DetailState, EvalDetail } from '../../projections/eval-detail.js';
-import { isEvidenceHash } from '../evidence.js';
+import { isEvidenceHash } from '../evidence/evidence.js';
 import { newThreadId } from '../issues/thread-id.js';
 import type { ThreadsRead } from '../issues/thread-store.js';
-import type { Project } from '../project.js';
+import type { Project } from '../project/project.js';
 import type { SpecTree } from '../spec/spec-tree.js';
 import type { StreamProblem } from '../streams/projection-cache.js';
 import type { EvalsRead } from './eval-store.js';

@@ -1,6 +1,6 @@
 import { TrellisError } from '../../events/index.js';
 import type { Issue, Label, Reply } from '../../projections/index.js';
-import type { ForgeConfig } from '../config.js';
+import type { ForgeConfig } from '../project/config.js';
 import { forgeId, type ForgeDriver, type ForgeEntry, type ForgeListing } from './driver.js';
 import { readMarker, referencedIssues } from './marker.js';
 

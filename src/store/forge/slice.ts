@@ -1,5 +1,5 @@
 import { TrellisError } from '../../events/index.js';
-import type { ForgeConfig, Settings } from '../config.js';
+import type { ForgeConfig, Settings } from '../project/config.js';
 import type { ForgeDriver, ForgeEntry } from './driver.js';
 import { GitHubDriver } from './github.js';
 

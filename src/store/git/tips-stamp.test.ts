@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupRepos, git, tempRepo } from '../../../test/helpers/repo.js';
 import { mergedIssues, openIssue, replyToIssue } from '../issues/verbs.js';
-import { openProject } from '../project.js';
+import { openProject } from '../project/project.js';
 import { readTipsStamped, tipsUnchanged } from './refs.js';
 
 afterAll(cleanupRepos);

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { TrellisError } from '../../events/index.js';
-import { CONFIG_FILE } from '../config.js';
+import { CONFIG_FILE } from '../project/config.js';
 import { isCode } from '../fs-errors.js';
 
 /**

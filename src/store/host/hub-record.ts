@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
-import { isLoopback } from '../endpoint-record.js';
+import { isLoopback } from './endpoint-record.js';
 
 /**
  * The running host gateway's record, `$TRELLIS_HOME/hub-endpoint.json`: how `trellis serve ui` finds it.

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
 import { basename, join } from 'node:path';
 import { TrellisError } from '../../events/index.js';
-import { encodeProject, readEndpointRecord, type EndpointRecord, type RecordVerdict } from '../endpoint-record.js';
+import { encodeProject, readEndpointRecord, type EndpointRecord, type RecordVerdict } from './endpoint-record.js';
 import { perTurn } from './per-turn.js';
 import { readCatalog } from './project-catalog.js';
 import { projectIdentity } from './config-seam.js';

@@ -1,6 +1,6 @@
 import { isObject } from '../../events/stored-json.js';
 import { compareKeys, keyOf, threadEventProblem, TrellisError, type ThreadEvent } from '../../events/index.js';
-import type { Project } from '../project.js';
+import type { Project } from '../project/project.js';
 import { isLocalId } from './thread-id.js';
 
 /**

@@ -8,10 +8,10 @@ import { nodeSlice, sliceOf, type NodeIssues } from '../../projections/node-slic
 import type { Issue } from '../../projections/issue.js';
 import { threadIssue, type ThreadState } from '../../projections/thread.js';
 import { findReading } from '../eval/readings.js';
-import { isEvidenceHash } from '../evidence.js';
+import { isEvidenceHash } from '../evidence/evidence.js';
 import { parseForgeId, type ForgeEntry } from '../forge/driver.js';
 import { withMarker } from '../forge/marker.js';
-import type { Project } from '../project.js';
+import type { Project } from '../project/project.js';
 import type { StreamProblem } from '../streams/projection-cache.js';
 import { IssueIndex, mergeNewestFirst } from './issue-index.js';
 import { newThreadId, requireLocalId } from './thread-id.js';

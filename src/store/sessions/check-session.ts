@@ -3,7 +3,7 @@ import { TrellisError, type Reading } from '../../events/index.js';
 import type { SessionChecks, SessionState } from '../../projections/index.js';
 import { runScenarios } from '../eval/verbs.js';
 import { git } from '../git/run-git.js';
-import type { Project } from '../project.js';
+import type { Project } from '../project/project.js';
 import { readSpecTree } from '../spec/spec-tree.js';
 import { adapterOf } from './adapters/index.js';
 import { currentChecks } from './checks.js';

@@ -3,7 +3,7 @@ import { isTrellisError } from '../../events/index.js';
 import { issueChecks, nodeIdOf, sessionChecks, type SessionChecks, type SessionState } from '../../projections/index.js';
 import { git, gitRaw } from '../git/run-git.js';
 import { showIssue } from '../issues/verbs.js';
-import type { Project } from '../project.js';
+import type { Project } from '../project/project.js';
 import { readSpecTree, type SpecTree } from '../spec/spec-tree.js';
 import { mainRoot } from './worktree.js';
 

@@ -1,6 +1,6 @@
 import { TrellisError } from '../../events/index.js';
 import type { SessionChecks, SessionState } from '../../projections/index.js';
-import type { Project } from '../project.js';
+import type { Project } from '../project/project.js';
 import { currentChecks, type ChecksSources } from './checks.js';
 
 /** What the gate decided: through (`ready`, or `overridden` with the scenarios it let through). */

@@ -4,7 +4,7 @@ import { LIVE_STATUSES, type SessionStatus } from '../../events/index.js';
 import { OverlapIndex, type OverlapWith, type SessionChangeSet, type SessionState } from '../../projections/index.js';
 import { git } from '../git/run-git.js';
 import { readTip } from '../git/refs.js';
-import type { Project } from '../project.js';
+import type { Project } from '../project/project.js';
 import { adapterOf } from './adapters/index.js';
 import { changedNodes } from './checks.js';
 

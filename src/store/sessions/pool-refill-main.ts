@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { setPriority } from 'node:os';
-import { openProject } from '../project.js';
+import { openProject } from '../project/project.js';
 import { refillPool } from './worktree-pool.js';
 
 /*

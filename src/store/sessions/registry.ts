@@ -1,6 +1,6 @@
 import { LIVE_STATUSES, type SessionStatus } from '../../events/index.js';
 import { isLocalId } from '../issues/thread-id.js';
-import type { Project, SessionRegistry } from '../project.js';
+import type { Project, SessionRegistry } from '../project/project.js';
 import { adapterOf } from './adapters/index.js';
 import { defaultRuntime } from './runtime.js';
 import { promptSession } from './verbs.js';

@@ -2,7 +2,7 @@ import type { Issue } from '../../projections/index.js';
 import { branchHead, changedFiles, changedNodes, checksOf, type ChecksSources } from './checks.js';
 import { gitRaw, git } from '../git/run-git.js';
 import { mergedIssues } from '../issues/verbs.js';
-import type { Project } from '../project.js';
+import type { Project } from '../project/project.js';
 import { sessionState } from './verbs.js';
 import { mainRoot, trunkCommit } from './worktree.js';
 import type { Preflight, ReviewBundle, ReviewCommit, ReviewFile, ReviewNode } from '../../projections/review-bundle.js';

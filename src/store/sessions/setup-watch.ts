@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isTrellisError } from '../../events/index.js';
 import type { SessionState } from '../../projections/index.js';
-import type { Project } from '../project.js';
+import type { Project } from '../project/project.js';
 import { capturePane } from './pane-capture.js';
 import { record, type SessionRuntime } from './runtime.js';
 import { setupDialog } from './setup-screens.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { SessionState } from '../../projections/index.js';
-import type { LiveProject } from '../live.js';
-import type { Project } from '../project.js';
+import type { LiveProject } from '../board/live.js';
+import type { Project } from '../project/project.js';
 import { isTrellisError } from '../../events/index.js';
 import { adapterOf } from './adapters/index.js';
 import { capturePane } from './pane-capture.js';

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { isCode } from '../fs-errors.js';
 import { gitRaw } from '../git/run-git.js';
 import { packageRoot } from '../package-root.js';
-import type { Project } from '../project.js';
+import type { Project } from '../project/project.js';
 import { mainRoot, trunkCommit, worktreePath } from './worktree.js';
 import type { PoolReport } from '../../projections/resources.js';
 

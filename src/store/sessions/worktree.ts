@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { TrellisError } from '../../events/index.js';
-import { encodeProject, trellisHome } from '../endpoint-record.js';
+import { encodeProject, trellisHome } from '../host/endpoint-record.js';
 import { git, gitRaw } from '../git/run-git.js';
-import type { Project } from '../project.js';
+import type { Project } from '../project/project.js';
 
 /** The main checkout of the project (sessions fork from it even when a verb runs inside a worktree). */
 export function mainRoot(p: Project): string {

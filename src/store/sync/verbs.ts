@@ -1,6 +1,6 @@
 import { GitAppendLog } from '../git/append-log.js';
-import type { Project } from '../project.js';
-import { gitUserName } from '../repository.js';
+import type { Project } from '../project/project.js';
+import { gitUserName } from '../project/repository.js';
 import { syncRefs, type SyncMode, type SyncSummary } from './sync.js';
 
 /**

@@ -3,7 +3,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, realpathSync, rmSync, sta
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
-import { TrellisError } from '../events/errors.js';
+import { TrellisError } from '../../events/errors.js';
 
 /**
  * Endpoint records: how a running `trellis serve` is found (spec §2.3). One per project slot,

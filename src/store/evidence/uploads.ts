@@ -2,8 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { once } from 'node:events';
-import { TrellisError } from '../events/index.js';
-import { CONFIG_FILE, LOCAL_CONFIG_FILE, readConfigFile } from './config.js';
+import { TrellisError } from '../../events/index.js';
+import { CONFIG_FILE, LOCAL_CONFIG_FILE, readConfigFile } from '../project/config.js';
 
 /** Default size limit of one pasted file (`uploads.maxBytes` in trellis.json overrides it). */
 export const DEFAULT_UPLOAD_MAX_BYTES = 25 << 20;

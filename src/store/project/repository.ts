@@ -1,8 +1,8 @@
 import { userInfo } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
-import { TrellisError } from '../events/index.js';
+import { TrellisError } from '../../events/index.js';
 import { discoverRepository } from './git-discovery.js';
-import { childProcess } from './lazy-builtins.js';
+import { childProcess } from '../lazy-builtins.js';
 
 export interface Repository {
   /** The common git dir: refs and objects shared by every worktree of the repository. */

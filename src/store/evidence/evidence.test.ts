@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanupRepos, tempDir } from '../../test/helpers/repo.js';
+import { cleanupRepos, tempDir } from '../../../test/helpers/repo.js';
 import { EvidenceStore } from './evidence.js';
 
 afterAll(cleanupRepos);

@@ -1,8 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { TrellisError } from '../events/index.js';
-import { isCode } from './fs-errors.js';
-import { unsafeRelativePath } from './safe-path.js';
+import { TrellisError } from '../../events/index.js';
+import { isCode } from '../fs-errors.js';
+import { unsafeRelativePath } from '../safe-path.js';
 
 export const CONFIG_FILE = 'trellis.json';
 export const LOCAL_CONFIG_FILE = 'trellis.local.json';

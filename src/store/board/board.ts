@@ -1,11 +1,11 @@
-import { TrellisError } from '../events/index.js';
-import { assembleBoard, boardBytes, sessionList, specMeta, trunkOutcomes, type Board } from '../projections/index.js';
-import type { ThreadsRead } from './issues/thread-store.js';
-import { mergedFrom, nodeIssuesFrom } from './issues/verbs.js';
-import type { Project } from './project.js';
-import { readSpecTree, type SpecTree } from './spec/spec-tree.js';
-import { overlapTracker } from './sessions/overlap.js';
-import { worktreeOverlay, type OverlayEntry } from './spec/worktrees.js';
+import { TrellisError } from '../../events/index.js';
+import { assembleBoard, boardBytes, sessionList, specMeta, trunkOutcomes, type Board } from '../../projections/index.js';
+import type { ThreadsRead } from '../issues/thread-store.js';
+import { mergedFrom, nodeIssuesFrom } from '../issues/verbs.js';
+import type { Project } from '../project/project.js';
+import { readSpecTree, type SpecTree } from '../spec/spec-tree.js';
+import { overlapTracker } from '../sessions/overlap.js';
+import { worktreeOverlay, type OverlayEntry } from '../spec/worktrees.js';
 
 /** Where a board's parts come from; the server swaps in watched, memoized sources, the CLI reads fresh. */
 export interface BoardSources {

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { EvidenceStore } from './evidence.js';
-import { GitAppendLog } from './git/append-log.js';
-import { ProjectionCache } from './streams/projection-cache.js';
-import { ThreadStore } from './issues/thread-store.js';
-import { EvalStore } from './eval/eval-store.js';
-import { SessionLog } from './sessions/session-log.js';
+import { EvidenceStore } from '../evidence/evidence.js';
+import { GitAppendLog } from '../git/append-log.js';
+import { ProjectionCache } from '../streams/projection-cache.js';
+import { ThreadStore } from '../issues/thread-store.js';
+import { EvalStore } from '../eval/eval-store.js';
+import { SessionLog } from '../sessions/session-log.js';
 import { configStamp, loadSettings, type Settings } from './config.js';
-import { ForgeSlice, type DriverFactory } from './forge/slice.js';
+import { ForgeSlice, type DriverFactory } from '../forge/slice.js';
 import { findRepository, type Repository } from './repository.js';
 
 /** Everything a verb needs about one repository, opened once per CLI run or server. */

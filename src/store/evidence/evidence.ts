@@ -4,8 +4,8 @@ import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { TrellisError } from '../events/index.js';
-import { isCode } from './fs-errors.js';
+import { TrellisError } from '../../events/index.js';
+import { isCode } from '../fs-errors.js';
 
 const HASH = /^[0-9a-f]{64}$/;
 export const isEvidenceHash = (s: string): boolean => HASH.test(s);

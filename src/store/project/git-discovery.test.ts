@@ -1,7 +1,7 @@
 import { mkdirSync, realpathSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanupRepos, git, tempDir, tempRepo } from '../../test/helpers/repo.js';
+import { cleanupRepos, git, tempDir, tempRepo } from '../../../test/helpers/repo.js';
 import { discoverRepository } from './git-discovery.js';
 import { findRepository } from './repository.js';
 

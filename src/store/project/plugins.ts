@@ -1,16 +1,12 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statfsSync } from 'node:fs';
-import { cpus, freemem, loadavg, totalmem } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
-import { isCode } from './fs-errors.js';
-import { confinedPath, isBelow } from './safe-path.js';
-import type { ResourceInventory } from '../projections/resources.js';
-
-export type { ResourceInventory } from '../projections/resources.js';
+import { isCode } from '../fs-errors.js';
+import { confinedPath, isBelow } from '../safe-path.js';
 
 /*
- * Read-only catalogs a project offers its dashboard and agents: config-root plugins, slash commands,
- * guidance, and the host's resource inventory.
+ * Read-only catalogs a project offers its dashboard and agents: config-root plugins, slash commands
+ * and guidance. (The host's resource inventory is store/host/resources.ts.)
  *
  * A plugin is a folder under `pluginRoot` (default `.trellis/plugins/<name>/`) holding `plugin.json`:
  *   { "name": "review-kit", "description": "...", "surfaces": ["command", "guide"],
@@ -167,22 +163,4 @@ export function guidanceCatalog(root: string, plugins: readonly Plugin[]): Guida
   const guides = plugins.flatMap((p) => p.guides.map((g) => ({ id: `guide:${p.name}/${g.id}`, title: g.title, kind: 'guide' as const, source: g.source })));
   const commands = slashCommands(root, plugins).map((c) => ({ id: `command:${c.name}`, title: c.description || c.name, kind: 'command' as const, source: c.source }));
   return [...docs, ...guides, ...commands].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-}
-
-
-/** The host's resources as of now. */
-export function resourceInventory(path: string, sessions: ResourceInventory['sessions'], now: Date): ResourceInventory {
-  let disk: ResourceInventory['disk'] = null;
-  try {
-    const st = statfsSync(path);
-    disk = { path, totalBytes: st.blocks * st.bsize, freeBytes: st.bavail * st.bsize };
-  } catch {}
-  return {
-    at: now.toISOString(),
-    cpus: cpus().length,
-    load: loadavg().map((l) => Math.round(l * 100) / 100),
-    memory: { totalBytes: totalmem(), freeBytes: freemem() },
-    disk,
-    sessions,
-  };
 }

@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describeEvent, parseThreadEvent, type ThreadEvent } from '../events/index.js';
-import { GitAppendLog } from './git/append-log.js';
-import { threadRef } from './issues/thread-store.js';
-import { packageRoot } from './package-root.js';
+import { describeEvent, parseThreadEvent, type ThreadEvent } from '../../events/index.js';
+import { GitAppendLog } from '../git/append-log.js';
+import { threadRef } from '../issues/thread-store.js';
+import { packageRoot } from '../package-root.js';
 
 /** Where the bundled demo project's source lives: `fixtures/demo` of the package. */
 export const demoSource = (): string => join(packageRoot().dir, 'fixtures', 'demo');

@@ -1,7 +1,7 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanupRepos, tempDir } from '../../test/helpers/repo.js';
+import { cleanupRepos, tempDir } from '../../../test/helpers/repo.js';
 import { TreeWatcher } from './watch-tree.js';
 
 afterAll(cleanupRepos);
