@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { mergedIssues } from '../src/store/issues/verbs.js';
+import { mergedIssues } from '../src/store/issues/merged-list.js';
 import { openProject } from '../src/store/project/project.js';
 import { openIssue } from '../src/store/issues/verbs.js';
 import { cleanupRepos, fsck, git, run, ROOT, tempRepo, testEnv } from './helpers/repo.js';

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GitAppendLog } from '../src/store/git/append-log.js';
 import { Housekeeping, looseCounts, looseObjectEstimate } from '../src/store/git/housekeeping.js';
-import { mergedIssues, openIssue } from '../src/store/issues/verbs.js';
+import { openIssue } from '../src/store/issues/verbs.js';
+import { mergedIssues } from '../src/store/issues/merged-list.js';
 import { openProject } from '../src/store/project/project.js';
 import { cleanupRepos, fsck, git, ok, run, ROOT, tempRepo, testEnv, trellis } from './helpers/repo.js';
 

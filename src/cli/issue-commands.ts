@@ -1,7 +1,8 @@
 import type { Issue } from '../projections/index.js';
 import type { Project } from '../store/project/project.js';
 import { openProject } from './open-project.js';
-import { actOnReply, closeIssue, editIssue, listIssues, mergedIssues, openIssue, promoteIssue, remarkOnIssue, reopenIssue, replyToIssue, showIssue } from '../store/issues/verbs.js';
+import { actOnReply, closeIssue, editIssue, listIssues, openIssue, promoteIssue, remarkOnIssue, reopenIssue, replyToIssue, showIssue } from '../store/issues/verbs.js';
+import { mergedIssues } from '../store/issues/merged-list.js';
 import { readBody, resolveAuthor } from './input.js';
 import { err, out } from './output.js';
 import { issueLines, issueText, noteLines, problemLines } from './render.js';

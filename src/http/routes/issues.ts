@@ -1,19 +1,8 @@
 import { type } from 'arktype';
 import { Hono } from 'hono';
 import { TrellisError } from '../../events/index.js';
-import {
-  actOnReply,
-  closeIssue,
-  editIssue,
-  reopenIssue,
-  mergedIssues,
-  openIssue,
-  promoteIssue,
-  remarkOnIssue,
-  replyToIssue,
-  showIssue,
-  writableStores,
-} from '../../store/issues/verbs.js';
+import { actOnReply, closeIssue, editIssue, reopenIssue, openIssue, promoteIssue, remarkOnIssue, replyToIssue, showIssue, writableStores } from '../../store/issues/verbs.js';
+import { mergedIssues } from '../../store/issues/merged-list.js';
 import { readJson } from '../body.js';
 import type { AppContext } from '../context.js';
 

@@ -1,7 +1,7 @@
 import { TrellisError } from '../../events/index.js';
 import { assembleBoard, boardBytes, sessionList, specMeta, trunkOutcomes, type Board } from '../../projections/index.js';
 import type { ThreadsRead } from '../issues/thread-store.js';
-import { mergedFrom, nodeIssuesFrom } from '../issues/verbs.js';
+import { mergedFrom, nodeIssuesFrom } from '../issues/merged-list.js';
 import type { Project } from '../project/project.js';
 import { readSpecTree, type SpecTree } from '../spec/spec-tree.js';
 import { overlapTracker } from '../sessions/overlap.js';

@@ -5,7 +5,7 @@ import mittModule, { type Emitter } from 'mitt';
 import type { Board } from '../../projections/index.js';
 import { TrellisError } from '../../events/index.js';
 import { buildBoard, requireRoot, type BoardSources } from './board.js';
-import { freshnessFrom } from '../issues/verbs.js';
+import { freshnessFrom } from '../issues/merged-list.js';
 import type { ThreadsRead } from '../issues/thread-store.js';
 import type { Project } from '../project/project.js';
 import { readSpecTree, type SpecFileMemo, type SpecTree } from '../spec/spec-tree.js';

@@ -2,7 +2,8 @@ import { existsSync, rmSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupRepos, git, tempRepo } from '../../../test/helpers/repo.js';
-import { mergedIssues, openIssue, replyToIssue } from '../issues/verbs.js';
+import { openIssue, replyToIssue } from '../issues/verbs.js';
+import { mergedIssues } from '../issues/merged-list.js';
 import { openProject } from '../project/project.js';
 import { readTipsStamped, tipsUnchanged } from './refs.js';
 

@@ -1,7 +1,7 @@
 import type { Issue } from '../../projections/index.js';
 import { branchHead, changedFiles, changedNodes, checksOf, type ChecksSources } from './checks.js';
 import { gitRaw, git } from '../git/run-git.js';
-import { mergedIssues } from '../issues/verbs.js';
+import { mergedIssues } from '../issues/merged-list.js';
 import type { Project } from '../project/project.js';
 import { sessionState } from './verbs.js';
 import { mainRoot, trunkCommit } from './worktree.js';

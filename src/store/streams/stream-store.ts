@@ -1,10 +1,12 @@
 import { TrellisError } from '../../events/errors.js';
-import { isAfter, keyOf, orderEvents } from '../../events/event-order.js';
+import { isAfter, orderEvents } from '../../events/event-order.js';
 import type { ChainResult } from '../git/chain.js';
 import type { GitAppendLog } from '../git/append-log.js';
 import { tipsUnchanged, type TipsRead, type TipsStamp } from '../git/refs.js';
+import { parseChain } from './parse-chain.js';
 import type { ProjectionCache, StreamProblem, StreamSnapshot } from './projection-cache.js';
 import type { StoredEvent, StreamKind } from './stream-kind.js';
+import { exportEvents, importEvents } from './stream-transfer.js';
 
 /**
  * How often a writer re-reads, re-decides and retries after losing a compare-and-swap before it takes the
@@ -18,8 +20,6 @@ interface DecidedStep<S, E> {
   readonly events: E[];
   readonly next: string | null;
 }
-/** How often an import plans again after another writer moved one of its streams. */
-const IMPORT_ATTEMPTS = 10;
 
 /** Every stream of a kind at its current tip: the folded ones, and the ones that cannot be folded. */
 export interface StreamsRead<S> {
@@ -365,7 +365,7 @@ export class StreamStore<E extends StoredEvent, S, C> {
    */
   private foldChain(id: string, tip: string, base: { tip: string; state: S } | undefined, result: ChainResult): StreamSnapshot<S> | 'from-root' {
     const ref = this.ref(id);
-    const parsed = this.parseChain(result);
+    const parsed = parseChain(this.kind, result);
     if ('reason' in parsed) return { tip, problem: { id, ref, commit: parsed.commit, reason: parsed.reason } };
     const onBase = result.ok && result.reachedStop && base !== undefined;
     const ordered = orderEvents(parsed.events.map((p) => p.event));
@@ -377,120 +377,19 @@ export class StreamStore<E extends StoredEvent, S, C> {
   }
 
   /**
-   * Every stream's events as stored, each stream's in fold order (an NDJSON export). `keep` picks the
-   * streams by their folded state. A stream that cannot be read is an error naming it: an export that
-   * silently left one out would not round-trip.
+   * Every stream's events as stored, each stream's in fold order (an NDJSON export); see exportEvents.
    */
-  async events(keep: (state: S) => boolean = () => true): Promise<{ id: string; event: E; text: string }[]> {
-    const tips = [...this.log.tips(this.kind.refPrefix)];
-    const out: { id: string; event: E; text: string }[] = [];
-    let failure: string | undefined;
-    await this.log.readEach(
-      tips.map(([, tip]) => ({ tip, stopAt: null })),
-      (i, result) => {
-        const id = tips[i]![0];
-        const parsed = this.parseChain(result);
-        if ('reason' in parsed) {
-          failure ??= this.unreadable(id, parsed);
-          return;
-        }
-        const ordered = orderEvents(parsed.events.map((p) => p.event));
-        const state = ordered.reduce((s, e) => this.kind.evolve(s, e), this.kind.initial(id));
-        if (!keep(state)) return;
-        const text = new Map(parsed.events.map((p) => [p.event, p.text]));
-        for (const event of ordered) out.push({ id, event, text: text.get(event)! });
-      },
-    );
-    if (failure) throw new TrellisError('CORRUPT_EVENT', failure);
-    return out;
+  events(keep: (state: S) => boolean = () => true): Promise<{ id: string; event: E; text: string }[]> {
+    return exportEvents(this.log, this.kind, keep);
   }
 
-  /**
-   * Appends recorded events (an NDJSON import) to their streams, each event once: an event whose key
-   * (clock, at, id) its stream already holds is skipped, so importing twice adds nothing. Every stream is
-   * checked before anything is written (a new stream must begin with the kind's first event), and all
-   * streams move in one transaction, each from the tip it was planned on: all is imported or nothing.
-   */
+  /** Appends recorded events (an NDJSON import) to their streams, each event once; see importEvents. */
   async importEvents(streams: ReadonlyMap<string, readonly E[]>): Promise<{ streams: number; events: number }> {
-    const done = { streams: 0, events: 0 };
-    let ids = [...streams.keys()];
-    for (let attempt = 0; attempt < IMPORT_ATTEMPTS; attempt++) {
-      const plans = (await this.importPlans(ids, streams)).filter((p) => p.fresh.length > 0);
-      if (plans.length === 0) return done;
-      const chains = plans.map((p) => ({
-        ref: this.ref(p.id),
-        expected: p.tip,
-        records: p.fresh.map((e) => ({ bytes: Buffer.from(JSON.stringify(e)), subject: this.kind.describe(e), author: e.by, at: new Date(e.at) })),
-      }));
-      const written = await this.log.bulkAppend(chains);
+    try {
+      return await importEvents(this.log, this.kind, streams);
+    } finally {
       this.lastRead = undefined;
-      // A stream whose ref is not at the tip written for it (the batch was refused, or another writer
-      // made the ref at the same moment) is planned again; what landed is not planned twice.
-      const again: string[] = [];
-      const tipOf = this.tipReader(plans.length);
-      for (const p of plans) {
-        const oid = written?.get(this.ref(p.id));
-        if (oid !== undefined && tipOf(p.id) === oid) {
-          done.streams++;
-          done.events += p.fresh.length;
-        } else again.push(p.id);
-      }
-      if (again.length === 0) return done;
-      ids = again;
     }
-    throw new TrellisError('APPEND_CONFLICT', `threads kept moving under ${IMPORT_ATTEMPTS} attempts to import (${done.events} events were imported); import again to add the rest`);
-  }
-
-  /** Reads tips one by one for a few streams, or every tip of the kind at once for many. */
-  private tipReader(count: number): (id: string) => string | null {
-    if (count <= 64) return (id) => this.log.tip(this.ref(id));
-    const all = this.log.tips(this.kind.refPrefix);
-    return (id) => all.get(id) ?? null;
-  }
-
-  private async importPlans(ids: readonly string[], streams: ReadonlyMap<string, readonly E[]>): Promise<{ id: string; tip: string | null; fresh: E[] }[]> {
-    const tips = ids.map(this.tipReader(ids.length));
-    const have = new Map<string, Set<string>>();
-    const present: { id: string; tip: string }[] = [];
-    ids.forEach((id, i) => tips[i] !== null && present.push({ id, tip: tips[i]! }));
-    let failure: string | undefined;
-    await this.log.readEach(
-      present.map(({ tip }) => ({ tip, stopAt: null })),
-      (i, result) => {
-        const { id } = present[i]!;
-        const parsed = this.parseChain(result);
-        if ('reason' in parsed) failure ??= this.unreadable(id, parsed);
-        else have.set(id, new Set(parsed.events.map((p) => keyText(p.event))));
-      },
-    );
-    if (failure) throw new TrellisError('CORRUPT_EVENT', `${failure}; nothing was imported`);
-    return ids.map((id, i) => {
-      const known = have.get(id) ?? new Set<string>();
-      const fresh = orderEvents(streams.get(id) ?? []).filter((e) => !known.has(keyText(e)));
-      const first = (fresh[0] as { type?: unknown } | undefined)?.type;
-      if (tips[i] === null && fresh.length && first !== this.kind.firstEvent) {
-        throw new TrellisError('INVALID_INPUT', `${this.kind.noun} ${id} is not here and its events do not begin with '${this.kind.firstEvent}'; nothing was imported`);
-      }
-      return { id, tip: tips[i]!, fresh };
-    });
-  }
-
-  /** A chain's events as stored (text) and parsed, or the commit that cannot be read or parsed and why. */
-  private parseChain(result: ChainResult): { events: { event: E; text: string }[] } | { commit: string; reason: string } {
-    if (!result.ok) return { commit: result.oid, reason: result.reason };
-    const events: { event: E; text: string }[] = [];
-    for (const { oid, bytes } of result.entries) {
-      const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-      const parsed = this.kind.parse(text);
-      if (!parsed.ok) return { commit: oid, reason: `event.json ${parsed.reason}` };
-      events.push({ event: parsed.event, text });
-    }
-    return { events };
-  }
-
-  /** How a chain that cannot be read is named in an export's or an import's error. */
-  private unreadable(id: string, p: { commit: string; reason: string }): string {
-    return `${this.kind.noun} ${id} cannot be read: ${this.ref(id)} at ${p.commit}: ${p.reason}`;
   }
 
   private stateOrThrow(snap: StreamSnapshot<S> | null, id: string): S {
@@ -502,9 +401,3 @@ export class StreamStore<E extends StoredEvent, S, C> {
     return snap.state;
   }
 }
-
-/** An event's fold key as one string: two events with equal keys are one event. */
-const keyText = (e: StoredEvent): string => {
-  const k = keyOf(e);
-  return `${k.clock}\u0000${k.at}\u0000${k.id}`;
-};
