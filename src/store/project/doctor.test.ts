@@ -1,0 +1,34 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cleanupRepos, tempDir, tempRepo } from '../../../test/helpers/repo.js';
+import { diagnoseProject } from './doctor.js';
+import { initProject } from './init-project.js';
+
+afterAll(cleanupRepos);
+
+describe('init and doctor as verbs: they answer data, the CLI prints it', () => {
+  it('init says each change once; a second run changes nothing', async () => {
+    const dir = tempRepo();
+    const first = await initProject(dir, { harness: 'shell' });
+    expect(first.said).toEqual(['wrote trellis.json', 'wrote specs/index.md, a first node', 'added trellis.local.json to .gitignore']);
+    expect(await initProject(dir)).toEqual({ root: first.root, said: [] });
+  });
+
+  it('init outside a repository is refused with its repair, unless asked to create one', async () => {
+    const dir = tempDir();
+    await expect(initProject(dir)).rejects.toMatchObject({ code: 'NOT_A_REPOSITORY', message: expect.stringContaining("'trellis init --git'") });
+    expect((await initProject(dir, { git: true })).said[0]).toMatch(/^created a git repository in /);
+  });
+
+  it('doctor answers findings with levels and repairs; a broken trellis.json is an error naming its repair', async () => {
+    const dir = tempRepo();
+    await initProject(dir);
+    const healthy = await diagnoseProject(dir);
+    expect(healthy.filter((f) => f.level === 'error')).toEqual([]);
+    expect(healthy).toContainEqual({ level: 'ok', what: 'trellis.json is valid' });
+    writeFileSync(join(dir, 'trellis.json'), '{ "specRoot": ');
+    const broken = await diagnoseProject(dir);
+    expect(broken.find((f) => f.level === 'error')).toMatchObject({ what: expect.stringContaining('trellis.json'), repair: expect.stringContaining("run 'trellis init'") });
+  });
+});

@@ -1,0 +1,78 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { TrellisError } from '../../events/index.js';
+import { requireRoot } from '../board/board.js';
+import { readSpecTree } from '../spec/spec-tree.js';
+import { CONFIG_FILE, LOCAL_CONFIG_FILE, loadSettings, readConfigFile } from './config.js';
+import { openProject } from './project.js';
+import { findRepository } from './repository.js';
+
+const FIRST_NODE = `---
+title: Overview
+status: draft
+---
+# Overview
+
+What this project is for, in a few sentences. Every other node hangs below this one.
+
+## Goals
+
+## Non-goals
+`;
+
+/** What `trellis init` did: the project's root, and one line per change (none: it was set up already). */
+export interface InitOutcome {
+  readonly root: string;
+  readonly said: readonly string[];
+}
+
+/**
+ * Sets the folder `cwd` up as a Trellis project: a git repository (only with `git`), a `trellis.json`
+ * (recording `harness` when given), a first spec node, and the local config ignored by git. Running it
+ * again changes nothing.
+ */
+export async function initProject(cwd: string, opts: { harness?: string; git?: boolean } = {}): Promise<InitOutcome> {
+  const said: string[] = [];
+  let root: string;
+  try {
+    root = requireRoot(openProject(cwd));
+  } catch (err) {
+    if (!(err instanceof TrellisError && err.code === 'NOT_A_REPOSITORY')) throw err;
+    if (opts.git !== true) {
+      throw new TrellisError('NOT_A_REPOSITORY', `${cwd} is not a git repository; run 'trellis init --git' to create one here, or 'git init' yourself`);
+    }
+    const r = spawnSync('git', ['init', '-q'], { cwd, encoding: 'utf8' });
+    if (r.status !== 0) throw new TrellisError('GIT_FAILED', `git init failed: ${r.stderr.trim()}`);
+    root = findRepository(cwd).root!;
+    said.push(`created a git repository in ${root}`);
+  }
+
+  const configPath = join(root, CONFIG_FILE);
+  const config = readConfigFile(configPath);
+  const harness = opts.harness;
+  if (config === null) {
+    writeFileSync(configPath, `${JSON.stringify({ specRoot: 'specs', ...(harness ? { harness } : {}) }, null, 2)}\n`);
+    said.push(`wrote ${CONFIG_FILE}`);
+  } else if (harness && config.harness !== harness) {
+    writeFileSync(configPath, `${JSON.stringify({ ...config, harness }, null, 2)}\n`);
+    said.push(`recorded harness '${harness}' in ${CONFIG_FILE}`);
+  }
+
+  const { specRoot } = loadSettings(root);
+  const specDir = join(root, specRoot);
+  const hasNode = existsSync(specDir) && readSpecTree(root, specRoot).nodes.length > 0;
+  if (!hasNode) {
+    mkdirSync(specDir, { recursive: true });
+    writeFileSync(join(specDir, 'index.md'), FIRST_NODE, { flag: 'wx' });
+    said.push(`wrote ${specRoot}/index.md, a first node`);
+  }
+
+  const ignorePath = join(root, '.gitignore');
+  const ignore = existsSync(ignorePath) ? readFileSync(ignorePath, 'utf8') : '';
+  if (!ignore.split('\n').some((l) => l.trim() === LOCAL_CONFIG_FILE || l.trim() === `/${LOCAL_CONFIG_FILE}`)) {
+    writeFileSync(ignorePath, `${ignore}${ignore && !ignore.endsWith('\n') ? '\n' : ''}${LOCAL_CONFIG_FILE}\n`);
+    said.push(`added ${LOCAL_CONFIG_FILE} to .gitignore`);
+  }
+  return { root, said };
+}
