@@ -1,7 +1,8 @@
 import { signal } from '@preact/signals';
 
 /**
- * The one HTTP client of the page. The API lives next to the page: `/api/...` when the page is served at
+ * The one HTTP client of a project's page: views never call fetch themselves (the host page's own routes
+ * go through host/hub.ts; the live streams are live.ts's SSE and xterm-terminal.ts's WebSocket). The API lives next to the page: `/api/...` when the page is served at
  * `/` by `trellis serve`, `/p/<id>/api/...` when a gateway serves it at `/p/<id>/`. So the base is the
  * directory of the page's own path; the view lives in the URL fragment and never changes it.
  */
@@ -57,13 +58,16 @@ export async function get<T>(path: string): Promise<T> {
   return (await getJson<T>(path)).body as T;
 }
 
-/** POST JSON (or raw bytes); never retried, since a write may have landed before the connection dropped. */
-export async function post<T>(path: string, body: unknown, raw = false): Promise<T> {
+/**
+ * POST JSON (or raw bytes, with `headers` such as an upload's `X-Filename`); never retried, since a write
+ * may have landed before the connection dropped.
+ */
+export async function post<T>(path: string, body: unknown, raw = false, headers: Record<string, string> = {}): Promise<T> {
   let res: Response;
   try {
     res = await fetch(apiUrl(path), {
       method: 'POST',
-      headers: raw ? { 'Content-Type': 'application/octet-stream' } : { 'Content-Type': 'application/json' },
+      headers: { ...(raw ? { 'Content-Type': 'application/octet-stream' } : { 'Content-Type': 'application/json' }), ...headers },
       body: raw ? (body as Blob) : JSON.stringify(body ?? {}),
     });
   } catch (err) {
@@ -94,6 +98,14 @@ async function isForgeError(res: Response): Promise<boolean> {
 }
 
 export const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** The first bytes of an evidence blob (a Range request): what came, and the blob's whole size if said. */
+export async function evidenceHead(hash: string, bytes: number): Promise<{ status: number; bytes: Uint8Array; total: number | null }> {
+  const res = await fetch(apiUrl(`api/evidence/${enc(hash)}`), { headers: { Range: `bytes=0-${bytes - 1}` } });
+  if (!res.ok) return { status: res.status, bytes: new Uint8Array(0), total: null };
+  const total = /\/(\d+)$/.exec(res.headers.get('Content-Range') ?? '')?.[1];
+  return { status: res.status, bytes: new Uint8Array(await res.arrayBuffer()), total: total === undefined ? null : Number(total) };
+}
 
 /** A path segment for an id that may hold `/` or `#` (forge ids such as `github.com#12`). */
 export const enc = encodeURIComponent;

@@ -188,6 +188,36 @@ export function useFetch<T>(fn: () => Promise<T>, deps: unknown[]): { data: T | 
   return state;
 }
 
+/**
+ * The one way a view acts on the server: `run(fn, doing)` is busy (saying what it is doing) until `fn`
+ * settles, clears the last error first, keeps what `fn` threw as `error`, and answers whether `fn`
+ * succeeded (for a view that does more after a failure: select the password, close a confirm).
+ */
+export function useAction(): {
+  busy: boolean;
+  doing: string;
+  error: unknown;
+  setError: (error: unknown) => void;
+  run: (fn: () => Promise<unknown>, doing?: string) => Promise<boolean>;
+} {
+  const [doing, setDoing] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const run = async (fn: () => Promise<unknown>, what = 'busy'): Promise<boolean> => {
+    setDoing(what);
+    setError(null);
+    try {
+      await fn();
+      return true;
+    } catch (err) {
+      setError(err);
+      return false;
+    } finally {
+      setDoing('');
+    }
+  };
+  return { busy: doing !== '', doing, error, setError, run };
+}
+
 /** `1 scenario`, `2 scenarios`; `plural(n, 'reply', 'replies')` for the irregular ones. */
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;

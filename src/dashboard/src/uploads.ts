@@ -1,4 +1,4 @@
-import { ApiError, apiUrl } from './api';
+import { post } from './api';
 
 /** What POST /api/uploads answers: where the file now is on the machine the agent runs on. */
 export interface Upload {
@@ -12,16 +12,8 @@ export interface Upload {
  * never retried, like every write. A refusal (a name with a path in it, an empty file, over the size
  * limit) comes back as the server's own message.
  */
-export async function uploadFile(file: File): Promise<Upload> {
-  let res: Response;
-  try {
-    res = await fetch(apiUrl('api/uploads'), { method: 'POST', headers: { 'Content-Type': 'application/octet-stream', 'X-Filename': encodeURIComponent(file.name) }, body: file });
-  } catch (err) {
-    throw new ApiError('NETWORK', `the backend did not answer the upload of ${file.name}: ${(err as Error).message}`, 0);
-  }
-  const body = (await res.json().catch(() => null)) as (Upload & { error?: { code?: string; message?: string } }) | null;
-  if (!res.ok) throw new ApiError(body?.error?.code ?? `HTTP_${res.status}`, body?.error?.message ?? `the upload of ${file.name} answered ${res.status}`, res.status);
-  return body!;
+export function uploadFile(file: File): Promise<Upload> {
+  return post<Upload>('api/uploads', file, true, { 'X-Filename': encodeURIComponent(file.name) });
 }
 
 /** A path as one shell word: left bare when it is plain, single-quoted otherwise. */

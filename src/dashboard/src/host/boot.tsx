@@ -1,8 +1,7 @@
 import { render, type JSX } from 'preact';
 import { LoginView } from '../views/Login';
 import { HostApp } from './HostApp';
-import { apiBase } from '../api';
-import { hubBase, whereAmI } from './hub';
+import { backendAnswers, hubBase, whereAmI } from './hub';
 import { hostHref } from './host-route';
 import { installShortcuts } from '../palette';
 import './host.css';
@@ -49,7 +48,7 @@ export async function boot(root: HTMLElement, project: () => JSX.Element): Promi
   // An offline project's page comes back by itself once its backend answers (started from anywhere).
   if (where.kind === 'project-offline') {
     const timer = setInterval(() => {
-      void fetch(`${apiBase}health`).then((r) => r.ok && (clearInterval(timer), location.reload()), () => {});
+      void backendAnswers().then((up) => up && (clearInterval(timer), location.reload()));
     }, 2000);
   }
   // Replace the boot message (render() adds to what is there).

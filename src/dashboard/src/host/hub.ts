@@ -50,6 +50,15 @@ export async function whereAmI(): Promise<Where> {
   }
 }
 
+/** Whether the backend behind this page answers its health check now (an offline project's page polls it). */
+export async function backendAnswers(): Promise<boolean> {
+  try {
+    return (await fetch(`${apiBase}health`)).ok;
+  } catch {
+    return false;
+  }
+}
+
 /** Set when a hub route answered 401 (a login expired or was revoked): the app shows the login form. */
 export const needLogin = signal(false);
 

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { enc } from '../api';
-import { ErrorBox } from '../ui';
+import { ErrorBox, useAction } from '../ui';
 import { errorOf, hub } from '../host/hub';
 
 interface Base {
@@ -17,9 +17,8 @@ export function ConfigEditor({ id }: { id: string }) {
   const [base, setBase] = useState<Base | null>(null);
   const [draft, setDraft] = useState('');
   const [conflict, setConflict] = useState<Base | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, setError, run } = useAction();
   const [saved, setSaved] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
 
   const read = async (): Promise<Base> => {
     const a = await hub('GET', `projects/${enc(id)}/config`);
@@ -51,8 +50,7 @@ export function ConfigEditor({ id }: { id: string }) {
       return setError({ code: 'INVALID_JSON', message: `trellis.json must be JSON: ${(err as Error).message}` });
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return setError({ code: 'INVALID_INPUT', message: 'trellis.json must hold a JSON object' });
-    setBusy(true);
-    try {
+    await run(async () => {
       const a = await hub<{ revision?: string }>('PUT', `projects/${enc(id)}/config`, draft, { 'If-Match': base.etag });
       if (a.status === 200 && a.etag) {
         const now = await read().catch(() => ({ text: draft, etag: a.etag! }));
@@ -62,12 +60,8 @@ export function ConfigEditor({ id }: { id: string }) {
         setSaved(`Saved (revision ${a.body.revision ?? a.etag}).`);
       } else if (a.status === 412) {
         setConflict(await read());
-      } else setError(errorOf(a, 'saving trellis.json'));
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+      } else throw errorOf(a, 'saving trellis.json');
+    });
   };
 
   return (

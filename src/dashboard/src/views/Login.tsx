@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ErrorBox } from '../ui';
+import { ErrorBox, useAction } from '../ui';
 import { login } from '../host/hub';
 
 /**
@@ -9,25 +9,18 @@ import { login } from '../host/hub';
  */
 export function LoginView({ project, onDone }: { project?: string; onDone: () => void | Promise<void> }) {
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAction();
   const input = useRef<HTMLInputElement>(null);
   useEffect(() => input.current?.focus(), []);
 
   const submit = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    const ok = await run(async () => {
       await login(password, project);
       setPassword('');
       await onDone();
-    } catch (err) {
-      setError(err);
-      input.current?.select();
-    } finally {
-      setBusy(false);
-    }
+    });
+    if (!ok) input.current?.select();
   };
 
   return (

@@ -3,7 +3,7 @@ import { post } from '../api';
 import { go, href, route } from '../router';
 import { board, revision } from '../store';
 import type { Issue } from '../types';
-import { ErrorBox, useFetch } from '../ui';
+import { ErrorBox, useFetch, useAction } from '../ui';
 import { issueList } from './Issues';
 
 /** Open an issue: concern, Markdown body, store, and the nodes it concerns (picked from the spec tree). */
@@ -14,8 +14,7 @@ export function NewIssueView() {
   const [nodes, setNodes] = useState<string[]>(first ? [first] : []);
   const [pick, setPick] = useState('');
   const [store, setStore] = useState('local');
-  const [busy, setBusy] = useState(false);
-  const [err, setErr] = useState<unknown>(null);
+  const { busy, error: err, setError: setErr, run } = useAction();
   const list = useFetch(() => issueList(revision.value), [revision.value]);
   const known = new Set((board.value?.nodes ?? []).map((n) => n.id));
   const add = () => {
@@ -29,16 +28,10 @@ export function NewIssueView() {
   const submit = async (e: Event) => {
     e.preventDefault();
     if (!concern.trim()) return setErr({ message: 'Say what the concern is.' });
-    setBusy(true);
-    setErr(null);
-    try {
+    await run(async () => {
       const issue = await post<Issue>('api/issues', { concern, ...(body ? { body } : {}), ...(nodes.length ? { nodes } : {}), store });
       go(href.issue(issue.id));
-    } catch (e) {
-      setErr(e);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form class="new-issue card" onSubmit={submit}>

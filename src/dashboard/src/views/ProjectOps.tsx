@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { enc } from '../api';
-import { ErrorBox } from '../ui';
+import { ErrorBox, useAction } from '../ui';
 import { errorOf, hub } from '../host/hub';
 import { hostHref } from '../host/host-route';
 import { projectList, projectsById } from '../host/projects-store';
@@ -17,9 +17,10 @@ export function ProjectView({ id }: { id: string }) {
   const p = projectsById.value.get(id);
   const names = useHarnesses();
   const [harness, setHarness] = useState('');
-  const [busy, setBusy] = useState<string | null>(null);
+  const action = useAction();
+  const busy = action.doing || null;
+  const error = action.error;
   const [out, setOut] = useState<{ text: string; exitCode?: number } | null>(null);
-  const [error, setError] = useState<unknown>(null);
   if (!p) {
     return projectList.value ? (
       <div class="card">
@@ -33,18 +34,12 @@ export function ProjectView({ id }: { id: string }) {
     );
   }
   const run = async (verb: 'doctor' | 'init') => {
-    setBusy(verb);
-    setError(null);
     setOut(null);
-    try {
+    await action.run(async () => {
       const a = await hub<{ exitCode: number; transcript: string }>('POST', `projects/${enc(p.id)}/${verb}`, verb === 'init' && harness ? { harness } : {});
-      if (a.status === 200) setOut({ text: a.body.transcript, exitCode: a.body.exitCode });
-      else setError(errorOf(a, verb));
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(null);
-    }
+      if (a.status !== 200) throw errorOf(a, verb);
+      setOut({ text: a.body.transcript, exitCode: a.body.exitCode });
+    }, verb);
   };
   return (
     <>

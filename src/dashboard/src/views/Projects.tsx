@@ -1,6 +1,6 @@
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { enc } from '../api';
-import { ErrorBox, LockIcon, onListKeys } from '../ui';
+import { ErrorBox, LockIcon, onListKeys, useAction } from '../ui';
 import { errorOf, hub } from '../host/hub';
 import { hostHref } from '../host/host-route';
 import { hostInbox, projectList, type ProjectRow } from '../host/projects-store';
@@ -126,24 +126,17 @@ export function OnlineChip({ p }: { p: ProjectRow }) {
  * online from the stream, not from this answer, so every open page sees the same thing.
  */
 export function StartButton({ p, onTranscript }: { p: ProjectRow; onTranscript?: (t: string) => void }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const start = async () => {
-    setBusy(true);
-    setError(null);
-    try {
+  const { busy, error, run } = useAction();
+  const start = () =>
+    run(async () => {
       const a = await hub<{ url?: string; logTail?: string }>('POST', `projects/${enc(p.id)}/serve`, {});
       if (a.status !== 200) {
         const err = errorOf(a, 'starting the backend');
-        setError({ code: err.code, message: a.body.logTail ? `${err.message}\n\n${a.body.logTail}` : err.message });
         if (a.body.logTail) onTranscript?.(a.body.logTail);
-      } else onTranscript?.(`started: ${a.body.url ?? ''}\n`);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+        throw { code: err.code, message: a.body.logTail ? `${err.message}\n\n${a.body.logTail}` : err.message };
+      }
+      onTranscript?.(`started: ${a.body.url ?? ''}\n`);
+    });
   return (
     <>
       <button class="button primary" type="button" onClick={start} disabled={busy} aria-label={`Start ${p.name}`}>
@@ -162,8 +155,7 @@ export function StartButton({ p, onTranscript }: { p: ProjectRow; onTranscript?:
  */
 export function RemoveButton({ p }: { p: ProjectRow }) {
   const [asking, setAsking] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAction();
   const cancel = useRef<HTMLButtonElement>(null);
   const opener = useRef<HTMLButtonElement>(null);
   const wasAsking = useRef(false);
@@ -174,17 +166,11 @@ export function RemoveButton({ p }: { p: ProjectRow }) {
     wasAsking.current = asking;
   }, [asking]);
   const remove = async () => {
-    setBusy(true);
-    setError(null);
-    try {
+    const ok = await run(async () => {
       const a = await hub('DELETE', `projects/${enc(p.id)}`);
       if (a.status !== 204) throw errorOf(a, 'removing the project');
-    } catch (err) {
-      setError(err);
-      setAsking(false);
-    } finally {
-      setBusy(false);
-    }
+    });
+    if (!ok) setAsking(false);
   };
   return (
     <>

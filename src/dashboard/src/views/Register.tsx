@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ErrorBox, onListKeys, useFetch, FolderIcon } from '../ui';
+import { ErrorBox, onListKeys, useFetch, FolderIcon, useAction } from '../ui';
 import { errorOf, hub } from '../host/hub';
 import { hostHref, hostRoute } from '../host/host-route';
 import type { ProjectRow } from '../host/projects-store';
@@ -42,8 +42,7 @@ export function RegisterView() {
   const [gitInit, setGitInit] = useState(false);
   const [init, setInit] = useState(true);
   const [harness, setHarness] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, setError, run } = useAction();
   useEffect(() => {
     setTyped(here?.path ?? '');
     setGitInit(false);
@@ -57,10 +56,8 @@ export function RegisterView() {
   const register = async (e: Event) => {
     e.preventDefault();
     if (!here) return;
-    setBusy(true);
-    setError(null);
     setResult(null);
-    try {
+    await run(async () => {
       const a = await hub<{ project?: ProjectRow; transcript?: string }>('POST', 'projects', {
         path: here.path,
         ...(gitInit ? { gitInit: true } : {}),
@@ -68,14 +65,10 @@ export function RegisterView() {
       });
       if (a.status === 201) setResult({ transcript: a.body.transcript ?? '', ...(a.body.project ? { project: a.body.project } : {}) });
       else {
-        setError(errorOf(a, 'registering'));
         if (a.body?.transcript) setResult({ transcript: a.body.transcript });
+        throw errorOf(a, 'registering');
       }
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

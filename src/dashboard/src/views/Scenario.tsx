@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
-import { apiUrl, enc, get, post } from '../api';
+import { apiUrl, enc, evidenceHead, get, post } from '../api';
 import { href, route } from '../router';
 import { board, revision } from '../store';
 import type { ScopeInfo } from '../types';
-import { Ago, ErrorBox, OutcomeMark, plural, Section, useFetch } from '../ui';
+import { Ago, ErrorBox, OutcomeMark, plural, Section, useFetch, useAction } from '../ui';
 import type { EvalDetail } from '../../../projections/eval-detail.js';
 import '../sessions.css';
 
@@ -132,21 +132,14 @@ export function ScenarioView({ id }: { id: string }) {
 
 /** Run: the scope to run in (trunk or a session's worktree) and the button; the answer is the new reading. */
 function RunBar({ id, scope, scopes, onRan }: { id: string; scope: string; scopes: readonly string[]; onRan: () => void }) {
-  const [busy, setBusy] = useState(false);
-  const [err, setErr] = useState<unknown>(null);
+  const action = useAction();
+  const { busy, error: err } = action;
   const sessions = new Map((board.value?.sessions ?? []).map((s) => [s.id, s.title]));
-  const run = async () => {
-    setBusy(true);
-    setErr(null);
-    try {
+  const run = () =>
+    action.run(async () => {
       await post(`api/eval/${scenarioPath(id)}/run`, { scope });
       onRan();
-    } catch (e) {
-      setErr(e);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   return (
     <div class="card run-bar">
       <div class="inline">
@@ -173,10 +166,9 @@ function RunBar({ id, scope, scopes, onRan }: { id: string; scope: string; scope
 /** A reading's output (evidence), its first 64 KB as text. */
 function Output({ hash }: { hash: string }) {
   const t = useFetch(async () => {
-    const res = await fetch(apiUrl(`api/evidence/${enc(hash)}`), { headers: { Range: `bytes=0-${OUTPUT_SHOWN - 1}` } });
-    if (!res.ok && res.status !== 206) throw new Error(`the output ${hash.slice(0, 12)} could not be read (${res.status})`);
-    const total = Number(/\/(\d+)$/.exec(res.headers.get('Content-Range') ?? '')?.[1] ?? 0);
-    return { text: new TextDecoder().decode(await res.arrayBuffer()), cut: total > OUTPUT_SHOWN };
+    const head = await evidenceHead(hash, OUTPUT_SHOWN);
+    if (head.status >= 300) throw new Error(`the output ${hash.slice(0, 12)} could not be read (${head.status})`);
+    return { text: new TextDecoder().decode(head.bytes), cut: (head.total ?? 0) > OUTPUT_SHOWN };
   }, [hash]);
   return (
     <div class="output">

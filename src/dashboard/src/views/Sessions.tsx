@@ -4,7 +4,7 @@ import { get, post } from '../api';
 import { go, href, replace, route } from '../router';
 import { board, boardError, refreshBoard, revision } from '../store';
 import type { ResourceInventory, SessionSummary, SessionView as Session } from '../types';
-import { Ago, ErrorBox, onListKeys } from '../ui';
+import { Ago, ErrorBox, onListKeys, useAction } from '../ui';
 import { OverlapFlags, spawnWarnings } from './SessionChecks';
 import '../sessions.css';
 
@@ -140,23 +140,16 @@ function SpawnForm() {
   const [harness, setHarness] = useState<string>('');
   const [nodes, setNodes] = useState('');
   const [issue, setIssue] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [err, setErr] = useState<unknown>(null);
+  const { busy, error: err, run } = useAction();
   const submit = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setErr(null);
-    try {
+    await run(async () => {
       const picked = nodes.split(/[\s,]+/).filter(Boolean);
       const s = await post<Session & { warnings?: string[] }>('api/sessions', { task, ...(harness ? { harness } : {}), ...(picked.length ? { nodes: picked } : {}), ...(issue.trim() ? { issue: issue.trim() } : {}) });
       spawnWarnings.value = s.warnings?.length ? { id: s.id, warnings: s.warnings } : null;
       void refreshBoard();
       go(href.session(s.id));
-    } catch (e) {
-      setErr(e);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form class="card spawn" onSubmit={submit} aria-labelledby="spawn-h">

@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
-import { ApiError, apiUrl, enc, get, PAGE_AUTHOR, post } from '../api';
+import { ApiError, apiUrl, enc, evidenceHead, get, PAGE_AUTHOR, post } from '../api';
 import { href } from '../router';
 import { revision } from '../store';
 import type { Issue, Reply } from '../types';
-import { Ago, ErrorBox, Labels, Markdown, StatusChip, StoreChip, useFetch } from '../ui';
+import { Ago, ErrorBox, Labels, Markdown, StatusChip, StoreChip, useFetch, useAction } from '../ui';
 import { issueList } from './Issues';
 
 export function ThreadView({ id }: { id: string }) {
@@ -11,26 +11,18 @@ export function ThreadView({ id }: { id: string }) {
   const [local, setLocal] = useState<Issue | null>(null);
   const t = useFetch(() => get<Issue>(`api/issues/${enc(id)}`).then((i) => (setLocal(null), i)), [id, rev]);
   const list = useFetch(() => issueList(rev), [rev]);
-  const [busy, setBusy] = useState('');
-  const [err, setErr] = useState<unknown>(null);
+  const { doing: busy, error: err, run } = useAction();
   const [editing, setEditing] = useState(false);
   const issue = local?.id === id ? local : t.data?.id === id ? t.data : undefined;
   if (!issue) return t.error ? <ErrorBox error={t.error} title={`Issue ${id}`} /> : <p class="muted">Loading issue…</p>;
   const isLocal = issue.store === 'local';
   const forges = (list.data?.stores ?? []).filter((s) => s !== 'local');
   /** Runs one write; the stream announces it too, but the answer is shown at once. */
-  const act = async (what: string, fn: () => Promise<Issue | { issue: Issue }>) => {
-    setBusy(what);
-    setErr(null);
-    try {
+  const act = (what: string, fn: () => Promise<Issue | { issue: Issue }>) =>
+    run(async () => {
       const r = await fn();
       setLocal('issue' in r ? r.issue : r);
-    } catch (e) {
-      setErr(e);
-    } finally {
-      setBusy('');
-    }
-  };
+    }, what);
   return (
     <div class="thread">
       <nav class="crumbs" aria-label="Breadcrumb">
@@ -180,25 +172,18 @@ function ReplyItem({ n, r, canAct, onAct, busy }: { n: number; r: Reply; canAct:
 function ReplyForm({ id, onDone }: { id: string; onDone: (i: Issue) => void }) {
   const [body, setBody] = useState('');
   const [files, setFiles] = useState<File[]>([]);
-  const [busy, setBusy] = useState(false);
-  const [err, setErr] = useState<unknown>(null);
+  const { busy, error: err, setError: setErr, run } = useAction();
   const submit = async (e: Event) => {
     e.preventDefault();
     if (!body.trim()) return setErr({ message: 'Write something first.' });
-    setBusy(true);
-    setErr(null);
-    try {
+    await run(async () => {
       const evidence: string[] = [];
       for (const f of files) evidence.push((await post<{ hash: string }>('api/evidence', f, true)).hash);
       const r = await post<{ issue: Issue }>(`api/issues/${enc(id)}/reply`, evidence.length ? { body, evidence } : { body });
       setBody('');
       setFiles([]);
       onDone(r.issue);
-    } catch (e) {
-      setErr(e);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form class="card reply-form" onSubmit={submit}>
@@ -252,9 +237,9 @@ function EvidenceItem({ hash }: { hash: string }) {
 }
 
 async function sniff(hash: string): Promise<boolean> {
-  const res = await fetch(apiUrl(`api/evidence/${enc(hash)}`), { headers: { Range: 'bytes=0-15' } });
-  if (!res.ok) return false;
-  const b = new Uint8Array(await res.arrayBuffer());
+  const head = await evidenceHead(hash, 16);
+  if (head.status >= 300) return false;
+  const b = head.bytes;
   const at = (i: number, ...v: number[]) => v.every((x, k) => b[i + k] === x);
   return at(0, 0x89, 0x50, 0x4e, 0x47) || at(0, 0xff, 0xd8, 0xff) || at(0, 0x47, 0x49, 0x46, 0x38) || (at(0, 0x52, 0x49, 0x46, 0x46) && at(8, 0x57, 0x45, 0x42, 0x50));
 }

@@ -1,0 +1,50 @@
+import { useState } from 'preact/hooks';
+import { ApiError, enc, post } from '../../api';
+import type { PromptResult, SessionView as Session } from '../../types';
+import { ErrorBox, useAction } from '../../ui';
+
+/** The prompt box: the whole prompt goes on the timeline first, then into the pane (200), or not (202, with why). */
+export function PromptBox({ s, onDone }: { s: Session; onDone: (v: Session) => void }) {
+  const [body, setBody] = useState('');
+  const { busy, error: err, run } = useAction();
+  const [note, setNote] = useState('');
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setNote('');
+    await run(async () => {
+      const r = await post<PromptResult & { session: Session }>(`api/sessions/${enc(s.id)}/prompt`, { body });
+      setNote(r.delivered ? 'Delivered to the pane.' : `Queued on the timeline, not typed into the pane: ${r.reason ?? 'unknown reason'}.`);
+      setBody('');
+      onDone(r.session);
+    });
+  };
+  return (
+    <form class="card prompt-box" onSubmit={submit} aria-labelledby="prompt-h">
+      <h2 id="prompt-h">Send a prompt</h2>
+      <label>
+        <span>Prompt text</span>
+        <textarea
+          rows={4}
+          value={body}
+          onInput={(e) => setBody((e.target as HTMLTextAreaElement).value)}
+          onKeyDown={(e) => e.key === 'Enter' && (e.ctrlKey || e.metaKey) && (e.currentTarget as HTMLTextAreaElement).form?.requestSubmit()}
+        />
+      </label>
+      <p class="muted small">
+        Sent whole (a bracketed paste, then Enter) and kept on the session's timeline; typed only when the agent waits for a prompt, else queued and delivered when it
+        next does (answer a dialog with raw keys). Ctrl+Enter sends.
+      </p>
+      <ErrorBox error={err} title={err instanceof ApiError && err.status === 502 ? 'The prompt was refused' : 'Not sent'} />
+      {note ? (
+        <p class="notice" role="status" data-testid="prompt-result">
+          {note}
+        </p>
+      ) : null}
+      <div>
+        <button class="button primary" type="submit" disabled={busy || !body}>
+          {busy ? 'Sending…' : 'Send prompt'}
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,92 @@
+import { useEffect, useState } from 'preact/hooks';
+import { enc, get } from '../../api';
+import { href } from '../../router';
+import { revision } from '../../store';
+import type { ReviewBundle } from '../../types';
+import { Ago, Diff, ErrorBox, plural, useFetch } from '../../ui';
+import { ChecksPanel } from '../SessionChecks';
+
+/**
+ * The review bundle as a diff viewer: the merge pre-flight, commits, changed nodes with open issues, files.
+ * `version` names the session's own state (and its sub-reason): the bundle (git runs for it each time) is
+ * fetched again when that changes, not on every board revision another write caused, nor on a prompt or a
+ * viewing that touches the session but not its branch.
+ */
+export function Review({ id, auto, version }: { id: string; auto: boolean; version: string }) {
+  const [want, setWant] = useState(auto);
+  useEffect(() => {
+    if (auto) setWant(true);
+  }, [auto]);
+  const r = useFetch(() => (want ? get<ReviewBundle>(`api/sessions/${enc(id)}/review`) : Promise.resolve(undefined)), [id, want, version]);
+  const b = r.data;
+  return (
+    <section class="card review" aria-labelledby="review-h">
+      <div class="row-head">
+        <h2 id="review-h">Review bundle</h2>
+        {!want ? (
+          <button class="button small" onClick={() => setWant(true)}>
+            Load the review bundle
+          </button>
+        ) : null}
+      </div>
+      {want && !b && !r.error ? <p class="muted">Building the review bundle…</p> : null}
+      <ErrorBox error={r.error} title="No review bundle" />
+      {b ? (
+        <>
+          <p class="meta" data-testid="preflight">
+            Merge pre-flight into <code>{b.preflight.trunk}</code>:{' '}
+            <span class={`chip ${b.preflight.result === 'clean' ? 'resolved' : 'problem'}`}>{b.preflight.result === 'clean' ? 'merges cleanly' : `${plural(b.preflight.conflicts.length, 'conflicting path')}`}</span>
+            {b.preflight.trunkMovedAhead ? <span class="chip unresolved">trunk moved ahead of the base</span> : null}
+          </p>
+          <ChecksPanel checks={b.checks} />
+          {b.preflight.conflicts.length ? (
+            <ul class="conflicts">
+              {b.preflight.conflicts.map((c) => (
+                <li key={c}>
+                  <code>{c}</code>
+                </li>
+              ))}
+            </ul>
+          ) : null}
+          <p class="meta">
+            <code>{b.base.slice(0, 10)}</code> → <code>{b.head.slice(0, 10)}</code> · {plural(b.commits.length, 'commit')} · {plural(b.files.length, 'file')}
+          </p>
+          {b.commits.length ? (
+            <ul class="list compact commits">
+              {b.commits.map((c) => (
+                <li key={c.hash}>
+                  <code>{c.hash.slice(0, 10)}</code> {c.subject} <span class="muted">{c.author}</span> <Ago at={c.at} />
+                </li>
+              ))}
+            </ul>
+          ) : null}
+          {b.nodes.length ? (
+            <>
+              <h3>Spec nodes changed</h3>
+              <ul class="list compact">
+                {b.nodes.map((n) => (
+                  <li key={n.id}>
+                    <a href={href.node(n.id)}>{n.id}</a>
+                    {n.openIssues.map((i) => (
+                      <a key={i.id} class="chip status-open" href={href.issue(i.id)}>
+                        {i.concern}
+                      </a>
+                    ))}
+                  </li>
+                ))}
+              </ul>
+            </>
+          ) : null}
+          {b.files.map((file) => (
+            <details key={file.path} class="file-diff" open={b.files.length <= 5}>
+              <summary>
+                <span class="chip">{file.status}</span> <code>{file.path}</code>
+              </summary>
+              <Diff text={file.diff} label={`Diff of ${file.path}`} />
+            </details>
+          ))}
+        </>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,139 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { apiUrl, enc, post } from '../../api';
+import { shellWord, uploadFile } from '../../uploads';
+import { ErrorBox, useAction } from '../../ui';
+import type { PaneLinkState, PaneTerminal } from '../../xterm-terminal';
+
+/** Keys the raw-key buttons send (names from the server's allowlist), with what they are called here. */
+const RAW_KEYS: readonly [string, string][] = [
+  ['Escape', 'Esc'],
+  ['C-c', 'Ctrl-C'],
+  ['C-d', 'Ctrl-D'],
+  ['Tab', 'Tab'],
+  ['Up', '↑'],
+  ['Down', '↓'],
+  ['Enter', 'Enter'],
+];
+
+/** The terminal card: link state, read-only toggle, file paste, the xterm itself (lazy), raw keys. */
+export function TerminalCard({ id }: { id: string }) {
+  const frame = useRef<HTMLDivElement>(null);
+  const [term, setTerm] = useState<PaneTerminal | null>(null);
+  const [loadErr, setLoadErr] = useState<unknown>(null);
+  const [readOnly, setReadOnly] = useState(false);
+  const { doing: busy, error: err, setError: setErr, run } = useAction();
+  const [typed, setTyped] = useState('');
+  const termRef = useRef<PaneTerminal | null>(null);
+
+  /** Uploads each file and types its path (shell-quoted) into the pane, like a paste would. */
+  const paste = async (files: File[]) => {
+    setTyped('');
+    for (const file of files) {
+      const ok = await run(async () => {
+        const up = await uploadFile(file);
+        const t = termRef.current;
+        if (!t || !t.type(`${shellWord(up.path)} `)) throw new Error(`uploaded to ${up.path}, but the terminal is ${t?.state.value === 'live' ? 'read-only' : 'not connected'}: nothing was typed`);
+        setTyped(up.path);
+        t.focus();
+      }, `Uploading ${file.name}…`);
+      if (!ok) break;
+    }
+  };
+
+  useEffect(() => {
+    let live = true;
+    let made: PaneTerminal | null = null;
+    import('../../xterm-terminal').then(
+      ({ PaneTerminal }) => {
+        if (!live || !frame.current) return;
+        made = new PaneTerminal(frame.current, { url: apiUrl(`api/sessions/${enc(id)}/socket`), readOnly: false, onFiles: (f) => void paste(f) }).start();
+        termRef.current = made;
+        setTerm(made);
+        made.focus();
+      },
+      (e) => live && setLoadErr(e),
+    );
+    return () => {
+      live = false;
+      made?.dispose();
+      termRef.current = null;
+    };
+  }, [id]);
+
+  const key = async (k: string) => {
+    setErr(null);
+    // Sending keys is typing: this viewer now drives the pane's size.
+    termRef.current?.claim();
+    try {
+      await post(`api/sessions/${enc(id)}/rawkey`, { keys: [k] });
+    } catch (e) {
+      setErr(e);
+    }
+    termRef.current?.focus();
+  };
+  const state: PaneLinkState = term?.state.value ?? 'connecting';
+  return (
+    <section class="card terminal-card" aria-labelledby="terminal-h">
+      <div class="row-head terminal-head">
+        <h2 id="terminal-h">Terminal</h2>
+        <span class={`link pane-link link-${state === 'ended' ? 'ended' : state}`} role="status" data-testid="pane-state">
+          <span class="dot" aria-hidden="true" />
+          {state === 'reconnecting' ? 'reconnecting…' : state === 'connecting' ? 'connecting…' : state}
+        </span>
+        {term?.size.value ? (
+          <span class="muted size">
+            {term.size.value.cols}×{term.size.value.rows}
+          </span>
+        ) : null}
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={readOnly}
+            onChange={(e) => {
+              const ro = (e.target as HTMLInputElement).checked;
+              setReadOnly(ro);
+              term?.setReadOnly(ro);
+            }}
+          />{' '}
+          Read-only
+        </label>
+        <label class="button small file-paste">
+          Paste a file
+          <input
+            type="file"
+            multiple
+            aria-label="Paste a file into the terminal (uploads it and types its path)"
+            onChange={(e) => {
+              const input = e.target as HTMLInputElement;
+              const files = Array.from(input.files ?? []);
+              input.value = '';
+              if (files.length) void paste(files);
+            }}
+          />
+        </label>
+      </div>
+      <ErrorBox error={loadErr} title="The terminal could not load" />
+      <div class="terminal-frame" ref={frame} data-testid="terminal" />
+      {term?.notice.value ? (
+        <p class="notice" role="status" data-testid="pane-notice">
+          {term.notice.value}
+        </p>
+      ) : null}
+      <div class="raw-keys" role="group" aria-label="Raw keys">
+        <span class="muted">Keys:</span>
+        {RAW_KEYS.map(([k, label]) => (
+          <button key={k} class="button small" onClick={() => void key(k)} title={`send ${k} to the pane`} disabled={readOnly}>
+            {label}
+          </button>
+        ))}
+        {busy ? <span class="muted">{busy}</span> : null}
+        {typed ? (
+          <span class="muted" data-testid="typed-path">
+            typed <code>{typed}</code>
+          </span>
+        ) : null}
+      </div>
+      <ErrorBox error={err} title="Not sent" />
+    </section>
+  );
+}
