@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentProject, startFakeModel, stopAgents, type AgentProject, type FakeModel, type SessionShow } from './helpers/agents.js';
-import { cleanupRepos, ok, ROOT, trellis } from './helpers/repo.js';
+import { describe, expect, it } from 'vitest';
+import { agentTestBed, type SessionShow } from './helpers/agents.js';
+import { ok, ROOT, trellis } from './helpers/repo.js';
 import { startServe } from './helpers/serve.js';
 import { waitFor } from './helpers/sessions.js';
 
@@ -13,21 +13,8 @@ import { waitFor } from './helpers/sessions.js';
  * is not installed is refused at spawn.
  */
 
-let fake: FakeModel;
-const projects: AgentProject[] = [];
-const project = (setup: Parameters<typeof agentProject>[1] = {}) => {
-  const p = agentProject(fake, setup);
-  projects.push(p);
-  return p;
-};
-beforeAll(async () => {
-  fake = await startFakeModel();
-});
-afterAll(async () => {
-  for (const p of projects) stopAgents(p);
-  await fake.close();
-  cleanupRepos();
-});
+const bed = agentTestBed();
+const project = (setup: Parameters<typeof bed.project>[0] = {}) => bed.project(setup);
 
 const AGENT_WAIT = 45_000;
 /** The newest entry of a session's prompt timeline. */
@@ -36,7 +23,7 @@ const lastPrompt = (s: SessionShow) => (s.timeline as readonly { body: string; h
 describe('a session is starting until the agent’s own first signal', () => {
   it('claude set up and trusting the main checkout: starting, then running on its SessionStart, then the turn ends; no warnings', async () => {
     const p = project();
-    fake.script({ text: 'Started fine' });
+    bed.fake.script({ text: 'Started fine' });
     const { id, warnings, stderr } = await p.spawnRun('Start cleanly', 'claude');
     expect(warnings).toEqual([]);
     expect(stderr).not.toContain('warning');
@@ -54,7 +41,7 @@ describe('a session is starting until the agent’s own first signal', () => {
 describe('first-run dialogs read from the pane are awaiting{setup}, never running', () => {
   it('claude in a folder it has not trusted: warned at spawn; awaiting{setup} naming the trust dialog; a prompt meanwhile is held, not typed into it (the folder stays untrusted); answered by a raw key, the hooks take over and the held prompt is delivered', async () => {
     const p = project({ trustProject: false });
-    fake.script({ text: 'Trusted now' });
+    bed.fake.script({ text: 'Trusted now' });
     const { id, warnings, stderr } = await p.spawnRun('Work in an untrusted folder', 'claude');
     expect(warnings).toEqual([expect.stringContaining(`Claude Code has not trusted ${p.dir}`)]);
     expect(stderr).toContain(`warning: Claude Code has not trusted ${p.dir}`);
@@ -80,7 +67,7 @@ describe('first-run dialogs read from the pane are awaiting{setup}, never runnin
     // Claude keys the acceptance by the main checkout, not the worktree: one answer covers every session.
     await waitFor('the trust to be recorded', () => state().projects?.[p.dir]?.hasTrustDialogAccepted === true, AGENT_WAIT);
     // The task's turn ends; the held prompt is then delivered: it reaches the model as a turn of its own.
-    await waitFor('the held prompt to reach the model', () => fake.turns().some((t) => t.userText.includes('Held while the dialog shows')), AGENT_WAIT);
+    await waitFor('the held prompt to reach the model', () => bed.fake.turns().some((t) => t.userText.includes('Held while the dialog shows')), AGENT_WAIT);
     await waitFor('the held prompt’s turn to end', async () => {
       const s = await p.show(id);
       return s.reason === 'turn-end' && s.pending === 0;

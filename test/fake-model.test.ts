@@ -1,38 +1,27 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentProject, CLAUDE_VERSION, CODEX_VERSION, startFakeModel, stopAgents, type AgentProject, type FakeModel } from './helpers/agents.js';
-import { cleanupRepos } from './helpers/repo.js';
+import { describe, expect, it } from 'vitest';
+import { agentTestBed, CLAUDE_VERSION, CODEX_VERSION } from './helpers/agents.js';
 import { waitFor } from './helpers/sessions.js';
 import { execFileSync } from 'node:child_process';
 
-let fake: FakeModel;
-const projects: AgentProject[] = [];
-beforeAll(async () => {
-  fake = await startFakeModel();
-});
-afterAll(async () => {
-  for (const p of projects) stopAgents(p);
-  await fake.close();
-  cleanupRepos();
-});
+const bed = agentTestBed();
 
 describe('the fake model API drives the real agent programs', () => {
   it('the pinned versions are the ones installed', () => {
-    const p = agentProject(fake);
+    const p = bed.project();
     expect(execFileSync('claude', ['--version'], { env: p.env, encoding: 'utf8' })).toContain(CLAUDE_VERSION);
     expect(execFileSync('codex', ['--version'], { env: p.env, encoding: 'utf8' })).toContain(CODEX_VERSION);
   });
 
   it('a real claude and a real codex each complete one scripted turn in a Trellis session', async () => {
-    const p = agentProject(fake);
-    projects.push(p);
-    const before = fake.turns().length;
-    fake.script({ text: 'First scripted answer' }, { text: 'Second scripted answer' });
+    const p = bed.project();
+    const before = bed.fake.turns().length;
+    bed.fake.script({ text: 'First scripted answer' }, { text: 'Second scripted answer' });
     const claude = await p.spawn('Say hello for the harness test', 'claude');
     await waitFor('claude’s reply on screen', () => /First scripted answer/.test(p.screen(claude)), 45_000);
     const codex = await p.spawn('Say hello for codex', 'codex');
     await waitFor('codex’s reply on screen', () => /Second scripted answer/.test(p.screen(codex)), 45_000);
 
-    const turns = fake.turns().slice(before);
+    const turns = bed.fake.turns().slice(before);
     expect(turns.map((t) => [t.api, t.userText])).toEqual([
       ['anthropic', 'Say hello for the harness test'],
       ['openai', 'Say hello for codex'],
@@ -47,9 +36,8 @@ describe('the fake model API drives the real agent programs', () => {
 
 describe('scripted turns the agents ask about', () => {
   it('a Bash call asks claude’s and codex’s permission; a 401 shows as claude’s login error', async () => {
-    const p = agentProject(fake);
-    projects.push(p);
-    fake.script({ tool: 'bash', command: 'touch claude-was-here' }, { tool: 'bash', command: 'touch codex-was-here' }, { status: 401 });
+    const p = bed.project();
+    bed.fake.script({ tool: 'bash', command: 'touch claude-was-here' }, { tool: 'bash', command: 'touch codex-was-here' }, { status: 401 });
     const claude = await p.spawn('Touch a file', 'claude');
     await waitFor('claude’s permission dialog', () => /Do you want to proceed\?/.test(p.screen(claude)), 45_000);
     const codex = await p.spawn('Touch a file too', 'codex');

@@ -1,8 +1,9 @@
 import { writeFileSync } from 'node:fs';
+import { afterAll, beforeAll } from 'vitest';
 import { join } from 'node:path';
 import { agentHome, stopAgentDaemons, type AgentHome, type AgentSetup } from '../fake-model/agents.js';
-import type { FakeModel } from '../fake-model/server.js';
-import { git, ok, tempDir, tempRepo, testEnv, trellis } from './repo.js';
+import { startFakeModel, type FakeModel } from '../fake-model/server.js';
+import { cleanupRepos, git, ok, tempDir, tempRepo, testEnv, trellis } from './repo.js';
 import { killTmux, tmux } from './sessions.js';
 
 export { agentHome, agentPrograms, CLAUDE_VERSION, CODEX_VERSION, FAKE_API_KEY } from '../fake-model/agents.js';
@@ -74,4 +75,33 @@ export function agentProject(fake: FakeModel, setup: AgentSetup & { trustProject
 export function stopAgents(p: AgentProject): void {
   killTmux(p.home);
   stopAgentDaemons(p.agent.home, p.dir, p.home);
+}
+
+/**
+ * The fake model and the agent projects of one test file: the model starts before the file's tests; after
+ * them every agent process left in those projects is ended (codex's app-server outlives its TUI), the
+ * model closes and the repositories go.
+ */
+export function agentTestBed(): { readonly fake: FakeModel; project(setup?: Parameters<typeof agentProject>[1]): AgentProject } {
+  let fake: FakeModel | undefined;
+  const projects: AgentProject[] = [];
+  beforeAll(async () => {
+    fake = await startFakeModel();
+  });
+  afterAll(async () => {
+    for (const p of projects) stopAgents(p);
+    await fake?.close();
+    cleanupRepos();
+  });
+  return {
+    get fake(): FakeModel {
+      if (!fake) throw new Error('the fake model starts in beforeAll: use it inside a test');
+      return fake;
+    },
+    project(setup = {}) {
+      const p = agentProject(this.fake, setup);
+      projects.push(p);
+      return p;
+    },
+  };
 }

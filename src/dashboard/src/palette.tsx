@@ -168,6 +168,12 @@ export function installShortcuts(inbox: string): void {
       paletteOpen.value = !paletteOpen.value;
       return;
     }
+    // Escape closes the shortcuts wherever the focus is (it reaches the dialog's own button only after
+    // the dialog has rendered; a quick Escape used to land on the page behind and leave it open).
+    if (e.key === 'Escape' && shortcutsOpen.value) {
+      shortcutsOpen.value = false;
+      return;
+    }
     if (e.ctrlKey || e.metaKey || e.altKey || typing(e.target) || paletteOpen.value) return;
     const prev = lastKey;
     lastKey = e.key;
