@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeProject } from '../src/store/host/endpoint-record.js';
-import { launchChromium, VIEWPORTS, watchPage } from './helpers/browser.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { VIEWPORTS, desktopPage } from './helpers/browser.js';
+import { startTestGateway, type TestGateway, catalogProjects } from './helpers/gateway.js';
 import { cleanupRepos, git, ok, ROOT, tempDir, testEnv, trellis } from './helpers/repo.js';
 import { startServe, type ServeProcess } from './helpers/serve.js';
 import { demoRepo } from './helpers/server.js';
@@ -43,12 +43,10 @@ const overflow = () =>
 beforeAll(async () => {
   dir = await demoRepo();
   home = tempDir();
-  writeFileSync(join(home, 'projects.json'), JSON.stringify({ version: 1, projects: [{ root: dir, addedAt: new Date().toISOString() }] }));
+  catalogProjects(home, [dir]);
   s = await startServe(ROOT, dir, { ...testEnv(dir), TRELLIS_HOME: home });
   gw = await startTestGateway(home);
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: VIEWPORTS.desktop });
-  seen = watchPage(page);
+  ({ browser, page, seen } = await desktopPage());
 }, 60_000);
 
 afterAll(async () => {

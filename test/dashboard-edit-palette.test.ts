@@ -4,7 +4,7 @@ import { ACTIONS } from '../src/cli/main.js';
 import { ISSUE_ACTIONS } from '../src/cli/issue-commands.js';
 import { SESSION_ACTIONS } from '../src/cli/session-commands.js';
 import { EVAL_ACTIONS } from '../src/cli/eval-commands.js';
-import { launchChromium, screenshot, VIEWPORTS, watchPage } from './helpers/browser.js';
+import { screenshot, desktopPage } from './helpers/browser.js';
 import { cleanupRepos, git, ok, ROOT, tempDir, testEnv, trellis } from './helpers/repo.js';
 import { startServe, type ServeProcess } from './helpers/serve.js';
 import { demoRepo } from './helpers/server.js';
@@ -33,9 +33,7 @@ beforeAll(async () => {
   dir = await demoRepo();
   home = tempDir();
   s = await startServe(ROOT, dir, { ...testEnv(dir), TRELLIS_HOME: home });
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: VIEWPORTS.desktop });
-  seen = watchPage(page);
+  ({ browser, page, seen } = await desktopPage());
 }, 60_000);
 
 afterAll(async () => {

@@ -4,8 +4,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeProject } from '../src/store/host/endpoint-record.js';
 import { hashPassword } from '../src/store/host/hub-config.js';
-import { launchChromium, screenshot, VIEWPORTS, watchPage } from './helpers/browser.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { screenshot, desktopPage } from './helpers/browser.js';
+import { startTestGateway, type TestGateway, catalogProjects } from './helpers/gateway.js';
 import { cleanupRepos, ok, tempDir, testEnv } from './helpers/repo.js';
 import { packageCopy, startServe, type ServeProcess } from './helpers/serve.js';
 import { demoRepo } from './helpers/server.js';
@@ -44,13 +44,11 @@ beforeAll(async () => {
   dir = await demoRepo();
   home = tempDir();
   writeFileSync(join(home, 'hub.json'), JSON.stringify({ adminPassword: await hashPassword(PASSWORD) }));
-  writeFileSync(join(home, 'projects.json'), JSON.stringify({ version: 1, projects: [{ root: dir, addedAt: new Date().toISOString() }] }));
+  catalogProjects(home, [dir]);
   id = encodeProject(dir);
   s = await startServe(packageCopy(), dir, { ...testEnv(dir), TRELLIS_HOME: home });
   gw = await startTestGateway(home);
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: VIEWPORTS.desktop });
-  seen = watchPage(page);
+  ({ browser, page, seen } = await desktopPage());
   page.on('websocket', (ws) => sockets.push(ws.url()));
 }, 60_000);
 

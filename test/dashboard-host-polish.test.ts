@@ -4,8 +4,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeProject } from '../src/store/host/endpoint-record.js';
 import { hashPassword } from '../src/store/host/hub-config.js';
-import { launchChromium, screenshot, VIEWPORTS, watchPage } from './helpers/browser.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { screenshot, desktopPage } from './helpers/browser.js';
+import { startTestGateway, type TestGateway, catalogProjects } from './helpers/gateway.js';
 import { cleanupRepos, tempDir, tempRepo } from './helpers/repo.js';
 
 /**
@@ -35,12 +35,9 @@ beforeAll(async () => {
   writeFileSync(join(alpha, 'trellis.json'), '{ "name": "Alpha Co" }\n');
   writeFileSync(join(beta, 'trellis.json'), '{ "name": "Beta Co" }\n');
   writeFileSync(join(home, 'hub.json'), JSON.stringify({ adminPassword: await hashPassword(PASSWORD) }));
-  const addedAt = new Date().toISOString();
-  writeFileSync(join(home, 'projects.json'), JSON.stringify({ version: 1, projects: [{ root: alpha, addedAt }, { root: beta, addedAt }] }));
+  catalogProjects(home, [alpha, beta]);
   gw = await startTestGateway(home);
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: VIEWPORTS.desktop });
-  seen = watchPage(page);
+  ({ browser, page, seen } = await desktopPage());
   await page.goto(gw.url);
   await page.getByLabel('Password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Log in' }).click();

@@ -9,8 +9,8 @@ import { serveProject, type Served } from '../src/http/serve.js';
 import { encodeProject, readEndpointRecord } from '../src/store/host/endpoint-record.js';
 import { hashPassword } from '../src/store/host/hub-config.js';
 import { openProject } from '../src/store/project/project.js';
-import { launchChromium, screenshot, VIEWPORTS, watchPage } from './helpers/browser.js';
-import { json, publishRecord, raw, startTestGateway, until, type TestGateway } from './helpers/gateway.js';
+import { screenshot, VIEWPORTS, desktopPage } from './helpers/browser.js';
+import { json, publishRecord, raw, startTestGateway, until, type TestGateway, catalogProjects } from './helpers/gateway.js';
 import { cleanupRepos, tempDir, tempRepo } from './helpers/repo.js';
 import { demoRepo } from './helpers/server.js';
 
@@ -42,9 +42,7 @@ beforeAll(async () => {
   await publishRecord(home, online, backend.url, backend.instanceId);
   gw = await startTestGateway(home);
   for (const path of [online, offline]) expect((await raw(at('/projects'), { method: 'POST', body: JSON.stringify({ path }) })).status).toBe(201);
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: VIEWPORTS.desktop });
-  seen = watchPage(page);
+  ({ browser, page, seen } = await desktopPage());
 }, 60_000);
 
 afterAll(async () => {
@@ -218,7 +216,7 @@ describe('the login view of a hub with a password', () => {
     home2 = tempDir();
     root = tempRepo();
     writeFileSync(join(home2, 'hub.json'), JSON.stringify({ adminPassword: await hashPassword(PASSWORD) }));
-    writeFileSync(join(home2, 'projects.json'), JSON.stringify({ version: 1, projects: [{ root, addedAt: new Date().toISOString() }] }));
+    catalogProjects(home2, [root]);
     gw2 = await startTestGateway(home2);
   });
   afterAll(() => gw2?.close());

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeProject } from '../src/store/host/endpoint-record.js';
-import { launchChromium, screenshot, VIEWPORTS, watchPage } from './helpers/browser.js';
-import { json, raw, startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { screenshot, desktopPage } from './helpers/browser.js';
+import { json, raw, startTestGateway, type TestGateway, catalogProjects } from './helpers/gateway.js';
 import { cleanupRepos, ok, ROOT, tempDir, testEnv } from './helpers/repo.js';
 import { startServe, type ServeProcess } from './helpers/serve.js';
 import { demoRepo } from './helpers/server.js';
@@ -34,13 +34,11 @@ beforeAll(async () => {
   a = await demoRepo();
   b = await demoRepo();
   writeFileSync(join(b, 'trellis.json'), JSON.stringify({ specRoot: 'specs', name: 'Bakery' }));
-  writeFileSync(join(home, 'projects.json'), JSON.stringify({ version: 1, projects: [a, b].map((root) => ({ root, addedAt: new Date().toISOString() })) }));
+  catalogProjects(home, [a, b]);
   sa = await startServe(ROOT, a, { ...testEnv(a), TRELLIS_HOME: home });
   sb = await startServe(ROOT, b, { ...testEnv(b), TRELLIS_HOME: home });
   gw = await startTestGateway(home);
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: VIEWPORTS.desktop });
-  seen = watchPage(page);
+  ({ browser, page, seen } = await desktopPage());
 }, 60_000);
 
 afterAll(async () => {

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeProject } from '../src/store/host/endpoint-record.js';
-import { launchChromium, screenshot, VIEWPORTS, watchPage } from './helpers/browser.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { screenshot, VIEWPORTS, desktopPage } from './helpers/browser.js';
+import { startTestGateway, type TestGateway, catalogProjects } from './helpers/gateway.js';
 import { cleanupRepos, git, ok, ROOT, tempDir, testEnv } from './helpers/repo.js';
 import { startServe, type ServeProcess } from './helpers/serve.js';
 import { demoRepo } from './helpers/server.js';
@@ -32,13 +32,11 @@ const cli = (...args: string[]) => ok(dir, args, { env: { TRELLIS_HOME: home } }
 beforeAll(async () => {
   dir = await demoRepo();
   home = tempDir();
-  writeFileSync(join(home, 'projects.json'), JSON.stringify({ version: 1, projects: [{ root: dir, addedAt: new Date().toISOString() }] }));
+  catalogProjects(home, [dir]);
   s = await startServe(ROOT, dir, { ...testEnv(dir), TRELLIS_HOME: home });
   gw = await startTestGateway(home);
   project = new URL(`/p/${encodeProject(dir)}/`, gw.url).href;
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: VIEWPORTS.desktop });
-  seen = watchPage(page);
+  ({ browser, page, seen } = await desktopPage());
   // Something in every view: a waiting session (inbox, sessions, terminal), a reading that failed, an edited issue.
   const session = (await cli('session', 'spawn', 'Restock the oolong shelf', '--harness', 'shell', '--node', 'checkout/payment')).trim();
   await cli('session', 'signal', session, 'turn-end');

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, screenshot, VIEWPORTS, watchPage } from './helpers/browser.js';
+import { screenshot, VIEWPORTS, desktopPage } from './helpers/browser.js';
 import { cleanupRepos, git, ok, tempDir, testEnv } from './helpers/repo.js';
 import { packageCopy, startServe, type ServeProcess } from './helpers/serve.js';
 import { demoRepo } from './helpers/server.js';
@@ -49,9 +49,7 @@ beforeAll(async () => {
   git(dir, 'commit', '-qm', 'a scenario');
   pkg = packageCopy();
   s = await startServe(pkg, dir, { ...testEnv(dir), TRELLIS_HOME: home, TRELLIS_UPLOADS_DIR: uploads, TRELLIS_DRAIN_MS: '300' });
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: VIEWPORTS.desktop });
-  seen = watchPage(page);
+  ({ browser, page, seen } = await desktopPage());
 });
 
 afterAll(async () => {

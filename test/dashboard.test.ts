@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_CSP, dashboardResponse } from '../src/http/dashboard-assets.js';
-import { launchChromium, screenshot, VIEWPORTS, watchPage } from './helpers/browser.js';
+import { screenshot, VIEWPORTS, desktopPage } from './helpers/browser.js';
 import { cleanupRepos, git, ok, tempDir, testEnv } from './helpers/repo.js';
 import { packageCopy, startServe, type ServeProcess } from './helpers/serve.js';
 import { demoRepo } from './helpers/server.js';
@@ -40,9 +40,7 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'trellis.json'), JSON.stringify({ specRoot: 'specs', forges: [{ driver: 'github', host: 'github.com', repo: 'acme/shop', apiUrl: forge.apiUrl }] }));
   pkg = packageCopy();
   s = await startServe(pkg, dir, { ...testEnv(dir), TRELLIS_HOME: join(dir, '..', 'home'), TRELLIS_DRAIN_MS: '300' });
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: VIEWPORTS.desktop });
-  seen = watchPage(page);
+  ({ browser, page, seen } = await desktopPage());
 });
 
 afterAll(async () => {

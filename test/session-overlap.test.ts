@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OverlapIndex } from '../src/projections/overlap.js';
-import { launchChromium, VIEWPORTS, watchPage } from './helpers/browser.js';
+import { desktopPage } from './helpers/browser.js';
 import { cleanupRepos, git, ok, tempDir, tempRepo, testEnv, trellis } from './helpers/repo.js';
 import { packageCopy, startServe, type ServeProcess } from './helpers/serve.js';
 import { killTmux, waitFor } from './helpers/sessions.js';
@@ -31,9 +31,7 @@ beforeAll(async () => {
   git(dir, 'add', '-A');
   git(dir, 'commit', '-qm', 'spec');
   s = await startServe(packageCopy(), dir, { ...testEnv(dir), TRELLIS_HOME: home });
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: VIEWPORTS.desktop });
-  seen = watchPage(page);
+  ({ browser, page, seen } = await desktopPage());
 });
 
 afterAll(async () => {

@@ -37,3 +37,10 @@ export function watchPage(page: Page): { dialogs: string[]; errors: string[] } {
   page.on('pageerror', (e) => seen.errors.push(e.message));
   return seen;
 }
+
+/** A fresh Chromium with one desktop-sized page, watched (see watchPage): what each browser test starts from. */
+export async function desktopPage(): Promise<{ browser: Browser; page: Page; seen: ReturnType<typeof watchPage> }> {
+  const browser = await launchChromium();
+  const page = await browser.newPage({ viewport: VIEWPORTS.desktop });
+  return { browser, page, seen: watchPage(page) };
+}

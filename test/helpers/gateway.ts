@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { join } from 'node:path';
@@ -155,3 +155,9 @@ export async function until<T>(check: () => T | undefined | Promise<T | undefine
 }
 
 export const slot = encodeProject;
+
+/** A host catalog holding `roots` (the file `trellis projects add` writes), for a gateway on `home`. */
+export function catalogProjects(home: string, roots: readonly string[]): void {
+  const addedAt = new Date().toISOString();
+  writeFileSync(join(home, 'projects.json'), JSON.stringify({ version: 1, projects: roots.map((root) => ({ root, addedAt })) }));
+}

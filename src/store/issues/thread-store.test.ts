@@ -64,19 +64,28 @@ describe('ThreadStore', () => {
     expect(state.clock).toBe(3);
   });
 
-  it('a writer that loses every race is never starved: it takes the ref lock and lands on top of them all', async () => {
-    const dir = tempRepo();
+  /**
+   * A store that loses every compare-and-swap it tries to a rival writing `rivalCommand(n)` to t1 just
+   * before it (a slow process among fast ones); `lost()` counts the races.
+   */
+  async function alwaysBeaten(dir: string, rivalCommand: (n: number) => ThreadCommand) {
     const rival = store(dir);
     await rival.write('t1', open('hot thread'));
-    // Another process wins every compare-and-swap this writer tries (a slow process among fast ones).
     let lost = 0;
     class AlwaysBeaten extends GitAppendLog {
       override async swap(ref: string, expected: string | null, next: string) {
-        await rival.write('t1', reply(`rival ${++lost}`));
+        await rival.write('t1', rivalCommand(++lost));
         return super.swap(ref, expected, next);
       }
     }
-    const { state } = await store(dir, new AlwaysBeaten(join(dir, '.git'))).write('t1', reply('mine'));
+    return { s: store(dir, new AlwaysBeaten(join(dir, '.git'))), rival, lost: () => lost };
+  }
+
+  it('a writer that loses every race is never starved: it takes the ref lock and lands on top of them all', async () => {
+    const dir = tempRepo();
+    const beaten = await alwaysBeaten(dir, (n) => reply(`rival ${n}`));
+    const { state } = await beaten.s.write('t1', reply('mine'));
+    const lost = beaten.lost();
     expect(lost).toBeGreaterThan(0);
     const rivals = Array.from({ length: lost }, (_, i) => `rival ${i + 1}`);
     expect(state.replies.map((r) => r.body)).toEqual([...rivals, 'mine']);
@@ -87,17 +96,8 @@ describe('ThreadStore', () => {
 
   it('a refused command under the ref lock releases the lock and moves nothing', async () => {
     const dir = tempRepo();
-    const rival = store(dir);
-    await rival.write('t1', open('hot thread'));
-    let lost = 0;
-    class AlwaysBeaten extends GitAppendLog {
-      override async swap(ref: string, expected: string | null, next: string) {
-        // The rival's last win closes the thread, so the locked attempt must refuse the close.
-        await rival.write('t1', ++lost < 3 ? reply(`rival ${lost}`) : { type: 'close', by: 'rival', at: at() });
-        return super.swap(ref, expected, next);
-      }
-    }
-    const s = store(dir, new AlwaysBeaten(join(dir, '.git')));
+    // The rival's last win closes the thread, so the locked attempt must refuse the close.
+    const { s, rival } = await alwaysBeaten(dir, (n) => (n < 3 ? reply(`rival ${n}`) : { type: 'close', by: 'rival', at: at() }));
     await expect(s.write('t1', { type: 'close', by: 'ann', at: at() })).rejects.toMatchObject({ code: 'THREAD_NOT_OPEN' });
     const tip = git(dir, 'rev-parse', threadRef('t1')).trim();
     // No lock left behind: a plain append still lands.
