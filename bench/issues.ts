@@ -88,8 +88,8 @@ function fileSystemOf(dir: string): string {
 /** Peak RSS of a fresh process building the merged list, cold or warm. */
 function rssOfList(dir: string): Promise<{ maxrss_mb: number; ms: number; issues: number }> {
   const script = `
-    import { mergedIssues } from ${JSON.stringify(new URL('../src/store/issues/verbs.js', import.meta.url).href)};
-    import { openProject } from ${JSON.stringify(new URL('../src/store/project.js', import.meta.url).href)};
+    import { mergedIssues } from ${JSON.stringify(new URL('../src/store/issues/merged-list.js', import.meta.url).href)};
+    import { openProject } from ${JSON.stringify(new URL('../src/store/project/project.js', import.meta.url).href)};
     const t0 = performance.now();
     const { issues } = await mergedIssues(openProject(process.cwd()));
     const ms = performance.now() - t0;

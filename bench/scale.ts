@@ -59,8 +59,8 @@ function gitFloor(dir: string): Promise<number> {
 function coldList(dir: string): Promise<{ ms: number; maxrss_mb: number; issues: number }> {
   rmSync(join(dir, '.git', 'trellis', 'cache'), { recursive: true, force: true });
   const script = `
-    import { mergedIssues } from ${JSON.stringify(new URL('../src/store/issues/verbs.js', import.meta.url).href)};
-    import { openProject } from ${JSON.stringify(new URL('../src/store/project.js', import.meta.url).href)};
+    import { mergedIssues } from ${JSON.stringify(new URL('../src/store/issues/merged-list.js', import.meta.url).href)};
+    import { openProject } from ${JSON.stringify(new URL('../src/store/project/project.js', import.meta.url).href)};
     const t0 = performance.now();
     const { issues } = await mergedIssues(openProject(process.cwd()));
     console.log(JSON.stringify({ ms: performance.now() - t0, maxrss_mb: Math.round(process.resourceUsage().maxRSS / 1024), issues: issues.length }));`;
