@@ -8,6 +8,7 @@ import { encodeProject } from '../src/store/host/endpoint-record.js';
 import { hashPassword, readHubConfig, verifyPassword } from '../src/store/host/hub-config.js';
 import { json, publishRecord, raw, standInBackend, startTestGateway, throwawayCert, type StandIn, type TestGateway } from './helpers/gateway.js';
 import { cleanupRepos, tempDir, tempRepo, trellis } from './helpers/repo.js';
+import { waitFor } from './helpers/wait.js';
 
 afterAll(cleanupRepos);
 
@@ -304,18 +305,24 @@ describe('trellis dashboard (CLI)', () => {
     const { spawn } = await import('node:child_process');
     const { BIN, testEnv } = await import('./helpers/repo.js');
     const child = spawn(process.execPath, [BIN, 'dashboard', '--host', '0.0.0.0', '--port', '0'], { cwd, env: testEnv(cwd), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
     try {
-      const url = await new Promise<string>((resolve, reject) => {
+      const line = await new Promise<string>((resolve, reject) => {
         let out = '';
         child.stdout.on('data', (d) => {
           out += d;
-          const m = /dashboard at (http:\S+)/.exec(out);
-          if (m) resolve(m[1]!);
+          const m = /trellis: dashboard at .*\n/.exec(out);
+          if (m) resolve(m[0]);
         });
         child.on('exit', (code) => reject(new Error(`exited ${code}`)));
       });
-      const port = new URL(url).port;
-      expect((await raw(`http://127.0.0.1:${port}/projects`)).status).toBe(401);
+      // What it prints is an address a browser can open, with where it listens beside it.
+      const m = /^trellis: dashboard at (http:\/\/127\.0\.0\.1:(\d+)\/) \(listening on 0\.0\.0\.0:(\d+)\)\n$/.exec(line);
+      expect(m, line).not.toBeNull();
+      expect(m![2]).toBe(m![3]);
+      expect((await raw(`${m![1]}projects`)).status).toBe(401);
+      await waitFor(() => stderr.includes('lists no allowedHosts'), 'the allowedHosts warning', 10_000);
     } finally {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));

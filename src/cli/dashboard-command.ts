@@ -9,7 +9,7 @@ import { isLoopback, trellisHome } from '../store/host/endpoint-record.js';
 import { hashPassword, readHubConfig, updateHubFile } from '../store/host/hub-config.js';
 import { removeHubRecord, writeHubRecord } from '../store/host/hub-record.js';
 import { checkShape, type VerbContext } from './shape.js';
-import { out } from './output.js';
+import { err, out } from './output.js';
 import { UsageError } from './usage-error.js';
 
 const USAGE = 'trellis dashboard [--port <port>] [--host <address>] [--tls-cert <file> --tls-key <file>]\n       trellis dashboard password';
@@ -32,6 +32,11 @@ export async function runDashboard(action: string | undefined, ctx: VerbContext)
   const tls = tlsOptions(ctx.options.tlsCert ?? hubTls?.cert, ctx.options.tlsKey ?? hubTls?.key);
   const gateway = await startGateway({ home, host, port, tls });
   const wildcard = isWildcard(host);
+  // The addresses a browser can open (never 0.0.0.0, which is where it listens, not a place to go).
+  await out(`trellis: dashboard at ${gateway.urls.join(', ')}${wildcard ? ` (listening on ${new URL(gateway.url).host})` : ''}\n`);
+  if (wildcard && gateway.urls.length === 1) {
+    await err(`trellis: hub.json lists no allowedHosts: clients on other machines are refused (Host check) until the name or address they use for this one is listed there\n`);
+  }
   if (isLoopback(host) || wildcard) {
     await writeHubRecord(home, {
       version: 1,
@@ -71,7 +76,7 @@ export const isWildcard = (host: string): boolean => host === '0.0.0.0' || host 
  * Starts a gateway (the host dashboard, or `serve --public`'s single-project face) on the shared bind
  * helper. A non-loopback address without an admin password is refused before anything binds.
  */
-export async function startGateway(o: { home: string; host: string; port: number; tls?: { cert: Buffer; key: Buffer }; only?: string; log?: boolean }) {
+export async function startGateway(o: { home: string; host: string; port: number; tls?: { cert: Buffer; key: Buffer }; only?: string }) {
   // serve --public runs inside the supervisor, whose guards are already in place.
   if (!o.only) installProcessGuards('gateway');
   const loopbackBind = isLoopback(o.host);
@@ -93,7 +98,6 @@ export async function startGateway(o: { home: string; host: string; port: number
   // What a browser can open: a wildcard bind is reached at a loopback address here, and elsewhere at the
   // names the Host check lets through (hub.json's allowedHosts).
   const urls = isWildcard(o.host) ? [at(o.host === '::' ? '::1' : '127.0.0.1'), ...(readHubConfig(o.home).allowedHosts ?? []).map(at)] : [url];
-  if (o.log !== false) await out(`trellis: dashboard at ${url}\n`);
   return { url, urls, port, instanceId: hub.state.instanceId, close: hub.close };
 }
 

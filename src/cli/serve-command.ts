@@ -83,7 +83,7 @@ export async function runServe(ctx: VerbContext): Promise<number> {
         // hub.json's certificate, as `trellis dashboard` uses it: the public face speaks HTTPS then.
         const hubTls = (await import('../store/host/hub-config.js')).readHubConfig(trellisHome()).tls;
         const tls = tlsOptions(hubTls?.cert, hubTls?.key);
-        const g = await startGateway({ home: trellisHome(), host, port, only: encodeProject(root), log: false, ...(tls ? { tls } : {}) });
+        const g = await startGateway({ home: trellisHome(), host, port, only: encodeProject(root), ...(tls ? { tls } : {}) });
         gateway = g;
         const page = `p/${encodeProject(root)}/`;
         await out(`trellis: public gateway for ${root} at ${g.urls.map((u) => u + page).join(', ')} (listening on ${new URL(g.url).host}; admin password required; the loopback API stays at ${supervisor.publicUrl})\n`);
