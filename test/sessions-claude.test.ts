@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { cleanupRepos, git, ok, ROOT, tempDir, tempRepo, testEnv, trellis } from './helpers/repo.js';
+import { startServe } from './helpers/serve.js';
 import { killTmux, tmuxHas, waitFor } from './helpers/sessions.js';
 
 const homes: string[] = [];
@@ -196,6 +197,26 @@ describe('the claude adapter, with a stand-in agent speaking Claude Code’s hoo
     // The stand-in reads lines: the reply's lines arrive as it typed them.
     await waitFor('the reply typed into the agent', () => standinLog(home, id).some((l) => l.prompt === 'Yes: keep it'));
     expect(standinLog(home, id).filter((l) => 'prompt' in l)[1]).toEqual({ prompt: `Reply from ann on issue "Is the cache right?" ${thread}:` });
+    await ok(dir, ['session', 'close', id], { env });
+  });
+
+  it('loop-in through the API: a reply POSTed to the backend reaches the session as the CLI’s does', async () => {
+    const { dir, home, env } = project();
+    const show = async (id: string) => JSON.parse(await ok(dir, ['session', 'show', id, '--json'], { env }));
+    const id = (await ok(dir, ['session', 'spawn', 'Fix the login form', '--harness', 'claude'], { env })).trim();
+    await waitFor('the first turn to end', async () => (await show(id)).reason === 'turn-end');
+    const thread = (await ok(dir, ['issue', 'open', 'Is the cache right?', '--by', id], { env })).trim();
+    // A trellis.json makes this folder the project served (outside one, serve runs the demo).
+    writeFileSync(join(dir, 'trellis.json'), '{}\n');
+    const served = await startServe(ROOT, dir, env);
+    try {
+      const res = await fetch(new URL(`/api/issues/${thread}/reply`, served.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ body: 'Yes: keep it', by: 'ann' }) });
+      const body = (await res.json()) as { loopedIn?: string | null };
+      expect([res.status, body.loopedIn], JSON.stringify(body)).toEqual([200, id]);
+      await waitFor('the reply typed into the agent', () => standinLog(home, id).some((l) => l.prompt === 'Yes: keep it'));
+    } finally {
+      await served.stop('SIGTERM');
+    }
     await ok(dir, ['session', 'close', id], { env });
   });
 
