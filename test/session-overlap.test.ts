@@ -66,7 +66,8 @@ describe('two live sessions editing one node', () => {
 
     // An uncommitted but staged edit counts as a change.
     await cli('session', 'prompt', b, '--body', 'echo "Less." >> specs/shop/cart.md && echo y > shared.txt && git add -A');
-    await waitFor('b’s edit to be seen', async () => JSON.parse(await cli('session', 'ls', '--json')).find((x: { id: string }) => x.id === a).overlaps.length > 0);
+    // Until both files are written: a listing between b's two writes would see specs/shop/cart.md alone.
+    await waitFor('b’s edit to be seen', async () => JSON.stringify(JSON.parse(await cli('session', 'ls', '--json')).find((x: { id: string }) => x.id === a).overlaps).includes('shared.txt'));
     const list = JSON.parse(await cli('session', 'ls', '--json'));
     const of = (id: string) => list.find((x: { id: string }) => x.id === id).overlaps;
     expect(of(a)).toEqual([{ session: b, nodes: ['shop/cart'], paths: ['shared.txt', 'specs/shop/cart.md'] }]);
