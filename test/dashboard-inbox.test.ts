@@ -68,7 +68,8 @@ describe('the inbox', () => {
   it('updates live when a session in another project starts waiting: the entry, its project, what it waits for, the tab title', async () => {
     await page.goto(new URL('#/inbox', gw.url).href);
     await page.getByTestId('inbox-empty').waitFor({ timeout: 10_000 });
-    expect(await page.title()).toBe('Inbox · Trellis');
+    // The title is set in an effect after the view renders (and this goto only changed the hash).
+    await expect.poll(() => page.title()).toBe('Inbox · Trellis');
     await page.evaluate(() => ((window as unknown as { __same: boolean }).__same = true));
     const id = (await cli(b, 'session', 'spawn', 'Bake the bread', '--harness', 'shell')).trim();
     // The agent's hook says its turn ended: awaiting{turn-end}.
