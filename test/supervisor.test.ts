@@ -230,7 +230,10 @@ describe('trellis serve: the supervisor', () => {
 
   it('an injected async throw is logged by supervisor and child, and serving continues', async () => {
     const dir = await demoRepo();
-    const inject = writeInject(tempDir(), "setTimeout(() => { throw new Error('injected-async-throw'); }, 2000);\nsetTimeout(() => { Promise.reject(new Error('injected-rejection')); }, 2000);\n");
+    // Thrown once the process has its guards (or after 20 s without them), not at a fixed 2 s: a supervisor
+    // slow to start on a loaded machine would die of a throw that came before it could catch one.
+    const whenGuarded = "const t0 = Date.now();\nconst whenGuarded = (f) => setTimeout(function check() { (process.listenerCount('uncaughtException') && process.listenerCount('unhandledRejection')) || Date.now() - t0 > 20000 ? f() : setTimeout(check, 50); }, 2000);\n";
+    const inject = writeInject(tempDir(), `${whenGuarded}whenGuarded(() => { throw new Error('injected-async-throw'); });\nwhenGuarded(() => { Promise.reject(new Error('injected-rejection')); });\n`);
     const s = await serve(packageCopy(), dir, { NODE_OPTIONS: `--import=${inject}` });
     await s.line(/trellis supervisor: uncaught exception \(still serving\): Error: injected-async-throw/, 'stderr');
     await s.line(/trellis child 1: uncaught exception \(still serving\): Error: injected-async-throw/, 'stderr');
