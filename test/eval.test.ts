@@ -59,12 +59,8 @@ describe('the demo project’s scenarios, run and read back', () => {
     const events: { type: string; cause?: string }[] = [];
     es.addEventListener('ready', () => events.push({ type: 'ready' }));
     es.addEventListener('graph', (e) => events.push({ type: 'graph', cause: JSON.parse((e as MessageEvent).data).cause }));
-    const until = async (pred: () => boolean) => {
-      for (let i = 0; i < 500 && !pred(); i++) await new Promise((r) => setTimeout(r, 10));
-      expect(pred()).toBe(true);
-    };
     try {
-      await until(() => events.some((e) => e.type === 'ready'));
+      await waitFor(() => events.some((e) => e.type === 'ready'), 'the stream to be ready', 30_000);
       const before = await (await api.get('/api/graph')).text();
       const node = JSON.parse(before).nodes.find((n: { id: string }) => n.id === 'ops/inventory');
       expect(node.scenarios.map((s: { id: string; outcome: string }) => [s.id, s.outcome])).toEqual([
@@ -73,7 +69,7 @@ describe('the demo project’s scenarios, run and read back', () => {
       ]);
       expect(JSON.parse(before).nodes.find((n: { id: string }) => n.id === 'orders').scenarios).toEqual([]);
       const id = (await ok(dir, ['eval', 'record', BACK, '--outcome', 'pass', '--score', '0.5'])).trim();
-      await until(() => events.some((e) => e.type === 'graph' && e.cause === 'evals'));
+      await waitFor(() => events.some((e) => e.type === 'graph' && e.cause === 'evals'), 'a graph event caused by the evals', 30_000);
       const after = JSON.parse(await (await api.get('/api/graph')).text());
       expect(after.nodes.find((n: { id: string }) => n.id === 'ops/inventory').scenarios[1]).toEqual({ id: BACK, outcome: 'pass', reading: id });
     } finally {
