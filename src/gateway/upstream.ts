@@ -1,10 +1,17 @@
 import http, { type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import net, { type Socket } from 'node:net';
+import { Pool, type buildConnector, type Dispatcher } from 'undici';
 import { DASHBOARD_CSP } from '../http/dashboard-assets.js';
 import type { EndpointRecord } from '../store/host/endpoint-record.js';
 
 /** Headers that describe one hop, never forwarded (RFC 9110 §7.6.1). */
 const HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'upgrade']);
+
+/**
+ * Request headers the gateway's own hop settles: a body's framing is re-made upstream (a length kept,
+ * otherwise chunked), and an Expect: 100-continue is answered by the gateway's server itself.
+ */
+const SETTLED_HERE = new Set(['transfer-encoding', 'expect']);
 
 /**
  * The strict policy every gateway response carries, proxied ones included: the dashboard's own (one
@@ -41,27 +48,24 @@ const RESET = new Set(['EPIPE', 'ECONNRESET']);
  * kernel. Here such a write is dropped instead (the body has nowhere to go), and the socket ends on the
  * read side: with the answer parsed, or with the reset reported as the error it is.
  */
-function forgivingConnection(opts: net.NetConnectOpts): net.Socket {
-  const socket = net.createConnection(opts);
+function forgivingConnector(opts: buildConnector.Options, callback: buildConnector.Callback): void {
+  const socket = net.createConnection({ host: opts.hostname.replace(/^\[|\]$/g, ''), port: Number(opts.port), noDelay: true });
   type Cb = (err?: Error | null) => void;
   const forgive = (cb: Cb) => (err?: Error | null) => cb(err && RESET.has((err as NodeJS.ErrnoException).code ?? '') ? null : err);
   const write = socket._write.bind(socket);
   const writev = socket._writev?.bind(socket);
   socket._write = (chunk: unknown, encoding: BufferEncoding, cb: Cb) => write(chunk, encoding, forgive(cb));
   if (writev) socket._writev = (chunks: { chunk: unknown; encoding: BufferEncoding }[], cb: Cb) => writev(chunks, forgive(cb));
-  return socket;
-}
-
-/** An agent whose connections are forgiving ones. */
-class ForgivingAgent extends http.Agent {
-  override createConnection(opts: net.NetConnectOpts): net.Socket {
-    return forgivingConnection(opts);
-  }
+  const failed = (err: Error) => callback(err, null);
+  socket.once('error', failed).once('connect', () => {
+    socket.off('error', failed);
+    callback(null, socket);
+  });
 }
 
 /**
  * Everything about one backend that does not change between requests, computed once: where to connect,
- * the Host and Origin it is sent, and its pool of kept-alive connections for short requests.
+ * the Host and Origin it is sent, and its pool of kept-alive connections.
  */
 export class Backend {
   readonly hostname: string;
@@ -71,10 +75,12 @@ export class Backend {
   /** The backend's own origin: what an allowed browser Origin is rewritten to. */
   readonly origin: string;
   /**
-   * Short requests share kept-alive connections, never waiting for one: no cap, so a slow request body
-   * or a response that streams holds only its own connection. Long-lived streams never enter it.
+   * Kept-alive connections, never waited for: no cap, so a slow request body or a response that streams
+   * (SSE) holds only its own connection. undici's dispatcher, not http.request: a proxied exchange costs
+   * about half the CPU (bench `gateway-proxy`). No timeouts of its own: a build may take minutes and a
+   * stream hours; the backend's reaper owns abandoned sockets.
    */
-  readonly pool = new ForgivingAgent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 64, scheduling: 'lifo' });
+  readonly pool: Pool;
 
   constructor(readonly url: string) {
     const u = new URL(url);
@@ -82,6 +88,7 @@ export class Backend {
     this.port = Number(u.port || 80);
     this.host = u.host;
     this.origin = `http://${u.host}`;
+    this.pool = new Pool(u.origin, { connections: null, pipelining: 1, headersTimeout: 0, bodyTimeout: 0, connect: forgivingConnector });
   }
 }
 
@@ -107,6 +114,8 @@ export function backendOf(record: EndpointRecord): Backend {
 /** One proxied exchange: where it goes and what the gateway removes on the way. */
 export interface ProxyTarget {
   readonly backend: Backend;
+  /** Where the request goes when `backend` refuses the connection: a serve's own face, when `backend` is its child. */
+  readonly fallback?: Backend;
   /** The upstream path, the `/p/<id>` prefix stripped. */
   readonly path: string;
   /** `/p/<id>`: sent as X-Forwarded-Prefix. */
@@ -139,7 +148,7 @@ function requestHeaders(req: IncomingMessage, t: ProxyTarget): string[] {
     const name = raw[i]!;
     const lower = name.toLowerCase();
     // The gateway names the prefix itself: a client's claim is dropped.
-    if (lower === 'host' || lower === 'x-forwarded-prefix' || HOP.has(lower) || extra?.has(lower)) continue;
+    if (lower === 'host' || lower === 'x-forwarded-prefix' || HOP.has(lower) || SETTLED_HERE.has(lower) || extra?.has(lower)) continue;
     if (lower === 'cookie') cookies.push(raw[i + 1]!);
     else if (lower === 'origin') out.push(name, t.backend.origin);
     else out.push(name, raw[i + 1]!);
@@ -172,83 +181,114 @@ export function responseHeaders(rawHeaders: readonly string[], ownCookies: reado
   return out;
 }
 
-/** Long-lived streams (SSE) each get a connection of their own, closed when the stream ends, never one of a pool's. */
-const streams = new ForgivingAgent({ keepAlive: false, maxSockets: Infinity });
-
-/** A long-lived stream (SSE): it gets a connection of its own, never one of the pool's. */
-const isStream = (req: IncomingMessage) => (req.headers.accept ?? '').includes('text/event-stream');
-
 /** Responses without a body whatever their headers say (RFC 9110 §6.4.1). */
 const bodiless = (method: string | undefined, status: number) => method === 'HEAD' || status === 204 || status === 304 || (status >= 100 && status < 200);
+
+/** A request that carries a body to forward: a length above zero, or a chunked body (RFC 9112 §6.3). */
+const hasBody = (req: IncomingMessage) => req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
+
+/** undici's header object as a flat raw list, a repeated header repeated. */
+function flatHeaders(headers: Record<string, string | string[] | undefined>): string[] {
+  const out: string[] = [];
+  for (const name in headers) {
+    const v = headers[name];
+    if (Array.isArray(v)) for (const one of v) out.push(name, one);
+    else if (v !== undefined) out.push(name, v);
+  }
+  return out;
+}
 
 const unreachable = (res: ServerResponse, err: Error) => {
   res.writeHead(502, { 'content-type': 'application/json; charset=utf-8', 'content-security-policy': CSP, 'x-content-type-options': 'nosniff' });
   res.end(JSON.stringify({ error: { code: 'UPSTREAM_UNREACHABLE', message: `the project's backend did not answer (${err.message})` } }));
 };
 
+/** A refused connection: nothing of the request left the gateway, so it may be sent elsewhere. */
+const refusedConnection = (err: Error): boolean => (err as NodeJS.ErrnoException).code === 'ECONNREFUSED';
+
 /**
  * Forwards one HTTP request to a backend, streaming the body both ways (nothing buffered, so SSE flows
- * as it is written). Resolves when the exchange is over: false when the backend could not be reached (502).
+ * as it is written, and a slow client holds the backend back instead of filling the gateway's memory).
+ * A backend that refuses the connection (a serve's child that just exited) gets the request sent to the
+ * target's fallback instead, when nothing of it has been read yet. Resolves when the exchange is over:
+ * false when no backend could be reached (502).
  *
  * A backend may answer before the request body is through (a 413 after its limit, then a close): that
- * answer reaches the client whole, the rest of the body is read and dropped here (so the client, still
- * sending, is not reset before it reads the answer), and the upstream connection is not reused.
+ * answer reaches the client whole and the rest of the body is read and dropped here, so the client, still
+ * sending, is not reset before it reads the answer.
  */
 export function proxyHttp(req: IncomingMessage, res: ServerResponse, t: ProxyTarget): Promise<boolean> {
-  const { backend } = t;
+  const body = hasBody(req) ? req : null;
+  const headers = requestHeaders(req, t);
   return new Promise((resolve) => {
     let settled = false;
     const done = (reached: boolean) => {
       if (!settled) resolve(reached);
       settled = true;
     };
-    const upstream = http.request({
-      host: backend.hostname,
-      port: backend.port,
-      method: req.method,
-      path: t.path,
-      headers: requestHeaders(req, t),
-      agent: isStream(req) ? streams : backend.pool,
-    });
-    let answer: IncomingMessage | undefined;
-    upstream.on('response', (up) => {
-      answer = up;
-      const status = up.statusCode ?? 502;
-      const headers = responseHeaders(up.rawHeaders, t.ownCookies);
-      res.writeHead(status, headers);
-      // A body of unknown length (an SSE stream) gets its headers at once; any other answer sends them
-      // with its first bytes (a 304: with its end), one write instead of two.
-      if (!bodiless(req.method, status) && headers['content-length'] === undefined) res.flushHeaders();
-      up.pipe(res);
-      up.on('error', () => res.destroy());
-      up.on('aborted', () => res.destroy());
-    });
-    upstream.on('error', (err) => {
-      // The backend closed while the body was still arriving: its answer, if it came whole, still goes.
-      if (answer?.complete) return void stopForwarding();
-      if (!res.headersSent) unreachable(res, err);
-      else res.destroy();
-      done(answer !== undefined);
-    });
-    const stopForwarding = () => {
-      req.unpipe(upstream);
-      if (!req.complete) req.resume();
-    };
-    res.on('finish', () => {
-      if (!req.complete) {
-        // Answered early: the request was not sent whole, so this connection cannot carry another.
-        stopForwarding();
-        upstream.destroy();
-      }
-      done(true);
-    });
+    let controller: Dispatcher.DispatchController | undefined;
+    let answered = false;
     res.on('close', () => {
       // The client went away first: the backend is not to blame.
-      if (!res.writableFinished) upstream.destroy();
+      if (!res.writableFinished) controller?.abort(new Error('the client went away'));
       done(true);
     });
-    req.pipe(upstream);
+    const drainBody = () => {
+      if (body && !req.complete) req.resume();
+    };
+    const send = (backend: Backend, fallback: Backend | undefined) =>
+      backend.pool.dispatch(
+        { path: t.path, method: req.method ?? 'GET', headers: backend === t.backend ? headers : withHost(headers, backend), body },
+        {
+          onRequestStart(c) {
+            controller = c;
+            if (res.destroyed) c.abort(new Error('the client went away'));
+          },
+          onResponseStart(_c, status, upHeaders) {
+            // An interim answer (100 Continue): the gateway's own server has said it to the client already.
+            if (status < 200) return;
+            answered = true;
+            const out = responseHeaders(flatHeaders(upHeaders), t.ownCookies);
+            res.writeHead(status, out);
+            // A body of unknown length (an SSE stream) gets its headers at once; any other answer sends
+            // them with its first bytes (a 304: with its end), one write instead of two.
+            if (!bodiless(req.method, status) && out['content-length'] === undefined) res.flushHeaders();
+          },
+          onResponseData(c, chunk) {
+            if (res.write(chunk)) return;
+            c.pause();
+            res.once('drain', () => c.resume());
+          },
+          onResponseEnd() {
+            drainBody();
+            res.end();
+            done(true);
+          },
+          onResponseError(_c, err) {
+            if (res.destroyed) return done(true);
+            if (answered) {
+              res.destroy();
+              return done(true);
+            }
+            if (fallback && refusedConnection(err) && !(body && req.readableDidRead)) return send(fallback, undefined);
+            drainBody();
+            unreachable(res, err);
+            done(false);
+          },
+        },
+      );
+    send(t.backend, t.fallback);
   });
+}
+
+/** The same request headers for another backend: its Host and its Origin. */
+function withHost(headers: readonly string[], backend: Backend): string[] {
+  const out = [...headers];
+  for (let i = 0; i < out.length; i += 2) {
+    if (out[i] === 'host') out[i + 1] = backend.host;
+    else if (out[i]!.toLowerCase() === 'origin') out[i + 1] = backend.origin;
+  }
+  return out;
 }
 
 /** Request bytes a non-101 answer to a WebSocket upgrade may carry; it is an error page, not a download. */
