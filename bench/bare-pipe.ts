@@ -1,5 +1,5 @@
 /**
- * The floor for an HTTP-level proxy in Node, in a process of its own: every request is forwarded with a
+ * An HTTP-level proxy in Node with nothing checked, in a process of its own: every request is forwarded with a
  * bare `http.request` on a keep-alive agent and both bodies piped, nothing checked or rewritten
  * (argv: the target URL). Prints its port as one line.
  */

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readEndpointRecord, recordPath } from '../src/store/host/endpoint-record.js';
 import { hashPassword } from '../src/store/host/hub-config.js';
 import { cleanupRepos, git, ok, tempDir, testEnv } from './helpers/repo.js';
-import { packageCopy, startServe, writeInject, type ServeProcess } from './helpers/serve.js';
+import { loadLoop, packageCopy, startServe, writeInject, type ServeProcess, type Tally } from './helpers/serve.js';
 import { demoRepo } from './helpers/server.js';
 
 afterAll(cleanupRepos);
@@ -22,43 +22,6 @@ async function serve(pkg: string, cwd: string, extraEnv: NodeJS.ProcessEnv = {},
   const s = await startServe(pkg, cwd, { ...testEnv(cwd), TRELLIS_HOME: join(cwd, '..', 'home'), ...extraEnv }, args);
   running.push(s);
   return s;
-}
-
-interface Tally {
-  ok: number;
-  failed: string[];
-  children: Set<string>;
-}
-
-/** Requests in a loop until `stop()`; keep-alive on (an agent) or off (Connection: close). */
-function loadLoop(url: string, keepAlive: boolean, tally: Tally): { stop: () => Promise<void> } {
-  const agent = keepAlive ? new http.Agent({ keepAlive: true, maxSockets: 1 }) : undefined;
-  let running = true;
-  const done = (async () => {
-    for (let i = 0; running; i++) {
-      await new Promise<void>((resolve) => {
-        const path = i % 2 ? '/health' : '/api/instance';
-        const req = http.get(new URL(path, url), { agent: agent ?? false, headers: keepAlive ? {} : { Connection: 'close' } }, (res) => {
-          res.resume();
-          res.on('end', () => {
-            if (res.statusCode === 200) tally.ok++;
-            else tally.failed.push(`${path} → ${res.statusCode}`);
-            tally.children.add(String(res.headers['x-trellis-child']));
-            resolve();
-          });
-          res.on('error', (e) => (tally.failed.push(`${path}: ${e.message}`), resolve()));
-        });
-        req.on('error', (e) => (tally.failed.push(`${path}: ${e.message}`), resolve()));
-      });
-    }
-  })();
-  return {
-    stop: async () => {
-      running = false;
-      await done;
-      agent?.destroy();
-    },
-  };
 }
 
 const coreJs = (pkg: string) => join(pkg, 'dist/src/http/routes/core.js');
@@ -349,6 +312,31 @@ describe('endpoint records', () => {
     writeFileSync(path, JSON.stringify(taken));
     expect(await b.stop('SIGINT')).toBe(0);
     expect(JSON.parse(readFileSync(path, 'utf8')).instanceId).toBe('a-newer-serve');
+  });
+
+  it('the record’s child is followed only when it answers as the same instance: an impostor’s port, a non-loopback one and garbage are dropped, the face still online', async () => {
+    const dir = await demoRepo();
+    const home = join(dir, '..', 'home');
+    const s = await serve(packageCopy(), dir);
+    const path = recordPath(home, dir);
+    const record = JSON.parse(readFileSync(path, 'utf8'));
+    expect(record.child).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    expect(await readEndpointRecord(home, dir)).toMatchObject({ online: true, record: { url: s.url, child: record.child } });
+
+    const impostor = http.createServer((_req, res) => res.end(JSON.stringify({ instanceId: 'someone-else', root: dir }))).listen(0, '127.0.0.1');
+    await new Promise((r) => impostor.once('listening', r));
+    try {
+      for (const child of [`http://127.0.0.1:${(impostor.address() as net.AddressInfo).port}/`, 'http://192.0.2.1:8787/', 'not a url']) {
+        writeFileSync(path, JSON.stringify({ ...record, child }));
+        const verdict = await readEndpointRecord(home, dir);
+        expect(verdict).toMatchObject({ online: true, record: { url: s.url } });
+        expect(verdict.online && 'child' in verdict.record).toBe(false);
+      }
+    } finally {
+      impostor.close();
+    }
+    writeFileSync(path, JSON.stringify({ ...record, child: 42 }));
+    expect(await readEndpointRecord(home, dir)).toMatchObject({ online: false, reason: expect.stringContaining('not an endpoint record') });
   });
 
   it('a linked worktree’s serve registers under its own toplevel and leaves the main checkout’s slot alone', async () => {

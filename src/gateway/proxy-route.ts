@@ -5,7 +5,7 @@ import type { EndpointRecord } from '../store/host/endpoint-record.js';
 import { forgetVerified, gateOf, onlineRecord } from '../store/host/project-list.js';
 import type { GatewayState } from './gateway-state.js';
 import { crossSiteRefusal } from './request-guard.js';
-import { backendOf, CSP, proxyHttp, proxyUpgrade, type ProxyTarget } from './upstream.js';
+import { backendsOf, CSP, faceOf, proxyHttp, proxyUpgrade, type ProxyTarget } from './upstream.js';
 
 /** `/p/<id>/rest?query` → id and the upstream path `/rest?query`. */
 export function splitProxyPath(rawUrl: string): { id: string; path: string } | null {
@@ -77,8 +77,17 @@ async function sentOwnPage(req: IncomingMessage, res: ServerResponse, status: nu
   return true;
 }
 
-/** Where an admitted exchange goes: the backend of its record (made once per backend), the prefix stripped. */
-const target = (state: GatewayState, v: Extract<Verdict, { ok: true }>): ProxyTarget => ({ backend: backendOf(v.record), path: v.path, prefix: `/p/${v.id}`, ownCookies: state.ownCookies });
+/**
+ * Where an admitted exchange goes, the prefix stripped: a request to the serve's child directly (its face
+ * as the fallback); a WebSocket to the face, where the per-request hop costs nothing worth saving and a
+ * handshake made while no child serves is held instead of refused.
+ */
+const target = (state: GatewayState, v: Extract<Verdict, { ok: true }>, upgrade = false): ProxyTarget => ({
+  ...(upgrade ? { backend: faceOf(v.record) } : backendsOf(v.record)),
+  path: v.path,
+  prefix: `/p/${v.id}`,
+  ownCookies: state.ownCookies,
+});
 
 const errorJson = (code: string, message: string) => JSON.stringify({ error: { code, message } });
 
@@ -128,7 +137,7 @@ export function proxyUpgradeRoute(state: GatewayState) {
       .then((v) => {
         if (!v.ok) return refuse(socket, v.status, REASONS[v.status] ?? 'Error', v.code, v.status === 404 && !(req.url ?? '').startsWith('/p/') ? 'WebSockets are proxied only under /p/<id>/' : v.message);
         const session = v.session;
-        proxyUpgrade(req, socket, head, target(state, v), (end) => (session ? state.streams.add(session, end) : () => {}));
+        proxyUpgrade(req, socket, head, target(state, v, true), (end) => (session ? state.streams.add(session, end) : () => {}));
       })
       .catch(() => socket.destroy());
   };

@@ -96,20 +96,46 @@ export class Backend {
 const backends = new Map<string, Backend>();
 const MAX_BACKENDS = 256;
 
-/** The Backend of a record, made once per URL. */
-export function backendOf(record: EndpointRecord): Backend {
-  let b = backends.get(record.url);
+/** The Backend at a URL, made once. */
+function backendAt(url: string): Backend {
+  let b = backends.get(url);
   if (!b) {
     if (backends.size >= MAX_BACKENDS) {
       const [oldest] = backends;
-      oldest![1].pool.destroy();
+      void oldest![1].pool.destroy();
       backends.delete(oldest![0]);
     }
-    b = new Backend(record.url);
-    backends.set(record.url, b);
+    b = new Backend(url);
+    backends.set(url, b);
   }
   return b;
 }
+
+/** Each serve's face → the child the gateway last sent its requests to. */
+const childOfFace = new Map<string, string>();
+
+/**
+ * Where a record's requests go: its serving child directly when the record names one (one hop fewer
+ * than the serve's raw proxy), with the serve's face as the fallback; else the face. A child replaced by
+ * a hot swap has its pool closed gracefully: what is in flight finishes, nothing new goes there, so the
+ * old child's drain is not held up by the gateway's idle connections.
+ */
+export function backendsOf(record: EndpointRecord): { backend: Backend; fallback?: Backend } {
+  const face = backendAt(record.url);
+  const before = childOfFace.get(record.url);
+  if (before !== undefined && before !== record.child) {
+    childOfFace.delete(record.url);
+    const retired = backends.get(before);
+    backends.delete(before);
+    void retired?.pool.close();
+  }
+  if (record.child === undefined) return { backend: face };
+  childOfFace.set(record.url, record.child);
+  return { backend: backendAt(record.child), fallback: face };
+}
+
+/** The Backend of a record's face: the serve's own raw proxy. */
+export const faceOf = (record: EndpointRecord): Backend => backendAt(record.url);
 
 /** One proxied exchange: where it goes and what the gateway removes on the way. */
 export interface ProxyTarget {

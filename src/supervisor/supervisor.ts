@@ -52,6 +52,10 @@ export class Supervisor {
   private watchers: TreeWatcher[] = [];
   private settle: NodeJS.Timeout | undefined;
   private stopping = false;
+  /** The record as last written; rewritten with each child that starts serving. */
+  private published: EndpointRecord | undefined;
+  /** Record rewrites, one after another: the last word is the latest child's, and a stop waits for it. */
+  private publishing: Promise<void> = Promise.resolve();
   publicUrl = '';
 
   constructor(private readonly opts: SupervisorOptions) {}
@@ -84,7 +88,7 @@ export class Supervisor {
     try {
       await withRecordClaim(this.opts.home, this.opts.root, async () => {
         await this.refuseIfServed();
-        await writeEndpointRecord(this.opts.home, {
+        const record: EndpointRecord = {
           version: 1,
           url: this.publicUrl,
           pid: process.pid,
@@ -92,7 +96,10 @@ export class Supervisor {
           root: this.opts.root,
           identity: this.opts.identity,
           startedAt: new Date().toISOString(),
-        });
+          child: this.apiUrl(first.port),
+        };
+        await writeEndpointRecord(this.opts.home, record);
+        this.published = record;
       });
     } catch (err) {
       this.stopping = true; // the child's exit below is no death to replace
@@ -131,6 +138,7 @@ export class Supervisor {
     clearTimeout(this.settle);
     for (const w of this.watchers) w.close();
     await this.reloading;
+    await this.publishing;
     // Stop accepting, without waiting: close() calls back only when every proxied connection has
     // ended, and an open SSE stream ends only when the child's drain deadline cuts it.
     this.proxy.server.close();
@@ -154,6 +162,9 @@ export class Supervisor {
     const old = this.current;
     this.current = next;
     this.proxy.switchTo(next.port);
+    // The gateway goes to the new child before the old one drains: the old one then finishes only what
+    // it has, and new connections stop reaching it.
+    await this.publishChild();
     this.opts.log(`switched to child ${next.id} (pid ${next.pid}, port ${next.port})${old ? `; draining child ${old.id}` : ''}`);
     if (old) void drainChild(old, this.opts.drainMs).then(() => this.opts.log(`child ${old.id} drained and exited`));
     this.watchDeath(next);
@@ -168,12 +179,33 @@ export class Supervisor {
       if (this.current !== child || this.stopping) return;
       this.current = undefined;
       this.proxy.hold();
+      // Until a replacement serves, the record names no child: its port is nobody's now.
+      void this.publishChild();
       this.opts.log(`child ${child.id} exited unexpectedly with code ${code}; booting a replacement`);
       for (let delay = 200; !this.current && !this.stopping; delay = Math.min(delay * 2, 10_000)) {
         await this.reload('replacing a dead child');
         if (!this.current) await new Promise((r) => setTimeout(r, delay));
       }
     });
+  }
+
+  /**
+   * Rewrites the record naming the child serving now (or none). A failed write is logged and costs only
+   * the direct hop: a gateway that finds the old child gone sends its requests to the public face.
+   */
+  private publishChild(): Promise<void> {
+    this.publishing = this.publishing.then(async () => {
+      if (!this.published || this.stopping) return;
+      const { child: _old, ...rest } = this.published;
+      const record: EndpointRecord = this.current ? { ...rest, child: this.apiUrl(this.current.port) } : rest;
+      try {
+        await writeEndpointRecord(this.opts.home, record);
+        this.published = record;
+      } catch (err) {
+        this.opts.log(`could not rewrite the endpoint record (${(err as Error).message}); gateways keep using ${this.publicUrl}`);
+      }
+    });
+    return this.publishing;
   }
 
   private boot(apiUrl: string | undefined): Promise<ChildHandle> {

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import { join } from 'node:path';
 import { ROOT, tempDir } from './repo.js';
 
@@ -76,4 +77,44 @@ export function writeInject(dir: string, code: string): string {
   const path = join(dir, 'inject.mjs');
   writeFileSync(path, code);
   return path;
+}
+
+export interface Tally {
+  ok: number;
+  failed: string[];
+  children: Set<string>;
+}
+
+/**
+ * GET /health and GET /api/instance under `url` in a loop until `stop()`, keep-alive on (an agent) or off
+ * (Connection: close), tallying answers, failures and the child (X-Trellis-Child) that answered.
+ */
+export function loadLoop(url: string, keepAlive: boolean, tally: Tally): { stop: () => Promise<void> } {
+  const agent = keepAlive ? new http.Agent({ keepAlive: true, maxSockets: 1 }) : undefined;
+  let running = true;
+  const done = (async () => {
+    for (let i = 0; running; i++) {
+      await new Promise<void>((resolve) => {
+        const path = i % 2 ? 'health' : 'api/instance';
+        const req = http.get(new URL(path, url), { agent: agent ?? false, headers: keepAlive ? {} : { Connection: 'close' } }, (res) => {
+          res.resume();
+          res.on('end', () => {
+            if (res.statusCode === 200) tally.ok++;
+            else tally.failed.push(`${path} → ${res.statusCode}`);
+            tally.children.add(String(res.headers['x-trellis-child']));
+            resolve();
+          });
+          res.on('error', (e) => (tally.failed.push(`${path}: ${e.message}`), resolve()));
+        });
+        req.on('error', (e) => (tally.failed.push(`${path}: ${e.message}`), resolve()));
+      });
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await done;
+      agent?.destroy();
+    },
+  };
 }

@@ -10,7 +10,9 @@ import { TrellisError } from '../../events/errors.js';
  * `<TRELLIS_HOME>/projects/<slot>/endpoint.json`, `slot = encodeProject(root)`.
  *
  * Record format versions (`version`):
- *   1 — initial: { version, url, pid, instanceId, root, identity: { toplevel, gitCommonDir, worktree }, startedAt }.
+ *   1 — initial: { version, url, pid, instanceId, root, identity: { toplevel, gitCommonDir, worktree }, startedAt },
+ *       and since the gateway talks to the serving child directly, an optional `child` (readers that do not
+ *       know it ignore it, so the version stays).
  */
 export const RECORD_VERSION = 1;
 
@@ -33,6 +35,12 @@ export interface EndpointRecord {
   readonly root: string;
   readonly identity: EndpointIdentity;
   readonly startedAt: string;
+  /**
+   * The serving child's own loopback URL, rewritten on every hot swap (and removed while no child
+   * serves): a gateway sends requests there directly, one hop fewer than `url`, and falls back to `url`
+   * when it is refused. Trusted only once it answers as the same instance.
+   */
+  readonly child?: string;
 }
 
 /** Readable and collision-free: the folder's name, sanitized, plus a short hash of its real path. */
@@ -116,21 +124,32 @@ export async function readEndpointRecord(home: string, root: string, opts: { tim
   if (encodeProject(record.root) !== encodeProject(root) || safeRealpath(record.root) !== safeRealpath(root)) {
     return { online: false, reason: `the record in ${path} is for ${record.root}, not this project`, record };
   }
-  let url: URL;
+  const timeoutMs = opts.timeoutMs ?? 1_500;
+  const [face, child] = await Promise.all([answersAs(record.url, record, timeoutMs), record.child === undefined ? 'none' : answersAs(record.child, record, timeoutMs)]);
+  if (face !== null) return { online: false, reason: face, record };
+  if (child === null) return { online: true, record };
+  // A child that does not answer as this instance (gone in a swap, its port taken) is not followed.
+  const { child: _dropped, ...withoutChild } = record;
+  return { online: true, record: withoutChild };
+}
+
+/** Null when `url` is loopback and its GET /api/instance answers with the record's instance and root; else why not. */
+async function answersAs(url: string, record: EndpointRecord, timeoutMs: number): Promise<string | null> {
+  let parsed: URL;
   try {
-    url = new URL(record.url);
+    parsed = new URL(url);
   } catch {
-    return { online: false, reason: `the record's url ${record.url} does not parse`, record };
+    return `the record's url ${url} does not parse`;
   }
-  if (!isLoopback(url.hostname)) return { online: false, reason: `the record's url ${record.url} is not loopback`, record };
+  if (!isLoopback(parsed.hostname)) return `the record's url ${url} is not loopback`;
   try {
-    const res = await fetch(new URL('/api/instance', url), { signal: AbortSignal.timeout(opts.timeoutMs ?? 1_500) });
+    const res = await fetch(new URL('/api/instance', parsed), { signal: AbortSignal.timeout(timeoutMs) });
     const live = (await res.json()) as { instanceId?: unknown; root?: unknown };
-    if (live.instanceId !== record.instanceId) return { online: false, reason: `${record.url} answers as another instance`, record };
-    if (typeof live.root !== 'string' || safeRealpath(live.root) !== safeRealpath(record.root)) return { online: false, reason: `${record.url} serves another root`, record };
-    return { online: true, record };
+    if (live.instanceId !== record.instanceId) return `${url} answers as another instance`;
+    if (typeof live.root !== 'string' || safeRealpath(live.root) !== safeRealpath(record.root)) return `${url} serves another root`;
+    return null;
   } catch (err) {
-    return { online: false, reason: `${record.url} does not answer (${(err as Error).message})`, record };
+    return `${url} does not answer (${(err as Error).message})`;
   }
 }
 
@@ -145,6 +164,7 @@ function asRecord(raw: unknown): EndpointRecord | null {
     typeof r.instanceId === 'string' &&
     typeof r.root === 'string' &&
     typeof r.startedAt === 'string' &&
+    (r.child === undefined || typeof r.child === 'string') &&
     typeof id === 'object' &&
     id !== null &&
     typeof id.toplevel === 'string' &&
