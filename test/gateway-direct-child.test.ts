@@ -74,7 +74,7 @@ describe('the gateway and a serve’s child', () => {
     }
   });
 
-  it('a child that dies: requests through the gateway go to the serve’s face, which holds them until the replacement serves; none fails', async () => {
+  it('a child that dies: requests through the gateway go to the serve’s face, which holds them until the replacement serves; the project is never called offline', async () => {
     const { serve, base } = await serveBehindGateway();
     const tally: Tally = { ok: 0, failed: [], children: new Set() };
     const loops = [loadLoop(base, true, tally), loadLoop(base, false, tally)];
@@ -84,9 +84,9 @@ describe('the gateway and a serve’s child', () => {
     await serve.line(/switched to child 2 /);
     await waitFor(() => tally.children.has('2'), 'the gateway to reach child 2', 15_000);
     await Promise.all(loops.map((l) => l.stop()));
-    // A request in flight on the killed child's connection is lost with it, as through the face; none of
-    // the requests that started after it may fail.
-    expect(tally.failed.filter((f) => !/socket hang up|ECONNRESET|→ 502/.test(f))).toEqual([]);
-    expect(tally.failed.length).toBeLessThanOrEqual(2);
+    // Never told the project is offline (404) while its serve replaces the child: the serve was proven
+    // and still runs. Requests on connections the death dropped may still get a 502 (see the README).
+    expect(tally.failed.filter((f) => !/→ 502$/.test(f))).toEqual([]);
+    expect(tally.ok).toBeGreaterThan(20);
   });
 });

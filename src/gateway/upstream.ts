@@ -229,6 +229,9 @@ const unreachable = (res: ServerResponse, err: Error) => {
   res.end(JSON.stringify({ error: { code: 'UPSTREAM_UNREACHABLE', message: `the project's backend did not answer (${err.message})` } }));
 };
 
+/** Methods a proxy may repeat when the connection drops before an answer (RFC 9110 §9.2.2). */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 /** A refused connection: nothing of the request left the gateway, so it may be sent elsewhere. */
 const refusedConnection = (err: Error): boolean => (err as NodeJS.ErrnoException).code === 'ECONNREFUSED';
 
@@ -237,7 +240,7 @@ const refusedConnection = (err: Error): boolean => (err as NodeJS.ErrnoException
  * as it is written, and a slow client holds the backend back instead of filling the gateway's memory).
  * A backend that refuses the connection (a serve's child that just exited) gets the request sent to the
  * target's fallback instead, when nothing of it has been read yet. Resolves when the exchange is over:
- * false when no backend could be reached (502).
+ * false when no backend would take the connection (502).
  *
  * A backend may answer before the request body is through (a 413 after its limit, then a close): that
  * answer reaches the client whole and the rest of the body is read and dropped here, so the client, still
@@ -296,10 +299,14 @@ export function proxyHttp(req: IncomingMessage, res: ServerResponse, t: ProxyTar
               res.destroy();
               return done(true);
             }
-            if (fallback && refusedConnection(err) && !(body && req.readableDidRead)) return send(fallback, undefined);
+            // Sent elsewhere once: a request refused before a byte of it left, or a bodiless idempotent one
+            // whose connection dropped before any answer (a child killed under it, RFC 9110 §9.2.2).
+            if (fallback && ((refusedConnection(err) && !(body && req.readableDidRead)) || (!body && IDEMPOTENT.has(req.method ?? '')))) return send(fallback, undefined);
             drainBody();
             unreachable(res, err);
-            done(false);
+            // Unreachable only when refused: a connection reset mid-exchange (a child killed under it) says
+            // nothing against the serve, which a fresh probe might wrongly call offline while it replaces it.
+            done(!refusedConnection(err));
           },
         },
       );

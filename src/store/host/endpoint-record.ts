@@ -113,9 +113,10 @@ export type RecordVerdict =
  * when it has the identity shape, sits in the slot its own root encodes to, names a loopback url, and
  * the live GET /api/instance at that url answers with the same instanceId and root. A crashed serve's
  * record, a recycled port now serving something else, a record in the wrong slot: all offline, never
- * followed.
+ * followed. `known`: a record of this slot proven live before, its serve still running; the same serve's
+ * record (url, instance and pid alike) needs only its child proven.
  */
-export async function readEndpointRecord(home: string, root: string, opts: { timeoutMs?: number } = {}): Promise<RecordVerdict> {
+export async function readEndpointRecord(home: string, root: string, opts: { timeoutMs?: number; known?: EndpointRecord } = {}): Promise<RecordVerdict> {
   const path = recordPath(home, root);
   const raw = readRaw(path);
   if (raw === undefined) return { online: false, reason: 'no endpoint record' };
@@ -125,7 +126,14 @@ export async function readEndpointRecord(home: string, root: string, opts: { tim
     return { online: false, reason: `the record in ${path} is for ${record.root}, not this project`, record };
   }
   const timeoutMs = opts.timeoutMs ?? 1_500;
-  const [face, child] = await Promise.all([answersAs(record.url, record, timeoutMs), record.child === undefined ? 'none' : answersAs(record.child, record, timeoutMs)]);
+  // The same serve as a record proven before (url, instance and pid alike, the caller knowing it still
+  // runs): its face is not asked again, which could wait on a face holding connections while no child
+  // serves.
+  const sameServe = opts.known !== undefined && opts.known.url === record.url && opts.known.instanceId === record.instanceId && opts.known.pid === record.pid;
+  const [face, child] = await Promise.all([
+    sameServe ? null : answersAs(record.url, record, timeoutMs),
+    record.child === undefined ? 'none' : answersAs(record.child, record, timeoutMs),
+  ]);
   if (face !== null) return { online: false, reason: face, record };
   if (child === null) return { online: true, record };
   // A child that does not answer as this instance (gone in a swap, its port taken) is not followed.

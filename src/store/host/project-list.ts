@@ -190,10 +190,14 @@ async function verify(home: string, id: string, root: string): Promise<RecordVer
   const hit = verified.get(id);
   if (hit && hit.stamp === stamp && Date.now() - hit.at < VERIFIED_MS && alive(hit.record.pid)) return { online: true, record: hit.record };
   verified.delete(id);
+  // A record proven before whose serve still runs: its face is not asked again (while a dead child is
+  // replaced it holds connections, and a probe would time out); only a child it names is. A backend
+  // that stopped answering was forgotten (forgetVerified), so it is proven afresh.
+  const known = hit && alive(hit.record.pid) ? hit.record : undefined;
   const key = `${id}\0${root}\0${stamp}`;
   let probe = probing.get(key);
   if (!probe) {
-    probe = readEndpointRecord(home, root, { timeoutMs: PROBE_MS }).finally(() => probing.delete(key));
+    probe = readEndpointRecord(home, root, { timeoutMs: PROBE_MS, known }).finally(() => probing.delete(key));
     probing.set(key, probe);
   }
   const verdict = await probe;
