@@ -140,7 +140,7 @@ export const faceOf = (record: EndpointRecord): Backend => backendAt(record.url)
 /** One proxied exchange: where it goes and what the gateway removes on the way. */
 export interface ProxyTarget {
   readonly backend: Backend;
-  /** Where the request goes when `backend` refuses the connection: a serve's own face, when `backend` is its child. */
+  /** Where a request `backend` failed goes instead (see mayResend): a serve's own face, when `backend` is its child. */
   readonly fallback?: Backend;
   /** The upstream path, the `/p/<id>` prefix stripped. */
   readonly path: string;
@@ -232,15 +232,23 @@ const unreachable = (res: ServerResponse, err: Error) => {
 /** Methods a proxy may repeat when the connection drops before an answer (RFC 9110 §9.2.2). */
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** A refused connection: nothing of the request left the gateway, so it may be sent elsewhere. */
+/** A refused connection: nothing of the request left the gateway. */
 const refusedConnection = (err: Error): boolean => (err as NodeJS.ErrnoException).code === 'ECONNREFUSED';
+
+/**
+ * Whether a request that failed before any answer may be sent to another backend, once: when it was
+ * refused before a byte of its body was read, or when it is bodiless and idempotent and its connection
+ * dropped (a child killed under it, RFC 9110 §9.2.2).
+ */
+const mayResend = (req: IncomingMessage, body: IncomingMessage | null, err: Error): boolean =>
+  (refusedConnection(err) && !(body && req.readableDidRead)) || (!body && IDEMPOTENT.has(req.method ?? ''));
 
 /**
  * Forwards one HTTP request to a backend, streaming the body both ways (nothing buffered, so SSE flows
  * as it is written, and a slow client holds the backend back instead of filling the gateway's memory).
- * A backend that refuses the connection (a serve's child that just exited) gets the request sent to the
- * target's fallback instead, when nothing of it has been read yet. Resolves when the exchange is over:
- * false when no backend would take the connection (502).
+ * A request the backend failed before answering (a serve's child that exited, or was killed under it)
+ * is sent to the target's fallback instead when that is safe (mayResend). Resolves when the exchange is
+ * over: false when no backend would take the connection (502).
  *
  * A backend may answer before the request body is through (a 413 after its limit, then a close): that
  * answer reaches the client whole and the rest of the body is read and dropped here, so the client, still
@@ -248,7 +256,6 @@ const refusedConnection = (err: Error): boolean => (err as NodeJS.ErrnoException
  */
 export function proxyHttp(req: IncomingMessage, res: ServerResponse, t: ProxyTarget): Promise<boolean> {
   const body = hasBody(req) ? req : null;
-  const headers = requestHeaders(req, t);
   return new Promise((resolve) => {
     let settled = false;
     const done = (reached: boolean) => {
@@ -267,7 +274,7 @@ export function proxyHttp(req: IncomingMessage, res: ServerResponse, t: ProxyTar
     };
     const send = (backend: Backend, fallback: Backend | undefined) =>
       backend.pool.dispatch(
-        { path: t.path, method: req.method ?? 'GET', headers: backend === t.backend ? headers : withHost(headers, backend), body },
+        { path: t.path, method: req.method ?? 'GET', headers: requestHeaders(req, backend === t.backend ? t : { ...t, backend }), body },
         {
           onRequestStart(c) {
             controller = c;
@@ -299,9 +306,7 @@ export function proxyHttp(req: IncomingMessage, res: ServerResponse, t: ProxyTar
               res.destroy();
               return done(true);
             }
-            // Sent elsewhere once: a request refused before a byte of it left, or a bodiless idempotent one
-            // whose connection dropped before any answer (a child killed under it, RFC 9110 §9.2.2).
-            if (fallback && ((refusedConnection(err) && !(body && req.readableDidRead)) || (!body && IDEMPOTENT.has(req.method ?? '')))) return send(fallback, undefined);
+            if (fallback && mayResend(req, body, err)) return send(fallback, undefined);
             drainBody();
             unreachable(res, err);
             // Unreachable only when refused: a connection reset mid-exchange (a child killed under it) says
@@ -312,16 +317,6 @@ export function proxyHttp(req: IncomingMessage, res: ServerResponse, t: ProxyTar
       );
     send(t.backend, t.fallback);
   });
-}
-
-/** The same request headers for another backend: its Host and its Origin. */
-function withHost(headers: readonly string[], backend: Backend): string[] {
-  const out = [...headers];
-  for (let i = 0; i < out.length; i += 2) {
-    if (out[i] === 'host') out[i + 1] = backend.host;
-    else if (out[i]!.toLowerCase() === 'origin') out[i + 1] = backend.origin;
-  }
-  return out;
 }
 
 /** Request bytes a non-101 answer to a WebSocket upgrade may carry; it is an error page, not a download. */

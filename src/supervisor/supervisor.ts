@@ -52,8 +52,8 @@ export class Supervisor {
   private watchers: TreeWatcher[] = [];
   private settle: NodeJS.Timeout | undefined;
   private stopping = false;
-  /** The record as last written; rewritten with each child that starts serving. */
-  private published: EndpointRecord | undefined;
+  /** The record once written, without its `child`: every rewrite adds the child serving at that moment. */
+  private published: Omit<EndpointRecord, 'child'> | undefined;
   /** Record rewrites, one after another: the last word is the latest child's, and a stop waits for it. */
   private publishing: Promise<void> = Promise.resolve();
   publicUrl = '';
@@ -88,7 +88,7 @@ export class Supervisor {
     try {
       await withRecordClaim(this.opts.home, this.opts.root, async () => {
         await this.refuseIfServed();
-        const record: EndpointRecord = {
+        this.published = {
           version: 1,
           url: this.publicUrl,
           pid: process.pid,
@@ -96,10 +96,8 @@ export class Supervisor {
           root: this.opts.root,
           identity: this.opts.identity,
           startedAt: new Date().toISOString(),
-          child: this.apiUrl(first.port),
         };
-        await writeEndpointRecord(this.opts.home, record);
-        this.published = record;
+        await writeEndpointRecord(this.opts.home, this.recordNow());
       });
     } catch (err) {
       this.stopping = true; // the child's exit below is no death to replace
@@ -196,16 +194,18 @@ export class Supervisor {
   private publishChild(): Promise<void> {
     this.publishing = this.publishing.then(async () => {
       if (!this.published || this.stopping) return;
-      const { child: _old, ...rest } = this.published;
-      const record: EndpointRecord = this.current ? { ...rest, child: this.apiUrl(this.current.port) } : rest;
       try {
-        await writeEndpointRecord(this.opts.home, record);
-        this.published = record;
+        await writeEndpointRecord(this.opts.home, this.recordNow());
       } catch (err) {
         this.opts.log(`could not rewrite the endpoint record (${(err as Error).message}); gateways keep using ${this.publicUrl}`);
       }
     });
     return this.publishing;
+  }
+
+  /** The record as it stands: the serve's, and the child serving now if one does. */
+  private recordNow(): EndpointRecord {
+    return this.current ? { ...this.published!, child: this.apiUrl(this.current.port) } : this.published!;
   }
 
   private boot(apiUrl: string | undefined): Promise<ChildHandle> {
