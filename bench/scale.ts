@@ -67,8 +67,28 @@ function coldList(dir: string): Promise<{ ms: number; maxrss_mb: number; issues:
   return exec(process.execPath, ['--input-type=module', '-e', script], dir).then((out) => JSON.parse(out));
 }
 
+/**
+ * The fixture as a repository that git gc or `trellis sync` has been through: the same objects and
+ * refs, plus the commit-graph both write (gc.writeCommitGraph, fetch.writeCommitGraph). A copy, so the
+ * generated fixture (no graph: what a bulk import leaves) is measured too.
+ */
+async function graphFixture(threads: number): Promise<string> {
+  const dir = join(FIXTURES, `threads-${threads}-graph`);
+  if (!existsSync(join(dir, '.git', 'generated'))) {
+    rmSync(dir, { recursive: true, force: true });
+    execFileSync('cp', ['-a', await fixture(threads), dir]);
+    execFileSync('git', ['commit-graph', 'write', '--reachable'], { cwd: dir });
+  }
+  return dir;
+}
+
+/** Both fixtures of `threads`: as generated, and with the commit-graph gc or sync leaves. */
 export async function coldVersusFloor(threads: number): Promise<void> {
-  const dir = await fixture(threads);
+  await coldVersusFloorIn(await fixture(threads), threads, `scale.list.cold.${threads}`, 'as generated: no commit-graph');
+  await coldVersusFloorIn(await graphFixture(threads), threads, `scale.list.cold.${threads}.graph`, 'with the commit-graph git gc and trellis sync write');
+}
+
+async function coldVersusFloorIn(dir: string, threads: number, name: string, repository: string): Promise<void> {
   const floors: number[] = [];
   const colds: { ms: number; maxrss_mb: number; issues: number }[] = [];
   // Alternating, so the load of the machine weighs on both alike.
@@ -78,7 +98,8 @@ export async function coldVersusFloor(threads: number): Promise<void> {
   }
   const cold = median(colds.map((c) => c.ms));
   const floor = median(floors);
-  report(`scale.list.cold.${threads}`, {
+  report(name, {
+    repository,
     threads,
     events: threads * 5,
     cold_median_ms: Math.round(cold),

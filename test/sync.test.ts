@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -168,6 +168,8 @@ describe('trellis sync between two clones of one bare remote', () => {
     await ok(b, ['issue', 'open', 'already here']);
     const summary = JSON.parse(await ok(b, ['sync', '--json']));
     expect(summary.adopted).toHaveLength(40);
+    // The fetch wrote the commit-graph of the threads it brought (cold reads walk it).
+    expect(existsSync(join(b, '.git/objects/info/commit-graphs/commit-graph-chain')) || existsSync(join(b, '.git/objects/info/commit-graph'))).toBe(true);
     expect(await ok(b, ['issues', 'export'])).toContain('"stream":"bulk39"');
     await ok(a, ['sync']);
     expect(await ok(b, ['issues', '--json'])).toBe(await ok(a, ['issues', '--json']));
