@@ -84,9 +84,9 @@ describe('the gateway and a serve’s child', () => {
     await serve.line(/switched to child 2 /);
     await waitFor(() => tally.children.has('2'), 'the gateway to reach child 2', 15_000);
     await Promise.all(loops.map((l) => l.stop()));
-    // Never told the project is offline (404) while its serve replaces the child: the serve was proven
-    // and still runs. Requests on connections the death dropped may still get a 502 (see the README).
-    expect(tally.failed.filter((f) => !/→ 502$/.test(f))).toEqual([]);
+    // Never told the project is offline (404) while its serve replaces the child, and no GET lost (502):
+    // one the death dropped is sent again on a connection of its own to the face, which holds it.
+    expect(tally.failed).toEqual([]);
     expect(tally.ok).toBeGreaterThan(20);
   });
 });

@@ -1,6 +1,6 @@
 import http, { type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import net, { type Socket } from 'node:net';
-import { Pool, type buildConnector, type Dispatcher } from 'undici';
+import { Client, Pool, type buildConnector, type Dispatcher } from 'undici';
 import { DASHBOARD_CSP } from '../http/dashboard-assets.js';
 import type { EndpointRecord } from '../store/host/endpoint-record.js';
 
@@ -63,6 +63,9 @@ function forgivingConnector(opts: buildConnector.Options, callback: buildConnect
   });
 }
 
+/** How the gateway talks to a backend: one request per connection at a time, no timeouts of its own. */
+const UPSTREAM_OPTIONS = { pipelining: 1, headersTimeout: 0, bodyTimeout: 0, connect: forgivingConnector } as const;
+
 /**
  * Everything about one backend that does not change between requests, computed once: where to connect,
  * the Host and Origin it is sent, and its pool of kept-alive connections.
@@ -88,7 +91,16 @@ export class Backend {
     this.port = Number(u.port || 80);
     this.host = u.host;
     this.origin = `http://${u.host}`;
-    this.pool = new Pool(u.origin, { connections: null, pipelining: 1, headersTimeout: 0, bodyTimeout: 0, connect: forgivingConnector });
+    this.pool = new Pool(u.origin, { ...UPSTREAM_OPTIONS, connections: null });
+  }
+
+  /**
+   * A connection of its own for one exchange (closed once it is over): a resend must not land on a
+   * kept-alive connection that the failure it follows has doomed as well (a serve's face closes the
+   * connections it had paired with a child that died).
+   */
+  oneShot(): Dispatcher {
+    return new Client(this.origin, UPSTREAM_OPTIONS);
   }
 }
 
@@ -116,11 +128,11 @@ const childOfFace = new Map<string, string>();
 
 /**
  * Where a record's requests go: its serving child directly when the record names one (one hop fewer
- * than the serve's raw proxy), with the serve's face as the fallback; else the face. A child replaced by
- * a hot swap has its pool closed gracefully: what is in flight finishes, nothing new goes there, so the
- * old child's drain is not held up by the gateway's idle connections.
+ * than the serve's raw proxy), else the face; the serve's face is the fallback either way. A child
+ * replaced by a hot swap has its pool closed gracefully: what is in flight finishes, nothing new goes
+ * there, so the old child's drain is not held up by the gateway's idle connections.
  */
-export function backendsOf(record: EndpointRecord): { backend: Backend; fallback?: Backend } {
+export function backendsOf(record: EndpointRecord): { backend: Backend; fallback: Backend } {
   const face = backendAt(record.url);
   const before = childOfFace.get(record.url);
   if (before !== undefined && before !== record.child) {
@@ -129,7 +141,7 @@ export function backendsOf(record: EndpointRecord): { backend: Backend; fallback
     backends.delete(before);
     void retired?.pool.close();
   }
-  if (record.child === undefined) return { backend: face };
+  if (record.child === undefined) return { backend: face, fallback: face };
   childOfFace.set(record.url, record.child);
   return { backend: backendAt(record.child), fallback: face };
 }
@@ -140,7 +152,10 @@ export const faceOf = (record: EndpointRecord): Backend => backendAt(record.url)
 /** One proxied exchange: where it goes and what the gateway removes on the way. */
 export interface ProxyTarget {
   readonly backend: Backend;
-  /** Where a request `backend` failed goes instead (see mayResend): a serve's own face, when `backend` is its child. */
+  /**
+   * Where a request `backend` failed goes instead (see mayResend), on a connection of its own: the
+   * serve's face, which holds it until a child serves.
+   */
   readonly fallback?: Backend;
   /** The upstream path, the `/p/<id>` prefix stripped. */
   readonly path: string;
@@ -236,12 +251,21 @@ const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS']);
 const refusedConnection = (err: Error): boolean => (err as NodeJS.ErrnoException).code === 'ECONNREFUSED';
 
 /**
- * Whether a request that failed before any answer may be sent to another backend, once: when it was
+ * Whether a request that failed before any answer may be sent again, to the serve's face: when it was
  * refused before a byte of its body was read, or when it is bodiless and idempotent and its connection
- * dropped (a child killed under it, RFC 9110 §9.2.2).
+ * dropped (a child killed under it, RFC 9110 §9.2.2). A face that refuses is final: its serve is gone.
  */
-const mayResend = (req: IncomingMessage, body: IncomingMessage | null, err: Error): boolean =>
-  (refusedConnection(err) && !(body && req.readableDidRead)) || (!body && IDEMPOTENT.has(req.method ?? ''));
+const mayResend = (req: IncomingMessage, body: IncomingMessage | null, err: Error, toFace: boolean): boolean =>
+  refusedConnection(err) ? !toFace && !(body && req.readableDidRead) : !body && IDEMPOTENT.has(req.method ?? '');
+
+/**
+ * How often, and after what pause, a failed request is sent again. The first resend goes at once; a
+ * child killed by a signal still completes connections for a moment (the kernel tears its memory down
+ * before its sockets), so the face may pair a resend with it and lose it too, until the supervisor has
+ * seen the exit and holds new connections for the replacement: a few tens of milliseconds.
+ */
+const RESENDS = 3;
+const RESEND_PAUSE_MS = 50;
 
 /**
  * Forwards one HTTP request to a backend, streaming the body both ways (nothing buffered, so SSE flows
@@ -272,8 +296,8 @@ export function proxyHttp(req: IncomingMessage, res: ServerResponse, t: ProxyTar
     const drainBody = () => {
       if (body && !req.complete) req.resume();
     };
-    const send = (backend: Backend, fallback: Backend | undefined) =>
-      backend.pool.dispatch(
+    const send = (backend: Backend, upstream: Dispatcher, fallback: Backend | undefined, resends: number) => {
+      upstream.dispatch(
         { path: t.path, method: req.method ?? 'GET', headers: requestHeaders(req, backend === t.backend ? t : { ...t, backend }), body },
         {
           onRequestStart(c) {
@@ -306,7 +330,10 @@ export function proxyHttp(req: IncomingMessage, res: ServerResponse, t: ProxyTar
               res.destroy();
               return done(true);
             }
-            if (fallback && mayResend(req, body, err)) return send(fallback, undefined);
+            if (fallback && resends < RESENDS && mayResend(req, body, err, backend === fallback)) {
+              const again = () => res.destroyed || send(fallback, fallback.oneShot(), fallback, resends + 1);
+              return resends === 0 ? again() : void setTimeout(again, RESEND_PAUSE_MS * 2 ** (resends - 1));
+            }
             drainBody();
             unreachable(res, err);
             // Unreachable only when refused: a connection reset mid-exchange (a child killed under it) says
@@ -315,7 +342,10 @@ export function proxyHttp(req: IncomingMessage, res: ServerResponse, t: ProxyTar
           },
         },
       );
-    send(t.backend, t.fallback);
+      // A one-shot connection closes once its exchange is over.
+      if (upstream !== backend.pool) void upstream.close();
+    };
+    send(t.backend, t.backend.pool, t.fallback, 0);
   });
 }
 

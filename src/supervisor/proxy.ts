@@ -25,6 +25,11 @@ export class SwitchableProxy {
     for (const client of this.waiting.splice(0)) this.pair(client, port);
   }
 
+  /** How many client connections wait for a target now. */
+  get holding(): number {
+    return this.waiting.length;
+  }
+
   /** Holds new connections (until the next switchTo) while no child can take them. */
   hold(): void {
     this.target = null;
@@ -40,6 +45,8 @@ export class SwitchableProxy {
 
   private accept(client: Socket): void {
     client.setNoDelay(true);
+    // A client reset while it waits (for a child, or for its upstream connection) only ends that client.
+    client.on('error', () => client.destroy());
     if (this.target === null) {
       // Before the first child is up, hold the connection rather than refuse it.
       this.waiting.push(client);
@@ -50,8 +57,27 @@ export class SwitchableProxy {
   }
 
   private pair(client: Socket, port: number): void {
-    const upstream = net.connect({ port, host: '127.0.0.1', noDelay: true });
     this.open.add(client);
+    const upstream = net.connect({ port, host: '127.0.0.1', noDelay: true });
+    // Until the upstream connection is made, the client's bytes stay in the client socket (it is not
+    // read yet), so a target that refuses (a child killed a moment before the supervisor knows it) costs
+    // the client nothing: it is held for the next target, as if it had arrived while none served.
+    const refused = (err: NodeJS.ErrnoException) => {
+      this.open.delete(client);
+      if (err.code !== 'ECONNREFUSED' || client.destroyed) return client.destroy();
+      if (this.target !== null && this.target !== port) return this.pair(client, this.target);
+      this.waiting.push(client);
+      client.once('close', () => this.waiting.splice(this.waiting.indexOf(client) >>> 0, 1));
+    };
+    upstream.once('error', refused);
+    upstream.once('connect', () => {
+      upstream.off('error', refused);
+      if (client.destroyed) return void (this.open.delete(client), upstream.destroy());
+      this.join(client, upstream);
+    });
+  }
+
+  private join(client: Socket, upstream: Socket): void {
     const destroyBoth = () => {
       client.destroy();
       upstream.destroy();
