@@ -262,9 +262,10 @@ const mayResend = (req: IncomingMessage, body: IncomingMessage | null, err: Erro
  * How often, and after what pause, a failed request is sent again. The first resend goes at once; a
  * child killed by a signal still completes connections for a moment (the kernel tears its memory down
  * before its sockets), so the face may pair a resend with it and lose it too, until the supervisor has
- * seen the exit and holds new connections for the replacement: a few tens of milliseconds.
+ * seen the exit and holds new connections for the replacement: a few tens of milliseconds. No more: a
+ * GET that itself kills the child is not sent to every replacement in turn.
  */
-const RESENDS = 3;
+const RESENDS = 2;
 const RESEND_PAUSE_MS = 50;
 
 /**
