@@ -47,13 +47,15 @@ export class SwitchableProxy {
     client.setNoDelay(true);
     // A client reset while it waits (for a child, or for its upstream connection) only ends that client.
     client.on('error', () => client.destroy());
-    if (this.target === null) {
-      // Before the first child is up, hold the connection rather than refuse it.
-      this.waiting.push(client);
-      client.once('close', () => this.waiting.splice(this.waiting.indexOf(client) >>> 0, 1));
-      return;
-    }
+    // While no child serves (before the first, or while one is replaced), hold the connection rather than refuse it.
+    if (this.target === null) return this.holdClient(client);
     this.pair(client, this.target);
+  }
+
+  /** Holds one client connection until the next switchTo (or until it closes). */
+  private holdClient(client: Socket): void {
+    this.waiting.push(client);
+    client.once('close', () => this.waiting.splice(this.waiting.indexOf(client) >>> 0, 1));
   }
 
   private pair(client: Socket, port: number): void {
@@ -66,8 +68,7 @@ export class SwitchableProxy {
       this.open.delete(client);
       if (err.code !== 'ECONNREFUSED' || client.destroyed) return client.destroy();
       if (this.target !== null && this.target !== port) return this.pair(client, this.target);
-      this.waiting.push(client);
-      client.once('close', () => this.waiting.splice(this.waiting.indexOf(client) >>> 0, 1));
+      this.holdClient(client);
     };
     upstream.once('error', refused);
     upstream.once('connect', () => {
