@@ -6,11 +6,12 @@ import { verifyPassword } from '../store/host/hub-config.js';
 import { gateOf } from '../store/host/project-list.js';
 import type { GatewayState } from './gateway-state.js';
 import { callerOf, readJson } from './hub-context.js';
+import { attemptKey } from './login-sessions.js';
 
 /**
  * POST /auth/login {password, project?}: the admin password (or, with `project`, that project's gate
  * password) buys a server-side session, always under a fresh id. Attempts are rate-limited per client
- * address and per scope.
+ * (an IPv4 address, or an IPv6 /64: see attemptKey) and per scope.
  * POST /auth/logout ends the session. GET /auth/status says who the caller is.
  */
 export function authRoutes(state: GatewayState): Hono<{ Bindings: HttpBindings }> {
@@ -24,7 +25,7 @@ export function authRoutes(state: GatewayState): Hono<{ Bindings: HttpBindings }
   });
 
   app.post('/auth/login', async (c) => {
-    const client = c.env.incoming.socket.remoteAddress ?? '?';
+    const client = attemptKey(c.env.incoming.socket.remoteAddress ?? '?');
     const body = await readJson(c);
     const password = (body as { password?: unknown }).password;
     const project = (body as { project?: unknown }).project;

@@ -104,3 +104,24 @@ export class LoginLimiter {
     this.attempts.delete(key);
   }
 }
+
+/**
+ * Whom login attempts are counted against: an IPv4 address (an IPv4-mapped IPv6 one as its IPv4), or
+ * an IPv6 address's /64 network. One host is usually handed a whole /64 and may pick any address in it
+ * for each connection, so counting per IPv6 address would give it 2^64 fresh tries.
+ */
+export function attemptKey(address: string): string {
+  const bare = address.replace(/%.*$/, '').toLowerCase();
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(bare);
+  if (mapped) return mapped[1]!;
+  if (!bare.includes(':')) return bare;
+  const [head, tail] = bare.split('::') as [string, string | undefined];
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  const network = groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, ''));
+  // Written short, as an address is: the zero groups the trailing `::` stands for are left out.
+  while (network.at(-1) === '0') network.pop();
+  return `${network.join(':')}::/64`;
+}
+
