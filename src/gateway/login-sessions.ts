@@ -124,4 +124,3 @@ export function attemptKey(address: string): string {
   while (network.at(-1) === '0') network.pop();
   return `${network.join(':')}::/64`;
 }
-

@@ -266,7 +266,7 @@ const mayResend = (req: IncomingMessage, body: IncomingMessage | null, err: Erro
  * GET that itself kills the child is not sent to every replacement in turn.
  */
 const RESENDS = 2;
-const RESEND_PAUSE_MS = 50;
+const SECOND_RESEND_AFTER_MS = 50;
 
 /**
  * Forwards one HTTP request to a backend, streaming the body both ways (nothing buffered, so SSE flows
@@ -297,7 +297,8 @@ export function proxyHttp(req: IncomingMessage, res: ServerResponse, t: ProxyTar
     const drainBody = () => {
       if (body && !req.complete) req.resume();
     };
-    const send = (backend: Backend, upstream: Dispatcher, fallback: Backend | undefined, resends: number) => {
+    const fallback = t.fallback;
+    const send = (backend: Backend, upstream: Dispatcher, resends: number) => {
       upstream.dispatch(
         { path: t.path, method: req.method ?? 'GET', headers: requestHeaders(req, backend === t.backend ? t : { ...t, backend }), body },
         {
@@ -332,8 +333,10 @@ export function proxyHttp(req: IncomingMessage, res: ServerResponse, t: ProxyTar
               return done(true);
             }
             if (fallback && resends < RESENDS && mayResend(req, body, err, backend === fallback)) {
-              const again = () => res.destroyed || send(fallback, fallback.oneShot(), fallback, resends + 1);
-              return resends === 0 ? again() : void setTimeout(again, RESEND_PAUSE_MS * 2 ** (resends - 1));
+              const again = () => {
+                if (!res.destroyed) send(fallback, fallback.oneShot(), resends + 1);
+              };
+              return resends === 0 ? again() : void setTimeout(again, SECOND_RESEND_AFTER_MS);
             }
             drainBody();
             unreachable(res, err);
@@ -346,7 +349,7 @@ export function proxyHttp(req: IncomingMessage, res: ServerResponse, t: ProxyTar
       // A one-shot connection closes once its exchange is over.
       if (upstream !== backend.pool) void upstream.close();
     };
-    send(t.backend, t.backend.pool, t.fallback, 0);
+    send(t.backend, t.backend.pool, 0);
   });
 }
 

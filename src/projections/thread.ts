@@ -50,18 +50,16 @@ export const threadLastKey = (s: ThreadState): EventKey => ({ clock: s.clock, at
  */
 export function evolveThread(state: ThreadState, event: ThreadEvent): ThreadState {
   if (!isAfter(event, threadLastKey(state))) return state;
-  // One copy of the state per event (a cold list folds 50,000 of them): the fold's position is written
-  // into each case's copy rather than into a copy of its own first.
-  const clock = event.clock;
-  const updated = event.at;
-  const lastId = event.id ?? '';
+  // One copy of the state per event (a cold list folds 50,000 of them): what the event changes is a
+  // small object, written over the copy together with the fold's new position.
+  return { ...state, ...changeOf(state, event), clock: event.clock, updated: event.at, lastId: event.id ?? '' };
+}
+
+/** The fields one event sets. */
+function changeOf(state: ThreadState, event: ThreadEvent): Partial<ThreadState> {
   switch (event.type) {
     case 'opened':
       return {
-        ...state,
-        clock,
-        updated,
-        lastId,
         status: 'open',
         concern: event.data.concern,
         by: event.by,
@@ -72,45 +70,33 @@ export function evolveThread(state: ThreadState, event: ThreadEvent): ThreadStat
       };
     case 'replied':
       return {
-        ...state,
-        clock,
-        updated,
-        lastId,
         replies: [...state.replies, { by: event.by, at: event.at, body: event.data.body }],
         replyIds: [...state.replyIds, threadEventId(event)],
         evidence: dedupe(state.evidence, event.data.evidence),
       };
     case 'remarked':
       return {
-        ...state,
-        clock,
-        updated,
-        lastId,
         replies: [...state.replies, { by: event.by, at: event.at, body: event.data.body, resolved: false, reading: event.data.reading }],
         replyIds: [...state.replyIds, threadEventId(event)],
         evidence: dedupe(state.evidence, event.data.evidence),
       };
     case 'resolved':
     case 'unresolved':
-      return { ...state, clock, updated, lastId, replies: patchReply(state, event.data.reply, { resolved: event.type === 'resolved' }) };
+      return { replies: patchReply(state, event.data.reply, { resolved: event.type === 'resolved' }) };
     case 'retracted':
-      return { ...state, clock, updated, lastId, replies: patchReply(state, event.data.reply, { retracted: true }) };
+      return { replies: patchReply(state, event.data.reply, { retracted: true }) };
     case 'closed':
-      return { ...state, clock, updated, lastId, status: 'landed' };
+      return { status: 'landed' };
     case 'edited':
       return {
-        ...state,
-        clock,
-        updated,
-        lastId,
         ...(event.data.concern !== undefined ? { concern: event.data.concern } : {}),
         ...(event.data.body !== undefined ? { body: event.data.body } : {}),
         edited: { at: event.at, by: event.by },
       };
     case 'reopened':
-      return { ...state, clock, updated, lastId, status: 'open' };
+      return { status: 'open' };
     case 'promoted':
-      return { ...state, clock, updated, lastId, status: 'landed', url: event.data.url };
+      return { status: 'landed', url: event.data.url };
   }
 }
 

@@ -136,7 +136,7 @@ async function fetchStaged(cwd: string, gitdir: string, remote: string, env: Nod
   const specs = SYNCED_KINDS.map((k) => `+refs/trellis/${k}/*:${stagingPrefix(remote)}${k}/*`);
   // The fetch writes the commit-graph of what it brought (git's own `fetch.writeCommitGraph`): a clone's
   // first cold read of thousands of fetched threads then walks the graph instead of unpacking every
-  // commit (10k threads: 860 → 755 ms, bench speed). gc --auto writes it too, but only once loose
+  // commit (10k threads: 830 → 744 ms, bench speed). gc --auto writes it too, but only once loose
   // objects pile up, which a fetched pack never does.
   const r = await gitRaw(cwd, [...gitSyncArgs(), '-c', 'fetch.writeCommitGraph=true', 'fetch', '--quiet', '--no-tags', '--prune', '--no-write-fetch-head', remote, ...specs], env);
   if (r.code !== 0) throw new TrellisError('REMOTE_FAILED', `cannot fetch from ${remote}: ${firstLine(r.stderr)}`);
