@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Fault } from './standin-server.js';
 
 export interface ForgeLabel {
   id: number;
@@ -61,6 +62,8 @@ export class GitHubForge {
   mode: { down?: boolean; fail?: number; slowMs?: number } = {};
   rateRemaining: number;
   readonly rateLimit: number;
+  /** Answers sent instead of the next matching requests' (see standin-server.ts): injected faults. */
+  readonly faults: Fault[] = [];
   /** Every request seen: method, path and status, for assertions. */
   readonly log: { method: string; path: string; status: number }[] = [];
   private server: http.Server;
@@ -151,7 +154,10 @@ export class GitHubForge {
 
   private handle(req: http.IncomingMessage, body: string, res: http.ServerResponse): void {
     const url = new URL(req.url!, this.apiUrl);
+    const at = this.faults.findIndex((f) => (!f.method || f.method === req.method) && (!f.path || f.path.test(url.pathname + url.search)));
+    const fault = at >= 0 ? this.faults.splice(at, 1)[0] : undefined;
     const send = (status: number, json: unknown, headers: Record<string, string> = {}) => {
+      if (fault) [status, json, headers] = [fault.status, fault.body ?? { message: `injected ${fault.status}` }, fault.headers ?? {}];
       this.log.push({ method: req.method!, path: url.pathname + url.search, status });
       const text = json === undefined ? '' : JSON.stringify(json);
       const etag = `W/"${createHash('sha1').update(text).digest('hex')}"`;
@@ -175,6 +181,7 @@ export class GitHubForge {
       res.writeHead(status, { ...common, 'content-type': 'application/json; charset=utf-8', ...(req.method === 'GET' && status === 200 ? { etag } : {}), ...headers });
       res.end(text);
     };
+    if (fault && !fault.afterApplying) return send(fault.status, null);
     if (this.mode.fail) return send(this.mode.fail, { message: 'Server Error' });
     if (this.opts.token && req.headers.authorization !== `Bearer ${this.opts.token}`) {
       return send(401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' });
@@ -184,6 +191,8 @@ export class GitHubForge {
     }
     const base = `/repos/${this.owner}/${this.repo}`;
     const path = url.pathname;
+    if (req.method === 'GET' && path === '/user') return send(200, this.user('trellis-bot'));
+    if (req.method === 'GET' && path === base) return send(200, { id: 1, name: this.repo, full_name: `${this.owner}/${this.repo}`, owner: this.user(this.owner), html_url: `https://github.com/${this.owner}/${this.repo}`, has_issues: true });
     if (!path.startsWith(`${base}/`)) return send(404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest', status: '404' });
     const rest = path.slice(base.length);
     const json = (() => {

@@ -14,6 +14,15 @@ export interface ForgeDriver {
   create(input: { title: string; body: string }): Promise<{ number: number; url: string }>;
   comment(number: number, body: string): Promise<void>;
   close(number: number): Promise<void>;
+  /** Doctor's look at the forge: it answers, the token is accepted, the project is found. Never throws. */
+  probe(): Promise<ProbeStep[]>;
+}
+
+/** One of doctor's checks of a forge, with its repair when it failed. */
+export interface ProbeStep {
+  readonly ok: boolean | 'warn';
+  readonly what: string;
+  readonly repair?: string;
 }
 
 export interface ForgeEntry {

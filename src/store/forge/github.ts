@@ -1,7 +1,9 @@
 import { TrellisError } from '../../events/index.js';
 import type { Issue, Label, Reply } from '../../projections/index.js';
 import type { ForgeConfig } from '../project/config.js';
-import { forgeId, type ForgeDriver, type ForgeEntry, type ForgeListing } from './driver.js';
+import { forgeId, type ForgeDriver, type ForgeEntry, type ForgeListing, type ProbeStep } from './driver.js';
+import { ForgeHttp, type ForgeResponse } from './http.js';
+import { probeForge } from './probe.js';
 import { readMarker, referencedIssues } from './marker.js';
 
 /** The subset of GitHub's issue object the adapter reads. */
@@ -45,7 +47,7 @@ export class GitHubDriver implements ForgeDriver {
   readonly store: string;
   private readonly api: string;
   private readonly pages = new Map<string, Page<unknown>>();
-  private exhaustedUntil = 0;
+  private readonly http: ForgeHttp;
 
   constructor(
     private readonly config: ForgeConfig,
@@ -53,6 +55,18 @@ export class GitHubDriver implements ForgeDriver {
   ) {
     this.store = config.host;
     this.api = (config.apiUrl ?? 'https://api.github.com').replace(/\/+$/, '');
+    const tokenEnv = config.tokenEnv ?? 'GITHUB_TOKEN';
+    this.http = new ForgeHttp({
+      store: this.store,
+      api: this.api,
+      env,
+      headers: () => {
+        const token = env[tokenEnv];
+        return { Accept: 'application/vnd.github+json', 'X-GitHub-Api-Version': '2022-11-28', ...(token ? { Authorization: `Bearer ${token}` } : {}) };
+      },
+      hint: (status) =>
+        status === 401 ? `; set ${tokenEnv} to a token with access to ${config.repo}` : status === 404 ? `; check "repo": "${config.repo}" in trellis.json and the token's access` : '',
+    });
     if (!/^[\w.-]+\/[\w.-]+$/.test(config.repo)) throw new TrellisError('INVALID_INPUT', `forge ${config.host}: "repo" must be owner/name, not ${JSON.stringify(config.repo)}`);
   }
 
@@ -74,6 +88,20 @@ export class GitHubDriver implements ForgeDriver {
 
   async close(number: number): Promise<void> {
     await this.request('PATCH', `/repos/${this.config.repo}/issues/${number}`, { state: 'closed' });
+  }
+
+  probe(): Promise<ProbeStep[]> {
+    const tokenEnv = this.config.tokenEnv ?? 'GITHUB_TOKEN';
+    return probeForge(this.http, {
+      store: this.store,
+      api: this.api,
+      tokenEnv,
+      token: this.env[tokenEnv],
+      scopes: 'the repo scope (classic), or Issues: read and write on the repository (fine-grained)',
+      userPath: '/user',
+      projectPath: `/repos/${this.config.repo}`,
+      projectKey: `"repo": "${this.config.repo}"`,
+    });
   }
 
   /** Translates once, at the boundary: nothing downstream sees a GitHub field. */
@@ -137,57 +165,8 @@ export class GitHubDriver implements ForgeDriver {
     return out;
   }
 
-  private async request(method: string, pathOrUrl: string, body?: unknown, etag?: string): Promise<{ status: number; headers: Headers; json: unknown }> {
-    if (Date.now() < this.exhaustedUntil) {
-      throw new TrellisError('FORGE_FAILED', `${this.store}: API rate limit exhausted until ${new Date(this.exhaustedUntil).toISOString()}; try again then`);
-    }
-    const url = pathOrUrl.startsWith('http') ? pathOrUrl : `${this.api}${pathOrUrl}`;
-    const token = this.env[this.config.tokenEnv ?? 'GITHUB_TOKEN'];
-    let res: Response;
-    try {
-      res = await fetch(url, {
-        method,
-        headers: {
-          Accept: 'application/vnd.github+json',
-          'X-GitHub-Api-Version': '2022-11-28',
-          'User-Agent': 'trellis',
-          ...(token ? { Authorization: `Bearer ${token}` } : {}),
-          ...(etag ? { 'If-None-Match': etag } : {}),
-          ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
-        },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-        signal: AbortSignal.timeout(Number(this.env.TRELLIS_FORGE_TIMEOUT_MS ?? 10_000)),
-      });
-    } catch (err) {
-      const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
-      throw new TrellisError('FORGE_UNREACHABLE', `${this.store} is unreachable (${cause} on ${method} ${new URL(url).pathname})`);
-    }
-    if (res.headers.get('x-ratelimit-remaining') === '0') this.exhaustedUntil = Number(res.headers.get('x-ratelimit-reset') ?? 0) * 1000;
-    if (res.status === 304) return { status: 304, headers: res.headers, json: null };
-    let text: string;
-    try {
-      text = await res.text();
-    } catch (err) {
-      throw new TrellisError('FORGE_UNREACHABLE', `${this.store} stopped answering mid-response (${(err as Error).name} on ${method} ${new URL(url).pathname})`);
-    }
-    let json: unknown = null;
-    try {
-      json = text ? JSON.parse(text) : null;
-    } catch {
-      // a non-JSON answer is reported below by status
-    }
-    if (res.ok) return { status: res.status, headers: res.headers, json };
-    const said = (json as { message?: string } | null)?.message ?? text.slice(0, 200);
-    if ((res.status === 403 || res.status === 429) && this.exhaustedUntil > Date.now()) {
-      throw new TrellisError('FORGE_FAILED', `${this.store}: API rate limit exhausted until ${new Date(this.exhaustedUntil).toISOString()} (${said})`);
-    }
-    const hint =
-      res.status === 401
-        ? `; set ${this.config.tokenEnv ?? 'GITHUB_TOKEN'} to a token with access to ${this.config.repo}`
-        : res.status === 404
-          ? `; check "repo": "${this.config.repo}" in trellis.json and the token's access`
-          : '';
-    throw new TrellisError('FORGE_FAILED', `${this.store} answered ${res.status} to ${method} ${new URL(url).pathname}: ${said}${hint}`);
+  private request(method: string, pathOrUrl: string, body?: unknown, etag?: string): Promise<ForgeResponse> {
+    return this.http.request(method, pathOrUrl, body, etag ? { 'If-None-Match': etag } : {});
   }
 }
 

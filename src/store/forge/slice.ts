@@ -1,13 +1,18 @@
 import { TrellisError } from '../../events/index.js';
 import type { ForgeConfig, Settings } from '../project/config.js';
 import type { ForgeDriver, ForgeEntry } from './driver.js';
+import { ForgejoDriver } from './forgejo.js';
 import { GitHubDriver } from './github.js';
+import { GitLabDriver } from './gitlab.js';
 
 export type DriverFactory = (config: ForgeConfig) => ForgeDriver;
 
 export const defaultDriverFactory: DriverFactory = (config) => {
   if (config.driver === 'github') return new GitHubDriver(config);
-  throw new TrellisError('INVALID_INPUT', `forge ${config.host}: no driver '${config.driver}' (drivers: github)`);
+  if (config.driver === 'gitlab') return new GitLabDriver(config);
+  // Forgejo is a fork of Gitea; their /api/v1 is the same for everything this driver reads and writes.
+  if (config.driver === 'forgejo' || config.driver === 'gitea') return new ForgejoDriver(config);
+  throw new TrellisError('INVALID_INPUT', `forge ${config.host}: no driver '${config.driver}' (drivers: github, gitlab, forgejo, gitea)`);
 };
 
 export interface RefreshResult {

@@ -10,6 +10,7 @@ export const LOCAL_CONFIG_FILE = 'trellis.local.json';
 export interface ForgeConfig {
   readonly driver: string;
   readonly host: string;
+  /** The forge's project: `owner/name` (GitHub, Forgejo/Gitea); GitLab's `"project"` (id or path) lands here too. */
   readonly repo: string;
   readonly apiUrl?: string;
   readonly tokenEnv?: string;
@@ -128,11 +129,14 @@ export function loadSettings(root: string | null): Settings {
 
 function forgesOf(v: unknown): ForgeConfig[] {
   if (v === undefined) return [];
-  const bad = () => new TrellisError('CONFIG_INVALID', `${CONFIG_FILE}: "forges" must be a list of { driver, host, repo, apiUrl?, tokenEnv? }`);
+  const bad = () => new TrellisError('CONFIG_INVALID', `${CONFIG_FILE}: "forges" must be a list of { driver, host, repo (or, for GitLab, project), apiUrl?, tokenEnv? }`);
   if (!Array.isArray(v)) throw bad();
   return v.map((f) => {
     if (typeof f !== 'object' || f === null) throw bad();
-    const { driver, host, repo, apiUrl, tokenEnv } = f as Record<string, unknown>;
+    const { driver, host, apiUrl, tokenEnv } = f as Record<string, unknown>;
+    const { repo: named, project } = f as Record<string, unknown>;
+    // GitLab calls it a project, and its id is a number: either key names the same thing.
+    const repo = named ?? (typeof project === 'number' ? String(project) : project);
     if (typeof driver !== 'string' || typeof host !== 'string' || typeof repo !== 'string') throw bad();
     if ((apiUrl !== undefined && typeof apiUrl !== 'string') || (tokenEnv !== undefined && typeof tokenEnv !== 'string')) throw bad();
     return { driver, host, repo, ...(apiUrl ? { apiUrl } : {}), ...(tokenEnv ? { tokenEnv } : {}) };

@@ -1,0 +1,176 @@
+import { type } from 'arktype';
+import { TrellisError } from '../../events/index.js';
+import type { Issue, Label, Reply } from '../../projections/index.js';
+import type { ForgeConfig } from '../project/config.js';
+import { forgeId, type ForgeDriver, type ForgeEntry, type ForgeListing, type ProbeStep } from './driver.js';
+import { ForgeHttp, hex, nextPageUrl, utc } from './http.js';
+import { readMarker } from './marker.js';
+import { probeForge } from './probe.js';
+import { readAs, readList } from './reads.js';
+
+const user = type({ login: 'string' });
+
+/** The fields of Forgejo's / Gitea's /api/v1 objects (their swagger `Issue`, `Comment`, `Label`) this driver reads. */
+export const forgejoReads = {
+  issue: type({
+    number: 'number',
+    title: 'string',
+    body: 'string',
+    state: 'string',
+    html_url: 'string',
+    user: user.or('null'),
+    labels: type({ id: 'number', name: 'string', color: 'string' }).array().or('null'),
+    created_at: 'string',
+    updated_at: 'string',
+  }),
+  comment: type({ id: 'number', issue_url: 'string', body: 'string', user: user.or('null'), created_at: 'string', updated_at: 'string' }),
+  created: type({ number: 'number', html_url: 'string' }),
+};
+type FjIssue = typeof forgejoReads.issue.infer;
+type FjComment = typeof forgejoReads.comment.infer;
+
+/** Forgejo's and Gitea's default ceiling on a page ([api] MAX_RESPONSE_ITEMS). */
+const LIMIT = 50;
+
+/**
+ * The Forgejo / Gitea driver (Codeberg, self-hosted): /api/v1 at https://<host>/api/v1 or a configured
+ * API URL, the token as `Authorization: token …` from the variable the config names (`FORGEJO_TOKEN` by
+ * default). A pull asks for issues and for the repository's comments `since` the last one, each its own
+ * cursor (a comment need not touch its issue), following `Link` (or `X-Total-Count`) to the last page.
+ * Pull requests are not issues (`type=issues`).
+ */
+export class ForgejoDriver implements ForgeDriver {
+  readonly store: string;
+  private readonly api: string;
+  private readonly tokenEnv: string;
+  private readonly http: ForgeHttp;
+  private readonly issues = new Map<number, FjIssue>();
+  private readonly comments = new Map<number, Map<number, FjComment>>();
+  private readonly held = new Map<number, ForgeEntry>();
+  private issueCursor: string | null = null;
+  private commentCursor: string | null = null;
+
+  constructor(
+    private readonly config: ForgeConfig,
+    private readonly env: NodeJS.ProcessEnv = process.env,
+  ) {
+    this.store = config.host;
+    this.api = (config.apiUrl ?? `https://${config.host}/api/v1`).replace(/\/+$/, '');
+    if (!/^[\w.-]+\/[\w.-]+$/.test(config.repo)) throw new TrellisError('INVALID_INPUT', `forge ${config.host}: "repo" must be owner/name, not ${JSON.stringify(config.repo)}`);
+    this.tokenEnv = config.tokenEnv ?? 'FORGEJO_TOKEN';
+    this.http = new ForgeHttp({
+      store: this.store,
+      api: this.api,
+      env,
+      headers: () => {
+        const token = env[this.tokenEnv];
+        return { Accept: 'application/json', ...(token ? { Authorization: `token ${token}` } : {}) };
+      },
+      hint: (status) =>
+        status === 401
+          ? `; set ${this.tokenEnv} to an access token with the issue scope (write:issue; read:issue to read only) and read:repository`
+          : status === 404
+            ? `; check "repo": "${config.repo}" in trellis.json and the token's access`
+            : '',
+    });
+  }
+
+  async list(): Promise<ForgeListing> {
+    const stats = { requests: 0, notModifiedRequests: 0 };
+    const repo = `/repos/${this.config.repo}`;
+    const issues = await this.pages(`${repo}/issues?state=all&type=issues&limit=${LIMIT}${since(this.issueCursor)}`, stats, (v) => readList(forgejoReads.issue, v, this.store, 'an issue'));
+    const comments = await this.pages(`${repo}/issues/comments?limit=${LIMIT}${since(this.commentCursor)}`, stats, (v) => readList(forgejoReads.comment, v, this.store, 'a comment'));
+    // Adopted only once both listings answered to their last page: a failed pull leaves the last one whole.
+    const touched = new Set<number>();
+    for (const i of issues) {
+      if (this.issues.get(i.number)?.updated_at === i.updated_at) continue;
+      this.issues.set(i.number, i);
+      touched.add(i.number);
+    }
+    for (const c of comments) {
+      const n = Number(/\/issues\/(\d+)$/.exec(c.issue_url)?.[1]);
+      if (!n) continue; // a pull request's comment
+      const of = this.comments.get(n) ?? new Map<number, FjComment>();
+      if (of.get(c.id)?.updated_at === c.updated_at) continue;
+      of.set(c.id, c);
+      this.comments.set(n, of);
+      touched.add(n);
+    }
+    for (const n of touched) {
+      const i = this.issues.get(n);
+      if (i) this.held.set(n, this.entry(i, [...(this.comments.get(n)?.values() ?? [])]));
+    }
+    this.issueCursor = latest(this.issueCursor, issues);
+    this.commentCursor = latest(this.commentCursor, comments);
+    return { entries: [...this.held.values()], notModified: touched.size === 0, ...stats };
+  }
+
+  async create(input: { title: string; body: string }): Promise<{ number: number; url: string }> {
+    const res = await this.http.request('POST', `/repos/${this.config.repo}/issues`, { title: input.title, body: input.body });
+    const created = readAs(forgejoReads.created, res.json, this.store, 'a created issue');
+    return { number: created.number, url: created.html_url };
+  }
+
+  async comment(number: number, body: string): Promise<void> {
+    await this.http.request('POST', `/repos/${this.config.repo}/issues/${number}/comments`, { body });
+  }
+
+  async close(number: number): Promise<void> {
+    await this.http.request('PATCH', `/repos/${this.config.repo}/issues/${number}`, { state: 'closed' });
+  }
+
+  probe(): Promise<ProbeStep[]> {
+    return probeForge(this.http, {
+      store: this.store,
+      api: this.api,
+      tokenEnv: this.tokenEnv,
+      token: this.env[this.tokenEnv],
+      scopes: 'the write:issue and read:repository scopes',
+      userPath: '/user',
+      projectPath: `/repos/${this.config.repo}`,
+      projectKey: `"repo": "${this.config.repo}"`,
+    });
+  }
+
+  /** Translates once, at the boundary: nothing downstream sees a Forgejo field. */
+  private entry(i: FjIssue, comments: FjComment[]): ForgeEntry {
+    const { nodes, body } = readMarker(i.body);
+    comments.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id - b.id));
+    const replies = comments.map((c): Reply => ({ by: c.user?.login ?? 'ghost', at: utc(c.created_at), body: c.body }));
+    const issue: Issue = {
+      id: forgeId(this.store, i.number),
+      store: this.store,
+      concern: i.title,
+      by: i.user?.login ?? 'ghost',
+      status: i.state,
+      nodes,
+      created: utc(i.created_at),
+      body,
+      replies,
+      evidence: [],
+      labels: (i.labels ?? []).map((l): Label => ({ name: l.name, ...(hex(l.color) ? { color: hex(l.color) } : {}) })),
+      url: i.html_url,
+    };
+    const updated = [utc(i.updated_at), ...comments.map((c) => utc(c.updated_at))].sort().at(-1)!;
+    return { issue, updated };
+  }
+
+  private async pages<T>(first: string, stats: { requests: number }, read: (v: unknown) => T[]): Promise<T[]> {
+    const out: T[] = [];
+    for (let url: string | null = `${this.api}${first}`; url; ) {
+      const res = await this.http.request('GET', url);
+      stats.requests++;
+      const page = read(res.json);
+      out.push(...page);
+      // An empty page ends the listing even when a count promised more (items deleted mid-pull).
+      url = page.length ? nextPageUrl(url, res.headers, out.length) : null;
+    }
+    return out;
+  }
+}
+
+/** `&since=` one second before the cursor: a forge comparing whole seconds must not skip that second. */
+const since = (cursor: string | null) => (cursor ? `&since=${encodeURIComponent(new Date(Date.parse(cursor) - 1000).toISOString())}` : '');
+
+const latest = (cursor: string | null, items: readonly { updated_at: string }[]) =>
+  items.reduce<string | null>((max, i) => (max === null || utc(i.updated_at) > max ? utc(i.updated_at) : max), cursor);
