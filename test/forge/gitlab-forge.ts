@@ -158,7 +158,12 @@ export class GitLabForge extends StandInServer {
       updated_at: iso(i.updated),
       closed_at: i.closed === null ? null : iso(i.closed),
       closed_by: i.closed === null ? null : this.user('trellis-bot'),
-      labels: details ? i.labels.map((name) => this.labels.find((l) => l.name === name) ?? { id: 99, name, color: '#ededed', description: null, text_color: '#333333' }) : i.labels,
+      labels: details
+        ? i.labels.map((name) => {
+            const l = this.labels.find((x) => x.name === name) ?? { id: 99, name, color: '#ededed', description: null, text_color: '#333333' };
+            return { ...l, description_html: l.description ?? '' };
+          })
+        : i.labels,
       milestone: null,
       assignees: [],
       author: this.user(i.author),
@@ -169,6 +174,8 @@ export class GitLabForge extends StandInServer {
       upvotes: 0,
       downvotes: 0,
       due_date: null,
+      imported: false,
+      imported_from: 'none',
       confidential: false,
       discussion_locked: null,
       issue_type: 'issue',
@@ -200,6 +207,8 @@ export class GitLabForge extends StandInServer {
       resolvable: false,
       confidential: false,
       internal: false,
+      imported: false,
+      imported_from: 'none',
       noteable_iid: n.iid,
       commands_changes: {},
     };
