@@ -56,3 +56,4 @@ export async function probeForge(http: ForgeHttp, t: ProbeTarget): Promise<Probe
   else steps.push({ ok: false, what: `forge ${t.store}: reading ${t.projectKey} failed: ${project}`, repair: 'run doctor again; if it persists, read what the forge says' });
   return steps;
 }
+

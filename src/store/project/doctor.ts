@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { defaultLockOptions } from '../git/refs.js';
 import { GC_AUTO, Housekeeping, looseObjectEstimate } from '../git/housekeeping.js';
 import { damagedRefs, repairDamagedRef } from '../git/ref-repair.js';
+import { probeForges } from '../forge/doctor-check.js';
 import { THREAD_REF_PREFIX } from '../issues/thread-store.js';
 import { poolDir, poolReport, refillPool } from '../sessions/worktree-pool.js';
 import { readSpecTree } from '../spec/spec-tree.js';
@@ -20,7 +21,7 @@ export interface Finding {
 
 /**
  * `trellis doctor`: checks the project in `cwd` (its repository, config, spec tree, locks, storage,
- * refs, threads, projection cache and worktree pool) and answers one finding per check, each with its
+ * refs, threads, projection cache, worktree pool and forges) and answers one finding per check, each with its
  * repair. With `repair`, first does what can be done safely (git gc, damaged refs, the pool).
  */
 export async function diagnoseProject(cwd: string, opts: { repair?: boolean } = {}): Promise<Finding[]> {
@@ -49,6 +50,9 @@ export async function diagnoseProject(cwd: string, opts: { repair?: boolean } = 
       if (!ignored) add('error', `${LOCAL_CONFIG_FILE} is not ignored by git: what it holds could be committed`, `add '${LOCAL_CONFIG_FILE}' to .gitignore`);
     }
   }
+
+  // Each configured forge: reachable, token accepted, project found (asked while the local checks run).
+  const forges = settings ? probeForges(settings.forges) : Promise.resolve([]);
 
   if (p.root && settings) {
     let tree;
@@ -116,6 +120,7 @@ export async function diagnoseProject(cwd: string, opts: { repair?: boolean } = 
   else if (cache.streams !== read.states.length) add('warn', `projection cache holds ${cache.streams} threads, the refs ${read.states.length}`, 'delete it; it is rebuilt from the refs');
   else add('ok', `projection cache matches the refs (${cache.lines} journal lines)`);
   if (p.root && settings) await checkPool(p, opts.repair === true, add);
+  for (const step of await forges) add(step.ok === true ? 'ok' : step.ok === 'warn' ? 'warn' : 'error', step.what, step.repair);
   return findings;
 }
 
