@@ -1,7 +1,11 @@
-/** Forge issues: the resident refresh of 1,000 issues, full and conditional, and the merged list over HTTP. */
+/**
+ * Forge issues: each driver's pull of 1,000 issues with 5,000 comments from its stand-in, cold and then
+ * incremental with 10 changed; GitHub's resident refresh, full and conditional; the merged list over HTTP.
+ */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GitHubForge } from '../test/forge/github-forge.js';
+import { subjects, type AnyForge, type Subject } from '../test/forge/standins.js';
 import { GitHubDriver } from '../src/store/forge/github.js';
 import { serveProject } from '../src/http/serve.js';
 import { openProject } from '../src/store/project/project.js';
@@ -12,6 +16,7 @@ const FORGE_ISSUES = Number(process.env.BENCH_FORGE_ISSUES ?? 1_000);
 const LOCAL_THREADS = Number(process.env.BENCH_THREADS ?? 10_000);
 
 export async function forgeBench(): Promise<void> {
+  for (const s of subjects) await pullBench(s);
   const forge = await new GitHubForge().start();
   try {
     for (let i = 1; i <= FORGE_ISSUES; i++) forge.seed({ title: `Forge issue ${i}`, body: `Body ${i}\n\nSpec: area${i % 50}/node${i % 1000}`, labels: i % 7 ? [] : ['bug'] });
@@ -43,5 +48,35 @@ export async function forgeBench(): Promise<void> {
     }
   } finally {
     await forge.stop();
+  }
+}
+
+const PULL_ISSUES = Number(process.env.BENCH_FORGE_PULL_ISSUES ?? 1_000);
+const PULL_COMMENTS = PULL_ISSUES * 5;
+const CHANGED = 10;
+
+/** One driver against its stand-in: the cold pull, one with 10 issues changed, one with none. */
+async function pullBench(s: Subject): Promise<void> {
+  const f: AnyForge = await s.start('bench-token');
+  try {
+    for (let i = 1; i <= PULL_ISSUES; i++) f.seed({ title: `Forge issue ${i}`, body: `Body ${i}\n\nSpec: area${i % 50}/node${i}`, labels: i % 7 ? [] : ['bug'] });
+    for (let c = 0; c < PULL_COMMENTS; c++) f.seedComment((c % PULL_ISSUES) + 1, `Comment ${c}`);
+    const driver = s.driver(f, { [s.tokenEnv]: 'bench-token' });
+    const cold = await time(() => driver.list());
+    const replies = cold.value.entries.reduce((n, e) => n + e.issue.replies.length, 0);
+    for (let i = 1; i <= CHANGED; i++) f.seedComment(i * 97, 'changed');
+    const incremental = await time(() => driver.list());
+    const unchanged = await time(() => driver.list());
+    const fields = (r: typeof cold) => ({ ms: Math.round(r.ms), requests: r.value.requests });
+    report(`forge.pull.${s.driverName}`, {
+      issues: cold.value.entries.length,
+      comments: replies,
+      cold: fields(cold),
+      incremental: { ...fields(incremental), changed: CHANGED },
+      unchanged: { ...fields(unchanged), not_modified: unchanged.value.notModified },
+      how: s.incremental === 'since' ? `${s.sinceParam}= since the last pull` : 'conditional requests (ETag): 304s cost no rate limit',
+    });
+  } finally {
+    await f.stop();
   }
 }

@@ -90,11 +90,11 @@ export class ForgejoForge extends StandInServer {
       const list = this.issues
         .filter((i) => (state === 'all' || i.state === state) && (type === 'issues' ? !i.pull : type === 'pulls' ? i.pull : true) && (since === null || i.updated >= since))
         .sort((a, b) => b.created - a.created || b.id - a.id);
-      return this.paged(req.url, list.map((i) => this.issueJson(i)), send);
+      return this.paged(req.url, list, send, (i) => this.issueJson(i));
     }
     if (req.method === 'GET' && rest === '/issues/comments') {
       const list = this.comments.filter((c) => since === null || c.updated >= since).sort((a, b) => a.created - b.created || a.id - b.id);
-      return this.paged(req.url, list.map((c) => this.commentJson(c)), send);
+      return this.paged(req.url, list, send, (c) => this.commentJson(c));
     }
     if (req.method === 'POST' && rest === '/issues') {
       if (typeof req.json.title !== 'string' || !req.json.title) return send(422, { message: '[Title]: Required', url: `${this.apiUrl}/swagger` });
@@ -120,8 +120,9 @@ export class ForgejoForge extends StandInServer {
     return send(405, { message: 'Method Not Allowed', url: `${this.apiUrl}/swagger` });
   }
 
-  private paged(url: URL, all: unknown[], send: Send): void {
-    const { items, page, last } = pageOf(url, all, 'limit', 30, 50);
+  private paged<T>(url: URL, all: T[], send: Send, json: (t: T) => unknown): void {
+    const { items: raw, page, last } = pageOf(url, all, 'limit', 30, 50);
+    const items = raw.map(json); // only the page asked for is rendered
     const link = linkHeader(url, this.apiUrl, page, last);
     send(200, items, { 'x-total-count': String(all.length), ...(link ? { link } : {}) });
   }

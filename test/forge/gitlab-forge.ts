@@ -103,7 +103,7 @@ export class GitLabForge extends StandInServer {
     if (one![2] && req.method === 'GET') {
       const sort = req.url.searchParams.get('sort') ?? 'desc';
       const all = this.notes.filter((n) => n.iid === issue.iid).sort((a, b) => (sort === 'asc' ? a.created - b.created || a.id - b.id : b.created - a.created || b.id - a.id));
-      return this.paged(req.url, all.map((n) => this.noteJson(n)), send);
+      return this.paged(req.url, all, send, (n) => this.noteJson(n));
     }
     if (one![2] && req.method === 'POST') {
       if (typeof req.json.body !== 'string' || !req.json.body) return send(400, { error: 'body is missing' });
@@ -123,12 +123,13 @@ export class GitLabForge extends StandInServer {
       .filter((i) => (after ? i.updated >= Date.parse(after) : true) && (state === 'opened' || state === 'closed' ? i.state === state : true))
       .sort((a, b) => sign * (a[by] - b[by] || a.id - b.id));
     const details = q.get('with_labels_details') === 'true';
-    this.paged(req.url, list.map((i) => this.issueJson(i, details)), send);
+    this.paged(req.url, list, send, (i) => this.issueJson(i, details));
   }
 
   /** GitLab's offset pagination headers, all of them. */
-  private paged(url: URL, all: unknown[], send: Send): void {
-    const { items, page, per, last } = pageOf(url, all, 'per_page', 20, 100);
+  private paged<T>(url: URL, all: T[], send: Send, json: (t: T) => unknown): void {
+    const { items: raw, page, per, last } = pageOf(url, all, 'per_page', 20, 100);
+    const items = raw.map(json); // only the page asked for is rendered
     send(200, items, {
       'x-page': String(page),
       'x-per-page': String(per),
