@@ -199,3 +199,20 @@ describe('three forges in one slice', () => {
     }
   });
 });
+
+describe('GitLab specifics', () => {
+  it('names the project by id or by path (URL-encoded on the wire); RateLimit-Remaining: 0 stops requests until the reset', async () => {
+    const f = await gitlab.start(TOKEN);
+    started.push(f);
+    f.seed({ title: 'One' });
+    expect((await gitlab.driver(f, envFor(gitlab), '42').list()).entries.map((e) => e.issue.id)).toEqual(['gitlab.com#1']);
+    const driver = gitlab.driver(f, envFor(gitlab), 'acme/shop');
+    await driver.list();
+    expect(f.log.at(-1)!.path).toMatch(/^\/api\/v4\/projects\/acme%2Fshop\/issues\?/);
+    f.faults.push({ status: 200, body: [], headers: { 'ratelimit-remaining': '0', 'ratelimit-reset': String(Math.floor(Date.now() / 1000) + 120) } });
+    await driver.list();
+    const sent = f.log.length;
+    await expect(driver.comment(1, 'x')).rejects.toMatchObject({ message: expect.stringMatching(/^gitlab\.com: API rate limit exhausted until \d{4}-/) });
+    expect(f.log.length).toBe(sent);
+  });
+});
