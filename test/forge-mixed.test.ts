@@ -56,6 +56,18 @@ describe('local, GitHub, GitLab and Forgejo issues in one project', () => {
     expect(ids(await ok(dir, ['issue', 'ls', '--json', '--node', 'orders'], { env: tokens }))).toContain('gitlab.com#1');
   });
 
+  it('the CLI’s next run pulls GitLab and Forgejo only for what changed since the last run', async () => {
+    await ok(dir, ['issue', 'ls', '--json'], { env: tokens });
+    const [glFrom, fjFrom] = [gl.log.length, fj.log.length];
+    gl.seedComment(1, 'Still broken.', 'carol');
+    const listed = JSON.parse(await ok(dir, ['issue', 'ls', '--json'], { env: tokens }));
+    const shown = listed.find((i: { id: string }) => i.id === 'gitlab.com#1');
+    expect(shown.replies.map((r: { body: string }) => r.body)).toEqual(['Still broken.']);
+    const asked = (f: GitLabForge | ForgejoForge, from: number) => f.log.slice(from).map((r) => r.path.replace(/\?.*/, '') + (/updated_after=|since=/.test(r.path) ? ' (since)' : ''));
+    expect(asked(gl, glFrom)).toEqual(['/api/v4/projects/acme%2Fshop/issues (since)', '/api/v4/projects/acme%2Fshop/issues/1/notes']);
+    expect(asked(fj, fjFrom)).toEqual(['/api/v1/repos/acme/shop/issues (since)', '/api/v1/repos/acme/shop/issues/comments (since)']);
+  });
+
   it('writes go to the forge an id names: open --store, reply and close on GitLab and Forgejo', async () => {
     const opened = JSON.parse(await ok(dir, ['issue', 'open', 'Dented tins', '--store', 'gitlab.com', '--node', 'ops/inventory', '--json'], { env: tokens }));
     expect(opened).toMatchObject({ id: 'gitlab.com#3', store: 'gitlab.com', nodes: ['ops/inventory'], by: 'trellis-bot' });

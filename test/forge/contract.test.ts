@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ForgeSlice } from '../../src/store/forge/slice.js';
 import type { Settings } from '../../src/store/project/config.js';
@@ -214,5 +217,30 @@ describe('GitLab specifics', () => {
     const sent = f.log.length;
     await expect(driver.comment(1, 'x')).rejects.toMatchObject({ message: expect.stringMatching(/^gitlab\.com: API rate limit exhausted until \d{4}-/) });
     expect(f.log.length).toBe(sent);
+  });
+});
+
+describe('a driver’s state between processes', () => {
+  it('a new slice on the same cache pulls only what changed; a state saved for another project is not used', async () => {
+    const f = await gitlab.start(TOKEN);
+    started.push(f);
+    for (let i = 1; i <= 3; i++) f.seed({ title: `Issue ${i}` });
+    const cache = mkdtempSync(join(tmpdir(), 'forge-cache-'));
+    const forges = (repo: string) => (): Settings => ({ forges: [{ driver: 'gitlab', host: 'gitlab.com', repo, apiUrl: f.apiUrl, tokenEnv: 'T2' }] }) as unknown as Settings;
+    process.env.T2 = TOKEN;
+    try {
+      await new ForgeSlice(forges('acme/shop'), undefined, cache).refresh();
+      const from = f.log.length;
+      const again = new ForgeSlice(forges('acme/shop'), undefined, cache);
+      await again.refresh();
+      expect(f.log.slice(from).map((r) => /updated_after=/.test(r.path))).toEqual([true]);
+      expect(again.entries()).toHaveLength(3);
+      const other = f.log.length;
+      await new ForgeSlice(forges('42'), undefined, cache).refresh();
+      expect(f.log.slice(other).map((r) => /updated_after=/.test(r.path))).toEqual([false]);
+    } finally {
+      delete process.env.T2;
+      rmSync(cache, { recursive: true, force: true });
+    }
   });
 });

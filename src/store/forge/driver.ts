@@ -14,6 +14,13 @@ export interface ForgeDriver {
   create(input: { title: string; body: string }): Promise<{ number: number; url: string }>;
   comment(number: number, body: string): Promise<void>;
   close(number: number): Promise<void>;
+  /**
+   * What the driver knows after its last pull, as JSON, so the next process (the CLI's next run) pulls
+   * only what changed since; absent on a driver that pulls whole (GitHub's, whose ETags do that job).
+   */
+  saveState?(): unknown;
+  /** Takes back a saved state; one it cannot use is ignored and the next pull is whole. */
+  restoreState?(state: unknown): void;
   /** Doctor's look at the forge: it answers, the token is accepted, the project is found. Never throws. */
   probe(): Promise<ProbeStep[]>;
 }

@@ -84,7 +84,7 @@ export class ForgejoDriver implements ForgeDriver {
     const touched = new Set<number>();
     for (const i of issues) {
       if (this.issues.get(i.number)?.updated_at === i.updated_at) continue;
-      this.issues.set(i.number, i);
+      this.issues.set(i.number, slimIssue(i));
       touched.add(i.number);
     }
     for (const c of comments) {
@@ -92,7 +92,7 @@ export class ForgejoDriver implements ForgeDriver {
       if (!n) continue; // a pull request's comment
       const of = this.comments.get(n) ?? new Map<number, FjComment>();
       if (of.get(c.id)?.updated_at === c.updated_at) continue;
-      of.set(c.id, c);
+      of.set(c.id, slimComment(c));
       this.comments.set(n, of);
       touched.add(n);
     }
@@ -103,6 +103,23 @@ export class ForgejoDriver implements ForgeDriver {
     this.issueCursor = latest(this.issueCursor, issues);
     this.commentCursor = latest(this.commentCursor, comments);
     return { entries: [...this.held.values()], notModified: touched.size === 0, ...stats };
+  }
+
+  saveState(): unknown {
+    return { issueCursor: this.issueCursor, commentCursor: this.commentCursor, issues: [...this.issues.values()], comments: [...this.comments.values()].flatMap((of) => [...of.values()]) };
+  }
+
+  restoreState(state: unknown): void {
+    const s = state as { issueCursor?: unknown; commentCursor?: unknown; issues?: unknown; comments?: unknown };
+    if (typeof s?.issueCursor !== 'string' || !Array.isArray(s.issues) || !Array.isArray(s.comments)) return;
+    for (const i of s.issues as FjIssue[]) this.issues.set(i.number, i);
+    for (const c of s.comments as FjComment[]) {
+      const n = Number(/\/issues\/(\d+)$/.exec(c.issue_url)?.[1]);
+      this.comments.set(n, (this.comments.get(n) ?? new Map<number, FjComment>()).set(c.id, c));
+    }
+    for (const [n, i] of this.issues) this.held.set(n, this.entry(i, [...(this.comments.get(n)?.values() ?? [])]));
+    this.issueCursor = s.issueCursor;
+    this.commentCursor = typeof s.commentCursor === 'string' ? s.commentCursor : null;
   }
 
   async create(input: { title: string; body: string }): Promise<{ number: number; url: string }> {
@@ -168,6 +185,21 @@ export class ForgejoDriver implements ForgeDriver {
     return out;
   }
 }
+
+/** Only the fields read are kept (and saved): an issue's user, labels and repository objects are not. */
+const slimIssue = (i: FjIssue): FjIssue => ({
+  number: i.number,
+  title: i.title,
+  body: i.body,
+  state: i.state,
+  html_url: i.html_url,
+  user: i.user && { login: i.user.login },
+  labels: i.labels && i.labels.map((l) => ({ id: l.id, name: l.name, color: l.color })),
+  created_at: i.created_at,
+  updated_at: i.updated_at,
+});
+
+const slimComment = (c: FjComment): FjComment => ({ id: c.id, issue_url: c.issue_url, body: c.body, user: c.user && { login: c.user.login }, created_at: c.created_at, updated_at: c.updated_at });
 
 /** `&since=` one second before the cursor: a forge comparing whole seconds must not skip that second. */
 const since = (cursor: string | null) => (cursor ? `&since=${encodeURIComponent(new Date(Date.parse(cursor) - 1000).toISOString())}` : '');

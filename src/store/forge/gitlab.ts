@@ -109,6 +109,18 @@ export class GitLabDriver implements ForgeDriver {
     return { entries: [...this.held.values()], notModified: changed.length === 0, ...stats };
   }
 
+  saveState(): unknown {
+    return { cursor: this.cursor, seen: [...this.seen], entries: [...this.held.values()] };
+  }
+
+  restoreState(state: unknown): void {
+    const s = state as { cursor?: unknown; seen?: unknown; entries?: unknown };
+    if (typeof s?.cursor !== 'string' || !Array.isArray(s.seen) || !Array.isArray(s.entries)) return;
+    for (const [iid, updated] of s.seen as [number, string][]) this.seen.set(iid, updated);
+    for (const e of s.entries as ForgeEntry[]) this.held.set(Number(e.issue.id.slice(this.store.length + 1)), e);
+    this.cursor = s.cursor;
+  }
+
   async create(input: { title: string; body: string }): Promise<{ number: number; url: string }> {
     const res = await this.http.request('POST', `/projects/${this.project}/issues`, { title: input.title, description: input.body });
     const created = readAs(gitlabReads.created, res.json, this.store, 'a created issue');

@@ -1,9 +1,15 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
 import { TrellisError } from '../../events/index.js';
 import type { ForgeConfig, Settings } from '../project/config.js';
 import type { ForgeDriver, ForgeEntry } from './driver.js';
 import { ForgejoDriver } from './forgejo.js';
 import { GitHubDriver } from './github.js';
 import { GitLabDriver } from './gitlab.js';
+
+/** Bumped when a driver's saved state changes meaning: older files are then ignored. */
+const STATE_FORMAT = 1;
 
 export type DriverFactory = (config: ForgeConfig) => ForgeDriver;
 
@@ -44,6 +50,8 @@ export class ForgeSlice {
   constructor(
     private readonly settings: () => Settings,
     private readonly makeDriver: DriverFactory = defaultDriverFactory,
+    /** Where drivers' states are kept between processes (`.git/trellis/cache`); none: every process pulls whole. */
+    private readonly cacheDir?: string,
   ) {}
 
   /** The configured forges' store names. */
@@ -85,6 +93,7 @@ export class ForgeSlice {
           if (!listing.notModified || !this.listings.has(store)) {
             this.listings.set(store, listing.entries);
             changed = true;
+            if (!listing.notModified) await this.saveState(store, driver);
           }
         } catch (err) {
           failures.push((err as Error).message);
@@ -96,6 +105,39 @@ export class ForgeSlice {
       for (const l of this.listeners) l();
     }
     return { changed, failures };
+  }
+
+  /**
+   * A driver given back what it knew at its last pull in any process, so its first pull here asks only
+   * for what changed since. Only the driver's state: the slice still lists a forge only once a pull of it
+   * answered, so a CLI read with the forge down is local-only, as before.
+   */
+  private restored(config: ForgeConfig, driver: ForgeDriver): ForgeDriver {
+    if (!this.cacheDir || !driver.restoreState) return driver;
+    try {
+      const saved = JSON.parse(readFileSync(this.statePath(config.host), 'utf8')) as { format?: unknown; config?: unknown; state?: unknown };
+      // A state saved for another API URL, project or driver is someone else's: never mix them.
+      if (saved.format === STATE_FORMAT && JSON.stringify(saved.config) === JSON.stringify(config)) driver.restoreState(saved.state);
+    } catch {
+      // No state yet, or one that cannot be read: this process pulls whole, and saves a good one.
+    }
+    return driver;
+  }
+
+  private async saveState(store: string, driver: ForgeDriver): Promise<void> {
+    if (!this.cacheDir || !driver.saveState) return;
+    try {
+      const config = this.settings().forges.find((f) => f.host === store);
+      if (!config) return;
+      mkdirSync(this.cacheDir, { recursive: true });
+      await writeFileAtomic(this.statePath(store), JSON.stringify({ format: STATE_FORMAT, config, state: driver.saveState() }));
+    } catch {
+      // A cache only: one that cannot be written costs the next process a whole pull, nothing else.
+    }
+  }
+
+  private statePath(store: string): string {
+    return join(this.cacheDir!, `forge-${store.replace(/[^\w.-]/g, '_')}.json`);
   }
 
   /** Drivers for the forges the settings name now; rebuilt when `forges` in trellis.json changes. */
@@ -112,7 +154,7 @@ export class ForgeSlice {
     const key = JSON.stringify(forges);
     if (key !== this.key) {
       // Built before it is adopted: a config whose driver cannot be made throws every time, not once.
-      const drivers = new Map(forges.map((f) => [f.host, this.makeDriver(f)]));
+      const drivers = new Map(forges.map((f) => [f.host, this.restored(f, this.makeDriver(f))]));
       this.key = key;
       this.drivers = drivers;
       for (const store of this.listings.keys()) if (!this.drivers.has(store)) this.listings.delete(store);

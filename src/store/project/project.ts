@@ -74,7 +74,7 @@ export function projectAt(repo: Repository, opts: ProjectOptions = {}): Project 
   const sessions = (): SessionRegistry => (registry ??= (opts.sessions as (project: Project) => SessionRegistry)(project));
   const project: Project = {
     settings: readSettings,
-    forges: new ForgeSlice(readSettings, opts.drivers),
+    forges: new ForgeSlice(readSettings, opts.drivers, join(data, 'cache')),
     forgeReads: 'live',
     sessions: typeof opts.sessions === 'function' ? { isOnline: (id) => sessions().isOnline(id), notify: (id, m) => sessions().notify(id, m) } : (opts.sessions ?? NO_SESSIONS),
     ...repo,
