@@ -138,6 +138,12 @@ for (const s of subjects) {
       expect(after.entries.find((e) => e.issue.id === `${s.store}#3`)!.issue.replies.map((r) => r.body)).toEqual(['during the outage']);
     });
 
+    if (s.incremental === 'since') it('an answer missing a field the driver reads fails loud, naming the field', async () => {
+      const f = await start();
+      f.faults.push({ status: 200, method: 'GET', path: s.listPath, body: [{ title: 'no number, no dates' }] });
+      await expect(s.driver(f, envFor(s)).list()).rejects.toMatchObject({ code: 'FORGE_FAILED', message: expect.stringMatching(new RegExp(`^${s.store} answered an issue this driver cannot read \\(.*(iid|number) must be`)) });
+    });
+
     it('never writes twice: a POST whose answer was lost after it landed is not sent again', async () => {
       const f = await start();
       f.seed({ title: 'One' });

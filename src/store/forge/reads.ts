@@ -8,7 +8,7 @@ import { TrellisError } from '../../events/index.js';
  */
 export function readAs<T>(schema: Type<T>, value: unknown, store: string, what: string): T {
   const out = schema(value);
-  if (out instanceof type.errors) throw new TrellisError('FORGE_FAILED', `${store} answered ${what} this driver cannot read (${out.summary}); is "apiUrl" the forge's API root?`);
+  if (out instanceof type.errors) throw new TrellisError('FORGE_FAILED', `${store} answered ${what} this driver cannot read (${out.summary.replace(/\n/g, '; ')}); is "apiUrl" the forge's API root?`);
   return out as T;
 }
 
