@@ -102,7 +102,7 @@ afterAll(async () => {
 describe('bodies over their limit leave no memory behind', () => {
   it(`${ROUNDS} rounds of ${PER_DOOR} × 100 MB to every door: gateway and child stay within ${SLACK_MB} MB of their baseline`, async () => {
     expect(childPid).toBeGreaterThan(0);
-    const doors = [
+    const doors: { name: string; url: string; headers: Record<string, string> }[] = [
       { name: 'gateway login, no login', url: `${gatewayUrl}/auth/login`, headers: {} },
       { name: 'gateway admin route, no login', url: `${gatewayUrl}/projects`, headers: {} },
       { name: 'gateway proxy, no login', url: `${gatewayUrl}/p/${id}/api/issues`, headers: {} },

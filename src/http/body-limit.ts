@@ -29,9 +29,9 @@ export function limitBody(maxSize: number, what = 'request bodies'): MiddlewareH
     const declared = c.req.header('content-length');
     const chunked = c.req.header('transfer-encoding') !== undefined;
     if (!chunked && declared !== undefined && Number(declared) > maxSize) return refuse(c, maxSize, what);
-    if (!chunked || !incoming || c.req.method === 'GET' || c.req.method === 'HEAD') return next();
+    if (!chunked || c.req.method === 'GET' || c.req.method === 'HEAD') return next();
     // No length declared (chunked): count as it arrives, keep what fits, and hand the route a copy.
-    const body = await readUpTo(incoming, maxSize);
+    const body = incoming ? await readUpTo(incoming, maxSize) : await readWebUpTo(c.req.raw.body, maxSize);
     if (body === null) return refuse(c, maxSize, what);
     c.req.raw = new Request(c.req.url, { method: c.req.method, headers: c.req.raw.headers, body });
     return next();
@@ -58,11 +58,11 @@ function nodeRequest(c: Context): IncomingMessage | undefined {
 }
 
 /** The whole body if it is at most `max` bytes, else null (the bytes read so far are dropped). */
-function readUpTo(incoming: IncomingMessage, max: number): Promise<Buffer | null> {
+function readUpTo(incoming: IncomingMessage, max: number): Promise<Uint8Array<ArrayBuffer> | null> {
   return new Promise((resolve) => {
     const parts: Buffer[] = [];
     let size = 0;
-    const done = (out: Buffer | null) => {
+    const done = (out: Uint8Array<ArrayBuffer> | null) => {
       incoming.off('data', onData).off('end', onEnd).off('error', onError).off('close', onError);
       if (out === null) incoming.pause();
       resolve(out);
@@ -76,6 +76,18 @@ function readUpTo(incoming: IncomingMessage, max: number): Promise<Buffer | null
     const onError = () => done(null);
     incoming.on('data', onData).on('end', onEnd).on('error', onError).on('close', onError);
   });
+}
+
+/** readUpTo for an app run without Node's server (in-process requests): the body's web stream. */
+async function readWebUpTo(body: ReadableStream<Uint8Array> | null, max: number): Promise<Uint8Array<ArrayBuffer> | null> {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of webChunks(body)) {
+    size += chunk.length;
+    if (size > max) return null;
+    parts.push(chunk);
+  }
+  return Buffer.concat(parts);
 }
 
 /** Counts and drops what is left of `incoming` until it ends, DRAIN_BYTES or DRAIN_MS, whichever is first. */
