@@ -7,6 +7,7 @@ import { gateOf } from '../store/host/project-list.js';
 import type { GatewayState } from './gateway-state.js';
 import { callerOf, readJson } from './hub-context.js';
 import { attemptKey } from './login-sessions.js';
+import { hasShell } from './shell-scope.js';
 
 /**
  * POST /auth/login {password, project?}: the admin password (or, with `project`, that project's gate
@@ -21,7 +22,10 @@ export function authRoutes(state: GatewayState): Hono<{ Bindings: HttpBindings }
 
   app.get('/auth/status', (c) => {
     const caller = callerOf(c, state);
-    return c.json({ passwordSet: caller.passwordSet, admin: caller.admin, loggedIn: !!caller.grant, projects: [...(caller.grant?.projects ?? [])] });
+    // With ?project=<id>: whether this caller may run commands there (the page hides what it may not do).
+    const project = c.req.query('project');
+    const shell = project === undefined ? caller.admin : hasShell(caller, project);
+    return c.json({ passwordSet: caller.passwordSet, admin: caller.admin, loggedIn: !!caller.grant, projects: [...(caller.grant?.projects ?? [])], shell });
   });
 
   app.post('/auth/login', async (c) => {

@@ -5,6 +5,7 @@ import type { EndpointRecord } from '../store/host/endpoint-record.js';
 import { forgetVerified, gateOf, onlineRecord } from '../store/host/project-list.js';
 import type { GatewayState } from './gateway-state.js';
 import { crossSiteRefusal } from './request-guard.js';
+import { hasShell, shellAction } from './shell-scope.js';
 import { backendsOf, CSP, faceOf, proxyHttp, proxyUpgrade, type ProxyTarget } from './upstream.js';
 
 /** `/p/<id>/rest?query` → id and the upstream path `/rest?query`. */
@@ -50,6 +51,11 @@ async function admit(state: GatewayState, req: IncomingMessage, upgrade: boolean
   const refused = state.projectRefusal(caller, target.id);
   if (refused === 401) return { ok: false, status: 401, code: 'UNAUTHENTICATED', message: 'log in first (POST /auth/login)' };
   if (refused === 403) return { ok: false, status: 403, code: 'FORBIDDEN', message: 'this login does not open that project' };
+  const action = shellAction(req.method ?? 'GET', target.path, upgrade);
+  if (action && !hasShell(caller, target.id)) {
+    const message = `${action} runs commands as this machine's user: it needs the admin login, or a project password whose gate grants "shell"`;
+    return caller.grant || !caller.passwordSet ? { ok: false, status: 403, code: 'FORBIDDEN', message } : { ok: false, status: 401, code: 'UNAUTHENTICATED', message: `log in first (POST /auth/login): ${message}` };
+  }
   const record = await onlineRecord(state.opts.home, target.id);
   if (!record) {
     return { ok: false, status: 404, code: 'NOT_FOUND', message: `project ${target.id} has no running backend; start it with POST /projects/${target.id}/serve or 'trellis serve'` };

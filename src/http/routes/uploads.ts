@@ -2,32 +2,17 @@ import { Hono } from 'hono';
 import { TrellisError } from '../../events/index.js';
 import { storeUpload, uploadLimit } from '../../store/evidence/uploads.js';
 import type { AppContext } from '../context.js';
-import { drainBody } from '../body-limit.js';
+import { bodyChunks, drainRequest, webChunks } from '../body-limit.js';
 import { errorBody } from '../errors.js';
 
 /** Room for multipart's boundaries and part headers around the file itself. */
 const MULTIPART_OVERHEAD = 64 << 10;
 
-/** The body's chunks; stopping early releases the stream without cancelling it, so a 413 can drain the rest (see limitBody). */
-async function* chunks(body: ReadableStream<Uint8Array> | null): AsyncIterable<Uint8Array> {
-  if (!body) return;
-  const reader = body.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      yield value;
-    }
-  } finally {
-    reader.releaseLock();
-  }
-}
-
 /** Reads a whole body, refusing (413) past `max` bytes without reading further. */
-async function readBounded(body: ReadableStream<Uint8Array> | null, max: number, tooLarge: () => Error): Promise<Uint8Array<ArrayBuffer>> {
+async function readBounded(body: AsyncIterable<Uint8Array>, max: number, tooLarge: () => Error): Promise<Uint8Array<ArrayBuffer>> {
   const parts: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of chunks(body)) {
+  for await (const chunk of body) {
     size += chunk.length;
     if (size > max) throw tooLarge();
     parts.push(chunk);
@@ -47,7 +32,7 @@ export function uploadRoutes(ctx: AppContext): Hono {
       const declared = Number(c.req.header('content-length'));
       if (Number.isFinite(declared) && declared > maxBytes + (multipart ? MULTIPART_OVERHEAD : 0)) throw tooLarge();
       if (multipart) {
-        const bytes = await readBounded(c.req.raw.body, maxBytes + MULTIPART_OVERHEAD, tooLarge);
+        const bytes = await readBounded(bodyChunks(c), maxBytes + MULTIPART_OVERHEAD, tooLarge);
         let form: FormData;
         try {
           form = await new Request('http://upload/', { method: 'POST', headers: { 'content-type': contentType }, body: bytes }).formData();
@@ -57,7 +42,7 @@ export function uploadRoutes(ctx: AppContext): Hono {
         const file = form.get('file');
         if (!(file instanceof Blob) || !('name' in file)) throw new TrellisError('INVALID_INPUT', 'a multipart upload carries the file in a part named "file"');
         if (file.size > maxBytes) throw tooLarge();
-        return c.json(await storeUpload(chunks(file.stream()), String(file.name), { maxBytes }), 201);
+        return c.json(await storeUpload(webChunks(file.stream()), String(file.name), { maxBytes }), 201);
       }
       const raw = c.req.header('x-filename');
       if (raw === undefined) throw new TrellisError('INVALID_INPUT', 'a raw upload names its file in X-Filename (percent-encoded for non-ASCII names)');
@@ -67,11 +52,11 @@ export function uploadRoutes(ctx: AppContext): Hono {
       } catch {
         throw new TrellisError('INVALID_INPUT', 'X-Filename is not valid percent-encoding');
       }
-      return c.json(await storeUpload(chunks(c.req.raw.body), name, { maxBytes }), 201);
+      return c.json(await storeUpload(bodyChunks(c), name, { maxBytes }), 201);
     } catch (err) {
       // The rest of the body is read and dropped before the answer, so the close after it is clean.
       if (err instanceof TrellisError && err.code === 'PAYLOAD_TOO_LARGE') {
-        await drainBody(c.req.raw.body);
+        await drainRequest(c);
         return c.json(errorBody(err.code, err.message), 413, { Connection: 'close' });
       }
       throw err;

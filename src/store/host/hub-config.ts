@@ -6,7 +6,7 @@ import { TrellisError } from '../../events/index.js';
 import { isCode } from '../fs-errors.js';
 
 /** A project's gate on `/p/:id/*` (DESIGN §10). */
-export type Gate = 'admin' | 'open' | { readonly password: string };
+export type Gate = 'admin' | 'open' | { readonly password: string; readonly shell?: true };
 
 /** `$TRELLIS_HOME/hub.json`: the gateway's own settings. Only these keys are read. */
 export interface HubConfig {
@@ -51,7 +51,10 @@ export function readHubConfig(home: string): HubConfig {
   if (typeof raw.gates === 'object' && raw.gates !== null) {
     for (const [id, g] of Object.entries(raw.gates as Record<string, unknown>)) {
       if (g === 'admin' || g === 'open') gates[id] = g;
-      else if (typeof g === 'object' && g !== null && typeof (g as { password?: unknown }).password === 'string') gates[id] = { password: (g as { password: string }).password };
+      else if (typeof g === 'object' && g !== null && typeof (g as { password?: unknown }).password === 'string') {
+        // `shell` is granted only by the literal `true`: a password that opens the terminals is a shell as the host user.
+        gates[id] = { password: (g as { password: string }).password, ...((g as { shell?: unknown }).shell === true ? { shell: true as const } : {}) };
+      }
     }
   }
   return {

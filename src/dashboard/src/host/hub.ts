@@ -28,6 +28,19 @@ export const underHub: { readonly base: string; readonly project: string } | nul
 /** Where the hub's own routes are: next to the page at the host home, two folders up from a project's page. */
 export const hubBase: string = underHub?.base ?? apiBase;
 
+/**
+ * Whether this page's login may run commands on the machine (spawn, type into a terminal, upload, merge):
+ * true at `trellis serve` and for an admin; a project password whose gate does not grant `shell` opens
+ * the project's data and issues only, and the page then shows no button that would be refused.
+ */
+export const mayRunCommands = signal(true);
+
+async function refreshShellScope(project: string): Promise<void> {
+  const res = await fetch(`${hubBase}auth/status?project=${encodeURIComponent(project)}`, { headers: { Accept: 'application/json' } }).catch(() => null);
+  const body = res?.ok ? ((await res.json().catch(() => ({}))) as { shell?: boolean }) : {};
+  mayRunCommands.value = body.shell !== false;
+}
+
 /** Asks `health` (with bounded retries on a dropped connection or 502/503/504) which page this is. */
 export async function whereAmI(): Promise<Where> {
   for (let attempt = 0; ; attempt++) {
@@ -35,7 +48,9 @@ export async function whereAmI(): Promise<Where> {
       const res = await fetch(`${apiBase}health`, { headers: { Accept: 'application/json' } });
       if (res.ok) {
         const body = (await res.json().catch(() => ({}))) as { role?: string };
-        return body.role === 'gateway' ? { kind: 'hub' } : { kind: 'project' };
+        if (body.role === 'gateway') return { kind: 'hub' };
+        if (underHub) await refreshShellScope(underHub.project);
+        return { kind: 'project' };
       }
       if (underHub && res.status === 401) return { kind: 'project-login', project: underHub.project };
       if (underHub && res.status === 404) {

@@ -10,6 +10,7 @@ import { Lifecycle } from './session/Lifecycle';
 import { PromptBox } from './session/PromptBox';
 import { Review } from './session/Review';
 import { TerminalCard } from './session/TerminalCard';
+import { mayRunCommands, ShellNeeded } from './session/ShellNeeded';
 import '../sessions.css';
 
 /** States in which a session has a pane to watch (an interrupted one may still have its tmux session). */
@@ -59,7 +60,7 @@ export function SessionView({ id }: { id: string }) {
         }}
       />
       {hasPane ? (
-        <TerminalCard id={s.id} key={`${s.id} ${s.tmux?.pane}`} />
+        <TerminalCard id={s.id} key={`${s.id} ${s.tmux?.pane}`} viewOnly={!mayRunCommands.value} />
       ) : (
         <p class="card muted" data-testid="no-pane">
           No live pane: the session is {s.state}
@@ -68,7 +69,7 @@ export function SessionView({ id }: { id: string }) {
       )}
       <div class="columns">
         <div>
-          <PromptBox s={s} onDone={(v) => setLocal(v)} />
+          {mayRunCommands.value ? <PromptBox s={s} onDone={(v) => setLocal(v)} /> : <ShellNeeded what="Sending a prompt" />}
           <Review id={s.id} auto={s.state === 'review'} version={`${s.state} ${s.reason ?? ''}`} />
         </div>
         <Section title="Prompts" id="timeline-h">

@@ -6,6 +6,7 @@ import { board, boardError, refreshBoard, revision } from '../store';
 import type { ResourceInventory, SessionSummary, SessionView as Session } from '../types';
 import { Ago, ErrorBox, onListKeys, useAction } from '../ui';
 import { OverlapFlags, spawnWarnings } from './SessionChecks';
+import { mayRunCommands, ShellNeeded } from './session/ShellNeeded';
 import '../sessions.css';
 
 /** The harnesses `trellis session spawn --harness` knows; the server names them again if one is refused. */
@@ -105,7 +106,7 @@ export function SessionsView() {
           <input type="checkbox" checked={showClosed} onChange={(e) => replace(showClosed ? '#/sessions' : '#/sessions?closed=1')} /> Show closed ({closed})
         </label>
       </header>
-      <SpawnForm />
+      {mayRunCommands.value ? <SpawnForm /> : <ShellNeeded what="Spawning a session" />}
       {!b ? boardError.value ? <ErrorBox error={{ message: boardError.value }} title="Cannot load the sessions" /> : <p class="muted">Loading sessions…</p> : null}
       {b && !list.length ? <p class="muted" data-testid="no-sessions">No {showClosed ? '' : 'open '}sessions. Spawn one above, or with <code>trellis session spawn</code>.</p> : null}
       {list.length ? (

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { ApiError, enc, post } from '../../api';
 import type { SessionView as Session } from '../../types';
 import { ErrorBox, useAction } from '../../ui';
+import { mayRunCommands } from './ShellNeeded';
 
 /** Resume, interrupt, review, merge, close, quarantine: each a POST; a refused one shows the server's reason. */
 export function Lifecycle({ s, onDone }: { s: Session; onDone: (v: Session | null) => void }) {
@@ -11,6 +12,8 @@ export function Lifecycle({ s, onDone }: { s: Session; onDone: (v: Session | nul
   const [asking, setAsking] = useState('');
   const [override, setOverride] = useState('');
   if (s.state === 'closed') return null;
+  // Resume, interrupt, checks and merge run commands on the machine: only for a login that may (see ShellNeeded).
+  const shell = mayRunCommands.value;
   const act = async (verb: string, body: object = {}) => {
     setNote('');
     await run(async () => {
@@ -44,11 +47,11 @@ export function Lifecycle({ s, onDone }: { s: Session; onDone: (v: Session | nul
   return (
     <div class="lifecycle">
       <div class="actions" role="group" aria-label="Session actions">
-        {s.state === 'interrupted' ? button('resume', 'Resume') : button('interrupt', 'Interrupt')}
+        {shell ? (s.state === 'interrupted' ? button('resume', 'Resume') : button('interrupt', 'Interrupt')) : null}
         {button('review', 'Request review')}
-        {button('check', 'Run checks')}
-        {button('merge', 'Merge', { body: () => (override.trim() ? { override: override.trim() } : {}) })}
-        <span class="inline">
+        {shell ? button('check', 'Run checks') : null}
+        {shell ? button('merge', 'Merge', { body: () => (override.trim() ? { override: override.trim() } : {}) }) : null}
+        <span class="inline" hidden={!shell}>
           <label>
             <span>Merge anyway, because</span>
             <input value={override} onInput={(e) => setOverride((e.target as HTMLInputElement).value)} placeholder="if checks block it" />

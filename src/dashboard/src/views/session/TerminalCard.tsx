@@ -16,11 +16,12 @@ const RAW_KEYS: readonly [string, string][] = [
 ];
 
 /** The terminal card: link state, read-only toggle, file paste, the xterm itself (lazy), raw keys. */
-export function TerminalCard({ id }: { id: string }) {
+export function TerminalCard({ id, viewOnly = false }: { id: string; viewOnly?: boolean }) {
   const frame = useRef<HTMLDivElement>(null);
   const [term, setTerm] = useState<PaneTerminal | null>(null);
   const [loadErr, setLoadErr] = useState<unknown>(null);
-  const [readOnly, setReadOnly] = useState(false);
+  // viewOnly: this login may watch the pane but not type into it (the gateway refuses the input socket).
+  const [readOnly, setReadOnly] = useState(viewOnly);
   const { doing: busy, error: err, setError: setErr, run } = useAction();
   const [typed, setTyped] = useState('');
   const termRef = useRef<PaneTerminal | null>(null);
@@ -46,7 +47,7 @@ export function TerminalCard({ id }: { id: string }) {
     import('../../xterm-terminal').then(
       ({ PaneTerminal }) => {
         if (!live || !frame.current) return;
-        made = new PaneTerminal(frame.current, { url: apiUrl(`api/sessions/${enc(id)}/socket`), readOnly: false, onFiles: (f) => void paste(f) }).start();
+        made = new PaneTerminal(frame.current, { url: apiUrl(`api/sessions/${enc(id)}/socket`), readOnly: viewOnly, onFiles: (f) => void (viewOnly || paste(f)) }).start();
         termRef.current = made;
         setTerm(made);
         made.focus();
@@ -85,7 +86,8 @@ export function TerminalCard({ id }: { id: string }) {
             {term.size.value.cols}×{term.size.value.rows}
           </span>
         ) : null}
-        <label class="check">
+        {viewOnly ? <span class="muted">view only</span> : null}
+        <label class="check" hidden={viewOnly}>
           <input
             type="checkbox"
             checked={readOnly}
@@ -97,7 +99,7 @@ export function TerminalCard({ id }: { id: string }) {
           />{' '}
           Read-only
         </label>
-        <label class="button small file-paste">
+        <label class="button small file-paste" hidden={viewOnly}>
           Paste a file
           <input
             type="file"
@@ -119,7 +121,7 @@ export function TerminalCard({ id }: { id: string }) {
           {term.notice.value}
         </p>
       ) : null}
-      <div class="raw-keys" role="group" aria-label="Raw keys">
+      <div class="raw-keys" role="group" aria-label="Raw keys" hidden={viewOnly}>
         <span class="muted">Keys:</span>
         {RAW_KEYS.map(([k, label]) => (
           <button key={k} class="button small" onClick={() => void key(k)} title={`send ${k} to the pane`} disabled={readOnly}>
