@@ -123,4 +123,27 @@ describe('the session page and the gate', () => {
     for (const name of ['Resume', 'Close', 'Run checks']) expect(await page.getByRole('button', { name, exact: true }).count()).toBe(1);
     expect(seen.errors).toEqual([]);
   });
+
+  it('the scoreboard marks a reading older than its scope’s tip as stale, with its commit; a closed session folds into one group', async () => {
+    const listed = JSON.parse(await cli('session', 'ls', '--all', '--json'));
+    const id = (Array.isArray(listed) ? listed : listed.sessions)[0].id as string;
+    await cli('session', 'close', id);
+    const measured = git(dir, 'rev-parse', 'HEAD').trim();
+    writeFileSync(join(dir, 'README.md'), 'moved again\n');
+    git(dir, 'commit', '-qam', 'trunk moves again');
+    await page.goto(new URL('#/eval', s.url).href);
+    const trunk = page.locator('[data-scenario="cart/total"] td[data-scope="trunk"]');
+    await expect.poll(() => trunk.getByTestId('stale').textContent({ timeout: 2_000 }).catch(() => null), { timeout: 15_000 }).toBe(`stale: measured at ${measured.slice(0, 8)}, not the tip`);
+    // Columns: trunk, and the closed session folded into one group until asked for.
+    expect(await page.locator('table.scoreboard thead th').allTextContents()).toEqual(['Scenario', 'trunk', 'Show 1 closed session']);
+    expect(await page.locator('[data-scenario="cart/total"] td').last().textContent()).toBe('1 closed session: latest pass');
+    await page.getByRole('button', { name: 'Show 1 closed session' }).click();
+    await page.locator(`[data-scenario="cart/total"] td[data-scope="${id}"]`).waitFor();
+    expect(await page.getByRole('button', { name: 'Fold 1 closed session' }).getAttribute('aria-expanded')).toBe('true');
+    for (const size of [VIEWPORTS.desktop, VIEWPORTS.phone]) {
+      await page.setViewportSize(size);
+      await screenshot(page, 'eval-stale');
+    }
+    await page.setViewportSize(VIEWPORTS.desktop);
+  });
 });
