@@ -1,15 +1,17 @@
 /**
  * Evidence of done (DESIGN.md §14): the review bundle with a session's checks at 50 scenarios (the runs
- * excluded: the readings are filed beforehand), and the overlap update after one commit with 50 live
- * sessions — beside a cold recompute of all 50, as a ratio.
+ * excluded: the readings are filed beforehand), `trellis session check` of 10 scenarios whose trunk
+ * reading is stale (so it measures trunk's tip too, in a detached worktree), and the overlap update after
+ * one commit with 50 live sessions — beside a cold recompute of all 50, as a ratio.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { recordReading } from '../src/store/eval/verbs.js';
+import { recordReading, runDefinitions } from '../src/store/eval/verbs.js';
 import { openProject, type Project } from '../src/store/project/project.js';
-import { checksOf } from '../src/store/sessions/checks.js';
+import { checkSession } from '../src/store/sessions/check-session.js';
+import { checksAtDispatch, checksOf } from '../src/store/sessions/checks.js';
 import { OverlapTracker } from '../src/store/sessions/overlap.js';
 import { reviewBundle } from '../src/store/sessions/review.js';
 import { repeat, report, round, stats, tempRepo } from './lib.js';
@@ -27,6 +29,7 @@ async function session(p: Project, dir: string, id: string, nodes: string[]): Pr
   const worktree = join(`${dir}-worktrees`, id);
   git(dir, 'worktree', 'add', '-q', '-b', `trellis/${id}`, worktree, base);
   await p.sessionLog.write(id, { type: 'spawn', harness: 'shell', task: id, nodes, issue: null, base, branch: `trellis/${id}`, worktree, by: 'bench', at: new Date().toISOString(), source: 'user' });
+  await p.sessionLog.write(id, { type: 'fix-checks', ...(await checksAtDispatch(p, base, null)), by: 'bench', at: new Date().toISOString(), source: 'user' });
   return worktree;
 }
 
@@ -52,13 +55,17 @@ export async function evidenceBench(): Promise<void> {
     writeFileSync(join(wt, 'code.txt'), 'x\n');
     git(wt, 'add', '-A');
     git(wt, 'commit', '-qm', 'change');
+    const head = git(wt, 'rev-parse', 'HEAD');
+    const definitions: { id: string; run: string; timeoutS: number }[] = [];
     for (let n = 0; n < NODES; n++) {
       for (let k = 0; k < PER_NODE; k++) {
         const s = `shop/n${n}/s${k}`;
         await recordReading(p, s, { outcome: k % 3 ? 'pass' : 'fail', by: 'bench' });
-        await recordReading(p, s, { outcome: k % 4 ? 'pass' : 'fail', scope: id, by: 'bench' });
+        definitions.push({ id: s, run: 'true', timeoutS: 60 });
       }
     }
+    // The gate counts only a run of the definition fixed at dispatch: the session's readings are runs of it.
+    await runDefinitions(p, { scope: id, worktree: wt, commit: head }, definitions, 'bench');
     const state = await p.sessionLog.get(id);
     const bundle = await reviewBundle(p, id);
     if (bundle.checks.checks.length !== NODES * PER_NODE || bundle.checks.checks.some((c) => c.verdict === 'unmeasured')) throw new Error('bench setup: expected 50 measured checks');
@@ -69,7 +76,25 @@ export async function evidenceBench(): Promise<void> {
     const b = stats(full);
     report('evidence.review-bundle-with-checks', { ...b, scenarios: NODES * PER_NODE, checks_added_median_ms: stats(checksOnly).median_ms, checks_share: round(stats(checksOnly).median_ms / b.median_ms), target_ms: 100, loadavg: load() });
 
-    // 2. 50 live sessions, half of them editing one shared node; then one commit in one worktree.
+    // 2. `session check` of a session linked to one node of 10 scenarios, after trunk moved (untimed) so
+    //    its readings are stale: the session's 10 runs and trunk's 10 at its tip in a detached worktree.
+    const checker = 'benchchecker1';
+    await session(p, dir, checker, ['shop/n4']);
+    const checks: number[] = [];
+    let remeasured = 0;
+    for (let i = 0; i < 10; i++) {
+      writeFileSync(join(dir, 'trunk.txt'), `${i}\n`);
+      git(dir, 'add', 'trunk.txt');
+      git(dir, 'commit', '-qm', `trunk moves ${i}`);
+      const t = performance.now();
+      const r = await checkSession(p, checker, 'bench');
+      checks.push(performance.now() - t);
+      remeasured = r.trunk.length;
+      if (r.readings.length !== PER_NODE || !r.checks.ready) throw new Error(`bench setup: session check ran ${r.readings.length} and says ${r.checks.line}`);
+    }
+    report('evidence.session-check', { ...stats(checks), scenarios: PER_NODE, trunk_remeasured_per_check: remeasured, loadavg: load() });
+
+    // 3. 50 live sessions, half of them editing one shared node; then one commit in one worktree.
     const ids: string[] = [];
     const trees: string[] = [];
     for (let i = 0; i < SESSIONS; i++) {

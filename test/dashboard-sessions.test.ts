@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -194,12 +194,19 @@ describe('sessions in the dashboard', () => {
   it('a refused transition shows the server’s message; review shows the bundle with its pre-flight; close ends the terminal', async () => {
     await open(`#/sessions/${sessionId}`);
     await expect.poll(() => paneState(), { timeout: 10_000 }).toBe('live');
-    await page.getByRole('button', { name: 'Merge', exact: true }).click();
+    // Merge is not offered while the session runs: the page says why instead of offering a refusal.
+    expect(await page.getByRole('button', { name: 'Merge', exact: true }).count()).toBe(0);
+    expect(await page.getByTestId('not-offered').textContent()).toContain('Merge is offered once the session is up for review; it is running now.');
+    // A refusal the page cannot foresee (uncommitted work in the worktree) shows the server's message.
+    const scratch = join(JSON.parse(await cli('session', 'show', sessionId, '--json')).worktree, 'scratch.txt');
+    writeFileSync(scratch, 'x\n');
+    await page.getByRole('button', { name: 'Run checks' }).click();
     const alert = page.getByRole('alert');
     await alert.waitFor();
     // The code stays out of the text (a person reads the message), kept on the box for bug reports.
-    expect(await alert.textContent()).toMatch(/The server refused.*the session is running.*only a session in review merges/s);
+    expect(await alert.textContent()).toMatch(/The server refused.*uncommitted changes \(scratch\.txt\)/s);
     expect([await alert.getAttribute('data-code'), await alert.textContent()]).toEqual(['SESSION_REFUSED', expect.not.stringContaining('SESSION_REFUSED')]);
+    rmSync(scratch);
     expect(JSON.parse(await cli('session', 'show', sessionId, '--json')).state).toBe('running');
 
     // A commit on the session's branch, made in its pane.
@@ -220,13 +227,9 @@ describe('sessions in the dashboard', () => {
     await expect.poll(() => page.getByTestId('no-pane').textContent(), { timeout: 15_000 }).toContain('No live pane: the session is closed');
     await expect.poll(async () => JSON.parse(await cli('session', 'show', sessionId, '--json')).state).toBe('closed');
     expect(tmuxHas(home, sessionId)).toBe(false);
-    // A prompt to a closed session is refused (502): the page says so, and nothing lands on the timeline.
-    await page.getByLabel('Prompt text').fill('echo too-late');
-    await page.getByRole('button', { name: 'Send prompt' }).click();
-    const refused = page.getByRole('alert').filter({ hasText: 'The prompt was refused' });
-    await refused.waitFor({ timeout: 15_000 });
-    expect(await refused.getAttribute('data-code')).toBe('PROMPT_REFUSED');
-    expect(JSON.parse(await cli('session', 'show', sessionId, '--json')).timeline.map((t: { body: string }) => t.body)).not.toContain('echo too-late');
+    // No prompt reaches a closed session: the page offers no prompt box, and says so.
+    expect(await page.getByTestId('no-prompt').textContent()).toBe('No prompt reaches a closed session.');
+    expect(await page.getByRole('button', { name: 'Send prompt' }).count()).toBe(0);
   });
 
   it('a hot reload of the backend with the board stream and a terminal open: both reconnect by themselves', async () => {
@@ -263,6 +266,7 @@ describe('sessions in the dashboard', () => {
     // Quarantine from the page, with a reason: the state shows it and the terminal ends.
     await page.getByLabel('Quarantine reason').fill('looping on tests');
     await page.getByRole('button', { name: 'Quarantine', exact: true }).click();
+    await page.getByRole('button', { name: 'Yes, quarantine' }).click();
     await expect.poll(() => page.getByTestId('session-state').first().textContent(), { timeout: 15_000 }).toBe('quarantinedlooping on testsby user');
     expect(JSON.parse(await cli('session', 'show', id, '--json'))).toMatchObject({ state: 'quarantined', reason: 'looping on tests' });
     await page.getByTestId('no-pane').waitFor();

@@ -137,7 +137,7 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
     .action((action: string, args: string[], options: Options) => lazy(issueCommands, (m) => m.runIssue(action, ctx(args, options))));
 
   cli
-    .command('session <action> [...args]', 'Agent sessions: spawn, ls, show, prompt, capture, keys, interrupt, resume, review, merge, close, quarantine, view, attach, signal')
+    .command('session <action> [...args]', 'Agent sessions: spawn, ls, show, prompt, capture, keys, interrupt, resume, review, merge, check, accept, close, quarantine, view, attach, signal')
     .usage('session <action> [...args] [options]   (see the README for each action)')
     .option('--harness <name>', 'spawn: the agent harness (shell, claude, codex)')
     .option('--node <id>', 'spawn: spec node the session works on (repeatable)', { type: [String] })
@@ -149,6 +149,8 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
     .option('--ansi', 'capture: keep colors (SGR sequences)')
     .option('--hex <bytes>', 'keys: send these bytes exactly, as hex')
     .option('--override <reason>', 'merge: go past the checks that block it, saying why (logged on the session)')
+    .option('--reason <why>', 'accept: why the changed checks\' new definitions are right (logged on the session)')
+    .option('--scenario <id>', 'accept: a changed check to accept (repeatable; default: every one waiting)', { type: [String] })
     .option('--json', 'Print JSON')
     .action((action: string, args: string[], options: Options) => lazy(() => import('./session-commands.js'), (m) => m.runSession(action, ctx(args, options))));
 

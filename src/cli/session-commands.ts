@@ -83,14 +83,21 @@ function sessionText(s: SessionView & { overlaps?: readonly OverlapWith[] }): st
 
 /** One line per check: verdict, scenario, the session's and trunk's outcomes; then the gate's line and the overrides. */
 function checksText(c: SessionChecks & { notes: readonly string[] }, skipped: readonly { scenario: string; why: string }[] = []): string {
-  const lines = c.checks.map(
-    (x) => `${x.verdict.padEnd(14)} ${x.scenario}  here ${x.head ? x.head.outcome : '-'} · trunk ${x.trunk ? x.trunk.outcome : '-'}  (${x.because.join(', ')}${x.node ? ` · ${x.node}` : ''})`,
-  );
+  const lines = c.checks.flatMap((x) => [
+    `${x.verdict.padEnd(14)} ${x.scenario}  here ${x.head ? x.head.outcome : '-'} · trunk ${x.trunk ? x.trunk.outcome : x.trunkLatest ? `- (latest ${x.trunkLatest.outcome} at ${x.trunkLatest.commit?.slice(0, 12) ?? 'no commit'}, not the tip)` : '-'}  (${x.because.join(', ')}${x.required ? ', required' : ''}${x.node ? ` · ${x.node}` : ''})`,
+    ...(x.changed
+      ? [
+          `               fixed at dispatch: ${x.changed.fixed.run} → ${x.head ? x.head.outcome : 'not run'}`,
+          `               the branch's:      ${x.changed.now.run ?? '(removed)'}${x.changed.now.run ? ` → ${x.changed.headNow ? x.changed.headNow.outcome : 'not run'}` : ''}${x.changed.accepted ? `  (accepted by ${x.changed.accepted.by}: ${x.changed.accepted.reason})` : ''}`,
+        ]
+      : []),
+  ]);
   return [
     ...lines,
     ...skipped.map((s) => `not run: ${s.scenario}: ${s.why}`),
     ...c.notes.map((n) => `note: ${n}`),
     ...c.overrides.map((o) => `overridden by ${o.by} at ${o.at} for ${o.scenarios.join(', ')}: ${o.reason}`),
+    ...c.acceptances.map((a) => `changed check accepted by ${a.by} at ${a.at} for ${a.scenarios.map((d) => d.id).join(', ')}: ${a.reason}`),
     c.line,
     '',
   ].join('\n');
@@ -198,9 +205,23 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
     async run(ctx, p) {
       const override = ctx.options.override === undefined ? undefined : String(ctx.options.override);
       if (override !== undefined && override.trim() === '') throw new UsageError('--override needs a reason', SESSION_ACTIONS.merge!.usage);
-      const r = await mergeSession(p, cliRuntime(p), ctx.args[0]!, author(ctx), override);
+      const r = await mergeSession(p, cliRuntime(p), ctx.args[0]!, author(ctx), override, process.env.TRELLIS_SESSION);
       if (r.gate.through === 'overridden') await err(`trellis: merge gate overridden for ${r.gate.scenarios.join(', ')} (logged on the session)\n`);
       await out(ctx.options.json ? json(r) : `merge dispatched to ${ctx.args[0]}'s agent${r.delivered ? '' : ` (prompt queued, not delivered: ${r.reason})`}\n`);
+      return 0;
+    },
+  },
+  accept: {
+    args: ['id'],
+    options: ['reason', 'scenario', 'by', 'json'],
+    usage: 'trellis session accept <id> --reason <why> [--scenario <id>]... [--by <author>] [--json]   (a person accepts the new definitions of checks the branch changed)',
+    async run(ctx, p) {
+      const reason = ctx.options.reason === undefined ? '' : String(ctx.options.reason);
+      if (reason.trim() === '') throw new UsageError('--reason is required: say why the new definition is right', SESSION_ACTIONS.accept!.usage);
+      const scenarios = ([] as unknown[]).concat(ctx.options.scenario ?? []).map(String);
+      const { acceptChecks } = await import('../store/sessions/accept-checks.js');
+      const r = await acceptChecks(p, ctx.args[0]!, { reason, scenarios, by: author(ctx), fromSession: process.env.TRELLIS_SESSION });
+      await out(ctx.options.json ? json(r) : `accepted for ${r.session}: ${r.accepted.map((d) => `${d.id} (${d.run === null ? 'removed' : `run: ${d.run}`})`).join(', ')}\n`);
       return 0;
     },
   },

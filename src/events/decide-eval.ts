@@ -33,6 +33,7 @@ export function decideEval(state: EvalFacts, command: EvalCommand): EvalEvent[] 
   if (typeof r.scope !== 'string' || r.scope.trim() === '') throw new TrellisError('INVALID_INPUT', 'a reading needs a scope');
   if (r.output !== null && !HASH.test(r.output)) throw new TrellisError('INVALID_INPUT', `'${r.output}' is not an evidence hash (64 lowercase hex digits of sha256)`);
   if (r.commit !== null && !/^[0-9a-f]{40,64}$/.test(r.commit)) throw new TrellisError('INVALID_INPUT', `'${r.commit}' is not a commit id`);
+  if (r.run !== undefined && typeof r.run !== 'string') throw new TrellisError('INVALID_INPUT', 'a reading\'s run must be the command text');
   if (typeof r.id !== 'string' || r.id === '') throw new TrellisError('INVALID_INPUT', 'a reading needs an id');
   if (state.readings.some((x) => x.id === r.id)) throw new TrellisError('READING_EXISTS', `reading ${r.id} of ${r.scenario} is already filed`);
   const data: Omit<Reading, 'by' | 'at'> = {
@@ -44,6 +45,7 @@ export function decideEval(state: EvalFacts, command: EvalCommand): EvalEvent[] 
     ...(r.score !== undefined ? { score: r.score } : {}),
     durationMs: r.durationMs,
     output: r.output,
+    ...(r.run !== undefined ? { run: r.run } : {}),
   };
   return [{ v: EVAL_EVENT_FORMAT, type: 'measured', at: command.at, by: command.by, clock: state.clock + 1, data }];
 }

@@ -8,7 +8,7 @@ type EventOf<T extends SessionEvent['type']> = Extract<SessionEvent, { type: T }
 export const statusLabel = (s: { status: SessionStatus | 'absent'; reason: string | null }): string => (s.reason ? `${s.status}{${s.reason}}` : s.status);
 
 /** Which statuses a command is accepted in (the rest refuse, naming the current status). */
-const ACCEPTS: Record<Exclude<SessionCommand['type'], 'spawn' | 'prompt' | 'deliver' | 'identify' | 'view' | 'await' | 'idle' | 'busy'>, readonly SessionStatus[]> = {
+const ACCEPTS: Record<Exclude<SessionCommand['type'], 'spawn' | 'prompt' | 'deliver' | 'identify' | 'view' | 'await' | 'idle' | 'busy' | 'fix-checks'>, readonly SessionStatus[]> = {
   start: ['queued', 'awaiting'],
   launch: ['starting'],
   fail: ['queued', 'starting'],
@@ -20,6 +20,7 @@ const ACCEPTS: Record<Exclude<SessionCommand['type'], 'spawn' | 'prompt' | 'deli
   close: ['queued', 'starting', 'running', 'awaiting', 'review', 'merging', 'interrupted', 'quarantined', 'failed'],
   quarantine: ['queued', 'starting', 'running', 'awaiting', 'review', 'merging', 'interrupted', 'failed'],
   'turn-fail': ['starting', 'running', 'awaiting', 'merging'],
+  'accept-check': ['starting', 'running', 'awaiting', 'review', 'merging', 'interrupted'],
 };
 
 /** Statuses in which the agent's own turn signals move the state. */
@@ -172,6 +173,14 @@ export function decideSession(state: SessionFacts, command: SessionCommand): Ses
       return [event('turn-failed', { reason: command.reason })];
     case 'view':
       return state.unread ? [event('viewed', {})] : [];
+    case 'fix-checks':
+      // Once, at dispatch: what was fixed then is never rewritten.
+      if (state.fixedChecks) throw new TrellisError('SESSION_REFUSED', "the session's checks were fixed at dispatch and are not fixed again");
+      return [event('checks-fixed', { base: command.base, scenarios: [...command.scenarios], issueChecks: [...command.issueChecks] })];
+    case 'accept-check':
+      accept('accept-check', 'only a live or interrupted session has a check to accept');
+      if (command.reason.trim() === '') throw new TrellisError('INVALID_INPUT', "accepting a check's new definition needs a reason");
+      return [event('check-accepted', { reason: command.reason.trim(), scenarios: [...command.scenarios] })];
     default:
       return assertNever(command);
   }

@@ -32,6 +32,8 @@ export interface Reading {
   /** Who filed it: a session id, a git user name, or `human`. */
   readonly by: string;
   readonly at: string;
+  /** The command that ran (a run by Trellis); absent for a reading filed from outside. The gate counts only a run of the definition fixed at dispatch. */
+  readonly run?: string;
 }
 
 export type EvalEvent = {
@@ -76,6 +78,7 @@ const DATA: Record<string, (v: unknown) => boolean> = {
   score: (v) => v === undefined || (typeof v === 'number' && Number.isFinite(v)),
   durationMs: (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0,
   output: (v) => v === null || (str(v) && HASH.test(v)),
+  run: (v) => v === undefined || str(v),
 };
 
 function eventProblem(raw: unknown): string | null {

@@ -1,5 +1,5 @@
 import type { CommandMeta } from './thread-commands.js';
-import type { AwaitReason, InterruptReason, Source, SpawnedData } from './session-events.js';
+import type { AwaitReason, CheckDefinition, FixedChecks, InterruptReason, Source, SpawnedData } from './session-events.js';
 
 /** Where a session is in its life (DESIGN.md §9). `absent`: no log yet. */
 export type SessionStatus = 'queued' | 'starting' | 'running' | 'awaiting' | 'review' | 'merging' | 'interrupted' | 'quarantined' | 'failed' | 'closed';
@@ -39,6 +39,8 @@ export type SessionCommand = SessionCommandMeta &
     | { readonly type: 'fail'; readonly reason: string }
     | { readonly type: 'turn-fail'; readonly reason: string }
     | { readonly type: 'view' }
+    | ({ readonly type: 'fix-checks' } & FixedChecks)
+    | { readonly type: 'accept-check'; readonly reason: string; readonly scenarios: readonly CheckDefinition[] }
   );
 
 export type SessionCommandType = SessionCommand['type'];
@@ -61,4 +63,6 @@ export interface SessionFacts {
   readonly waiting: AwaitReason | null;
   /** Timeline indexes of prompts held until the agent takes input, oldest first. */
   readonly pending: readonly number[];
+  /** The session's checks as fixed at dispatch (a `checks-fixed` event), or null before (and for sessions older than the rule). */
+  readonly fixedChecks?: FixedChecks | null;
 }

@@ -48,6 +48,21 @@ export interface SpawnedData {
   readonly worktree: string;
 }
 
+/** One check's definition: the scenario, the node declaring it, its command and its timeout; `run: null` when the branch removed it. */
+export interface CheckDefinition {
+  readonly id: string;
+  readonly node: string | null;
+  readonly run: string | null;
+  readonly timeoutS: number | null;
+}
+
+/** The checks fixed at dispatch: every scenario the base commit declares, and the issue's `checks:` as at spawn. */
+export interface FixedChecks {
+  readonly base: string;
+  readonly scenarios: readonly CheckDefinition[];
+  readonly issueChecks: readonly string[];
+}
+
 export type SessionEvent =
   | (SessionEventMeta & { readonly type: 'spawned'; readonly data: SpawnedData })
   | (SessionEventMeta & { readonly type: 'starting'; readonly data: Record<string, never> })
@@ -72,7 +87,11 @@ export type SessionEvent =
   | (SessionEventMeta & { readonly type: 'quarantined'; readonly data: { readonly reason: string; readonly wip: string | null } })
   | (SessionEventMeta & { readonly type: 'failed'; readonly data: { readonly reason: string } })
   | (SessionEventMeta & { readonly type: 'turn-failed'; readonly data: { readonly reason: string } })
-  | (SessionEventMeta & { readonly type: 'viewed'; readonly data: Record<string, never> });
+  | (SessionEventMeta & { readonly type: 'viewed'; readonly data: Record<string, never> })
+  /** The session's checks as fixed at dispatch (DESIGN.md §14): the base commit's declarations and the issue's `checks:` at spawn. */
+  | (SessionEventMeta & { readonly type: 'checks-fixed'; readonly data: FixedChecks })
+  /** A person accepted a check's new definition (a branch changed or removed it): who (`by`), why, and the definitions accepted. */
+  | (SessionEventMeta & { readonly type: 'check-accepted'; readonly data: { readonly reason: string; readonly scenarios: readonly CheckDefinition[] } });
 
 export type SessionEventType = SessionEvent['type'];
 
@@ -113,7 +132,15 @@ const DATA: Record<SessionEventType, Record<string, Check>> = {
   failed: { reason: str },
   'turn-failed': { reason: str },
   viewed: {},
+  'checks-fixed': { base: text, scenarios: (v) => Array.isArray(v) && v.every(isDefinition), issueChecks: strs },
+  'check-accepted': { reason: text, scenarios: (v) => Array.isArray(v) && v.length > 0 && v.every(isDefinition) },
 };
+
+function isDefinition(v: unknown): boolean {
+  if (!isObject(v)) return false;
+  const nullOr = (x: unknown, t: 'string' | 'number') => x === null || typeof x === t;
+  return text(v.id) && nullOr(v.node, 'string') && nullOr(v.run, 'string') && nullOr(v.timeoutS, 'number');
+}
 
 function eventProblem(raw: unknown): string | null {
   if (!isObject(raw)) return 'is not a JSON object';
@@ -177,5 +204,10 @@ export function describeSessionEvent(event: SessionEvent): string {
       return `turn failed: ${words(event.data.reason)} ${from}`;
     case 'viewed':
       return 'viewed';
+    case 'checks-fixed':
+      return `checks fixed at ${event.data.base.slice(0, 12)}: ${event.data.scenarios.length} declared scenario(s)${event.data.issueChecks.length ? `, issue checks ${event.data.issueChecks.join(', ')}` : ''}`;
+    case 'check-accepted':
+      // Whole, like an override: the audit names who accepted which definitions and why.
+      return `changed check accepted by ${event.by} for ${event.data.scenarios.map((d) => `${d.id} (${d.run === null ? 'removed' : `run: ${d.run}`})`).join(', ')}: ${event.data.reason.replace(/\s+/g, ' ').trim()}`;
   }
 }

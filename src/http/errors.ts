@@ -51,6 +51,7 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   PRECONDITION_REQUIRED: 428,
   STALE_REVISION: 412,
   HARNESS_NOT_INSTALLED: 422,
+  SELF_APPROVAL: 403,
 };
 
 export const errorBody = (code: string, message: string) => ({ error: { code, message } });

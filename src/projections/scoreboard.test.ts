@@ -32,7 +32,7 @@ describe('buildScoreboard: given declarations, readings and remarks, then cells'
   it('no readings: every declared scenario has an unmeasured cell in each scope declaring it', () => {
     const board = buildScoreboard({ scopes: [{ scope: scope('trunk'), scenarios: [decl('b/two'), decl('a/one')] }], streams: [], remarks: [] });
     expect(board.scenarios.map((s) => s.id)).toEqual(['a/one', 'b/two']);
-    expect(board.scenarios[0]!.cells).toEqual([{ scope: 'trunk', live: true, declared: true, latest: null, last: [], readings: 0, remarks: [] }]);
+    expect(board.scenarios[0]!.cells).toEqual([{ scope: 'trunk', live: true, declared: true, latest: null, last: [], readings: 0, remarks: [], stale: false }]);
   });
 
   it('the latest reading per scope, the last 10 outcomes newest first, and the count', () => {
@@ -45,6 +45,27 @@ describe('buildScoreboard: given declarations, readings and remarks, then cells'
     expect(trunk!.last).toEqual([...outcomes].reverse().slice(0, 10));
     expect(trunk!.readings).toBe(12);
     expect(sess).toMatchObject({ scope: 'sess-1', live: true, declared: true, readings: 1, last: ['pass'] });
+  });
+
+  it('a reading at another commit than its live scope’s head is stale; one at the head, or in a gone scope, is not', () => {
+    const s = foldEval('a+one', [
+      { v: 1, type: 'measured', at: at(1), by: 'ci', clock: 1, data: { id: 'old', scenario: 'a/one', scope: 'trunk', commit: 'a'.repeat(40), outcome: 'fail', durationMs: 1, output: null } },
+      { v: 1, type: 'measured', at: at(2), by: 'ci', clock: 2, data: { id: 'here', scenario: 'a/one', scope: 'sess-1', commit: 'b'.repeat(40), outcome: 'pass', durationMs: 1, output: null } },
+      { v: 1, type: 'measured', at: at(3), by: 'ci', clock: 3, data: { id: 'gone', scenario: 'a/one', scope: 'gone-1', commit: 'c'.repeat(40), outcome: 'pass', durationMs: 1, output: null } },
+    ]);
+    const board = buildScoreboard({
+      scopes: [
+        { scope: { ...scope('trunk'), head: 'd'.repeat(40) }, scenarios: [decl('a/one')] },
+        { scope: { ...scope('sess-1'), head: 'b'.repeat(40) }, scenarios: [decl('a/one')] },
+      ],
+      streams: [s],
+      remarks: [],
+    });
+    expect(board.scenarios[0]!.cells.map((c) => [c.scope, c.stale, c.latest?.commit?.slice(0, 1)])).toEqual([
+      ['trunk', true, 'a'],
+      ['sess-1', false, 'b'],
+      ['gone-1', false, 'c'],
+    ]);
   });
 
   it('a scope that is gone keeps its readings in a cell marked not live, after the live ones', () => {

@@ -48,6 +48,8 @@ export interface ScoreCell {
   readonly readings: number;
   /** Open eval remarks against this scope's readings. */
   readonly remarks: readonly RemarkRef[];
+  /** The latest reading is older than the scope's tip (measured at another commit than the live scope's head): the commit it is at is `latest.commit`. */
+  readonly stale: boolean;
 }
 
 export interface ScenarioRow {
@@ -127,6 +129,7 @@ export function buildScoreboard(inputs: ScoreboardInputs): Scoreboard {
   const remarks = remarksByScenario(inputs.remarks);
   const order = new Map(inputs.scopes.map((s, i) => [s.scope.name, i]));
   const declaredBy = new Map(inputs.scopes.map((s) => [s.scope.name, new Set(s.scenarios.map((d) => d.id))]));
+  const heads = new Map(inputs.scopes.map((s) => [s.scope.name, s.scope.head]));
   const rows: ScenarioRow[] = [];
   const ids = new Set([...declared.keys(), ...[...streams.values()].filter((s) => s.readings.length > 0).map((s) => s.scenario)]);
   for (const id of [...ids].sort()) {
@@ -155,6 +158,7 @@ export function buildScoreboard(inputs: ScoreboardInputs): Scoreboard {
           last: r?.last ?? [],
           readings: r?.count ?? 0,
           remarks: cellRemarks.get(scope) ?? [],
+          stale: isStale(r?.latest ?? null, heads.get(scope)),
         };
       }),
       remarks: loose,
@@ -162,6 +166,9 @@ export function buildScoreboard(inputs: ScoreboardInputs): Scoreboard {
   }
   return { version: SCOREBOARD_VERSION, scopes: inputs.scopes.map((s) => s.scope), scenarios: rows };
 }
+
+/** A reading at another commit than its live scope's head (a gone scope has no head to be behind). */
+const isStale = (latest: Reading | null, head: string | null | undefined): boolean => latest !== null && typeof head === 'string' && latest.commit !== head;
 
 /** Puts each remark in the cell of the scope its reading was measured in; the rest stay on the row. */
 function splitRemarks(threads: readonly ThreadState[], byScope: ReadonlyMap<string, ScopeReadings>): { cellRemarks: Map<string, RemarkRef[]>; loose: RemarkRef[] } {

@@ -1,4 +1,4 @@
-import { isAfter, type EventKey, type SessionEvent, type SessionFacts, type SessionStatus, type Source } from '../events/index.js';
+import { isAfter, type CheckDefinition, type EventKey, type FixedChecks, type SessionEvent, type SessionFacts, type SessionStatus, type Source } from '../events/index.js';
 
 /** One prompt on a session's timeline, whole, with its author. */
 export interface TimelineEntry {
@@ -46,6 +46,18 @@ export interface SessionState extends SessionFacts {
   readonly failedTurn: string | null;
   /** Each override of the merge gate, oldest first (DESIGN.md §14). */
   readonly mergeOverrides: readonly MergeOverride[];
+  /** The checks fixed at dispatch (DESIGN.md §14); null for a session spawned before the rule. */
+  readonly fixedChecks: FixedChecks | null;
+  /** Each acceptance of a changed check's new definition, oldest first. */
+  readonly checkAcceptances: readonly CheckAcceptance[];
+}
+
+/** A person's acceptance of changed check definitions: who, when, why, and the definitions accepted. */
+export interface CheckAcceptance {
+  readonly by: string;
+  readonly at: string;
+  readonly reason: string;
+  readonly scenarios: readonly CheckDefinition[];
 }
 
 /** An override of the merge gate: who, when, why, and which scenarios blocked it. */
@@ -82,6 +94,8 @@ export const initialSession = (id: string): SessionState => ({
   wip: null,
   turnFailures: 0,
   mergeOverrides: [],
+  fixedChecks: null,
+  checkAcceptances: [],
   failedTurn: null,
   waiting: null,
   pending: [],
@@ -179,6 +193,10 @@ export function evolveSession(state: SessionState, event: SessionEvent): Session
       return move('merging', null, { waiting: state.waiting });
     case 'merge-overridden':
       return { ...next, mergeOverrides: [...state.mergeOverrides, { by: event.by, at: event.at, reason: event.data.reason, scenarios: event.data.scenarios }] };
+    case 'checks-fixed':
+      return { ...next, fixedChecks: event.data };
+    case 'check-accepted':
+      return { ...next, checkAcceptances: [...state.checkAcceptances, { by: event.by, at: event.at, reason: event.data.reason, scenarios: event.data.scenarios }] };
     case 'closed':
       return move('closed', null, { tmux: null, wip: event.data.wip ?? state.wip });
     case 'quarantined':

@@ -8,6 +8,12 @@ export const board = signal<Board | null>(null);
 export const boardError = signal<string | null>(null);
 /** Bumped on every change the stream announces; views holding their own fetches (issues, a thread) refetch on it. */
 export const revision = signal(0);
+/**
+ * Bumped on a change that can move a session's review: a reading filed, a branch or trunk moved, a
+ * session event, the spec tree (the review bundle, its banner and its checks table refetch on it).
+ */
+export const gateRevision = signal(0);
+const MOVES_A_REVIEW = new Set(['evals', 'worktrees', 'sessions', 'specs', 'resync', 'config']);
 /** Bumped when spec files change (the search corpus and node bodies refetch on it). */
 export const specRevision = signal(0);
 
@@ -51,15 +57,20 @@ export const graphStream = new LiveStream(
   {
     ready: () => {
       revision.value++;
+      gateRevision.value++;
       specRevision.value++;
       void refreshBoard();
     },
     graph: (data) => {
       let cause = '';
+      let causes: string[] = [];
       try {
-        cause = (JSON.parse(data) as { cause?: string }).cause ?? '';
+        const d = JSON.parse(data) as { cause?: string; causes?: string[] };
+        cause = d.cause ?? '';
+        causes = d.causes ?? [cause];
       } catch {}
       if (cause === 'specs' || cause === 'resync') specRevision.value++;
+      if (causes.some((c) => MOVES_A_REVIEW.has(c))) gateRevision.value++;
       revision.value++;
       void refreshBoard();
     },

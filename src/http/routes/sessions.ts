@@ -26,6 +26,9 @@ const spawnBody = type({ '+': 'reject', task: 'string', 'harness?': 'string', 'n
 const promptBody = type({ '+': 'reject', body: 'string', 'by?': 'string' });
 const byBody = type({ '+': 'reject', 'by?': 'string' });
 const mergeBody = type({ '+': 'reject', 'by?': 'string', 'override?': 'string' });
+const acceptBody = type({ '+': 'reject', reason: 'string', 'scenarios?': 'string[]', 'by?': 'string' });
+/** The session a request comes from, as the CLI run inside one says (its `$TRELLIS_SESSION`): it never approves its own work. */
+const fromSession = (c: { req: { header(name: string): string | undefined } }) => c.req.header('trellis-session') || undefined;
 const quarantineBody = type({ '+': 'reject', 'by?': 'string', 'reason?': 'string' });
 
 /** A write from the dashboard is authored by `human` unless the caller says who it is. */
@@ -58,7 +61,12 @@ export function sessionRoutes(ctx: AppContext, rt: SessionRuntime = defaultRunti
   });
   app.post('/api/sessions/:id/merge', async (c) => {
     const b = await readJson(c, mergeBody, { optional: true });
-    return c.json(await mergeSession(p, rt, c.req.param('id'), b.by ?? HUMAN, b.override));
+    return c.json(await mergeSession(p, rt, c.req.param('id'), b.by ?? HUMAN, b.override, fromSession(c)));
+  });
+  app.post('/api/sessions/:id/accept', async (c) => {
+    const b = await readJson(c, acceptBody);
+    const { acceptChecks } = await import('../../store/sessions/accept-checks.js');
+    return c.json(await acceptChecks(p, c.req.param('id'), { reason: b.reason, ...(b.scenarios ? { scenarios: b.scenarios } : {}), by: b.by ?? HUMAN, fromSession: fromSession(c) }));
   });
   // Runs the session's checks in its worktree at its head commit: as long as the scenarios take.
   app.post('/api/sessions/:id/check', async (c) => {

@@ -240,15 +240,17 @@ export class LiveProject {
         const stamp = JSON.stringify(freshness);
         if (stamp === this.lastStamp) return;
         this.lastStamp = stamp;
-        this.emit(cause, freshness);
+        this.emit(cause, freshness, causes);
         return;
       }
       const snap = await this.snapshot();
       const stamp = JSON.stringify(snap.board.freshness);
-      if (snap.etag === this.lastEtag) return;
+      // A reading or a moved branch is news even when the board's bytes stay: a session's review and the
+      // scoreboard show them (a session's reading, trunk's tip), the board does not.
+      if (snap.etag === this.lastEtag && !causes.has('evals') && !causes.has('worktrees')) return;
       this.lastEtag = snap.etag;
       this.lastStamp = stamp;
-      this.emit(cause, snap.board.freshness);
+      this.emit(cause, snap.board.freshness, causes);
     } catch (err) {
       if (isConfigError(err) && this.lastStamp !== undefined) {
         // Subscribers refetch and meet the error (a 500 naming the file, line and repair); the board that
@@ -261,8 +263,9 @@ export class LiveProject {
     }
   }
 
-  private emit(cause: ChangeCause, freshness: Board['freshness']): void {
-    this.bus.emit('change', { cause, freshness, json: JSON.stringify({ cause, freshness }) });
+  /** `causes`: every change settled into this one (a review refetches on some of them, whichever came first). */
+  private emit(cause: ChangeCause, freshness: Board['freshness'], causes: ReadonlySet<ChangeCause> = new Set([cause])): void {
+    this.bus.emit('change', { cause, freshness, json: JSON.stringify({ cause, causes: [...causes], freshness }) });
   }
 
   private watch(path: string, classify: (name: string) => ChangeCause | null): FSWatcher | undefined {

@@ -181,11 +181,27 @@ export async function runScenarios(p: Project, input: RunInput): Promise<Reading
     requireDeclared(declarations, id);
     throw new TrellisError('SCENARIO_NOT_FOUND', `scenario '${id}' is not declared in scope ${scope.name}'s spec tree (${scope.worktree})`);
   });
+  return runDefinitions(p, { scope: scope.name, worktree: scope.worktree, commit: scope.head }, decls, input.by);
+}
+
+/** Where definitions run: a scope's name, the folder to run in, and the commit checked out there. */
+export interface RunPlace {
+  readonly scope: string;
+  readonly worktree: string;
+  readonly commit: string | null;
+}
+
+/**
+ * Runs the given definitions (not necessarily the ones the folder's spec tree declares: a session's
+ * checks run as fixed at dispatch) one after another in `place`, each bounded by its timeout, and files
+ * a reading for each naming the command that ran, with its output as evidence.
+ */
+export async function runDefinitions(p: Project, place: RunPlace, decls: readonly Pick<ScenarioDecl, 'id' | 'run' | 'timeoutS'>[], by: string): Promise<Reading[]> {
   const readings: Reading[] = [];
   for (const d of decls) {
-    const run = await runScenario(d.run, { cwd: scope.worktree, timeoutS: d.timeoutS, env: { TRELLIS_SCENARIO: d.id, TRELLIS_SCOPE: scope.name } });
+    const run = await runScenario(d.run, { cwd: place.worktree, timeoutS: d.timeoutS, env: { TRELLIS_SCENARIO: d.id, TRELLIS_SCOPE: place.scope } });
     const { hash } = await p.evidence.put(run.output);
-    readings.push(await file(p, d.id, { scope: scope.name, commit: scope.head, outcome: run.outcome, durationMs: run.durationMs, output: hash, by: input.by }));
+    readings.push(await file(p, d.id, { scope: place.scope, commit: place.commit, outcome: run.outcome, durationMs: run.durationMs, output: hash, by, run: d.run }));
   }
   return readings;
 }

@@ -1,30 +1,33 @@
 import { existsSync } from 'node:fs';
 import { TrellisError, type Reading } from '../../events/index.js';
 import type { SessionChecks, SessionState } from '../../projections/index.js';
-import { runScenarios } from '../eval/verbs.js';
+import { runDefinitions } from '../eval/verbs.js';
 import { git } from '../git/run-git.js';
 import type { Project } from '../project/project.js';
-import { readSpecTree } from '../spec/spec-tree.js';
 import { adapterOf } from './adapters/index.js';
 import { currentChecks } from './checks.js';
+import { measureTrunkTip } from './trunk-baseline.js';
 import { sessionState } from './verbs.js';
 
 export interface CheckResult {
   readonly session: string;
   readonly head: string;
-  /** The readings filed, one per scenario run. */
+  /** The readings filed in the session's worktree, one per definition run (a changed check runs both). */
   readonly readings: readonly Reading[];
-  /** Checks that could not run in the session's worktree, and why. */
+  /** Trunk's readings at its tip, filed because trunk's latest was older or missing. */
+  readonly trunk: readonly Reading[];
+  /** Checks that could not run, and why. */
   readonly skipped: readonly { readonly scenario: string; readonly why: string }[];
   /** The verdicts after the run. */
   readonly checks: SessionChecks & { notes: string[] };
 }
 
 /**
- * `trellis session check <id>`: runs the session's checks in its worktree at its head commit (`eval run
- * --scope <id>`: each bounded by its timeout, its output kept as evidence) and files the readings. A
- * worktree with uncommitted changes is refused: a reading names the commit it measured, and that
- * commit would not be what ran.
+ * `trellis session check <id>`: runs the session's checks in its worktree at its head commit, each as
+ * defined at dispatch (a check the branch redefined runs both ways, so the page can show both), then
+ * measures trunk at its tip where trunk's latest reading is older (the baseline, DESIGN.md §14), and
+ * files the readings. A worktree with uncommitted changes is refused: a reading names the commit it
+ * measured, and that commit would not be what ran.
  */
 export async function checkSession(p: Project, id: string, by: string): Promise<CheckResult> {
   const state = await sessionState(p, id);
@@ -39,15 +42,19 @@ export async function checkSession(p: Project, id: string, by: string): Promise<
     );
   }
   const before = await currentChecks(p, state);
-  const runnable = before.checks.filter((c) => c.node !== null && c.run !== null);
-  const ownTree = readSpecTree(state.worktree, p.settings().specRoot);
-  const declaredHere = new Set(ownTree.nodes.flatMap((n) => n.scenarios.map((s) => s.id)));
-  const run = runnable.filter((c) => declaredHere.has(c.scenario)).map((c) => c.scenario);
-  const skipped = before.checks
-    .filter((c) => !run.includes(c.scenario))
-    .map((c) => ({ scenario: c.scenario, why: c.node === null ? 'declared by no spec node, here or on trunk' : "not declared in the session's own spec tree (its branch removed it)" }));
-  const readings = run.length ? await runScenarios(p, { scenarios: run, scope: id, by }) : [];
-  return { session: id, head: before.head, readings, skipped, checks: await currentChecks(p, state) };
+  const runs: { id: string; run: string; timeoutS: number }[] = [];
+  const plan = (scenario: string, run: string | null, timeoutS: number | null) => {
+    if (run !== null && !runs.some((r) => r.id === scenario && r.run === run)) runs.push({ id: scenario, run, timeoutS: timeoutS ?? 600 });
+  };
+  for (const c of before.checks) {
+    plan(c.scenario, c.run, c.timeoutS);
+    if (c.changed) plan(c.scenario, c.changed.now.run, c.changed.now.timeoutS);
+  }
+  const skipped = before.checks.filter((c) => c.run === null && !c.changed?.now.run).map((c) => ({ scenario: c.scenario, why: 'declared by no spec node, here or on trunk' }));
+  const readings = await runDefinitions(p, { scope: id, worktree: state.worktree, commit: before.head }, runs, by);
+  const stale = before.checks.filter((c) => c.baseline === 'stale' || c.baseline === 'missing').map((c) => c.scenario);
+  const trunk = before.trunkTip ? await measureTrunkTip(p, before.trunkTip, stale, by) : [];
+  return { session: id, head: before.head, readings, trunk, skipped, checks: await currentChecks(p, state) };
 }
 
 /** Paths with uncommitted changes in the session's worktree (untracked ones too), the adapter's own files excepted. */
@@ -60,4 +67,3 @@ async function uncommitted(state: SessionState): Promise<string[]> {
     .map((e) => e.slice(3))
     .filter((path) => !owned.has(path));
 }
-

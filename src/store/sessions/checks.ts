@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs';
-import { isTrellisError } from '../../events/index.js';
+import { isTrellisError, type FixedChecks } from '../../events/index.js';
 import { issueChecks, nodeIdOf, sessionChecks, type SessionChecks, type SessionState } from '../../projections/index.js';
 import { git, gitRaw } from '../git/run-git.js';
 import { showIssue } from '../issues/verbs.js';
 import type { Project } from '../project/project.js';
+import { scenariosAtCommit } from '../spec/scenarios-at-commit.js';
 import { readSpecTree, type SpecTree } from '../spec/spec-tree.js';
-import { mainRoot } from './worktree.js';
+import { mainRoot, trunkCommit } from './worktree.js';
 
 /*
  * A session's checks (DESIGN.md §14): which scenarios concern it, measured in its worktree at its head
@@ -49,28 +50,43 @@ export interface ChecksSources {
   readonly trunkTree?: () => SpecTree;
 }
 
+/**
+ * What a session's checks are fixed to at dispatch (DESIGN.md §14): every scenario its base commit
+ * declares (read from git, not from a working tree) and its issue's `checks:` as the issue says now.
+ */
+export async function checksAtDispatch(p: Project, base: string, issue: string | null): Promise<FixedChecks> {
+  const [decls, named] = await Promise.all([scenariosAtCommit(mainRoot(p), base, p.settings().specRoot), issueScenarios(p, issue)]);
+  return { base, scenarios: decls.map((d) => ({ id: d.id, node: d.node, run: d.run, timeoutS: d.timeoutS })), issueChecks: named.checks };
+}
+
 /** The session's checks at `head`, given the paths its branch changes. */
 export async function checksOf(p: Project, state: SessionState, head: string, changed: readonly string[], sources: ChecksSources = {}): Promise<SessionChecks & { notes: string[] }> {
   const settings = p.settings();
   const { specRoot } = settings;
   // The server's memoized tree is trunk's only when it serves the main checkout.
   const trunk = sources.trunkTree && p.root === mainRoot(p) ? sources.trunkTree() : readSpecTree(mainRoot(p), specRoot);
-  // A removed worktree declares nothing any more: trunk's declarations stand in.
+  // A removed worktree declares nothing to compare with: the definitions fixed at dispatch stand.
   const own = existsSync(state.worktree) ? readSpecTree(state.worktree, specRoot) : null;
-  const [issue, evals] = await Promise.all([issueScenarios(p, state.issue), p.evals.all()]);
+  const fixed = state.fixedChecks;
+  // The issue as it was at spawn; a session from before the rule reads it as it is now.
+  const [issue, evals, tip] = await Promise.all([fixed ? { checks: [...fixed.issueChecks] } : issueScenarios(p, state.issue), p.evals.all(), trunkCommit(p)]);
   const checks = sessionChecks({
     session: state.id,
     head,
     linked: state.nodes,
     changed: changedNodes(specRoot, changed),
     issue: issue.checks,
-    own: own ? own.nodes.flatMap((n) => n.scenarios) : [],
+    fixed,
+    own: own ? own.nodes.flatMap((n) => n.scenarios) : null,
     trunk: trunk.nodes.flatMap((n) => n.scenarios),
+    trunkTip: tip.commit,
     streams: evals.states,
     gate: settings.sessions.mergeGate,
     overrides: state.mergeOverrides,
+    acceptances: state.checkAcceptances,
   });
-  return { ...checks, notes: issue.note ? [issue.note] : [] };
+  const notes = [...('note' in issue && issue.note ? [issue.note] : []), ...(fixed ? [] : [`session ${state.id} was spawned before checks were fixed at dispatch: trunk's declarations stand in for its base's`])];
+  return { ...checks, notes };
 }
 
 /** The session's checks now: at its branch's head. */

@@ -53,6 +53,8 @@ export async function spawnSession(p: Project, rt: SessionRuntime, input: SpawnI
   if (input.issue !== undefined && !/^[^\s]{1,200}$/.test(input.issue)) throw new TrellisError('INVALID_INPUT', `'${input.issue}' is not an issue id`);
   const warnings = [...setupWarnings, ...(await overlapWarnings(p, nodes))];
   const { commit } = await trunkCommit(p);
+  const { checksAtDispatch } = await import('./checks.js');
+  const fixed = await checksAtDispatch(p, commit, input.issue ?? null);
   const id = newThreadId(p.random);
   await p.sessionLog.write(id, {
     type: 'spawn',
@@ -67,6 +69,8 @@ export async function spawnSession(p: Project, rt: SessionRuntime, input: SpawnI
     at: p.now().toISOString(),
     source: 'user',
   });
+  // Its checks are fixed now, before its agent runs a command (DESIGN.md §14): the gate runs these, never the branch's.
+  await p.sessionLog.write(id, { type: 'fix-checks', ...fixed, by: input.by, at: p.now().toISOString(), source: 'user' });
   await queuePass(p, rt);
   const state = await sessionState(p, id);
   if (state.status === 'failed') throw new TrellisError('SPAWN_FAILED', `session ${id} failed to start: ${state.reason}`);
@@ -214,12 +218,12 @@ export async function requestReview(p: Project, id: string, by: string): Promise
  * delivery rule as any other: held while the agent does not take input). The merge gate runs first: a
  * session whose checks block it is refused unless `override` gives a reason (logged on the session).
  */
-export async function mergeSession(p: Project, rt: SessionRuntime, id: string, by: string, override?: string): Promise<{ dispatched: true; gate: GateDecision } & Delivery> {
+export async function mergeSession(p: Project, rt: SessionRuntime, id: string, by: string, override?: string, fromSession?: string): Promise<{ dispatched: true; gate: GateDecision } & Delivery> {
   const state = await sessionState(p, id);
   precheck(p, state, { type: 'merge' }, by);
   // Loaded when used: the gate reads spec trees, which `session signal` (every agent hook) never needs.
   const { gateMerge } = await import('./merge-gate.js');
-  const gate = await gateMerge(p, state, override, by, (reason, scenarios) => write(p, id, { type: 'override-merge', reason, scenarios }, by));
+  const gate = await gateMerge(p, state, override, { by, fromSession }, (reason, scenarios) => write(p, id, { type: 'override-merge', reason, scenarios }, by));
   const { trunk } = await trunkCommit(p);
   try {
     mergeRefusal(state, trunk, mainRoot(p));

@@ -1,3 +1,4 @@
+import { useState } from 'preact/hooks';
 import { get } from '../api';
 import { href } from '../router';
 import { board, revision } from '../store';
@@ -12,14 +13,17 @@ import '../sessions.css';
  */
 export function EvalView() {
   const rev = revision.value;
+  const [showGone, setShowGone] = useState(false);
   const f = useFetch(() => get<Scoreboard>('api/eval'), [rev]);
   const b = f.data;
   if (!b) return f.error ? <ErrorBox error={f.error} title="Cannot load the scoreboard" /> : <p class="muted">Loading the scoreboard…</p>;
-  const scopes = b.scopes.map((s) => s.name);
+  const live = b.scopes.map((s) => s.name);
   // A scope named by a session id is that session's worktree: link it to the session's page.
   const sessions = new Set((board.value?.sessions ?? []).map((s) => s.id));
-  // Scopes that only hold old readings (a removed worktree) still get a column, after the live ones.
-  for (const row of b.scenarios) for (const c of row.cells) if (!scopes.includes(c.scope)) scopes.push(c.scope);
+  // Scopes that only hold old readings (a closed session, a removed worktree) fold into one column, opened on demand.
+  const gone: string[] = [];
+  for (const row of b.scenarios) for (const c of row.cells) if (!live.includes(c.scope) && !gone.includes(c.scope)) gone.push(c.scope);
+  const scopes = showGone ? [...live, ...gone] : live;
   return (
     <div class="eval">
       <header class="page-head">
@@ -41,8 +45,16 @@ export function EvalView() {
                 {scopes.map((s) => (
                   <th scope="col" key={s}>
                     {sessions.has(s) ? <a href={href.session(s)}>session {s}</a> : s}
+                    {!live.includes(s) ? <div class="muted small">closed</div> : null}
                   </th>
                 ))}
+                {gone.length ? (
+                  <th scope="col" data-testid="gone-scopes">
+                    <button class="button small" aria-expanded={showGone} onClick={() => setShowGone(!showGone)}>
+                      {showGone ? 'Fold' : 'Show'} {plural(gone.length, 'closed session')}
+                    </button>
+                  </th>
+                ) : null}
               </tr>
             </thead>
             <tbody>
@@ -66,6 +78,7 @@ export function EvalView() {
                   {scopes.map((scope) => (
                     <Cell key={scope} cell={cellOf(row.id, row.cells.find((c) => c.scope === scope))} />
                   ))}
+                  {gone.length ? <td class="muted small">{showGone ? '' : foldedSummary(row.cells.filter((c) => gone.includes(c.scope)))}</td> : null}
                 </tr>
               ))}
             </tbody>
@@ -88,6 +101,11 @@ function Cell({ cell }: { cell: (ScoreCell & { scenario: string }) | undefined }
             {r.outcome}
             {r.score !== undefined ? ` · ${r.score}` : ''}
           </a>
+          {cell.stale ? (
+            <div class="chip unresolved" data-testid="stale">
+              stale: measured at <code>{r.commit ? r.commit.slice(0, 8) : 'no commit'}</code>, not the tip
+            </div>
+          ) : null}
           <div class="muted small">
             by {r.by} <Ago at={r.at} />
             {r.commit ? (
@@ -122,6 +140,14 @@ function Cell({ cell }: { cell: (ScoreCell & { scenario: string }) | undefined }
       {!cell.live ? <div class="muted small">scope gone</div> : null}
     </td>
   );
+}
+
+/** A folded row's closed-session readings in words: how many scopes measured it, and their latest outcome. */
+function foldedSummary(cells: readonly ScoreCell[]): string {
+  const measured = cells.filter((c) => c.latest);
+  if (!measured.length) return '—';
+  const latest = measured.map((c) => c.latest!).sort((a, b) => (a.at < b.at ? 1 : -1))[0]!;
+  return `${plural(measured.length, 'closed session')}: latest ${latest.outcome}`;
 }
 
 const cellOf = (scenario: string, c: ScoreCell | undefined) => (c ? { ...c, scenario } : undefined);

@@ -23,6 +23,7 @@ const WITH_PANE = new Set(['starting', 'running', 'awaiting', 'review', 'merging
 export function SessionView({ id }: { id: string }) {
   const rev = revision.value;
   const [local, setLocal] = useState<Session | null>(null);
+  const [checked, setChecked] = useState(false);
   const f = useFetch(() => get<Session>(`api/sessions/${enc(id)}`).then((s) => (setLocal(null), s)), [id, rev]);
   const s = local?.id === id ? local : f.data?.id === id ? f.data : undefined;
   // Looking at the page is viewing the session: its unread marker clears (a refusal changes nothing).
@@ -58,6 +59,7 @@ export function SessionView({ id }: { id: string }) {
           if (v) setLocal(v);
           void refreshBoard();
         }}
+        onChecked={() => setChecked(true)}
       />
       {hasPane ? (
         <TerminalCard id={s.id} key={`${s.id} ${s.tmux?.pane}`} viewOnly={!mayRunCommands.value} />
@@ -70,7 +72,7 @@ export function SessionView({ id }: { id: string }) {
       <div class="columns">
         <div>
           {mayRunCommands.value ? <PromptBox s={s} onDone={(v) => setLocal(v)} /> : <ShellNeeded what="Sending a prompt" />}
-          <Review id={s.id} auto={s.state === 'review'} version={`${s.state} ${s.reason ?? ''}`} />
+          <Review id={s.id} auto={s.state === 'review' || checked} version={`${s.state} ${s.reason ?? ''}`} />
         </div>
         <Section title="Prompts" id="timeline-h">
           {s.timeline.length ? (

@@ -1,5 +1,9 @@
 import { signal } from '@preact/signals';
+import { useState } from 'preact/hooks';
+import { enc, post } from '../api';
 import { href } from '../router';
+import { gateRevision } from '../store';
+import { ErrorBox, useAction } from '../ui';
 import type { OverlapWith, ReviewBundle } from '../types';
 
 /*
@@ -55,10 +59,26 @@ export function SpawnWarnings({ id }: { id: string }) {
   );
 }
 
-/** The review bundle's checks: each scenario's verdict, here and on trunk; the gate's line; its overrides. */
-export function ChecksPanel({ checks }: { checks: ReviewBundle['checks'] }) {
+type Check = ReviewBundle['checks']['checks'][number];
+const short = (c: string | null | undefined) => (c ? c.slice(0, 10) : 'no commit');
+
+/** Trunk's side of a check: its reading at trunk's tip, or how old the latest one is. */
+function trunkCell(c: Check, tip: string | null) {
+  if (c.trunk) return c.trunk.outcome;
+  if (c.baseline === 'none') return 'not declared on trunk';
+  if (c.baseline === 'stale') return <span data-testid="stale-baseline">not measured at the tip {short(tip)} (latest: {c.trunkLatest!.outcome} at {short(c.trunkLatest!.commit)})</span>;
+  return `not measured at the tip ${short(tip)}`;
+}
+
+/**
+ * The review bundle's checks: each scenario's verdict as run with the definition fixed at dispatch, here
+ * and on trunk's tip; a changed definition beside the one fixed at dispatch, with a person's acceptance;
+ * the gate's line; its overrides.
+ */
+export function ChecksPanel({ checks, session }: { checks: ReviewBundle['checks']; session: string }) {
+  const waiting = checks.checks.filter((c) => c.verdict === 'changed' && !c.changed?.accepted);
   return (
-    <div class="checks" data-testid="checks">
+    <div class="checks" data-testid="checks" data-head={checks.head}>
       <p class={`chip ${checks.ready ? 'resolved' : 'problem'}`} data-testid="checks-line">
         {checks.line}
       </p>
@@ -76,21 +96,70 @@ export function ChecksPanel({ checks }: { checks: ReviewBundle['checks'] }) {
             {checks.checks.map((c) => (
               <tr key={c.scenario} data-check={c.scenario}>
                 <th scope="row">
-                  <a href={href.eval()}>{c.scenario}</a> <span class="muted small">{c.because.join(', ')}</span>
+                  <a href={href.eval()}>{c.scenario}</a> <span class="muted small">{c.because.join(', ')}{c.required ? ' · required' : ''}</span>
+                  {c.changed ? (
+                    <dl class="small changed-definition" data-testid="changed-definition">
+                      <dt>Fixed at dispatch</dt>
+                      <dd>
+                        <code>{c.changed.fixed.run}</code> → {c.head ? c.head.outcome : 'not run'}
+                      </dd>
+                      <dt>The branch's</dt>
+                      <dd>
+                        {c.changed.now.run === null ? 'removed' : <code>{c.changed.now.run}</code>}
+                        {c.changed.now.run !== null ? ` → ${c.changed.headNow ? c.changed.headNow.outcome : 'not run'}` : ''}
+                        {c.changed.accepted ? ` (accepted by ${c.changed.accepted.by}: ${c.changed.accepted.reason})` : ''}
+                      </dd>
+                    </dl>
+                  ) : null}
+                  {c.blocks ? <span class="muted small block-reason">{c.blocks}</span> : null}
                 </th>
                 <td data-verdict={c.verdict}>{c.verdict}</td>
                 <td>{c.head ? c.head.outcome : 'not measured at this commit'}</td>
-                <td>{c.trunk ? c.trunk.outcome : '—'}</td>
+                <td>{trunkCell(c, checks.trunkTip)}</td>
               </tr>
             ))}
           </tbody>
         </table>
       ) : null}
+      {waiting.length ? <AcceptChanged session={session} scenarios={waiting.map((c) => c.scenario)} /> : null}
+      {checks.acceptances.map((a) => (
+        <p key={a.at} class="muted" data-testid="acceptance">
+          New definition of {a.scenarios.map((d) => d.id).join(', ')} accepted by <b>{a.by}</b>: {a.reason}
+        </p>
+      ))}
       {checks.overrides.map((o) => (
         <p key={o.at} class="muted" data-testid="override">
           Gate overridden by <b>{o.by}</b> for {o.scenarios.join(', ')}: {o.reason}
         </p>
       ))}
     </div>
+  );
+}
+
+/** A person accepts the branch's new check definitions, saying why (logged on the session). */
+function AcceptChanged({ session, scenarios }: { session: string; scenarios: readonly string[] }) {
+  const [reason, setReason] = useState('');
+  const { busy, error, run } = useAction();
+  return (
+    <form
+      class="inline accept-changed"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void run(async () => {
+          await post(`api/sessions/${enc(session)}/accept`, { reason: reason.trim() });
+          setReason('');
+          gateRevision.value++;
+        });
+      }}
+    >
+      <label>
+        <span>Accept the branch's definition of {scenarios.join(', ')}, because</span>
+        <input value={reason} onInput={(e) => setReason((e.target as HTMLInputElement).value)} />
+      </label>
+      <button class="button" type="submit" disabled={busy || !reason.trim()}>
+        Accept the new definition
+      </button>
+      <ErrorBox error={error} title="Not accepted" />
+    </form>
   );
 }

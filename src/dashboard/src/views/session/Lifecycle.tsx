@@ -1,25 +1,34 @@
 import { useState } from 'preact/hooks';
 import { ApiError, enc, post } from '../../api';
+import { gateRevision } from '../../store';
 import type { SessionView as Session } from '../../types';
 import { ErrorBox, useAction } from '../../ui';
+import { actionsFor, type Action } from './actions';
 import { mayRunCommands } from './ShellNeeded';
 
-/** Resume, interrupt, review, merge, close, quarantine: each a POST; a refused one shows the server's reason. */
-export function Lifecycle({ s, onDone }: { s: Session; onDone: (v: Session | null) => void }) {
+/**
+ * Resume, interrupt, review, checks, merge, close, quarantine: each a POST, shown only when the session's
+ * state lets it succeed (the others say in words why they are not there); a refused one shows the
+ * server's reason. Close and quarantine stop the agent, so both ask first.
+ */
+export function Lifecycle({ s, onDone, onChecked }: { s: Session; onDone: (v: Session | null) => void; onChecked?: () => void }) {
   const { doing: busy, error: err, run } = useAction();
   const [note, setNote] = useState('');
   const [reason, setReason] = useState('');
   const [asking, setAsking] = useState('');
   const [override, setOverride] = useState('');
   if (s.state === 'closed') return null;
-  // Resume, interrupt, checks and merge run commands on the machine: only for a login that may (see ShellNeeded).
-  const shell = mayRunCommands.value;
-  const act = async (verb: string, body: object = {}) => {
+  const { shown, absent, mergeByHand } = actionsFor(s, mayRunCommands.value);
+  const act = async (verb: Action, body: object = {}) => {
     setNote('');
     await run(async () => {
-      const r = await post<Session | { dispatched: true; delivered?: boolean; reason?: string } | { readings: unknown[]; checks: { line: string } }>(`api/sessions/${enc(s.id)}/${verb}`, body);
+      const r = await post<Session | { dispatched: true; delivered?: boolean; reason?: string } | { readings: unknown[]; trunk?: unknown[]; head: string }>(`api/sessions/${enc(s.id)}/${verb}`, body);
       if ('readings' in r) {
-        setNote(`Checks run: ${r.readings.length} reading(s) filed. ${r.checks.line}`);
+        // The verdicts are the bundle's to say (one answer, never a second copy that can disagree).
+        const trunk = r.trunk?.length ? ` and ${r.trunk.length} of trunk at its tip` : '';
+        setNote(`Checks run at ${r.head.slice(0, 10)}: ${r.readings.length} reading(s) filed${trunk}. The verdicts are in the review bundle below.`);
+        gateRevision.value++;
+        onChecked?.();
         onDone(null);
       } else if ('dispatched' in r) {
         setNote(r.delivered === false ? `Merge dispatched to the agent, but not delivered: ${r.reason ?? 'unknown reason'}` : 'Merge dispatched: the agent merges its branch; the main checkout is never touched from here.');
@@ -27,9 +36,9 @@ export function Lifecycle({ s, onDone }: { s: Session; onDone: (v: Session | nul
       } else onDone(r);
     }, verb);
   };
-  // A destructive verb asks first, in the page (no browser dialog): the button turns into Yes / Cancel.
-  const button = (verb: string, label: string, opts: { confirm?: string; body?: () => object } = {}) =>
-    asking === verb ? (
+  // A verb that stops the agent asks first, in the page (no browser dialog): the button turns into Yes / Cancel.
+  const button = (verb: Action, label: string, opts: { confirm?: string; body?: () => object } = {}) =>
+    !shown.has(verb) ? null : asking === verb ? (
       <span class="confirm" role="group" aria-label={`Confirm: ${label}`}>
         <span>{opts.confirm}</span>
         <button class="button primary" onClick={() => (setAsking(''), void act(verb, opts.body?.() ?? {}))}>
@@ -47,31 +56,73 @@ export function Lifecycle({ s, onDone }: { s: Session; onDone: (v: Session | nul
   return (
     <div class="lifecycle">
       <div class="actions" role="group" aria-label="Session actions">
-        {shell ? (s.state === 'interrupted' ? button('resume', 'Resume') : button('interrupt', 'Interrupt')) : null}
+        {button('resume', 'Resume')}
+        {button('interrupt', 'Interrupt')}
         {button('review', 'Request review')}
-        {shell ? button('check', 'Run checks') : null}
-        {shell ? button('merge', 'Merge', { body: () => (override.trim() ? { override: override.trim() } : {}) }) : null}
-        <span class="inline" hidden={!shell}>
-          <label>
-            <span>Merge anyway, because</span>
-            <input value={override} onInput={(e) => setOverride((e.target as HTMLInputElement).value)} placeholder="if checks block it" />
-          </label>
-        </span>
+        {button('check', 'Run checks')}
+        {button('merge', 'Merge', { body: () => (override.trim() ? { override: override.trim() } : {}) })}
+        {shown.has('merge') ? (
+          <span class="inline">
+            <label>
+              <span>Merge anyway, because</span>
+              <input value={override} onInput={(e) => setOverride((e.target as HTMLInputElement).value)} placeholder="if checks block it" />
+            </label>
+          </span>
+        ) : null}
         {button('close', 'Close', { confirm: `Close session ${s.id}? Its tmux session and worktree are removed; uncommitted work is saved on refs/trellis/wip/${s.id}.` })}
-        <span class="inline">
-          <label>
-            <span>Quarantine reason</span>
-            <input value={reason} onInput={(e) => setReason((e.target as HTMLInputElement).value)} placeholder="by user" />
-          </label>
-          {button('quarantine', 'Quarantine', { body: () => (reason.trim() ? { reason: reason.trim() } : {}) })}
-        </span>
+        {shown.has('quarantine') ? (
+          <span class="inline">
+            <label>
+              <span>Quarantine reason</span>
+              <input value={reason} onInput={(e) => setReason((e.target as HTMLInputElement).value)} placeholder="by user" />
+            </label>
+            {button('quarantine', 'Quarantine', {
+              confirm: `Quarantine session ${s.id}? Its agent is stopped; uncommitted work is saved on refs/trellis/wip/${s.id}; it can be resumed later.`,
+              body: () => (reason.trim() ? { reason: reason.trim() } : {}),
+            })}
+          </span>
+        ) : null}
       </div>
+      {absent.length ? (
+        <ul class="muted small not-offered" data-testid="not-offered">
+          {absent.map((a) => (
+            <li key={a}>{a}</li>
+          ))}
+        </ul>
+      ) : null}
+      {mergeByHand ? <MergeByHand branch={s.branch} id={s.id} /> : null}
       <ErrorBox error={err} title={err instanceof ApiError && err.status === 409 ? 'The server refused' : 'That did not work'} />
       {note ? (
-        <p class="notice" role="status">
+        <p class="notice" role="status" data-testid="lifecycle-note">
           {note}
         </p>
       ) : null}
+    </div>
+  );
+}
+
+/** A session whose agent reads no prose cannot be asked to merge: the commands a person runs instead, to copy. */
+function MergeByHand({ branch, id }: { branch: string; id: string }) {
+  const commands = `git merge --no-ff ${branch}\ntrellis session close ${id}`;
+  const [copied, setCopied] = useState(false);
+  return (
+    <div class="card merge-by-hand" data-testid="merge-by-hand">
+      <p>
+        This session's shell reads commands, not a request to merge, so nothing is typed into it. To merge, run these in the project's main checkout, on the trunk
+        branch (after the checks in the review bundle say it is ready):
+      </p>
+      <pre data-testid="merge-commands">{commands}</pre>
+      <button
+        class="button small"
+        onClick={() =>
+          void navigator.clipboard?.writeText(commands).then(
+            () => setCopied(true),
+            () => setCopied(false),
+          )
+        }
+      >
+        {copied ? 'Copied' : 'Copy the commands'}
+      </button>
     </div>
   );
 }

@@ -1,23 +1,24 @@
 import { useEffect, useState } from 'preact/hooks';
 import { enc, get } from '../../api';
 import { href } from '../../router';
-import { revision } from '../../store';
+import { gateRevision } from '../../store';
 import type { ReviewBundle } from '../../types';
 import { Ago, Diff, ErrorBox, plural, useFetch } from '../../ui';
 import { ChecksPanel } from '../SessionChecks';
 
 /**
  * The review bundle as a diff viewer: the merge pre-flight, commits, changed nodes with open issues, files.
- * `version` names the session's own state (and its sub-reason): the bundle (git runs for it each time) is
- * fetched again when that changes, not on every board revision another write caused, nor on a prompt or a
- * viewing that touches the session but not its branch.
+ * It is fetched again (git runs for it each time) when the session's own state changes (`version`) and on
+ * every change that can move it (`gateRevision`: a reading filed, a commit on its branch, trunk moved), not
+ * on every board revision: the pre-flight line, the checks table and the diff are one answer, never two.
  */
 export function Review({ id, auto, version }: { id: string; auto: boolean; version: string }) {
   const [want, setWant] = useState(auto);
   useEffect(() => {
     if (auto) setWant(true);
   }, [auto]);
-  const r = useFetch(() => (want ? get<ReviewBundle>(`api/sessions/${enc(id)}/review`) : Promise.resolve(undefined)), [id, want, version]);
+  const moved = gateRevision.value;
+  const r = useFetch(() => (want ? get<ReviewBundle>(`api/sessions/${enc(id)}/review`) : Promise.resolve(undefined)), [id, want, version, moved]);
   const b = r.data;
   return (
     <section class="card review" aria-labelledby="review-h">
@@ -33,12 +34,12 @@ export function Review({ id, auto, version }: { id: string; auto: boolean; versi
       <ErrorBox error={r.error} title="No review bundle" />
       {b ? (
         <>
-          <p class="meta" data-testid="preflight">
+          <p class="meta" data-testid="preflight" data-head={b.head}>
             Merge pre-flight into <code>{b.preflight.trunk}</code>:{' '}
             <span class={`chip ${b.preflight.result === 'clean' ? 'resolved' : 'problem'}`}>{b.preflight.result === 'clean' ? 'merges cleanly' : `${plural(b.preflight.conflicts.length, 'conflicting path')}`}</span>
             {b.preflight.trunkMovedAhead ? <span class="chip unresolved">trunk moved ahead of the base</span> : null}
           </p>
-          <ChecksPanel checks={b.checks} />
+          <ChecksPanel checks={b.checks} session={id} />
           {b.preflight.conflicts.length ? (
             <ul class="conflicts">
               {b.preflight.conflicts.map((c) => (

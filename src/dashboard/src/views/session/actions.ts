@@ -1,0 +1,53 @@
+import type { SessionView as Session } from '../../types';
+
+/*
+ * Which session actions the page offers (spec: an action the page shows can succeed): the statuses each
+ * verb is accepted in mirror the server's decide (events/decide-session.ts); the rest are left out, and
+ * the ones a person looks for are named with the reason in words.
+ */
+
+export type Action = 'resume' | 'interrupt' | 'review' | 'check' | 'merge' | 'close' | 'quarantine';
+
+const ACCEPTED: Record<Action, readonly string[]> = {
+  resume: ['interrupted', 'quarantined'],
+  interrupt: ['starting', 'running', 'awaiting', 'review', 'merging'],
+  review: ['running', 'awaiting'],
+  // The checks run in the session's worktree, which stays until the session is closed.
+  check: ['starting', 'running', 'awaiting', 'review', 'merging', 'interrupted', 'quarantined'],
+  merge: ['review'],
+  close: ['queued', 'starting', 'running', 'awaiting', 'review', 'merging', 'interrupted', 'quarantined', 'failed'],
+  quarantine: ['queued', 'starting', 'running', 'awaiting', 'review', 'merging', 'interrupted', 'failed'],
+};
+
+/** Harnesses whose agent is a shell: what is typed into it runs as commands, so it is never asked to merge. */
+const TYPES_COMMANDS: ReadonlySet<string> = new Set(['shell']);
+
+/** Statuses no prompt reaches (the server refuses the append). */
+export const TAKES_NO_PROMPT: ReadonlySet<string> = new Set(['closed', 'quarantined', 'failed']);
+
+export interface Offered {
+  readonly shown: ReadonlySet<Action>;
+  /** Why an action a person looks for is not offered now, in words. */
+  readonly absent: readonly string[];
+  /** The session is ready for a merge only a person can run: show the commands. */
+  readonly mergeByHand: boolean;
+}
+
+/** Verbs that run commands on the machine: offered only to a login whose scope is the host user (admin, or a gate granting shell). */
+const RUNS_COMMANDS: readonly Action[] = ['resume', 'interrupt', 'check', 'merge'];
+
+export function actionsFor(s: Pick<Session, 'state' | 'harness'>, mayRunCommands = true): Offered {
+  const shown = new Set<Action>((Object.keys(ACCEPTED) as Action[]).filter((a) => ACCEPTED[a].includes(s.state)));
+  const absent: string[] = [];
+  const byHand = TYPES_COMMANDS.has(s.harness);
+  if (byHand) shown.delete('merge');
+  if (!ACCEPTED.merge.includes(s.state) && ACCEPTED.close.includes(s.state)) absent.push(`Merge is offered once the session is up for review; it is ${s.state} now.`);
+  if (s.state === 'review') absent.push('Request review: the session is already up for review.');
+  if (s.state === 'quarantined') absent.push('Interrupt, review and merge: the session is quarantined (its agent is stopped); resume it first.');
+  if (!mayRunCommands) {
+    const held = RUNS_COMMANDS.filter((a) => shown.delete(a));
+    if (held.length || byHand) absent.push('Resume, interrupt, checks and merge run commands on the machine as its user, so they need the admin login (or a project password that grants it).');
+    return { shown, absent, mergeByHand: false };
+  }
+  return { shown, absent, mergeByHand: byHand && s.state === 'review' };
+}

@@ -1,0 +1,149 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { desktopPage, screenshot, VIEWPORTS } from './helpers/browser.js';
+import { cleanupRepos, git, ok, tempRepo, testEnv, trellis } from './helpers/repo.js';
+import { packageCopy, startServe, type ServeProcess } from './helpers/serve.js';
+import { killTmux } from './helpers/sessions.js';
+
+/*
+ * The session page tells the truth about the gate (issue 29), in a real Chromium against a real
+ * `trellis serve` with a real shell session: the review bundle, its line and its checks table refresh on
+ * a check run, a commit in the worktree and a trunk move, and never disagree; the page offers only
+ * actions that can succeed; a shell session's merge is commands to copy; quarantine asks first.
+ */
+
+let dir: string;
+let s: ServeProcess;
+let browser: Browser;
+let page: Page;
+let seen: { dialogs: string[]; errors: string[] };
+
+const cli = (...args: string[]) => ok(dir, args);
+const row = (scenario: string) => page.locator(`[data-check="${scenario}"]`);
+const verdict = (scenario: string) => row(scenario).locator('[data-verdict]').textContent({ timeout: 2_000 }).catch(() => null);
+const bundleHead = () => page.getByTestId('checks').getAttribute('data-head', { timeout: 2_000 }).catch(() => null);
+
+beforeAll(async () => {
+  dir = tempRepo();
+  mkdirSync(join(dir, 'specs/shop'), { recursive: true });
+  writeFileSync(join(dir, 'specs/shop/cart.md'), '---\nscenarios:\n  - { id: cart/total, run: "grep -q total=42 cart.txt" }\n---\n# Cart\n');
+  writeFileSync(join(dir, 'cart.txt'), 'total=42\n');
+  // A Trellis project (else serve shows the demo).
+  writeFileSync(join(dir, 'trellis.json'), '{}\n');
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-qm', 'cart');
+  s = await startServe(packageCopy(), dir, { ...testEnv(dir), TRELLIS_DRAIN_MS: '300' });
+  ({ browser, page, seen } = await desktopPage());
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await s?.stop('SIGKILL');
+  killTmux(testEnv(dir).TRELLIS_HOME!);
+  cleanupRepos();
+});
+
+describe('the session page and the gate', () => {
+  it('the bundle follows every check run, worktree commit and trunk move; only actions that can succeed are offered', async () => {
+    await cli('eval', 'run', '--by', 'ci');
+    const id = (await cli('session', 'spawn', 'tidy the cart', '--harness', 'shell', '--node', 'shop/cart')).trim();
+    const worktree = JSON.parse(await cli('session', 'show', id, '--json')).worktree as string;
+    const commit = (file: string, text: string, subject: string) => {
+      writeFileSync(join(worktree, file), text);
+      git(worktree, 'commit', '-qam', subject);
+      return git(worktree, 'rev-parse', 'HEAD').trim();
+    };
+    await page.goto(new URL(`#/sessions/${id}`, s.url).href);
+    await page.getByTestId('link-state').filter({ hasText: 'live' }).waitFor({ timeout: 10_000 });
+
+    // Running: no Merge button, and the page says why in words.
+    await page.getByRole('button', { name: 'Run checks' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Merge', exact: true }).count()).toBe(0);
+    expect(await page.getByTestId('not-offered').textContent()).toContain('Merge is offered once the session is up for review; it is running now.');
+
+    // A break, committed in the worktree; Run checks: the bundle loads at that head, regressed, blocked.
+    const broken = commit('cart.txt', 'total=41\n', 'break the total');
+    await page.getByRole('button', { name: 'Run checks' }).click();
+    await expect.poll(() => page.getByTestId('lifecycle-note').textContent(), { timeout: 20_000 }).toContain(`Checks run at ${broken.slice(0, 10)}`);
+    await expect.poll(() => verdict('cart/total'), { timeout: 15_000 }).toBe('regressed');
+    expect(await bundleHead()).toBe(broken);
+    expect(await page.getByTestId('checks-line').textContent()).toContain('checks: blocked (regressed: cart/total)');
+
+    // A commit in the worktree: the bundle moves to the new head by itself (not measured there yet).
+    const fixed = commit('cart.txt', 'total=42\n', 'restore the total');
+    await expect.poll(() => bundleHead(), { timeout: 15_000 }).toBe(fixed);
+    await expect.poll(() => verdict('cart/total')).toBe('unmeasured');
+    expect(await page.getByTestId('checks-line').textContent()).toContain('not measured at the head commit: cart/total');
+
+    // A check run from the CLI: the bundle says ready, line and table together.
+    expect((await trellis(dir, ['session', 'check', id])).code).toBe(0);
+    await expect.poll(() => verdict('cart/total'), { timeout: 15_000 }).toBe('pass');
+    expect(await page.getByTestId('checks-line').textContent()).toBe('checks: ready to merge (1 pass)');
+
+    // Trunk moves: its reading is no longer at its tip, so the bundle stops saying ready.
+    writeFileSync(join(dir, 'README.md'), 'moved\n');
+    git(dir, 'add', 'README.md');
+    git(dir, 'commit', '-qm', 'trunk moves');
+    const tip = git(dir, 'rev-parse', 'HEAD').trim();
+    await expect.poll(() => verdict('cart/total'), { timeout: 15_000 }).toBe('unmeasured');
+    expect(await row('cart/total').getByTestId('stale-baseline').textContent()).toContain(`not measured at the tip ${tip.slice(0, 10)} (latest: pass at`);
+    expect(await page.getByTestId('checks-line').textContent()).toContain('trunk not measured at its tip: cart/total');
+
+    // Up for review: a shell session's merge is commands to copy (no Merge button, no absolute path).
+    await page.getByRole('button', { name: 'Request review' }).click();
+    await page.getByTestId('merge-by-hand').waitFor({ timeout: 15_000 });
+    expect(await page.getByRole('button', { name: 'Merge', exact: true }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Request review' }).count()).toBe(0);
+    const commands = await page.getByTestId('merge-commands').textContent();
+    expect(commands).toBe(`git merge --no-ff trellis/${id}\ntrellis session close ${id}`);
+    expect(commands).not.toContain(dir);
+    expect(commands).not.toMatch(/(^|\s)\//m);
+    await page.getByRole('button', { name: 'Run checks' }).click();
+    await expect.poll(() => verdict('cart/total'), { timeout: 20_000 }).toBe('pass');
+    for (const size of [VIEWPORTS.desktop, VIEWPORTS.phone]) {
+      await page.setViewportSize(size);
+      await page.getByTestId('merge-by-hand').scrollIntoViewIfNeeded();
+      await screenshot(page, 'session-merge-by-hand');
+      await page.locator('.review').scrollIntoViewIfNeeded();
+      await screenshot(page, 'session-gate');
+    }
+    await page.setViewportSize(VIEWPORTS.desktop);
+
+    // Quarantine asks, like close; once quarantined nothing that would be refused is offered.
+    await page.getByRole('button', { name: 'Quarantine', exact: true }).click();
+    const confirm = page.getByRole('group', { name: 'Confirm: Quarantine' });
+    expect(await confirm.textContent()).toContain(`Quarantine session ${id}? Its agent is stopped`);
+    expect(JSON.parse(await cli('session', 'show', id, '--json')).state).toBe('review');
+    await page.getByRole('button', { name: 'Yes, quarantine' }).click();
+    await expect.poll(() => page.getByTestId('session-state').first().textContent(), { timeout: 15_000 }).toMatch(/^quarantined/);
+    await page.getByTestId('no-prompt').waitFor();
+    for (const name of ['Interrupt', 'Request review', 'Merge', 'Quarantine', 'Send prompt']) expect(await page.getByRole('button', { name, exact: true }).count()).toBe(0);
+    for (const name of ['Resume', 'Close', 'Run checks']) expect(await page.getByRole('button', { name, exact: true }).count()).toBe(1);
+    expect(seen.errors).toEqual([]);
+  });
+
+  it('the scoreboard marks a reading older than its scope’s tip as stale, with its commit; a closed session folds into one group', async () => {
+    const listed = JSON.parse(await cli('session', 'ls', '--all', '--json'));
+    const id = (Array.isArray(listed) ? listed : listed.sessions)[0].id as string;
+    await cli('session', 'close', id);
+    const measured = git(dir, 'rev-parse', 'HEAD').trim();
+    writeFileSync(join(dir, 'README.md'), 'moved again\n');
+    git(dir, 'commit', '-qam', 'trunk moves again');
+    await page.goto(new URL('#/eval', s.url).href);
+    const trunk = page.locator('[data-scenario="cart/total"] td[data-scope="trunk"]');
+    await expect.poll(() => trunk.getByTestId('stale').textContent({ timeout: 2_000 }).catch(() => null), { timeout: 15_000 }).toBe(`stale: measured at ${measured.slice(0, 8)}, not the tip`);
+    // Columns: trunk, and the closed session folded into one group until asked for.
+    expect(await page.locator('table.scoreboard thead th').allTextContents()).toEqual(['Scenario', 'trunk', 'Show 1 closed session']);
+    expect(await page.locator('[data-scenario="cart/total"] td').last().textContent()).toBe('1 closed session: latest pass');
+    await page.getByRole('button', { name: 'Show 1 closed session' }).click();
+    await page.locator(`[data-scenario="cart/total"] td[data-scope="${id}"]`).waitFor();
+    expect(await page.getByRole('button', { name: 'Fold 1 closed session' }).getAttribute('aria-expanded')).toBe('true');
+    for (const size of [VIEWPORTS.desktop, VIEWPORTS.phone]) {
+      await page.setViewportSize(size);
+      await screenshot(page, 'eval-stale');
+    }
+    await page.setViewportSize(VIEWPORTS.desktop);
+  });
+});
