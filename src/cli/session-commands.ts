@@ -68,7 +68,7 @@ function sessionText(s: SessionView & { overlaps?: readonly OverlapWith[] }): st
   const lines = [
     `${s.id}  ${label(s)} (${s.source})${s.unread ? '  unread' : ''}`,
     ...(s.detail ? [s.detail] : []),
-    `${s.harness} · by ${s.by} · ${s.created} · branch ${s.branch} · base ${s.base.slice(0, 12)}`,
+    `${s.harness}${s.agentVersion ? ` ${s.agentVersion}` : ''} · by ${s.by} · ${s.created} · branch ${s.branch} · base ${s.base.slice(0, 12)}`,
     `worktree ${s.worktree}${s.tmux ? ` · tmux ${s.tmux.session} ${s.tmux.pane}` : ''}${s.agentSessionId ? ` · agent session ${s.agentSessionId}` : ''}`,
     ...(s.nodes.length ? [`nodes: ${s.nodes.join(', ')}`] : []),
     ...(s.issue ? [`issue: ${s.issue}`] : []),

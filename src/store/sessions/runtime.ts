@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { isTrellisError, TrellisError, type SessionCommand } from '../../events/index.js';
@@ -71,6 +72,8 @@ export async function launch(p: Project, rt: SessionRuntime, state: SessionState
     await adapter.install(state.worktree, ctx);
     await rt.tmux.kill(state.id);
     const env = sessionEnv(rt, state, await rt.apiUrl());
+    // Asked while tmux starts the agent: which version runs is whatever is first on PATH, so the log says it.
+    const version = agentVersion(adapter.versionArgs, rt.env);
     // tmux itself says when the agent's process exits (its pane-died hook): no polling per session.
     const paneDied = `run-shell -b ${shq(`cd ${shq(root)} && ${ctx.trellis} session signal ${state.id} exit </dev/null >/dev/null 2>&1`)}`;
     const pane = await rt.tmux.launch(state.id, state.worktree, env, adapter.command(ctx), { 'pane-died': paneDied });
@@ -80,7 +83,8 @@ export async function launch(p: Project, rt: SessionRuntime, state: SessionState
       await rt.tmux.run(['run-shell', '-b', watch]);
     }
     // An adapter with native signals: the agent says when it is up, and the session is `starting` until then.
-    const { state: after } = await record(p, state.id, { type: 'launch', tmuxSession: state.id, pane, awaitsSignal: adapter.events.length > 0 });
+    const agent = await version;
+    const { state: after } = await record(p, state.id, { type: 'launch', tmuxSession: state.id, pane, awaitsSignal: adapter.events.length > 0, ...(agent ? { agentVersion: agent } : {}) });
     // The agent is up: the pool refills behind it (a background process at idle priority).
     if (made.branch) kickRefill(p, rt.env);
     return after;
@@ -98,6 +102,17 @@ export async function launch(p: Project, rt: SessionRuntime, state: SessionState
 async function gitOk(cwd: string, args: string[]): Promise<void> {
   const r = await gitRaw(cwd, args);
   if (r.code !== 0) throw new TrellisError('SPAWN_FAILED', `git ${args[0]} failed: ${r.stderr.trim()}`);
+}
+
+/** What `args` (the agent's `--version`) prints as its version, or null (no such command, no answer in 5 s). */
+function agentVersion(args: readonly string[] | undefined, env: NodeJS.ProcessEnv): Promise<string | null> {
+  if (!args || args.length === 0) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    execFile(args[0]!, args.slice(1), { env, timeout: 5_000 }, (err, stdout) => {
+      const m = err ? null : /\d+\.\d+\.\d+[^\s]*/.exec(String(stdout));
+      resolve(m ? m[0] : null);
+    });
+  });
 }
 
 /** The agent's environment (DESIGN.md §9). */
