@@ -9,6 +9,7 @@ import { packageRoot } from '../package-root.js';
 import type { Project } from '../project/project.js';
 import { adapterOf } from './adapters/index.js';
 import { shq, type LaunchContext } from './adapters/adapter.js';
+import { deliverChecked, type Delivery } from './delivery.js';
 import { pasteText } from './pane-input.js';
 import { hasSetupScreens } from './setup-screens.js';
 import { Tmux } from './tmux.js';
@@ -124,8 +125,7 @@ function sessionEnv(rt: SessionRuntime, state: SessionState, apiUrl: string | nu
   };
 }
 
-/** Whether a prompt reached the pane, and why not when it did not (it is on the timeline either way). */
-export type Delivery = { readonly delivered: true } | { readonly delivered: false; readonly reason: string };
+export type { Delivery } from './delivery.js';
 
 /**
  * Delivers text to the session's pane, best-effort, as a bracketed paste and a separate Enter (through
@@ -137,7 +137,11 @@ export async function deliver(rt: SessionRuntime, state: SessionState, text: str
   try {
     const info = await rt.tmux.pane(state.tmux.pane);
     if (!info || info.dead) return { delivered: false, reason: `the pane of session ${state.id} ${info ? 'has exited' : 'is gone'}` };
-    await pasteText({ socket: rt.tmux.socket, session: state.tmux.session, pane: state.tmux.pane }, text);
+    const target = { socket: rt.tmux.socket, session: state.tmux.session, pane: state.tmux.pane };
+    const adapter = adapterOf(state.harness);
+    // An agent whose input box can be read gets the checked lane (empty box, landed text, then Enter).
+    if (adapter.inputBox) return await deliverChecked(adapter, target, state, text);
+    await pasteText(target, text);
     return { delivered: true };
   } catch (err) {
     return { delivered: false, reason: (err as Error).message };
