@@ -44,8 +44,11 @@ export function claudeDialogOnScreen(screen: string): ScreenDialog | null {
   const tail = screen.split('\n').slice(-40).join('\n');
   const found = DIALOGS.find((d) => d.match.every((re) => re.test(tail)));
   if (!found) return null;
-  const tool = /^ (Bash command|Edit file|Write file|Fetch)\s*\n(?:.*\n)*? ( \S.*)\n╌/m.exec(tail);
-  return { reason: found.reason, detail: tool && found.reason === 'permission' && !/auto mode/.test(found.detail) ? `${found.detail}: ${tool[1]}${tool[2]!.trimEnd()}` : found.detail };
+  if (found.reason !== 'permission' || found.detail.startsWith('auto mode')) return { reason: found.reason, detail: found.detail };
+  // The tool and what it would do: its kind as a heading, its command between dashed rules.
+  const kind = /^ (Bash command|Edit file|Write file|Create file|Fetch)\s*$/m.exec(tail)?.[1];
+  const what = /^╌{10,}\n(.+)\n/m.exec(tail)?.[1]?.trim();
+  return { reason: found.reason, detail: kind ? `${found.detail}: ${kind}${what ? ` ${what}` : ''}` : found.detail };
 }
 
 /** SGR faint (`2`, alone or among other parameters): how Claude Code draws its input box's placeholder. */
