@@ -142,7 +142,9 @@ export function evolveSession(state: SessionState, event: SessionEvent): Session
     case 'starting':
       return move('starting');
     case 'resumed':
-      return move('starting', null, { turnSinceResume: false });
+      // Resuming a quarantine is a person's decision to try again: its streak starts over. After an
+      // interrupt the streak goes on (a killed pane proves nothing about the turns).
+      return state.status === 'quarantined' ? move('starting', null, { turnFailures: 0 }) : move('starting', null, { turnSinceResume: false });
     case 'launched': {
       const tmux = { session: event.data.tmuxSession, pane: event.data.pane };
       if (event.data.agentVersion) next.agentVersion = event.data.agentVersion;
