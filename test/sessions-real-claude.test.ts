@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { agentProject, CLAUDE_VERSIONS, startFakeModel, stopAgents, type AgentProject, type ClaudeVersion, type FakeModel } from './helpers/agents.js';
 
-import { cleanupRepos, ok, ROOT } from './helpers/repo.js';
+import { cleanupRepos, git, ok, ROOT } from './helpers/repo.js';
 import { startServe, type ServeProcess } from './helpers/serve.js';
 import { tmux, waitFor } from './helpers/sessions.js';
 
@@ -139,6 +139,18 @@ describe.each(CLAUDE_VERSIONS)('the real claude %s', (version) => {
     });
   });
 
+  it('a 401 is awaiting{auth} naming the login problem within seconds', async () => {
+    const p = project();
+    const started = Date.now();
+    const id = await p.spawn('Hello [fake:status 401]', 'claude');
+    await waitFor('awaiting{auth}', async () => (await p.show(id)).reason === 'auth', AGENT_MS);
+    const s = await p.show(id);
+    expect(s).toMatchObject({ state: 'awaiting', reason: 'auth', source: 'hook', turnFailures: 0, detail: expect.stringMatching(/^authentication_failed: .*\(log in/) });
+    // Launch included (the agent starting takes most of it, longer on a loaded machine): before the idle
+    // prompt's minute, so it is the StopFailure hook that said it, not the idle notice.
+    expect(Date.now() - started).toBeLessThan(55_000);
+  });
+
   it('three 5xx turns in a row quarantine the session (outside the hook; the idle notices between them never reset the count)', async () => {
     const p = project();
     const id = await p.spawn('First [fake:status 500]', 'claude');
@@ -168,5 +180,41 @@ describe.each(CLAUDE_VERSIONS)('the real claude %s', (version) => {
     tmux(p.home, 'kill-session', '-t', `=${id}`);
     await waitFor('interrupted', async () => (await p.show(id)).state === 'interrupted', AGENT_MS);
     expect(await p.show(id)).toMatchObject({ state: 'interrupted', reason: 'tmux-gone' });
+  });
+});
+
+// The oldest supported version only: the same hooks on both (replayed in the adapter table), 20 s of real agent.
+describe('the real claude: the program stays', () => {
+  const project = (): AgentProject => {
+    const p = agentProject(fake);
+    projects.push(p);
+    return p;
+  };
+  it('/resume inside claude leaves the session live: the next prompt is a turn of the same program', async () => {
+    const p = project();
+    const id = await p.spawn('Say hi', 'claude');
+    await waitFor('the first turn to end', async () => (await p.show(id)).reason === 'turn-end', AGENT_MS);
+    const { agentSessionId } = await p.show(id);
+    await ok(p.dir, ['session', 'prompt', id, '--body', `/resume ${agentSessionId}`], { env: p.env });
+    // The prompt made it `running`; SessionEnd{resume} leaves it live and SessionStart{resume} finds it idle at its input.
+    const log = () => git(p.dir, 'log', '--reverse', '--format=%s', `refs/trellis/sessions/${id}`).trim().split('\n');
+    await waitFor('awaiting{turn-end} after the /resume', () => log().at(-1) === 'await turn-end (hook)' && log().at(-2) === 'run (user)', AGENT_MS);
+    expect(log().slice(-3)).toEqual([`prompt: /resume ${agentSessionId}`, 'run (user)', 'await turn-end (hook)']);
+    const after = await ok(p.dir, ['session', 'prompt', id, '--body', 'Still there?'], { env: p.env });
+    expect(after).toContain('prompted (delivered)');
+    await waitFor('the next turn to reach the model', () => userTurns().includes('Still there?'), AGENT_MS);
+    await waitFor('its turn to end', async () => (await p.show(id)).reason === 'turn-end', AGENT_MS);
+    expect(await p.show(id)).toMatchObject({ state: 'awaiting', reason: 'turn-end', agentSessionId });
+
+    // Interrupted and resumed by Trellis with no prompt: `claude --resume <id>`, idle at its input once it is up.
+    await ok(p.dir, ['session', 'interrupt', id], { env: p.env });
+    await ok(p.dir, ['session', 'resume', id], { env: p.env });
+    await waitFor('the resumed agent idle at its input', async () => (await p.show(id)).state === 'awaiting', AGENT_MS).catch(async (e: Error) => {
+      // What the log and the screen said, to explain a failure on a loaded machine.
+      throw new Error(`${e.message}; log: ${git(p.dir, 'log', '--reverse', '--format=%s', `refs/trellis/sessions/${id}`).trim().split('\n').join(' | ')}; screen: ${p.screen(id)}`);
+    });
+    // The old program's SessionEnd{other}, fired as the interrupt killed it, never interrupted the new one.
+    expect(git(p.dir, 'log', '--format=%s', `refs/trellis/sessions/${id}`)).not.toContain('interrupt process-exit');
+    expect(await p.show(id)).toMatchObject({ state: 'awaiting', reason: 'turn-end', source: 'hook', agentSessionId });
   });
 });
