@@ -1,15 +1,19 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { agentProject, startFakeModel, stopAgents, type AgentProject, type FakeModel } from './helpers/agents.js';
+import { agentProject, CLAUDE_VERSIONS, startFakeModel, stopAgents, type AgentProject, type ClaudeVersion, type FakeModel } from './helpers/agents.js';
+
 import { cleanupRepos, git, ok, ROOT } from './helpers/repo.js';
-import { startServe } from './helpers/serve.js';
-import { waitFor } from './helpers/sessions.js';
+import { startServe, type ServeProcess } from './helpers/serve.js';
+import { tmux, waitFor } from './helpers/sessions.js';
 
 /*
- * The real Claude Code (2.1.197, pinned) against the local fake model API: what issue 18 found the
- * session layer getting wrong, each seen with the real program. Directives in the prompt text
- * (`[fake:bash …]`, `[fake:ask]`, `[fake:status 500]`) choose the model's answer per turn.
+ * The real Claude Code against the local fake model API, for every version the adapter is checked
+ * against (the oldest supported, 2.1.197, and the newest on npm, 2.1.331: its auto mode is the default,
+ * its trust dialog pre-selects "No, exit", its Bash dialog's default is No). Directives in the prompt
+ * text (`[fake:bash …]`, `[fake:ask]`, `[fake:status 500]`, `[fake:hang]`) choose the model's answer per
+ * turn. One fake model for the file; the scenarios run one after another. Each scenario keeps the screen
+ * it asserts on under test-results/agent-screens/<version>/ as evidence.
  */
 
 let fake: FakeModel;
@@ -25,62 +29,116 @@ afterAll(async () => {
   cleanupRepos();
 });
 
-function project(): AgentProject {
-  const p = agentProject(fake);
-  projects.push(p);
-  return p;
-}
-
 const userTurns = () => fake.turns().map((t) => t.userText);
 const AGENT_MS = 45_000;
+/** A shell command every version asks about (2.1.331's auto mode lets a plain `touch` run unasked). */
+const risky = (then: string) => `[fake:bash curl -s http://127.0.0.1:9/ | sh; ${then}]`;
 
-describe('the real claude: input only where it reads input', () => {
-  it('a prompt during a permission dialog is not typed into it; approved with a raw key, the Stop ends the wait and the held prompt is delivered', async () => {
-    const p = project();
-    const id = await p.spawn('Touch a file [fake:bash touch approved-file]', 'claude');
-    await waitFor('awaiting{permission}', async () => (await p.show(id)).reason === 'permission', AGENT_MS);
-    expect(p.screen(id)).toMatch(/Do you want to proceed\?/);
-    const held = await ok(p.dir, ['session', 'prompt', id, '--body', 'Then say the magic word'], { env: p.env });
-    expect(held).toMatch(/prompt queued, not delivered: the agent shows a permission dialog/);
-    // The dialog is still there, unanswered: nothing was typed into it.
-    expect(p.screen(id)).toMatch(/Do you want to proceed\?/);
-    const worktree = (await p.show(id)).worktree;
-    expect(existsSync(join(worktree, 'approved-file'))).toBe(false);
-    expect(userTurns()).not.toContain('Then say the magic word');
+/** The screen of a session, kept as the scenario's evidence. */
+function evidence(version: ClaudeVersion, name: string, screen: string): string {
+  const dir = join(ROOT, 'test-results', 'agent-screens', version);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${name}.txt`), `${screen}\n`);
+  return screen;
+}
 
-    // A person answers the dialog (Enter: "Yes"); the tool runs, the turn ends with Stop → awaiting{turn-end}, and the held prompt goes in.
-    await ok(p.dir, ['session', 'keys', id, 'Enter'], { env: p.env });
-    await waitFor('the approved command to run', () => existsSync(join(worktree, 'approved-file')), AGENT_MS);
-    await waitFor('the held prompt to reach the model', () => userTurns().includes('Then say the magic word'), AGENT_MS);
-    await waitFor('its turn to end', async () => {
-      const s = await p.show(id);
-      return s.state === 'awaiting' && s.reason === 'turn-end' && s.pending === 0;
-    }, AGENT_MS);
-    const log = git(p.dir, 'log', '--reverse', '--format=%s', `refs/trellis/sessions/${id}`).trim().split('\n');
-    expect(log.filter((l) => /^(await|run|deliver)/.test(l))).toEqual([
-      // SessionStart: the agent is up.
-      'run (hook)',
-      'await permission (hook)',
-      'run (hook)',
-      'await turn-end (hook)',
-      'deliver prompt 1 (supervisor)',
-      'run (supervisor)',
-      'await turn-end (hook)',
-    ]);
-  });
+describe.each(CLAUDE_VERSIONS)('the real claude %s', (version) => {
+  function project(setup: { trustProject?: boolean } = {}): AgentProject {
+    const p = agentProject(fake, { ...setup, claudeVersion: version });
+    projects.push(p);
+    return p;
+  }
+  const answer = (p: AgentProject, id: string, choice: string) => ok(p.dir, ['session', 'answer', id, choice, '--json'], { env: p.env }).then((o) => JSON.parse(o) as { chose: string; options: string[] });
+  /** With a serve: its pane reader says what no hook says (a dialog before its notification, Esc). */
+  async function served(p: AgentProject, run: (serve: ServeProcess) => Promise<void>): Promise<void> {
+    writeFileSync(join(p.dir, 'trellis.json'), '{}\n');
+    const serve = await startServe(ROOT, p.dir, p.env);
+    try {
+      await run(serve);
+    } finally {
+      await serve.stop();
+    }
+  }
 
-  it('AskUserQuestion is awaiting{question}, answered with raw keys', async () => {
-    const p = project();
-    const id = await p.spawn('Ask me something [fake:ask]', 'claude');
+  it('untrusted folder: awaiting{setup} naming the trust dialog; trust answered by name (not Enter, which 2.1.331 reads as "No, exit"); the version is on the log', async () => {
+    const p = project({ trustProject: false });
+    const id = await p.spawn('Work here [fake:ask]', 'claude');
+    await waitFor('awaiting{setup}', async () => (await p.show(id)).reason === 'setup', AGENT_MS);
+    expect(await p.show(id)).toMatchObject({ state: 'awaiting', source: 'pane', detail: expect.stringContaining('workspace trust') });
+    expect(evidence(version, 'untrusted-folder', p.screen(id))).toContain('Yes, I trust this folder');
+    expect((await p.show(id)).agentVersion).toBe(version);
+    expect(await ok(p.dir, ['session', 'show', id], { env: p.env })).toContain(`claude ${version} ·`);
+    expect(await answer(p, id, 'trust')).toMatchObject({ chose: 'Yes, I trust this folder' });
+    const claudeState = () => JSON.parse(readFileSync(join(p.agent.home, '.claude.json'), 'utf8')) as { projects?: Record<string, { hasTrustDialogAccepted?: boolean }> };
+    await waitFor('the trust to be recorded', () => claudeState().projects?.[p.dir]?.hasTrustDialogAccepted === true, AGENT_MS);
+
+    // Question: the agent's own AskUserQuestion, answered by the option's text.
     await waitFor('awaiting{question}', async () => (await p.show(id)).reason === 'question', AGENT_MS);
-    // Its permission_prompt notification (several seconds later) leaves it a question.
-    expect(await p.show(id)).toMatchObject({ state: 'awaiting', reason: 'question', source: 'hook' });
-    await ok(p.dir, ['session', 'keys', id, 'Enter'], { env: p.env });
+    evidence(version, 'question', p.screen(id));
+    expect(await answer(p, id, 'Blue')).toMatchObject({ chose: 'Blue' });
     await waitFor('the answered turn to end', async () => (await p.show(id)).reason === 'turn-end', AGENT_MS);
+    expect(JSON.stringify(fake.requests.filter((r) => r.kind === 'tool-result').at(-1)?.body)).toContain('Blue');
   });
-});
 
-describe('the real claude: failed turns', () => {
+  it('trusted worktree: a session in a project whose main checkout claude trusts never stops at a trust dialog', async () => {
+    const p = project();
+    const id = await p.spawn('Say hi', 'claude');
+    await waitFor('the turn to end', async () => (await p.show(id)).reason === 'turn-end', AGENT_MS);
+    expect(evidence(version, 'trusted-worktree', p.screen(id))).not.toContain('trust this folder');
+    expect(p.log(id).filter((l) => l.startsWith('await setup'))).toEqual([]);
+  });
+
+  it('permission approved by name, then denied by name: a prompt meanwhile is held, never typed into the dialog', async () => {
+    const p = project();
+    await served(p, async () => {
+      const id = await p.spawn(`Touch a file ${risky('touch approved-file')}`, 'claude');
+      await waitFor('awaiting{permission}', async () => (await p.show(id)).reason === 'permission', AGENT_MS);
+      const first = await p.show(id);
+      if (version === '2.1.331') {
+        // Auto mode through a gateway: its dialog, read from the pane before its 6–7 s late notification.
+        expect(first).toMatchObject({ state: 'awaiting', source: 'pane', detail: expect.stringMatching(/^auto mode:/) });
+        evidence(version, 'auto-mode-dialog', p.screen(id));
+        // A prompt now is held, not typed into the dialog.
+        expect(await ok(p.dir, ['session', 'prompt', id, '--body', 'Then say the magic word'], { env: p.env })).toMatch(/prompt queued, not delivered: the agent shows a permission dialog/);
+        await answer(p, id, 'approve');
+        await waitFor('the Bash dialog', async () => /Do you want to proceed\?/.test(String((await p.show(id)).detail ?? '')), AGENT_MS);
+      } else {
+        expect(await ok(p.dir, ['session', 'prompt', id, '--body', 'Then say the magic word'], { env: p.env })).toMatch(/prompt queued, not delivered: the agent shows a permission dialog/);
+      }
+      expect(evidence(version, 'permission-dialog', p.screen(id))).toMatch(/Do you want to proceed\?/);
+      expect(await answer(p, id, 'approve')).toMatchObject({ chose: 'Yes' });
+      const worktree = (await p.show(id)).worktree;
+      await waitFor('the approved command to run', () => existsSync(join(worktree, 'approved-file')), AGENT_MS);
+      await waitFor('the held prompt to reach the model', () => userTurns().includes('Then say the magic word'), AGENT_MS);
+      await waitFor('its turn to end', async () => {
+        const s = await p.show(id);
+        return s.state === 'awaiting' && s.reason === 'turn-end' && s.pending === 0;
+      }, AGENT_MS);
+
+      await ok(p.dir, ['session', 'prompt', id, '--body', `Again ${risky('touch denied-file')}`], { env: p.env });
+      await waitFor('awaiting{permission} again', async () => (await p.show(id)).reason === 'permission', AGENT_MS);
+      await waitFor('the Bash dialog again', () => /Do you want to proceed\?/.test(p.screen(id)), AGENT_MS);
+      evidence(version, 'permission-deny', p.screen(id));
+      expect(await answer(p, id, 'deny')).toMatchObject({ chose: 'No' });
+      await waitFor('the denied turn back at its input', async () => (await p.show(id)).reason === 'turn-end', AGENT_MS);
+      expect(existsSync(join(worktree, 'denied-file'))).toBe(false);
+    });
+  });
+
+  it('Escape mid-turn, then a held prompt: the restored prompt is cleared first and the model receives exactly the held prompt', async () => {
+    const p = project();
+    await served(p, async () => {
+      const id = await p.spawn('Take your time ACC-SLOW [fake:hang]', 'claude');
+      await waitFor('the turn to run', async () => (await p.show(id)).state === 'running' && /esc to interrupt/.test(p.screen(id)), AGENT_MS);
+      expect(await ok(p.dir, ['session', 'prompt', id, '--body', 'ACC-HELD exactly this'], { env: p.env })).toContain('prompt queued, not delivered');
+      await ok(p.dir, ['session', 'keys', id, 'Escape'], { env: p.env });
+      await waitFor('the held prompt to reach the model', () => userTurns().some((t) => t.includes('ACC-HELD')), AGENT_MS);
+      expect(userTurns().filter((t) => t.includes('ACC-HELD'))).toEqual(['ACC-HELD exactly this']);
+      evidence(version, 'escape-then-held', p.screen(id));
+      await waitFor('its turn to end', async () => (await p.show(id)).reason === 'turn-end', AGENT_MS);
+    });
+  });
+
   it('a 401 is awaiting{auth} naming the login problem within seconds', async () => {
     const p = project();
     const started = Date.now();
@@ -93,7 +151,7 @@ describe('the real claude: failed turns', () => {
     expect(Date.now() - started).toBeLessThan(55_000);
   });
 
-  it('three 5xx turns in a row quarantine the session (the idle notices between them never reset the count)', async () => {
+  it('three 5xx turns in a row quarantine the session (outside the hook; the idle notices between them never reset the count)', async () => {
     const p = project();
     const id = await p.spawn('First [fake:status 500]', 'claude');
     const failures = async (n: number) => {
@@ -104,13 +162,34 @@ describe('the real claude: failed turns', () => {
     expect(first).toMatchObject({ reason: 'turn-end', detail: expect.stringMatching(/^the turn failed: server_error/) });
     await ok(p.dir, ['session', 'prompt', id, '--body', 'Second [fake:status 500]'], { env: p.env });
     await waitFor('failure 2', () => failures(2), AGENT_MS);
+    evidence(version, 'failed-turns', p.screen(id));
+    // Interrupted and resumed: the streak goes on (the resumed agent idle at its input has ended no turn).
+    await ok(p.dir, ['session', 'interrupt', id], { env: p.env });
+    await ok(p.dir, ['session', 'resume', id], { env: p.env });
+    await waitFor('the resumed agent at its input', async () => (await p.show(id)).state === 'awaiting', AGENT_MS);
+    expect((await p.show(id)).turnFailures).toBe(2);
     await ok(p.dir, ['session', 'prompt', id, '--body', 'Third [fake:status 500]'], { env: p.env });
     await waitFor('the quarantine', async () => (await p.show(id)).state === 'quarantined', AGENT_MS);
     expect(await p.show(id)).toMatchObject({ state: 'quarantined', reason: '3 turn failures in a row', source: 'supervisor', turnFailures: 3 });
   });
+
+  it('a killed tmux session is said as tmux-gone, not a process exit', async () => {
+    const p = project();
+    const id = await p.spawn('Say hi', 'claude');
+    await waitFor('the turn to end', async () => (await p.show(id)).reason === 'turn-end', AGENT_MS);
+    tmux(p.home, 'kill-session', '-t', `=${id}`);
+    await waitFor('interrupted', async () => (await p.show(id)).state === 'interrupted', AGENT_MS);
+    expect(await p.show(id)).toMatchObject({ state: 'interrupted', reason: 'tmux-gone' });
+  });
 });
 
+// The oldest supported version only: the same hooks on both (replayed in the adapter table), 20 s of real agent.
 describe('the real claude: the program stays', () => {
+  const project = (): AgentProject => {
+    const p = agentProject(fake);
+    projects.push(p);
+    return p;
+  };
   it('/resume inside claude leaves the session live: the next prompt is a turn of the same program', async () => {
     const p = project();
     const id = await p.spawn('Say hi', 'claude');
@@ -137,22 +216,5 @@ describe('the real claude: the program stays', () => {
     // The old program's SessionEnd{other}, fired as the interrupt killed it, never interrupted the new one.
     expect(git(p.dir, 'log', '--format=%s', `refs/trellis/sessions/${id}`)).not.toContain('interrupt process-exit');
     expect(await p.show(id)).toMatchObject({ state: 'awaiting', reason: 'turn-end', source: 'hook', agentSessionId });
-  });
-});
-
-describe('the real claude: what no hook says', () => {
-  it('Esc mid-turn fires no hook: the server reads the input box back from the pane, awaiting{turn-end} with source pane', async () => {
-    const p = project();
-    writeFileSync(join(p.dir, 'trellis.json'), '{}\n');
-    const serve = await startServe(ROOT, p.dir, p.env);
-    try {
-      const id = await p.spawn('Think for a long time [fake:hang]', 'claude');
-      await waitFor('the turn to run', async () => (await p.show(id)).state === 'running' && /esc to interrupt/.test(p.screen(id)), AGENT_MS);
-      await ok(p.dir, ['session', 'keys', id, 'Escape'], { env: p.env });
-      await waitFor('awaiting{turn-end} from the pane', async () => (await p.show(id)).state === 'awaiting', 15_000);
-      expect(await p.show(id)).toMatchObject({ state: 'awaiting', reason: 'turn-end', source: 'pane' });
-    } finally {
-      await serve.stop();
-    }
   });
 });

@@ -49,8 +49,10 @@ export const ACTIONS: Record<string, readonly (readonly [string, string])[]> = {
     ['check <id>', "run the session's checks in its worktree at its head commit"],
     ['capture <id>', 'what the pane shows (--lines, --ansi)'],
     ['keys <id> <key>...', 'raw keys (--hex for bytes)'],
+    ['answer <id> <choice>', 'answer the dialog on screen by its option (approve, deny, trust, or the text)'],
     ['attach <id>', 'attach this terminal to its tmux pane'],
     ['signal <id> <event>', 'what an agent hook reports'],
+    ['react <id>', 'run detached by a hook: the quarantine a signal calls for, outside the agent'],
     ['watch-setup <id>', "run by the launch: reads a starting agent's pane for setup dialogs"],
   ],
   eval: [
@@ -137,7 +139,7 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
     .action((action: string, args: string[], options: Options) => lazy(issueCommands, (m) => m.runIssue(action, ctx(args, options))));
 
   cli
-    .command('session <action> [...args]', 'Agent sessions: spawn, ls, show, prompt, capture, keys, interrupt, resume, review, merge, check, accept, close, quarantine, view, attach, signal')
+    .command('session <action> [...args]', 'Agent sessions: spawn, ls, show, prompt, capture, keys, answer, interrupt, resume, review, merge, check, accept, close, quarantine, view, attach, signal')
     .usage('session <action> [...args] [options]   (see the README for each action)')
     .option('--harness <name>', 'spawn: the agent harness (shell, claude, codex)')
     .option('--node <id>', 'spawn: spec node the session works on (repeatable)', { type: [String] })

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, fstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isTrellisError, TrellisError } from '../events/index.js';
@@ -68,7 +68,7 @@ function sessionText(s: SessionView & { overlaps?: readonly OverlapWith[] }): st
   const lines = [
     `${s.id}  ${label(s)} (${s.source})${s.unread ? '  unread' : ''}`,
     ...(s.detail ? [s.detail] : []),
-    `${s.harness} · by ${s.by} · ${s.created} · branch ${s.branch} · base ${s.base.slice(0, 12)}`,
+    `${s.harness}${s.agentVersion ? ` ${s.agentVersion}` : ''} · by ${s.by} · ${s.created} · branch ${s.branch} · base ${s.base.slice(0, 12)}`,
     `worktree ${s.worktree}${s.tmux ? ` · tmux ${s.tmux.session} ${s.tmux.pane}` : ''}${s.agentSessionId ? ` · agent session ${s.agentSessionId}` : ''}`,
     ...(s.nodes.length ? [`nodes: ${s.nodes.join(', ')}`] : []),
     ...(s.issue ? [`issue: ${s.issue}`] : []),
@@ -236,6 +236,19 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
       return r.checks.ready ? 0 : 1;
     },
   },
+  answer: {
+    args: ['...id and choice'],
+    options: ['by', 'json'],
+    usage: 'trellis session answer <id> <choice>   (the option’s text as on screen, or approve, deny, trust; never a blind key)',
+    async run(ctx, p) {
+      const [id, ...words] = ctx.args;
+      if (!id || words.length === 0) throw new UsageError('missing <choice>', SESSION_ACTIONS.answer!.usage);
+      const { answerSession } = await import('../store/sessions/answer.js');
+      const r = await answerSession(p, cliRuntime(p), id, words.join(' '), author(ctx));
+      await out(ctx.options.json ? json(r) : `${r.session.id} answered "${r.chose}": ${label(r.session)}\n`);
+      return 0;
+    },
+  },
   capture: {
     args: ['...id'],
     options: ['lines', 'ansi', 'json'],
@@ -276,17 +289,24 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
       const onOurServer = process.env.TMUX?.split(',')[0] === rt.tmux.socket && process.env.TMUX_PANE;
       const r = await signalSession(p, rt, ctx.args[0]!, ctx.args[1]!, payload, onOurServer ? { fromPane: process.env.TMUX_PANE } : {});
       if (r.ignored.length) logIgnored(ctx.args[0]!, ctx.args[1]!, r.ignored);
-      // Repeated turn failures quarantine the session even when no server's supervisor is there to do it.
+      // The hook only records: a multi-step reaction (the quarantine of repeated turn failures: WIP saved,
+      // pane killed, logged) runs in a detached worker of its own session, which the agent cannot kill
+      // (2.1.331 kills its running hooks as it exits); the serve's supervisor does the same, idempotently.
       if (r.changed && r.session.turnFailures >= QUARANTINE_AFTER && ['running', 'awaiting', 'review', 'merging'].includes(r.session.state)) {
-        // A hook runs inside the agent's pane: the quarantine kills that pane, and its hangup must not stop
-        // this process before the quarantine is recorded.
-        process.on('SIGHUP', () => {});
-        await quarantineSession(p, rt, r.session.id, 'trellis', `${r.session.turnFailures} turn failures in a row`, 'supervisor').catch((e: unknown) => {
-          if (!(isTrellisError(e) && e.code === 'SESSION_REFUSED')) throw e;
-        });
+        spawnDetached(['session', 'react', r.session.id], ctx.cwd);
       }
       // Silent by default: Claude Code adds what some hooks print to the agent's context.
       if (ctx.options.json) await out(json(r));
+      return 0;
+    },
+  },
+  react: {
+    args: ['id'],
+    options: [],
+    usage: 'trellis session react <id>   (run detached by a hook: the reactions a signal calls for, e.g. the quarantine of repeated turn failures)',
+    async run(ctx, p) {
+      const { reactToSignal } = await import('../store/sessions/reactions.js');
+      await reactToSignal(p, cliRuntime(p), ctx.args[0]!);
       return 0;
     },
   },
@@ -301,6 +321,13 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
     },
   },
 };
+
+/** Runs `trellis <args>` in a session of its own, detached from the hook (and the agent) that asked for it. */
+function spawnDetached(args: readonly string[], cwd: string): void {
+  const child = spawn(process.execPath, [process.argv[1]!, ...args], { cwd, detached: true, stdio: 'ignore' });
+  child.on('error', (e) => process.stderr.write(`trellis: cannot start '${args.join(' ')}': ${e.message}\n`));
+  child.unref();
+}
 
 /** A hook payload that is not JSON: ignored, never a failing hook inside the agent's screen. */
 class NotJson {

@@ -38,6 +38,7 @@ const WAITS_FOR: Record<string, string> = {
   question: 'the agent asks a question (answer it with raw keys)',
   auth: 'the agent cannot use its provider until its login or billing is fixed',
   setup: 'the agent shows a setup dialog (answer it with raw keys)',
+  dialog: 'the agent shows a dialog (answer it by its option: trellis session answer)',
 };
 
 /**
@@ -93,9 +94,10 @@ export function decideSession(state: SessionFacts, command: SessionCommand): Ses
       return [event('starting', {})];
     case 'launch':
       // The agent's first hooks can land before the launcher logs the launch: the launch still records.
-      if (state.tmux === null && (status === 'running' || status === 'awaiting')) return [event('launched', { tmuxSession: command.tmuxSession, pane: command.pane })];
+      const version = command.agentVersion ? { agentVersion: command.agentVersion } : {};
+      if (state.tmux === null && (status === 'running' || status === 'awaiting')) return [event('launched', { tmuxSession: command.tmuxSession, pane: command.pane, ...version })];
       accept('launch', 'only a starting session is launched');
-      return [event('launched', { tmuxSession: command.tmuxSession, pane: command.pane, ...(command.awaitsSignal ? { awaitsSignal: true } : {}) })];
+      return [event('launched', { tmuxSession: command.tmuxSession, pane: command.pane, ...(command.awaitsSignal ? { awaitsSignal: true } : {}), ...version })];
     case 'fail':
       accept('fail', 'only a session that is starting up fails');
       return [event('failed', { reason: command.reason })];

@@ -19,7 +19,7 @@ export type SessionCommand = SessionCommandMeta &
   (
     | ({ readonly type: 'spawn' } & SpawnedData)
     | { readonly type: 'start' }
-    | { readonly type: 'launch'; readonly tmuxSession: string; readonly pane: string; readonly awaitsSignal?: boolean }
+    | { readonly type: 'launch'; readonly tmuxSession: string; readonly pane: string; readonly awaitsSignal?: boolean; readonly agentVersion?: string }
     | { readonly type: 'identify'; readonly agentSessionId: string }
     /** `queuesInput`: the harness's agent queues input typed while it works (a shell does; Claude Code is not shown to). */
     | { readonly type: 'prompt'; readonly body: string; readonly queuesInput?: boolean }

@@ -16,9 +16,11 @@ export type Source = (typeof SOURCES)[number];
 /**
  * What a waiting agent waits for: the end of its turn (it takes a prompt), a permission or question
  * dialog, a first-run dialog (`setup`: trust, API key, login, read from its pane before its first
- * signal), or its provider's login or billing (`auth`, from the agent's own failure signal).
+ * signal), its provider's login or billing (`auth`, from the agent's own failure signal), or a dialog of
+ * the agent's own mid-session that is neither a permission nor a question (`dialog`: Claude Code 2.1.331's
+ * one-time "Make auto mode your default?").
  */
-export const AWAIT_REASONS = ['turn-end', 'permission', 'question', 'setup', 'auth'] as const;
+export const AWAIT_REASONS = ['turn-end', 'permission', 'question', 'setup', 'auth', 'dialog'] as const;
 export type AwaitReason = (typeof AWAIT_REASONS)[number];
 
 export const INTERRUPT_REASONS = ['by-user', 'process-exit', 'tmux-gone'] as const;
@@ -66,8 +68,11 @@ export interface FixedChecks {
 export type SessionEvent =
   | (SessionEventMeta & { readonly type: 'spawned'; readonly data: SpawnedData })
   | (SessionEventMeta & { readonly type: 'starting'; readonly data: Record<string, never> })
-  /** `awaitsSignal`: the agent signals its own start (a hook), so the session stays `starting` until it does. */
-  | (SessionEventMeta & { readonly type: 'launched'; readonly data: { readonly tmuxSession: string; readonly pane: string; readonly awaitsSignal?: boolean } })
+  /**
+   * `awaitsSignal`: the agent signals its own start (a hook), so the session stays `starting` until it does.
+   * `agentVersion`: what the agent program said its version was (`claude --version`), when it says one.
+   */
+  | (SessionEventMeta & { readonly type: 'launched'; readonly data: { readonly tmuxSession: string; readonly pane: string; readonly awaitsSignal?: boolean; readonly agentVersion?: string } })
   | (SessionEventMeta & { readonly type: 'identified'; readonly data: { readonly agentSessionId: string } })
   /** `held`: why the prompt waits on the timeline instead of reaching the pane (absent: delivered at once). */
   | (SessionEventMeta & { readonly type: 'prompted'; readonly data: { readonly body: string; readonly held?: string } })
@@ -116,7 +121,7 @@ const oneOf =
 const DATA: Record<SessionEventType, Record<string, Check>> = {
   spawned: { harness: text, task: str, nodes: strs, issue: strOrNull, base: text, branch: text, worktree: text },
   starting: {},
-  launched: { tmuxSession: text, pane: text, awaitsSignal: optional((v) => typeof v === 'boolean') },
+  launched: { tmuxSession: text, pane: text, awaitsSignal: optional((v) => typeof v === 'boolean'), agentVersion: optional(text) },
   identified: { agentSessionId: text },
   prompted: { body: str, held: optional(str) },
   delivered: { index },
@@ -172,7 +177,7 @@ export function describeSessionEvent(event: SessionEvent): string {
     case 'starting':
       return `start ${from}`;
     case 'launched':
-      return `launch: tmux ${event.data.tmuxSession} pane ${event.data.pane}`;
+      return `launch: tmux ${event.data.tmuxSession} pane ${event.data.pane}${event.data.agentVersion ? ` (agent ${words(event.data.agentVersion)})` : ''}`;
     case 'identified':
       return `identify: agent session ${event.data.agentSessionId}`;
     case 'prompted':

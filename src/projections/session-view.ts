@@ -22,6 +22,8 @@ export interface SessionView extends SessionSummary {
   readonly timeline: readonly TimelineEntry[];
   /** Overrides of the merge gate, oldest first. */
   readonly mergeOverrides: readonly MergeOverride[];
+  /** The agent program's version at its latest launch, or null. */
+  readonly agentVersion: string | null;
 }
 
 export function sessionView(s: SessionState): SessionView {
@@ -41,5 +43,6 @@ export function sessionView(s: SessionState): SessionView {
     pending: s.pending.length,
     timeline: s.timeline,
     mergeOverrides: s.mergeOverrides,
+    agentVersion: s.agentVersion ?? null,
   };
 }

@@ -50,6 +50,13 @@ export interface SessionState extends SessionFacts {
   readonly fixedChecks: FixedChecks | null;
   /** Each acceptance of a changed check's new definition, oldest first. */
   readonly checkAcceptances: readonly CheckAcceptance[];
+  /** The agent program's version at its latest launch (`claude --version`), or null when it said none. */
+  readonly agentVersion: string | null;
+  /**
+   * Whether a turn has run since the latest resume: a resumed agent idle at its input has ended no turn,
+   * so its first wait keeps the failure streak (`resume` keeps the count; only a turn that ends well clears it).
+   */
+  readonly turnSinceResume: boolean;
 }
 
 /** A person's acceptance of changed check definitions: who, when, why, and the definitions accepted. */
@@ -99,6 +106,8 @@ export const initialSession = (id: string): SessionState => ({
   failedTurn: null,
   waiting: null,
   pending: [],
+  agentVersion: null,
+  turnSinceResume: true,
 });
 
 /** Where a session's fold stands: the key of the latest event folded (session events carry no id). */
@@ -115,7 +124,7 @@ const titleOf = (task: string): string => {
  */
 export function evolveSession(state: SessionState, event: SessionEvent): SessionState {
   if (!isAfter(event, sessionLastKey(state))) return state;
-  const next = { ...state, clock: event.clock, updatedAt: event.at };
+  const next: { -readonly [K in keyof SessionState]: SessionState[K] } = { ...state, clock: event.clock, updatedAt: event.at };
   const move = (status: SessionStatus, reason: string | null = null, extra: Partial<SessionState> = {}): SessionState => ({
     ...next,
     status,
@@ -145,10 +154,14 @@ export function evolveSession(state: SessionState, event: SessionEvent): Session
       });
     }
     case 'starting':
-    case 'resumed':
       return move('starting');
+    case 'resumed':
+      // Resuming a quarantine is a person's decision to try again: its streak starts over. After an
+      // interrupt the streak goes on (a killed pane proves nothing about the turns).
+      return state.status === 'quarantined' ? move('starting', null, { turnFailures: 0 }) : move('starting', null, { turnSinceResume: false });
     case 'launched': {
       const tmux = { session: event.data.tmuxSession, pane: event.data.pane };
+      if (event.data.agentVersion) next.agentVersion = event.data.agentVersion;
       // Logged after the agent's own first signals, the launch keeps the state they set. An agent that
       // signals its own start stays `starting` until it does; one that cannot (a shell) is running.
       if (state.status !== 'starting') return { ...next, tmux };
@@ -171,15 +184,16 @@ export function evolveSession(state: SessionState, event: SessionEvent): Session
     case 'awaiting': {
       const { reason, detail } = event.data;
       // A turn that ended well clears the failure streak (the idle notice after a failed one does not).
-      const turnFailures = reason === 'turn-end' && state.failedTurn === null ? 0 : state.turnFailures;
+      const turnFailures = reason === 'turn-end' && state.failedTurn === null && state.turnSinceResume !== false ? 0 : state.turnFailures;
       if (userOwned) return { ...next, waiting: reason, turnFailures };
       // Any wait is news for whoever looks next.
       return move('awaiting', reason, { unread: true, waiting: reason, detail: detail ?? null, turnFailures });
     }
     case 'running':
       // A new turn: the last one's failure is history.
-      if (userOwned) return { ...next, waiting: null, failedTurn: null };
-      return move('running', null, { failedTurn: null });
+      // The agent's start signal after a resume is no turn; a prompt that reaches it is.
+      if (userOwned) return { ...next, waiting: null, failedTurn: null, turnSinceResume: true };
+      return move('running', null, { failedTurn: null, turnSinceResume: state.status !== 'starting' || state.turnSinceResume !== false });
     case 'interrupted':
       return move('interrupted', event.data.reason, {
         unread: state.unread || event.data.reason !== 'by-user',

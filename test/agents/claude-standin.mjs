@@ -27,6 +27,7 @@
  *   "/exit"           → SessionEnd{prompt_input_exit}, exit
  *   anything else     → UserPromptSubmit, then Stop
  * Every line it reads is logged ({prompt} or, in a dialog, {dialogAnswer}).
+ * Its screen is Claude Code's input box, or its permission dialog while one is open (see draw()).
  * It writes what it was started with and each hook it ran to $TRELLIS_HOME/standin/<TRELLIS_SESSION>.log.
  */
 import { spawnSync } from 'node:child_process';
@@ -80,6 +81,8 @@ function turn(text) {
     log({ dialogAnswer: text });
     const tool = dialog;
     dialog = null;
+    // The dialog is gone from the screen as soon as it is answered, before the tool's hooks run.
+    draw();
     fire('PostToolUse', { tool_name: tool.name, tool_input: tool.input, tool_response: { stdout: '' } }, tool.name);
     fire('Stop', { stop_hook_active: false, last_assistant_message: 'done' });
     return;
@@ -116,13 +119,26 @@ function turn(text) {
   if (text === 'stop then idle') fire('Notification', { message: 'Claude is waiting for your input', notification_type: 'idle_prompt' }, 'idle_prompt');
 }
 
+/**
+ * Its screen, drawn as Claude Code's is read (the screens in test/agents/recordings/): at its input, the
+ * input box (`❯` between two rules, the cursor in it, what is typed echoed there); with a dialog open,
+ * the dialog and its options instead.
+ */
+function draw() {
+  const rule = '─'.repeat(40);
+  if (dialog) process.stdout.write(`\x1b[2J\x1b[H Do you want to proceed?\n ❯ 1. Yes\n   2. No\n\n Esc to cancel\n`);
+  else process.stdout.write(`\x1b[2J\x1b[H${rule}\n\n${rule}\x1b[1A\r❯ `);
+}
+
 fire('SessionStart', { source: resumeAt >= 0 ? 'resume' : 'startup' }, resumeAt >= 0 ? 'resume' : 'startup');
 if (prompt) turn(prompt);
-process.stdout.write('> ');
+draw();
 const rl = createInterface({ input: process.stdin });
 rl.on('line', (line) => {
   const text = line.trim();
+  // As Claude Code does, the submitted text leaves the input box before the turn's hooks run.
+  if (!dialog) draw();
   if (text || dialog) turn(text);
-  process.stdout.write('> ');
+  draw();
 });
 rl.on('close', () => process.exit(0));

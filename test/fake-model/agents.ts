@@ -6,6 +6,14 @@ import { dirname, join } from 'node:path';
 /** The agent versions the adapters are checked against (pinned in package.json's devDependencies). */
 export const CLAUDE_VERSION = '2.1.197';
 export const CODEX_VERSION = '0.169.0';
+/**
+ * The Claude Code versions the real-agent suites run against: the oldest supported (npm
+ * `@anthropic-ai/claude-code`) and the newest checked (`claude-code-next`, an npm alias of the same package).
+ */
+export const CLAUDE_VERSIONS = ['2.1.197', '2.1.331'] as const;
+export type ClaudeVersion = (typeof CLAUDE_VERSIONS)[number];
+/** The package each Claude Code version is installed as. */
+const CLAUDE_PACKAGES: Readonly<Record<ClaudeVersion, string>> = { '2.1.197': '@anthropic-ai/claude-code', '2.1.331': 'claude-code-next' };
 
 /** The key the agents send the fake model: any string does; claude approves it by its last 20 characters. */
 export const FAKE_API_KEY = 'sk-ant-fake-0123456789abcdefghijklmnop';
@@ -14,28 +22,31 @@ export const FAKE_API_KEY = 'sk-ant-fake-0123456789abcdefghijklmnop';
 const require = createRequire(import.meta.url);
 
 /** The real programs, as npm installed them: claude's native binary (from its platform package), codex's npm launcher. */
-export function agentPrograms(): { claude: string; codex: string } {
+export function agentPrograms(claudeVersion: ClaudeVersion = CLAUDE_VERSION): { claude: string; codex: string } {
+  const wrapper = require.resolve(`${CLAUDE_PACKAGES[claudeVersion]}/package.json`);
   let claude: string;
   try {
-    claude = join(dirname(require.resolve(`@anthropic-ai/claude-code-${process.platform}-${process.arch}/package.json`)), 'claude');
+    // The platform package is resolved from the wrapper's own place (an alias nests its own copy).
+    claude = join(dirname(createRequire(wrapper).resolve(`@anthropic-ai/claude-code-${process.platform}-${process.arch}/package.json`)), 'claude');
   } catch {
     // The wrapper's postinstall copies the same binary over its placeholder.
-    claude = realpathSync(join(dirname(require.resolve('@anthropic-ai/claude-code/package.json')), 'bin/claude.exe'));
+    claude = realpathSync(join(dirname(wrapper), 'bin/claude.exe'));
   }
   const codex = join(dirname(require.resolve('@openai/codex/package.json')), 'bin/codex.js');
   return { claude, codex };
 }
 
-let binDir: string | null = null;
-/** A directory holding `claude` and `codex` (and nothing else), for the front of PATH. */
-export function agentBinDir(): string {
-  if (binDir && existsSync(binDir)) return binDir;
+const binDirs = new Map<ClaudeVersion, string>();
+/** A directory holding `claude` (of `claudeVersion`) and `codex` (and nothing else), for the front of PATH. */
+export function agentBinDir(claudeVersion: ClaudeVersion = CLAUDE_VERSION): string {
+  const known = binDirs.get(claudeVersion);
+  if (known && existsSync(known)) return known;
   const dir = mkdtempSync(join(tmpdir(), 'trellis-agents-bin-'));
-  const { claude, codex } = agentPrograms();
+  const { claude, codex } = agentPrograms(claudeVersion);
   symlinkSync(claude, join(dir, 'claude'));
   symlinkSync(codex, join(dir, 'codex'));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  binDir = dir;
+  binDirs.set(claudeVersion, dir);
   return dir;
 }
 
@@ -53,6 +64,8 @@ export interface AgentSetup {
   readonly codexProvider?: 'fake' | 'openai';
   /** claude: `messageIdleNotifThresholdMs`, how long after a turn the idle_prompt notification comes. Default 1500. */
   readonly idleMs?: number;
+  /** Which Claude Code runs as `claude`. Default the oldest supported (CLAUDE_VERSION). */
+  readonly claudeVersion?: ClaudeVersion;
 }
 
 export interface AgentHome {
@@ -78,7 +91,7 @@ export function agentHome(modelUrl: string, setup: AgentSetup = {}, home: string
   const env: Record<string, string> = {
     HOME: home,
     CODEX_HOME: codexHome,
-    PATH: `${agentBinDir()}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+    PATH: `${agentBinDir(setup.claudeVersion)}:${process.env.PATH ?? '/usr/bin:/bin'}`,
     ANTHROPIC_BASE_URL: modelUrl,
     ANTHROPIC_API_KEY: FAKE_API_KEY,
     FAKE_OPENAI_API_KEY: FAKE_API_KEY,
@@ -102,7 +115,7 @@ export function writeClaudeState(home: string, setup: AgentSetup, trust: readonl
     messageIdleNotifThresholdMs: setup.idleMs ?? 1500,
     projects: Object.fromEntries(trust.map((p) => [p, { allowedTools: [], hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true, projectOnboardingSeenCount: 1 }])),
   };
-  if (onboarded) Object.assign(state, { hasCompletedOnboarding: true, lastOnboardingVersion: CLAUDE_VERSION, theme: 'dark' });
+  if (onboarded) Object.assign(state, { hasCompletedOnboarding: true, lastOnboardingVersion: setup.claudeVersion ?? CLAUDE_VERSION, theme: 'dark' });
   if (setup.approveKey ?? true) state.customApiKeyResponses = { approved: [FAKE_API_KEY.slice(-20)], rejected: [] };
   writeFileSync(join(home, '.claude.json'), `${JSON.stringify(state, null, 2)}\n`);
 }

@@ -30,6 +30,7 @@ const acceptBody = type({ '+': 'reject', reason: 'string', 'scenarios?': 'string
 /** The session a request comes from, as the CLI run inside one says (its `$TRELLIS_SESSION`): it never approves its own work. */
 const fromSession = (c: { req: { header(name: string): string | undefined } }) => c.req.header('trellis-session') || undefined;
 const quarantineBody = type({ '+': 'reject', 'by?': 'string', 'reason?': 'string' });
+const answerBody = type({ '+': 'reject', choice: 'string', 'by?': 'string' });
 
 /** A write from the dashboard is authored by `human` unless the caller says who it is. */
 const HUMAN = 'human';
@@ -76,6 +77,12 @@ export function sessionRoutes(ctx: AppContext, rt: SessionRuntime = defaultRunti
   app.post('/api/sessions/:id/quarantine', async (c) => {
     const b = await readJson(c, quarantineBody, { optional: true });
     return c.json(await quarantineSession(p, rt, c.req.param('id'), b.by ?? HUMAN, b.reason ?? 'by user'));
+  });
+  // Answers the dialog on screen by its option's name (read from the pane, selected, checked, confirmed).
+  app.post('/api/sessions/:id/answer', async (c) => {
+    const b = await readJson(c, answerBody);
+    const { answerSession } = await import('../../store/sessions/answer.js');
+    return c.json(await answerSession(p, rt, c.req.param('id'), b.choice, b.by ?? HUMAN));
   });
   const transitions = {
     resume: (id: string, by: string) => resumeSession(p, rt, id, by),

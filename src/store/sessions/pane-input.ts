@@ -27,15 +27,38 @@ async function tmux(t: PaneTarget, args: string[], input?: Uint8Array): Promise<
  * then `send-keys Enter`. Serialized with all other input to the session.
  */
 export function pasteText(target: PaneTarget, text: string | Uint8Array, opts: { enter?: boolean } = {}): Promise<void> {
+  return serialize(queueKey(target), () => paste(target, text, opts));
+}
+
+async function paste(target: PaneTarget, text: string | Uint8Array, opts: { enter?: boolean } = {}): Promise<void> {
   const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
-  return serialize(queueKey(target), async () => {
-    const buffer = `trellis-${randomBytes(6).toString('hex')}`;
-    if (bytes.length > 0) await tmux(target, ['load-buffer', '-b', buffer, '-', ';', 'paste-buffer', '-p', '-r', '-d', '-b', buffer, '-t', target.pane], bytes);
-    if (opts.enter !== false) {
-      if (bytes.length > 0) await new Promise((r) => setTimeout(r, ENTER_AFTER_PASTE_MS));
-      await tmux(target, ['send-keys', '-t', target.pane, 'Enter']);
-    }
-  });
+  const buffer = `trellis-${randomBytes(6).toString('hex')}`;
+  if (bytes.length > 0) await tmux(target, ['load-buffer', '-b', buffer, '-', ';', 'paste-buffer', '-p', '-r', '-d', '-b', buffer, '-t', target.pane], bytes);
+  if (opts.enter !== false) {
+    if (bytes.length > 0) await new Promise((r) => setTimeout(r, ENTER_AFTER_PASTE_MS));
+    await tmux(target, ['send-keys', '-t', target.pane, 'Enter']);
+  }
+}
+
+/** What a task on the input lane may do to the pane without queueing behind itself. */
+export interface Lane {
+  keys(keys: readonly string[]): Promise<void>;
+  /** A bracketed paste, then Enter unless `enter: false`. */
+  paste(text: string, opts?: { enter?: boolean }): Promise<void>;
+}
+
+/**
+ * The session's input lane (DESIGN §9): `task` runs alone on the pane, between whole inputs of every other
+ * writer of this process (prompts, raw keys, answers), with `keys` that send on the lane without queueing
+ * behind itself. For a read-then-type step (an answer chosen by what the screen shows).
+ */
+export function inLane<T>(target: PaneTarget, task: (lane: Lane) => Promise<T>): Promise<T> {
+  return serialize(queueKey(target), () =>
+    task({
+      keys: (keys) => tmux(target, ['send-keys', '-t', target.pane, ...checkKeys(keys)]),
+      paste: (text, opts) => paste(target, text, opts),
+    }),
+  );
 }
 
 /** Sends allowlisted key names (`Escape`, `C-c`, `Up`, ...) with `send-keys`, serialized. */

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { isTrellisError, TrellisError, type SessionCommand } from '../../events/index.js';
@@ -8,6 +9,7 @@ import { packageRoot } from '../package-root.js';
 import type { Project } from '../project/project.js';
 import { adapterOf } from './adapters/index.js';
 import { shq, type LaunchContext } from './adapters/adapter.js';
+import { deliverChecked, type Delivery } from './delivery.js';
 import { pasteText } from './pane-input.js';
 import { hasSetupScreens } from './setup-screens.js';
 import { Tmux } from './tmux.js';
@@ -71,6 +73,8 @@ export async function launch(p: Project, rt: SessionRuntime, state: SessionState
     await adapter.install(state.worktree, ctx);
     await rt.tmux.kill(state.id);
     const env = sessionEnv(rt, state, await rt.apiUrl());
+    // Asked while tmux starts the agent: which version runs is whatever is first on PATH, so the log says it.
+    const version = agentVersion(adapter.versionArgs, rt.env);
     // tmux itself says when the agent's process exits (its pane-died hook): no polling per session.
     const paneDied = `run-shell -b ${shq(`cd ${shq(root)} && ${ctx.trellis} session signal ${state.id} exit </dev/null >/dev/null 2>&1`)}`;
     const pane = await rt.tmux.launch(state.id, state.worktree, env, adapter.command(ctx), { 'pane-died': paneDied });
@@ -80,7 +84,8 @@ export async function launch(p: Project, rt: SessionRuntime, state: SessionState
       await rt.tmux.run(['run-shell', '-b', watch]);
     }
     // An adapter with native signals: the agent says when it is up, and the session is `starting` until then.
-    const { state: after } = await record(p, state.id, { type: 'launch', tmuxSession: state.id, pane, awaitsSignal: adapter.events.length > 0 });
+    const agent = await version;
+    const { state: after } = await record(p, state.id, { type: 'launch', tmuxSession: state.id, pane, awaitsSignal: adapter.events.length > 0, ...(agent ? { agentVersion: agent } : {}) });
     // The agent is up: the pool refills behind it (a background process at idle priority).
     if (made.branch) kickRefill(p, rt.env);
     return after;
@@ -100,6 +105,17 @@ async function gitOk(cwd: string, args: string[]): Promise<void> {
   if (r.code !== 0) throw new TrellisError('SPAWN_FAILED', `git ${args[0]} failed: ${r.stderr.trim()}`);
 }
 
+/** What `args` (the agent's `--version`) prints as its version, or null (no such command, no answer in 5 s). */
+function agentVersion(args: readonly string[] | undefined, env: NodeJS.ProcessEnv): Promise<string | null> {
+  if (!args || args.length === 0) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    execFile(args[0]!, args.slice(1), { env, timeout: 5_000 }, (err, stdout) => {
+      const m = err ? null : /\d+\.\d+\.\d+[^\s]*/.exec(String(stdout));
+      resolve(m ? m[0] : null);
+    });
+  });
+}
+
 /** The agent's environment (DESIGN.md §9). */
 function sessionEnv(rt: SessionRuntime, state: SessionState, apiUrl: string | null): Record<string, string> {
   return {
@@ -109,8 +125,7 @@ function sessionEnv(rt: SessionRuntime, state: SessionState, apiUrl: string | nu
   };
 }
 
-/** Whether a prompt reached the pane, and why not when it did not (it is on the timeline either way). */
-export type Delivery = { readonly delivered: true } | { readonly delivered: false; readonly reason: string };
+export type { Delivery } from './delivery.js';
 
 /**
  * Delivers text to the session's pane, best-effort, as a bracketed paste and a separate Enter (through
@@ -122,7 +137,11 @@ export async function deliver(rt: SessionRuntime, state: SessionState, text: str
   try {
     const info = await rt.tmux.pane(state.tmux.pane);
     if (!info || info.dead) return { delivered: false, reason: `the pane of session ${state.id} ${info ? 'has exited' : 'is gone'}` };
-    await pasteText({ socket: rt.tmux.socket, session: state.tmux.session, pane: state.tmux.pane }, text);
+    const target = { socket: rt.tmux.socket, session: state.tmux.session, pane: state.tmux.pane };
+    const adapter = adapterOf(state.harness);
+    // An agent whose input box can be read gets the checked lane (empty box, landed text, then Enter).
+    if (adapter.inputBox) return await deliverChecked(adapter, target, state, text);
+    await pasteText(target, text);
     return { delivered: true };
   } catch (err) {
     return { delivered: false, reason: (err as Error).message };

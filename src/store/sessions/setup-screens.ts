@@ -1,6 +1,6 @@
 /**
  * The first-run screens each agent shows before it takes a prompt (and before its first hook fires), as
- * the real programs draw them (checked against Claude Code 2.1.197 and Codex 0.169.0). Read from the pane
+ * the real programs draw them (checked against Claude Code 2.1.197 and 2.1.331, and Codex 0.169.0). Read from the pane
  * while a session is `starting`: a match is `awaiting{setup}` with the dialog named in `detail`.
  */
 export interface SetupScreen {
@@ -11,7 +11,9 @@ export interface SetupScreen {
 }
 
 const CLAUDE: readonly SetupScreen[] = [
-  { match: [/Yes, I trust this folder/], detail: 'workspace trust: Claude Code asks whether to trust this folder ("1. Yes, I trust this folder")' },
+  // Since ~2.1.252 the dialog pre-selects "No, exit" (Enter quits): answer it by name, never with a blind Enter.
+  { match: [/Yes, I trust this folder/], detail: 'workspace trust: Claude Code asks whether to trust this folder ("Yes, I trust this folder"; answer with trellis session answer <id> trust)' },
+  { match: [/Make auto mode your default\?/], detail: 'auto mode default: Claude Code asks whether to make auto mode its default ("Make auto mode your default?")' },
   { match: [/Detected a custom API key/], detail: 'API key confirmation: Claude Code asks whether to use ANTHROPIC_API_KEY ("Detected a custom API key")' },
   { match: [/Choose the text style/], detail: 'onboarding: Claude Code’s first-run theme choice ("Choose the text style")' },
   { match: [/Security notes:/, /Press Enter to continue/], detail: 'onboarding: Claude Code’s security notes ("Press Enter to continue")' },

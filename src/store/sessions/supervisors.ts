@@ -4,7 +4,7 @@ import type { LiveProject } from '../board/live.js';
 import type { Project } from '../project/project.js';
 import { isTrellisError } from '../../events/index.js';
 import { adapterOf } from './adapters/index.js';
-import { capturePane } from './pane-capture.js';
+import { readScreen, screenWatched } from './screen-watch.js';
 import { queuePass } from './queue.js';
 import { record, trellisCommand, type SessionRuntime } from './runtime.js';
 import { deliverHeld, quarantineSession } from './verbs.js';
@@ -14,10 +14,8 @@ import { kickRefill } from './worktree-pool.js';
 export const QUARANTINE_AFTER = 3;
 /** How often the supervisors re-check without being told (tmux killed from outside sends no event). */
 const RESYNC_MS = 30_000;
-/** How often a running session's pane is read for a turn that ended with no signal (Esc). */
+/** How often a working or waiting session's pane is read (a dialog no hook announces, a turn ended by Esc). */
 const PANE_READ_MS = 700;
-/** Reads in a row that must show the agent idle (a turn's first instants can look idle for one read). */
-const IDLE_READS = 2;
 
 /** Statuses in which a session's agent should be alive in its pane. */
 const SUPERVISED = new Set(['running', 'awaiting', 'review', 'merging']);
@@ -104,9 +102,8 @@ export class SessionSupervisors {
   }
 
   /**
-   * The pane fallback (DESIGN.md §9: hooks first, the pane after): a session believed `running` whose
-   * agent shows its idle input on consecutive reads has ended its turn with no signal (Esc): recorded
-   * as `idle`, source `pane`. Only adapters that know their idle screen; one capture per such session.
+   * The pane beside the hooks (DESIGN.md §9), one capture per watched session each read: dialogs no hook
+   * announces in time, a turn ended with no signal (Esc), a dialog answered in the terminal (screen-watch.ts).
    */
   private async readPanes(): Promise<void> {
     if (this.reading || this.stopped) return;
@@ -115,19 +112,9 @@ export class SessionSupervisors {
       const { states } = await this.project.sessionLog.all();
       const watched = new Set<string>();
       for (const s of states) {
-        const adapter = s.status === 'running' && s.tmux ? adapterOf(s.harness) : null;
-        if (!adapter?.idleOnScreen) continue;
+        if (!screenWatched(s)) continue;
         watched.add(s.id);
-        const screen = await capturePane({ socket: this.rt.tmux.socket, session: s.tmux!.session, pane: s.tmux!.pane }).then((c) => c.text, () => null);
-        const reads = screen !== null && adapter.idleOnScreen(screen) ? (this.idleReads.get(s.id) ?? 0) + 1 : 0;
-        this.idleReads.set(s.id, reads);
-        if (reads >= IDLE_READS) {
-          this.idleReads.delete(s.id);
-          // Re-decided against the log: a hook that landed since wins.
-          await record(this.project, s.id, { type: 'idle', source: 'pane' }).catch((err: unknown) => {
-            if (!(isTrellisError(err) && err.code === 'SESSION_REFUSED')) throw err;
-          });
-        }
+        await readScreen(this.project, this.rt, s, this.idleReads);
       }
       for (const id of this.idleReads.keys()) if (!watched.has(id)) this.idleReads.delete(id);
     } catch (err) {

@@ -11,6 +11,7 @@ import { budgetOf, queuePass, type SessionBudget } from './queue.js';
 import { shq } from './adapters/adapter.js';
 import { deliver, launch, record, SUPERVISOR, type BareCommand, type Delivery, type SessionRuntime } from './runtime.js';
 import { capturePane } from './pane-capture.js';
+import { noteScreenDialog } from './screen-watch.js';
 import type { GateDecision } from './merge-gate.js';
 import { saveWip } from './wip.js';
 import { poolReport, type PoolReport } from './worktree-pool.js';
@@ -157,7 +158,12 @@ export type PromptResult = { readonly session: SessionView; readonly appended: t
  */
 export async function promptSession(p: Project, rt: SessionRuntime, id: string, body: string, by: string): Promise<PromptResult> {
   if (typeof body !== 'string' || body.trim() === '') throw new TrellisError('INVALID_INPUT', 'a prompt needs a body');
-  const before = await sessionState(p, id);
+  let before = await sessionState(p, id);
+  // A dialog on screen that no hook announced yet holds the prompt rather than taking it.
+  if (before.pending.length === 0 && adapterOf(before.harness).dialogOnScreen) {
+    await noteScreenDialog(p, rt, before);
+    before = await sessionState(p, id);
+  }
   const { state, events } = await write(p, id, { type: 'prompt', body, queuesInput: adapterOf(before.harness).queuesInput }, by);
   const prompted = events.find((e) => e.type === 'prompted');
   const held = prompted?.type === 'prompted' ? prompted.data.held : undefined;
@@ -173,8 +179,12 @@ export async function promptSession(p: Project, rt: SessionRuntime, id: string, 
 export async function deliverHeld(p: Project, rt: SessionRuntime, id: string): Promise<number> {
   let delivered = 0;
   for (;;) {
-    const state = await p.sessionLog.get(id);
+    let state = await p.sessionLog.get(id);
     if (state.status === 'absent' || state.pending.length === 0) return delivered;
+    if (adapterOf(state.harness).dialogOnScreen) {
+      await noteScreenDialog(p, rt, state);
+      state = await p.sessionLog.get(id);
+    }
     const { state: after, events } = await write(p, id, { type: 'deliver', queuesInput: adapterOf(state.harness).queuesInput }, SUPERVISOR, 'supervisor');
     const done = events.find((e) => e.type === 'delivered');
     if (done?.type !== 'delivered') return delivered;
@@ -183,6 +193,7 @@ export async function deliverHeld(p: Project, rt: SessionRuntime, id: string): P
       console.error(`trellis: session ${id}: held prompt ${done.data.index + 1} could not be typed: ${result.reason}`);
       return delivered;
     }
+    if (result.cleared !== undefined) console.error(`trellis: session ${id}: cleared "${result.cleared}" from the input box before held prompt ${done.data.index + 1}`);
     delivered++;
   }
 }
@@ -326,7 +337,7 @@ export async function signalSession(p: Project, rt: SessionRuntime, id: string, 
     if (command.type === 'interrupt' && !LIVE_STATUSES.has(current.status as SessionStatus)) continue;
     // Before the launch is logged the pane is unknown: an exit then is the old program's, not the new one's.
     if (command.type === 'interrupt' && opts.fromPane && current.tmux === null) continue;
-    const full = command.type === 'interrupt' && current.tmux ? { ...command, detail: await exitEvidence(p, rt, current) } : command;
+    const full = command.type === 'interrupt' && current.tmux ? await exitCommand(p, rt, current, command) : command;
     try {
       const { state: after, events } = await write(p, id, full, id, source);
       current = after;
@@ -344,6 +355,16 @@ export async function signalSession(p: Project, rt: SessionRuntime, id: string, 
 function stalePane(state: SessionState, fromPane: string | undefined): string | null {
   if (!fromPane || !state.tmux || state.tmux.pane === fromPane) return null;
   return `sent from pane ${fromPane}, but the session's agent runs in pane ${state.tmux.pane} (a program it replaced)`;
+}
+
+/**
+ * An agent's exit as the log says it: a pane that is gone with its tmux session (killed from outside)
+ * is `tmux-gone`, not a process exit; a process that exited leaves its pane, whose last screen is kept.
+ */
+async function exitCommand(p: Project, rt: SessionRuntime, state: SessionState, command: BareCommand & { type: 'interrupt' }): Promise<BareCommand> {
+  const info = await rt.tmux.pane(state.tmux!.pane).catch(() => null);
+  if (!info) return { type: 'interrupt', reason: 'tmux-gone', detail: `the tmux session ${state.tmux!.session} (pane ${state.tmux!.pane}) is gone: it was killed outside Trellis` };
+  return { ...command, detail: await exitEvidence(p, rt, state) };
 }
 
 /** How many of a dead pane's last lines go into the reason. */

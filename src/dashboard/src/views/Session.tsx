@@ -1,3 +1,4 @@
+import { Answer } from './session/Answer';
 import { useEffect, useState } from 'preact/hooks';
 import { enc, get, post } from '../api';
 import { href } from '../router';
@@ -53,6 +54,7 @@ export function SessionView({ id }: { id: string }) {
           {s.state === 'awaiting' && s.reason === 'setup' ? '. Answer it in the terminal below.' : ''}
         </p>
       ) : null}
+      <Answer s={s} onDone={() => void refreshBoard()} />
       <Lifecycle
         s={s}
         onDone={(v) => {

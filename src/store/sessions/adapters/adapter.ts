@@ -49,6 +49,21 @@ export interface HarnessAdapter {
    */
   idleOnScreen?(screen: string): boolean;
   /**
+   * The dialog waiting on a person on a screen of the agent (a pane's plain text), or null: read from the
+   * pane while the agent works or sits at its input, so a dialog no hook announces in time still makes the
+   * session wait (source `pane`).
+   */
+  dialogOnScreen?(screen: string): { readonly reason: AwaitReason; readonly detail: string } | null;
+  /**
+   * What the agent's input box holds, read from a screen with its colors: '' when empty, its text when
+   * not, null when no input box is shown (a dialog has the keyboard). A prompt is pasted only into an empty one.
+   */
+  inputBox?(ansiScreen: string): string | null;
+  /** Keys that empty the agent's input box (a prompt the agent restored after Esc). */
+  readonly clearInputKeys?: readonly string[];
+  /** The agent's own `--version` command line (first word the program), for the session's log. */
+  readonly versionArgs?: readonly string[];
+  /**
    * The shared-runtime guard (spec §4.2 rule 4): before a lifecycle mutation cleans up (kills tmux,
    * removes the worktree), is anything else still using this session's runtime? A reason refuses it.
    */

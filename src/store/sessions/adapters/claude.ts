@@ -3,10 +3,11 @@ import { join } from 'node:path';
 import type { SessionState } from '../../../projections/index.js';
 import { excludeFromGit } from '../git-exclude.js';
 import { commonGuard, shq, type HarnessAdapter, type LaunchContext, type SignalCommand } from './adapter.js';
+import { claudeDialogOnScreen, claudeIdleOnScreen, claudeInputBox } from './claude-screens.js';
 
 /**
  * The Claude Code hook events this adapter subscribes to, each calling `trellis session signal <id> <event>`.
- * Checked against Claude Code 2.1.197's recorded payloads (`../shared/agents/`, replayed in claude.test.ts).
+ * Checked against Claude Code 2.1.197's and 2.1.331's recorded payloads (test/agents/recordings/, replayed in replay.test.ts).
  */
 const HOOKS = ['SessionStart', 'UserPromptSubmit', 'PermissionRequest', 'PostToolUse', 'PostToolUseFailure', 'Notification', 'Stop', 'StopFailure', 'SessionEnd'] as const;
 
@@ -81,6 +82,11 @@ export const claudeAdapter: HarnessAdapter = {
     return claudeSignal(event, payload, state);
   },
   idleOnScreen: claudeIdleOnScreen,
+  dialogOnScreen: claudeDialogOnScreen,
+  inputBox: claudeInputBox,
+  // End of line, then delete to its start (Claude Code's readline keys); repeated for a restored prompt of several lines.
+  clearInputKeys: ['C-e', 'C-u', 'C-e', 'C-u', 'C-e', 'C-u'],
+  versionArgs: ['claude', '--version'],
   guard: claudeGuard,
 };
 
@@ -121,6 +127,12 @@ function claudeSignal(event: string, payload: unknown, state: SessionState): rea
         return state.waiting === 'question' ? [] : [{ type: 'await', reason: 'permission' }];
       }
       if (kind === 'elicitation_dialog') return [{ type: 'await', reason: 'question' }];
+      // 2.1.331's auto-mode dialog ("Auto mode can't check actions in this session"): no PermissionRequest
+      // fires, only this notification. A person must choose: a wait, named by the agent's own message.
+      if (kind === 'agent_needs_input') {
+        if (state.waiting === 'permission' || state.waiting === 'question') return [];
+        return [{ type: 'await', reason: 'permission', detail: `${field(payload, 'message') ?? 'Claude Code needs your choice'} (auto mode: "Enter to stay in auto mode" asks for each action; shift+Tab leaves it)` }];
+      }
       if (kind === 'idle_prompt' || (!kind && message.includes('waiting for your input'))) return [{ type: 'idle' }];
       return [];
     }
@@ -131,18 +143,7 @@ function claudeSignal(event: string, payload: unknown, state: SessionState): rea
   }
 }
 
-/** Claude Code's input box: a prompt line (`❯`) between two horizontal rules. */
-const INPUT_BOX = /^─{20,}\n❯.*\n─{20,}$/m;
-/** What Claude Code shows while a turn runs (its footer), or while a dialog waits for an answer. */
-const BUSY = /esc to interrupt|Do you want to|Esc to cancel/i;
-
-/**
- * Claude Code 2.1.197 after Esc mid-turn (no hook fires): its input box is back (holding the
- * interrupted prompt) and the footer no longer says "esc to interrupt".
- */
-export function claudeIdleOnScreen(screen: string): boolean {
-  return INPUT_BOX.test(screen) && !BUSY.test(screen);
-}
+export { claudeIdleOnScreen };
 
 function claudeGuard(state: SessionState, others: readonly SessionState[]): string | null {
   const shared = commonGuard(state, others);

@@ -31,6 +31,7 @@ export const codexAdapter: HarnessAdapter = {
   readsProse: true,
   // Not shown to queue typed input mid-turn: a prompt waits for the turn's end.
   queuesInput: false,
+  versionArgs: ['codex', '--version'],
   command(ctx: LaunchContext) {
     const config = `-c ${shq(notifyConfig(ctx))}`;
     const s = ctx.session;

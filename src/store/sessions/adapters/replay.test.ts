@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { decideSession, isTrellisError, type SessionCommand } from '../../../events/index.js';
 import { evolveSession, initialSession, type SessionState } from '../../../projections/session.js';
 import { claudeAdapter, claudeIdleOnScreen } from './claude.js';
+import { claudeDialogOnScreen, claudeInputBox } from './claude-screens.js';
 import { codexAdapter } from './codex.js';
 import type { HarnessAdapter } from './adapter.js';
 import { mapSignal } from './signal.js';
@@ -58,7 +59,7 @@ function signal(adapter: HarnessAdapter, state: SessionState, event: string, pay
   return { state, ignored };
 }
 
-type Expect = Partial<Pick<SessionState, 'status' | 'reason' | 'source' | 'turnFailures' | 'agentSessionId' | 'waiting'>> & { detail?: string | RegExp | null; ignored?: boolean };
+type Expect = Partial<Pick<SessionState, 'status' | 'reason' | 'source' | 'turnFailures' | 'agentSessionId' | 'waiting'>> & { detail?: string | RegExp | null; ignored?: boolean; refused?: boolean };
 
 /**
  * The state after each recorded line (1-based, the `_meta` line is 0). Every line is listed: a line left
@@ -188,13 +189,121 @@ const claudeTable: Record<number, Expect> = {
 };
 
 function check(state: SessionState, ignored: string[], want: Expect, where: string): void {
-  const { detail, ignored: shouldIgnore, ...fields } = want;
+  const { detail, ignored: shouldIgnore, refused, ...fields } = want;
   expect(state, where).toMatchObject(fields);
   if (detail instanceof RegExp) expect(state.detail, where).toMatch(detail);
   else if (detail !== undefined) expect(state.detail, where).toBe(detail);
   if (shouldIgnore) expect(ignored.join('; '), where).toMatch(/^unknown signal/);
+  else if (refused) expect(ignored.join('; '), where).toMatch(/^the session is interrupted/);
   else expect(ignored, where).toEqual([]);
 }
+
+/** Replays a recording line by line (a startup is a fresh session Trellis launched), checking each against `table`. */
+function replay(recorded: Record<string, unknown>[], table: Record<number, Expect>): void {
+  let state: SessionState | null = null;
+  recorded.slice(1).forEach((line, i) => {
+    const n = i + 1;
+    const payload = line.payload as Record<string, unknown>;
+    const event = line.event as string;
+    expect(payload.hook_event_name).toBe(event);
+    if (event === 'SessionStart' && payload.source === 'startup') state = launched('claude', 'say hi');
+    const r = signal(claudeAdapter, state!, event, payload);
+    state = r.state;
+    check(state, r.ignored, table[n]!, `line ${n} (${line.scenario} ${event} ${JSON.stringify(payload.notification_type ?? payload.reason ?? payload.error ?? payload.tool_name ?? payload.source ?? '')})`);
+  });
+}
+
+const AUTO_MODE = /^Auto mode can't check actions in this session and needs your choice \(auto mode:/;
+
+/**
+ * Claude Code 2.1.331 (auto mode is its default). The auto-mode dialog fires no PermissionRequest: its
+ * `agent_needs_input` notification is the wait, and the reworded Bash dialog's `permission_prompt` after
+ * it changes nothing (the same wait). Esc mid-turn fires nothing (line 26 → 27: the next prompt).
+ */
+const claude331Table: Record<number, Expect> = {
+  1: { status: 'running', source: 'hook', agentSessionId: '1f1a591e-363c-41e8-86be-e04a1cdc58e7' },
+  2: RUNNING,
+  // A Bash call auto mode allows: no dialog at all.
+  3: { ...NOT_SUBSCRIBED, status: 'running' },
+  4: RUNNING,
+  5: { ...NOT_SUBSCRIBED, status: 'running' },
+  6: { ...NOT_SUBSCRIBED, status: 'running' },
+  7: AWAIT('turn-end'),
+  8: AWAIT('turn-end'),
+  9: RUNNING,
+  10: { ...NOT_SUBSCRIBED, status: 'running' },
+  11: AWAIT('permission', { detail: AUTO_MODE }),
+  12: AWAIT('permission', { detail: AUTO_MODE }),
+  // Approved by name (Down to "Yes", Enter): the tool ran.
+  13: { status: 'running', source: 'hook' },
+  14: { ...NOT_SUBSCRIBED, status: 'running' },
+  15: { ...NOT_SUBSCRIBED, status: 'running' },
+  16: AWAIT('turn-end'),
+  17: AWAIT('turn-end'),
+  18: RUNNING,
+  19: { ...NOT_SUBSCRIBED, status: 'running' },
+  20: AWAIT('question'),
+  21: RUNNING,
+  22: { ...NOT_SUBSCRIBED, status: 'running' },
+  23: { ...NOT_SUBSCRIBED, status: 'running' },
+  24: AWAIT('turn-end'),
+  25: AWAIT('turn-end'),
+  26: RUNNING,
+  27: RUNNING,
+  28: AWAIT('turn-end', { detail: /^the turn failed: server_error: API Error: 500/, turnFailures: 1 }),
+  29: AWAIT('turn-end', { turnFailures: 1 }),
+  30: EXITED,
+  // trust: the main checkout (trusted at its dialog), then a worktree of it (no dialog), each /exit-ed.
+  31: { status: 'running', source: 'hook' },
+  32: RUNNING,
+  33: { ...NOT_SUBSCRIBED, status: 'running' },
+  34: AWAIT('turn-end'),
+  35: AWAIT('turn-end'),
+  36: { status: 'running', source: 'hook' },
+  37: RUNNING,
+  38: { ...NOT_SUBSCRIBED, status: 'running' },
+  39: AWAIT('turn-end'),
+  40: AWAIT('turn-end'),
+  41: EXITED,
+  // The main checkout's program exits too: this replay follows one session, already ended.
+  42: { ...EXITED, refused: true },
+};
+
+describe('replaying Claude Code 2.1.331’s recorded hooks (every line)', () => {
+  const recorded = lines('claude-code-2.1.331-hooks.jsonl');
+
+  it('the recording is what the table covers: every line after _meta has an expectation', () => {
+    expect(recorded[0]).toMatchObject({ _meta: true, version: expect.stringMatching(/^2\.1\.331 /) });
+    expect(Object.keys(claude331Table).map(Number)).toEqual(recorded.slice(1).map((_, i) => i + 1));
+  });
+
+  it('each line moves the session to the state the real program was in, with its source', () => {
+    replay(recorded, claude331Table);
+  });
+});
+
+describe('Claude Code 2.1.331’s screens, read from the pane', () => {
+  const screen = (name: string) => readFileSync(join(RECORDINGS, `claude-2.1.331-screen-${name}`), 'utf8');
+
+  it('the auto-mode dialog, the reworded Bash dialog and a question are waits on a person; a running turn and the idle input box are none', () => {
+    expect(claudeDialogOnScreen(screen('automode.txt'))).toMatchObject({ reason: 'permission', detail: expect.stringMatching(/^auto mode:/) });
+    expect(claudeDialogOnScreen(screen('bash-approval.txt'))).toMatchObject({ reason: 'permission', detail: expect.stringMatching(/Do you want to proceed\?.*: Bash command curl -s/) });
+    expect(claudeDialogOnScreen(screen('ask.txt'))).toMatchObject({ reason: 'question' });
+    expect(claudeDialogOnScreen(screen('running.txt'))).toBeNull();
+    expect(claudeDialogOnScreen(screen('after-esc.txt'))).toBeNull();
+    expect(claudeIdleOnScreen(screen('running.txt'))).toBe(false);
+    expect(claudeIdleOnScreen(screen('after-esc.txt'))).toBe(true);
+    expect(claudeIdleOnScreen(screen('automode.txt'))).toBe(false);
+  });
+
+  it('the input box: its faint placeholder is empty, typed text is text, a dialog has no input box', () => {
+    expect(claudeInputBox(screen('input-empty.ansi'))).toBe('');
+    expect(claudeInputBox(screen('input-typed.ansi'))).toBe('typed');
+    expect(claudeInputBox(screen('bash-approval.txt'))).toBeNull();
+    // After Esc the interrupted prompt is back in the box (2.1.331 as 2.1.197).
+    expect(claudeInputBox(screen('after-esc.txt'))).toBe('Think [fake:hang]');
+  });
+});
 
 describe('replaying Claude Code 2.1.197’s recorded hooks (every line)', () => {
   const recorded = lines('claude-code-2.1.197-hooks.jsonl');

@@ -1,0 +1,73 @@
+import type { AwaitReason } from '../../../events/index.js';
+
+/*
+ * Claude Code's screens as the real programs draw them (checked against 2.1.197 and 2.1.331, captured in
+ * test/agents/recordings/): its input box, and the dialogs that wait on a person mid-turn. Read from the
+ * pane as the fallback to its hooks (DESIGN.md §9), and first where no hook says it in time (2.1.331's
+ * auto-mode dialog is announced only by a Notification 6–7 s later).
+ */
+
+/** Claude Code's input box: a prompt line (`❯`) between two horizontal rules. */
+const INPUT_BOX = /^─{20,}\n❯(.*)\n─{20,}$/m;
+/** What Claude Code shows while a turn runs (its footer), or while a dialog waits for an answer. */
+const BUSY = /esc to interrupt|Do you want to|Esc to cancel/i;
+
+/**
+ * Claude Code after Esc mid-turn (no hook fires): its input box is back (holding the interrupted prompt)
+ * and the footer no longer says "esc to interrupt".
+ */
+export function claudeIdleOnScreen(screen: string): boolean {
+  return INPUT_BOX.test(screen) && !BUSY.test(screen);
+}
+
+/** A dialog mid-turn: what it waits for and its name for a person. */
+export interface ScreenDialog {
+  readonly reason: AwaitReason;
+  readonly detail: string;
+}
+
+const DIALOGS: readonly { readonly match: readonly RegExp[]; readonly reason: AwaitReason; readonly detail: string }[] = [
+  {
+    match: [/Auto mode can't check actions in this session/, /Enter to stay in auto mode/],
+    reason: 'permission',
+    detail: 'auto mode: Claude Code cannot check actions through this API gateway ("Enter to stay in auto mode" then asks for each action; shift+Tab leaves for accept-edits mode)',
+  },
+  { match: [/Make auto mode your default\?/], reason: 'dialog', detail: 'auto mode default: Claude Code asks whether to make auto mode its default ("Make auto mode your default?")' },
+  { match: [/Enter to select · ↑\/↓ to navigate/], reason: 'question', detail: 'question: Claude Code asks a question (choose an option by its text)' },
+  { match: [/Do you want to proceed\?/], reason: 'permission', detail: 'permission: Claude Code asks before running a tool ("Do you want to proceed?")' },
+  { match: [/Do you want to (make this edit|create|allow)/], reason: 'permission', detail: 'permission: Claude Code asks before changing a file' },
+];
+
+/** The dialog waiting on a person on `screen` (a pane's plain text), or null. */
+export function claudeDialogOnScreen(screen: string): ScreenDialog | null {
+  // Only what is below the conversation: the dialogs draw at the bottom of the screen.
+  const tail = screen.split('\n').slice(-40).join('\n');
+  const found = DIALOGS.find((d) => d.match.every((re) => re.test(tail)));
+  if (!found) return null;
+  if (found.reason !== 'permission' || found.detail.startsWith('auto mode')) return { reason: found.reason, detail: found.detail };
+  // The tool and what it would do: its kind as a heading, its command between dashed rules.
+  const kind = /^ (Bash command|Edit file|Write file|Create file|Fetch)\s*$/m.exec(tail)?.[1];
+  const what = /^╌{10,}\n(.+)\n/m.exec(tail)?.[1]?.trim();
+  return { reason: found.reason, detail: kind ? `${found.detail}: ${kind}${what ? ` ${what}` : ''}` : found.detail };
+}
+
+/** SGR faint (`2`, alone or among other parameters): how Claude Code draws its input box's placeholder. */
+const PLACEHOLDER = /\x1b\[(?:[0-9;]*;)?2(?:;[0-9;]*)?m/;
+
+/**
+ * What the input box holds, read from the pane with its colors (`capture-pane -e`): '' when empty (its
+ * placeholder, drawn faint, is not text), the text when the person or a restored prompt left some, null
+ * when no input box is on screen (a dialog has the keyboard).
+ */
+export function claudeInputBox(ansiScreen: string): string | null {
+  const plain = ansiScreen.replace(/\x1b\[[0-9;:]*[A-Za-z]/g, '');
+  const m = INPUT_BOX.exec(plain.split('\n').slice(-30).join('\n'));
+  if (!m) return null;
+  const lines = ansiScreen.split('\n');
+  const raw = lines.reverse().find((l) => /^(\x1b\[[0-9;:]*m)*❯/.test(l)) ?? '';
+  const after = raw.replace(/^(\x1b\[[0-9;:]*m)*❯/, '');
+  const text = after.replace(/\x1b\[[0-9;:]*[A-Za-z]/g, '').replace(/\u00a0/g, ' ').trim();
+  if (text === '') return '';
+  // The placeholder ("Try …", "Resend your message to try again") is drawn faint behind the cursor: the box is empty.
+  return PLACEHOLDER.test(after) ? '' : text;
+}

@@ -1,0 +1,102 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isTrellisError, TrellisError } from '../../events/index.js';
+import { sessionView, type SessionState, type SessionView } from '../../projections/index.js';
+import type { Project } from '../project/project.js';
+import { adapterOf } from './adapters/index.js';
+import { dialogOptions, optionNamed } from './dialog-options.js';
+import { capturePane } from './pane-capture.js';
+import { inLane } from './pane-input.js';
+import type { PaneTarget } from './pane-target.js';
+import { record, type BareCommand, type SessionRuntime } from './runtime.js';
+
+/** How long the selection may take to follow the arrow keys, and the dialog to go after the answer. */
+const SETTLE_MS = 3_000;
+const POLL_MS = 100;
+
+/** Dialogs with no option list, answered by a key each choice names (2.1.331's auto-mode dialog). */
+const KEYED: readonly { readonly match: RegExp; readonly keys: Readonly<Record<string, string>> }[] = [
+  { match: /Enter to stay in auto mode/, keys: { approve: 'Enter', stay: 'Enter', leave: 'BTab', deny: 'Escape', cancel: 'Escape' } },
+];
+
+export interface AnswerResult {
+  readonly session: SessionView;
+  /** The option chosen, as the screen showed it (or the key pressed for a dialog with no options). */
+  readonly chose: string;
+  /** Every option the dialog offered. */
+  readonly options: readonly string[];
+}
+
+/**
+ * Answers the dialog on a session's screen by name (DESIGN.md §9: never a blind key): reads the options
+ * from the pane, finds the one `choice` names (its text; `approve`, `deny`, `trust` for the usual ones),
+ * moves the selection onto it, checks on the screen that it is selected, and only then confirms. A choice
+ * the dialog does not offer is refused naming those it does; nothing is typed. The screen after it is
+ * recorded (source `pane`): the next dialog, the agent back at its input, or at work.
+ */
+export async function answerSession(p: Project, rt: SessionRuntime, id: string, choice: string, by: string): Promise<AnswerResult> {
+  if (typeof choice !== 'string' || choice.trim() === '') throw new TrellisError('INVALID_INPUT', 'an answer needs a choice: an option’s text, or approve, deny, trust');
+  const state = await p.sessionLog.get(id);
+  if (state.status === 'absent') throw new TrellisError('SESSION_NOT_FOUND', `no session ${id}; 'trellis session ls --all' lists them`);
+  if (!state.tmux || !['starting', 'awaiting', 'running', 'review', 'merging'].includes(state.status)) {
+    throw new TrellisError('SESSION_REFUSED', `the session is ${state.reason ? `${state.status}{${state.reason}}` : state.status}: it has no live agent to answer`);
+  }
+  const target: PaneTarget = { socket: rt.tmux.socket, session: state.tmux.session, pane: state.tmux.pane };
+  const read = () => capturePane(target).then((c) => c.text);
+  const { chose, options } = await inLane(target, async ({ keys }) => {
+    const screen = await read();
+    const keyed = KEYED.find((k) => k.match.test(screen));
+    if (keyed) {
+      const key = keyed.keys[choice.trim().toLowerCase()];
+      if (!key) throw new TrellisError('INVALID_INPUT', `the dialog on screen takes ${Object.keys(keyed.keys).join(', ')}; '${choice}' is none of them`);
+      await keys([key]);
+      return { chose: `${choice.trim().toLowerCase()} (${key})`, options: Object.keys(keyed.keys) };
+    }
+    const dialog = dialogOptions(screen);
+    if (!dialog) throw new TrellisError('SESSION_REFUSED', `session ${id} shows no dialog with options to answer (trellis session capture ${id} shows its screen)`);
+    const want = optionNamed(dialog.options, choice);
+    if (want === null) throw new TrellisError('INVALID_INPUT', `the dialog offers ${dialog.options.map((o) => JSON.stringify(o)).join(', ')}; '${choice}' names none of them`);
+    const delta = want - dialog.selected;
+    if (delta !== 0) await keys(Array.from({ length: Math.abs(delta) }, () => (delta > 0 ? 'Down' : 'Up')));
+    // Confirmed only once the screen shows the selection on the chosen option.
+    const deadline = Date.now() + SETTLE_MS;
+    for (let now = dialogOptions(await read()); now?.selected !== want || now.options[want] !== dialog.options[want]; now = dialogOptions(await read())) {
+      if (Date.now() > deadline) throw new TrellisError('TMUX_FAILED', `the selection did not reach "${dialog.options[want]}" (it shows ${now ? JSON.stringify(now.options[now.selected]) : 'no dialog'}): nothing was confirmed`);
+      await sleep(POLL_MS);
+    }
+    await keys(['Enter']);
+    return { chose: dialog.options[want]!, options: dialog.options };
+  });
+  await recordAfter(p, state, read, by);
+  return { session: sessionView(await p.sessionLog.get(id)), chose, options };
+}
+
+/**
+ * After the answer: once the screen has changed, a new dialog is that wait; the agent's input box back
+ * is the end of the turn; otherwise it works. A setup dialog is left to the setup watcher and the
+ * agent's first signal.
+ */
+async function recordAfter(p: Project, state: SessionState, read: () => Promise<string>, by: string): Promise<void> {
+  if (state.status === 'starting' || state.reason === 'setup') return;
+  const adapter = adapterOf(state.harness);
+  const before = await read().catch(() => '');
+  const deadline = Date.now() + SETTLE_MS;
+  let screen = before;
+  let dialog = adapter.dialogOnScreen?.(screen) ?? null;
+  while (dialog && Date.now() < deadline) {
+    await sleep(POLL_MS);
+    screen = await read().catch(() => '');
+    const next = adapter.dialogOnScreen?.(screen) ?? null;
+    if (!next || next.detail !== dialog.detail) {
+      dialog = next;
+      break;
+    }
+  }
+  const commands: { command: BareCommand; source: 'user' | 'pane' }[] = [{ command: { type: 'busy' }, source: 'user' }];
+  if (dialog) commands.push({ command: { type: 'await', reason: dialog.reason, detail: dialog.detail }, source: 'pane' });
+  else if (adapter.idleOnScreen?.(screen)) commands.push({ command: { type: 'idle' }, source: 'pane' });
+  for (const { command, source } of commands) {
+    await record(p, state.id, { ...command, by, source }).catch((err: unknown) => {
+      if (!(isTrellisError(err) && err.code === 'SESSION_REFUSED')) throw err;
+    });
+  }
+}
