@@ -300,6 +300,21 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
       return 0;
     },
   },
+  'watch-opencode': {
+    args: ['id', 'launch'],
+    options: [],
+    usage: 'trellis session watch-opencode <id> <fresh|resume>   (run beside opencode in its pane: records what its server’s event stream says)',
+    async run(ctx, p) {
+      const launch = ctx.args[1];
+      if (launch !== 'fresh' && launch !== 'resume') throw new UsageError(`<launch> is fresh or resume, not '${launch}'`, SESSION_ACTIONS['watch-opencode']!.usage);
+      // Started in the agent's pane: its hangup (the pane killed by a quarantine or a close) must not end
+      // the watch before what it records is written; the watch ends once the pane is gone.
+      process.on('SIGHUP', () => {});
+      const { watchOpencode } = await import('../store/sessions/opencode-watch.js');
+      await watchOpencode(p, cliRuntime(p), ctx.args[0]!, { resume: launch === 'resume', log: (event, ignored) => logIgnored(ctx.args[0]!, event, ignored) });
+      return 0;
+    },
+  },
   react: {
     args: ['id'],
     options: [],

@@ -8,7 +8,8 @@
  *                                     (default "Done.") and the turn ends
  *   { tool: 'ask', question, options } claude's `AskUserQuestion` tool call (codex is sent
  *                                     `request_user_input`, which it refuses outside plan mode)
- *   { status: 401 | 429 | 500 | 529 } the provider refuses the request with that HTTP status
+ *   { status: 400 | 401 | 429 | 500 | 529 } the provider refuses the request with that HTTP status (400: a
+ *                                     request it will never take, which no agent retries)
  *   { hang: true }                    the response starts and never finishes (a turn still running;
  *                                     released when the server closes)
  * A `delayMs` on any of them holds the answer back that long first.
@@ -17,7 +18,7 @@ export type Turn =
   | { readonly text: string; readonly delayMs?: number }
   | { readonly tool: 'bash'; readonly command: string; readonly after?: string; readonly delayMs?: number }
   | { readonly tool: 'ask'; readonly question: string; readonly options: readonly string[]; readonly after?: string; readonly delayMs?: number }
-  | { readonly status: 401 | 429 | 500 | 529; readonly delayMs?: number }
+  | { readonly status: 400 | 401 | 429 | 500 | 529; readonly delayMs?: number }
   | { readonly hang: true; readonly delayMs?: number };
 
 /** What a request was, as the fake saw it (for assertions and for telling turns from side calls). */
@@ -38,13 +39,13 @@ export interface SeenRequest {
   readonly status: number;
 }
 
-/** A turn from directives in the user's own text, when the test scripted none: `[fake:bash <cmd>]`, `[fake:ask]`, `[fake:status 401]`, `[fake:hang]`. */
+/** A turn from directives in the user's own text, when the test scripted none: `[fake:bash <cmd>]`, `[fake:ask]`, `[fake:status 400|401|…]`, `[fake:hang]`. */
 export function turnFromText(text: string): Turn {
   const bash = /\[fake:bash ([^\]]+)\]/.exec(text);
   if (bash) return { tool: 'bash', command: bash[1]! };
   if (text.includes('[fake:ask]')) return { tool: 'ask', question: 'Which color?', options: ['Red', 'Blue'] };
-  const status = /\[fake:status (401|429|500|529)\]/.exec(text);
-  if (status) return { status: Number(status[1]) as 401 | 429 | 500 | 529 };
+  const status = /\[fake:status (400|401|429|500|529)\]/.exec(text);
+  if (status) return { status: Number(status[1]) as 400 | 401 | 429 | 500 | 529 };
   if (text.includes('[fake:hang]')) return { hang: true };
   return { text: `Fake reply to: ${text.slice(0, 60).replace(/\s+/g, ' ')}` };
 }

@@ -40,6 +40,12 @@ export async function answerSession(p: Project, rt: SessionRuntime, id: string, 
   if (!state.tmux || !['starting', 'awaiting', 'running', 'review', 'merging'].includes(state.status)) {
     throw new TrellisError('SESSION_REFUSED', `the session is ${state.reason ? `${state.status}{${state.reason}}` : state.status}: it has no live agent to answer`);
   }
+  // An agent with an API for its permissions (opencode) is answered through it: no key is typed at all.
+  const adapter = adapterOf(state.harness);
+  if (adapter.answer) {
+    const { chose, options } = await adapter.answer(state, choice);
+    return { session: sessionView(await p.sessionLog.get(id)), chose, options };
+  }
   const target: PaneTarget = { socket: rt.tmux.socket, session: state.tmux.session, pane: state.tmux.pane };
   const read = () => capturePane(target).then((c) => c.text);
   const { chose, options } = await inLane(target, async ({ keys }) => {

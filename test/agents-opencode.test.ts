@@ -1,0 +1,132 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { agentTestBed, type AgentProject } from './helpers/agents.js';
+import { ok, trellis } from './helpers/repo.js';
+import { tmux, waitFor } from './helpers/sessions.js';
+import { OPENCODE_VERSION, opencodeBinDir, opencodeHome } from './fake-model/opencode.js';
+
+/*
+ * opencode 1.18.33, the real binary, against the fake model's Chat Completions: its status comes from its
+ * own server (a loopback port and a password Trellis picks per launch), whose event stream a watcher reads.
+ * Each scenario keeps the screen it asserts on under test-results/agents/ as evidence.
+ */
+
+const bed = agentTestBed();
+const AGENT_WAIT = 45_000;
+const EVIDENCE = join(process.cwd(), 'test-results', 'agents');
+
+/** An agent project whose sessions can run opencode (on PATH, configured for the fake model, offline). */
+function opencodeProject(): AgentProject {
+  const p = bed.project();
+  // The project's env is the one its verbs (and so the tmux server, and each agent) run with.
+  Object.assign(p.env, opencodeHome(bed.fake.url, p.agent.home), { PATH: `${opencodeBinDir()}:${p.env.PATH}` });
+  return p;
+}
+
+const spawn = async (p: AgentProject, task: string) => (JSON.parse(await ok(p.dir, ['session', 'spawn', task, '--harness', 'opencode', '--json'], { env: p.env })) as { id: string }).id;
+
+/** Keeps a screen as the scenario's evidence, and returns it. */
+function keepScreen(p: AgentProject, id: string, name: string): string {
+  const screen = p.screen(id);
+  mkdirSync(EVIDENCE, { recursive: true });
+  writeFileSync(join(EVIDENCE, `opencode-${OPENCODE_VERSION}-${name}.txt`), screen);
+  return screen;
+}
+
+async function until(p: AgentProject, id: string, what: string, check: (s: Awaited<ReturnType<AgentProject['show']>>) => boolean): Promise<void> {
+  try {
+    await waitFor(what, async () => check(await p.show(id)), AGENT_WAIT);
+  } catch (e) {
+    throw new Error(`${(e as Error).message}; log: ${p.log(id).join(' | ')}; screen: ${p.screen(id)}`);
+  }
+}
+
+describe('opencode, its status from its own server', () => {
+  it('turn end, a permission approved and one denied by name through opencode’s API; the server takes only its password', async () => {
+    const p = opencodeProject();
+    expect(execFileSync('opencode', ['--version'], { env: p.env, encoding: 'utf8' }).trim()).toBe(OPENCODE_VERSION);
+    const id = await spawn(p, 'Say hello for opencode');
+    await until(p, id, 'the first turn to end', (s) => s.state === 'awaiting' && s.reason === 'turn-end');
+    expect(keepScreen(p, id, 'turn-end')).toContain('Fake reply to: Say hello for opencode');
+    const shown = await p.show(id);
+    expect(shown).toMatchObject({ source: 'hook' });
+    expect(shown.agentSessionId).toMatch(/^ses_/);
+    // The first turn ran before it ended: a stream that only said idle would skip `running`.
+    const log = p.log(id);
+    expect(log.findIndex((s) => s.startsWith('run '))).toBeLessThan(log.findIndex((s) => s.startsWith('await turn-end')));
+
+    // Its server: on loopback, the password in no command line, and nothing answered without it.
+    const files = readdirSync(join(p.home, 'opencode'));
+    expect(files).toHaveLength(1);
+    const endpoint = JSON.parse(readFileSync(join(p.home, 'opencode', files[0]!), 'utf8')) as { port: number; password: string };
+    expect(tmux(p.home, 'list-panes', '-a', '-F', '#{pane_start_command}')).not.toContain(endpoint.password);
+    expect((await fetch(`http://127.0.0.1:${endpoint.port}/session`)).status).toBe(401);
+    const health = await fetch(`http://127.0.0.1:${endpoint.port}/global/health`, { headers: { authorization: `Basic ${Buffer.from(`opencode:${endpoint.password}`).toString('base64')}` } });
+    expect(await health.json()).toMatchObject({ healthy: true, version: OPENCODE_VERSION });
+
+    // A permission, approved by name.
+    await ok(p.dir, ['session', 'prompt', id, '--body', 'Write it [fake:bash echo approved > approved.txt]'], { env: p.env });
+    await until(p, id, 'the permission wait', (s) => s.state === 'awaiting' && s.reason === 'permission');
+    expect((await p.show(id)).detail).toBe('bash: echo approved > approved.txt');
+    await waitFor('the dialog on screen', () => /Permission required/.test(p.screen(id)), 10_000);
+    expect(keepScreen(p, id, 'permission')).toMatch(/Allow once\s+Allow always\s+Reject/);
+    // A choice the dialog does not offer is refused, naming those it does; nothing is answered.
+    const wrong = await trellis(p.dir, ['session', 'answer', id, 'maybe'], { env: p.env });
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stderr).toContain('"Allow once", "Allow always", "Reject"');
+    expect((await p.show(id)).reason).toBe('permission');
+    expect(await ok(p.dir, ['session', 'answer', id, 'approve'], { env: p.env })).toContain('answered "Allow once"');
+    await until(p, id, 'the approved turn to end', (s) => s.state === 'awaiting' && s.reason === 'turn-end');
+    const worktree = (await p.show(id)).worktree;
+    await waitFor('the file the approved command wrote', () => existsSync(join(worktree, 'approved.txt')), 10_000);
+
+    // Another, denied by the name the screen shows.
+    const before = bed.fake.requests.length;
+    await ok(p.dir, ['session', 'prompt', id, '--body', 'Write it [fake:bash echo denied > denied.txt]'], { env: p.env });
+    await until(p, id, 'the second permission wait', (s) => s.state === 'awaiting' && s.reason === 'permission');
+    expect(await ok(p.dir, ['session', 'answer', id, 'Reject'], { env: p.env })).toContain('answered "Reject"');
+    await until(p, id, 'the denied turn to end', (s) => s.state === 'awaiting' && s.reason === 'turn-end');
+    keepScreen(p, id, 'denied');
+    expect(existsSync(join(worktree, 'denied.txt'))).toBe(false);
+    // Denied: the command never ran, and no tool output went back to the model as a success.
+    expect(bed.fake.requests.slice(before).filter((r) => r.kind === 'turn').map((r) => r.userText)).toEqual(['Write it [fake:bash echo denied > denied.txt]']);
+  });
+
+  it('three failed turns in a row quarantine the session; a failure is said with its error', async () => {
+    const p = opencodeProject();
+    const id = await spawn(p, 'First try [fake:status 400]');
+    await until(p, id, 'the first failure', (s) => s.state === 'awaiting' && s.turnFailures === 1);
+    const first = await p.show(id);
+    expect(first.detail).toBe("the turn failed: APIError 400: This model's maximum context length was exceeded");
+    keepScreen(p, id, 'failed-turn');
+    await ok(p.dir, ['session', 'prompt', id, '--body', 'Second try [fake:status 400]'], { env: p.env });
+    await until(p, id, 'the second failure', (s) => s.turnFailures === 2);
+    await ok(p.dir, ['session', 'prompt', id, '--body', 'Third try [fake:status 400]'], { env: p.env });
+    await until(p, id, 'the quarantine', (s) => s.state === 'quarantined');
+    expect(p.log(id).filter((s) => s.startsWith('turn-fail'))).toHaveLength(3);
+  });
+
+  it('resume continues the same opencode conversation, idle at its input', async () => {
+    const p = opencodeProject();
+    bed.fake.script({ text: 'I will remember QUINCE' });
+    const id = await spawn(p, 'Remember the word QUINCE');
+    await until(p, id, 'the turn to end', (s) => s.reason === 'turn-end');
+    const conversation = (await p.show(id)).agentSessionId;
+    await ok(p.dir, ['session', 'interrupt', id], { env: p.env });
+    await ok(p.dir, ['session', 'resume', id], { env: p.env });
+    await until(p, id, 'the resumed opencode idle at its input', (s) => s.state === 'awaiting' && s.reason === 'turn-end' && s.agentSessionId === conversation);
+    await waitFor('the resumed conversation on screen', () => /I will remember QUINCE/.test(p.screen(id)), 20_000);
+    keepScreen(p, id, 'resumed');
+    // Two launches, two servers: the resumed one has a new port or password.
+    expect(p.log(id).filter((s) => s.startsWith('launch'))).toHaveLength(2);
+    bed.fake.script({ text: 'The word was QUINCE' });
+    const mark = bed.fake.requests.length;
+    await ok(p.dir, ['session', 'prompt', id, '--body', 'What was the word?'], { env: p.env });
+    const next = await waitFor('the next turn at the model', () => bed.fake.requests.slice(mark).find((r) => r.kind === 'turn'), AGENT_WAIT);
+    expect(JSON.stringify(next.body)).toContain('Remember the word QUINCE');
+    await until(p, id, 'the resumed turn to end', (s) => s.state === 'awaiting' && s.reason === 'turn-end' && p.log(s.id).filter((l) => l.startsWith('await turn-end')).length >= 3);
+    expect(p.screen(id)).toContain('The word was QUINCE');
+  });
+});

@@ -1,0 +1,65 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { FAKE_API_KEY } from './agents.js';
+
+/** The opencode version the adapter is checked against (pinned in package.json's devDependencies). */
+export const OPENCODE_VERSION = '1.18.33';
+
+const require = createRequire(import.meta.url);
+
+/** opencode's native binary, as npm's postinstall placed it (the package's `bin/opencode.exe`, on every platform). */
+export function opencodeProgram(): string {
+  return join(dirname(require.resolve('opencode-ai/package.json')), 'bin/opencode.exe');
+}
+
+let binDir: string | null = null;
+/** A directory holding `opencode` alone, for the front of PATH. */
+export function opencodeBinDir(): string {
+  if (binDir && existsSync(binDir)) return binDir;
+  const dir = mkdtempSync(join(tmpdir(), 'trellis-opencode-bin-'));
+  symlinkSync(opencodeProgram(), join(dir, 'opencode'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  binDir = dir;
+  return dir;
+}
+
+/**
+ * opencode's config in `home` (`~/.config/opencode/opencode.json`): one custom provider, `fake`, at the
+ * fake model's Chat Completions (`@ai-sdk/openai-compatible`, bundled in the binary, so nothing is
+ * installed), its only model the default, and `bash` asking for permission (opencode's default allows it).
+ * Returns the environment that keeps it offline: no models.dev catalogue fetch, no self-update, no LSP
+ * download, no sharing. (Without them the fetches fail quietly here; with them none is tried.)
+ */
+export function opencodeHome(modelUrl: string, home: string): Record<string, string> {
+  const dir = join(home, '.config', 'opencode');
+  mkdirSync(dir, { recursive: true });
+  const config = {
+    $schema: 'https://opencode.ai/config.json',
+    provider: {
+      fake: {
+        npm: '@ai-sdk/openai-compatible',
+        name: 'Fake',
+        options: { baseURL: `${modelUrl}/v1`, apiKey: FAKE_API_KEY },
+        models: { 'gpt-fake': { name: 'GPT Fake', tool_call: true } },
+      },
+    },
+    model: 'fake/gpt-fake',
+    small_model: 'fake/gpt-fake',
+    autoupdate: false,
+    share: 'disabled',
+    permission: { bash: 'ask' },
+  };
+  writeFileSync(join(dir, 'opencode.json'), `${JSON.stringify(config, null, 2)}\n`);
+  return {
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_STATE_HOME: join(home, '.local', 'state'),
+    OPENCODE_DISABLE_MODELS_FETCH: '1',
+    OPENCODE_DISABLE_AUTOUPDATE: '1',
+    OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+    OPENCODE_DISABLE_SHARE: '1',
+  };
+}
