@@ -348,6 +348,15 @@ describe('checks fixed at dispatch', () => {
     expect(() => decideSession(state, cmd({ type: 'fix-checks', ...fixed, scenarios: [] }))).toThrow(/fixed at dispatch and are not fixed again/);
   });
 
+  it('a spawn that carries its checks logs them with it, in the same append', () => {
+    const events = decideSession(initialSession('s1'), cmd({ type: 'spawn', ...spawnData, checks: fixed }));
+    expect(events.map((x) => [x.type, x.clock])).toEqual([
+      ['spawned', 1],
+      ['checks-fixed', 2],
+    ]);
+    expect(foldSession('s1', events)).toMatchObject({ status: 'queued', fixedChecks: fixed });
+  });
+
   it('an acceptance names who, why and the definitions, and needs a reason', () => {
     const accepted = { id: 'a/b', node: 'a', run: null, timeoutS: null };
     const [event] = decideSession(foldSession('s1', histories.review), cmd({ type: 'accept-check', reason: ' removed on purpose ', scenarios: [accepted] }));
