@@ -155,6 +155,9 @@ describe('the merge gate cannot be fooled', () => {
     const issue = (await ok(dir, ['issue', 'open', 'Tax is wrong', '--body', 'The tax line is off.', '--scenario-check', 'cart/tax'])).trim();
     const id = await spawn(dir, ['--issue', issue]);
     await commitIn(dir, id, 'echo notes > notes.txt && git add notes.txt && git commit -qm notes', 'notes');
+    // The session rewrites its issue to drop the check: the issue as at spawn stands.
+    await ok(dir, ['issue', 'edit', issue, '--body', 'Never mind the tax.'], { env: { TRELLIS_SESSION: id } });
+    expect(JSON.parse(await ok(dir, ['issue', 'show', issue, '--json'])).body).not.toContain('checks:');
     const run = await trellis(dir, ['session', 'check', id]);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('still failing  cart/tax  here fail · trunk fail  (issue, required');
