@@ -69,18 +69,20 @@ describe('the session page and the gate', () => {
     await expect.poll(() => page.getByTestId('lifecycle-note').textContent(), { timeout: 20_000 }).toContain(`Checks run at ${broken.slice(0, 10)}`);
     await expect.poll(() => verdict('cart/total'), { timeout: 15_000 }).toBe('regressed');
     expect(await bundleHead()).toBe(broken);
-    expect(await page.getByTestId('checks-line').textContent()).toContain('checks: blocked (regressed: cart/total)');
+    expect(await page.getByTestId('checks-line').textContent()).toContain('Not ready to merge: cart/total blocks it');
+    expect(await row('cart/total').locator('.block-reason').textContent()).toBe(`regressed: passes on trunk, fail at ${broken.slice(0, 12)}`);
 
     // A commit in the worktree: the bundle moves to the new head by itself (not measured there yet).
     const fixed = commit('cart.txt', 'total=42\n', 'restore the total');
     await expect.poll(() => bundleHead(), { timeout: 15_000 }).toBe(fixed);
     await expect.poll(() => verdict('cart/total')).toBe('unmeasured');
-    expect(await page.getByTestId('checks-line').textContent()).toContain('not measured at the head commit: cart/total');
+    expect(await row('cart/total').locator('.block-reason').textContent()).toBe(`not measured at ${fixed.slice(0, 12)}`);
 
     // A check run from the CLI: the bundle says ready, line and table together.
     expect((await trellis(dir, ['session', 'check', id])).code).toBe(0);
     await expect.poll(() => verdict('cart/total'), { timeout: 15_000 }).toBe('pass');
-    expect(await page.getByTestId('checks-line').textContent()).toBe('checks: ready to merge (1 pass)');
+    expect(await page.getByTestId('checks-line').textContent()).toBe('Ready to merge: 1 pass.');
+    expect(await page.getByTestId('checks-line').getAttribute('title')).toBe('checks: ready to merge (1 pass)');
 
     // Trunk moves: its reading is no longer at its tip, so the bundle stops saying ready.
     writeFileSync(join(dir, 'README.md'), 'moved\n');
@@ -89,7 +91,8 @@ describe('the session page and the gate', () => {
     const tip = git(dir, 'rev-parse', 'HEAD').trim();
     await expect.poll(() => verdict('cart/total'), { timeout: 15_000 }).toBe('unmeasured');
     expect(await row('cart/total').getByTestId('stale-baseline').textContent()).toContain(`not measured at the tip ${tip.slice(0, 10)} (latest: pass at`);
-    expect(await page.getByTestId('checks-line').textContent()).toContain('trunk not measured at its tip: cart/total');
+    expect(await row('cart/total').locator('.block-reason').textContent()).toMatch(new RegExp(`^trunk not measured at its tip ${tip.slice(0, 12)} \\(its latest reading is at [0-9a-f]{12}\\)$`));
+    expect(await page.getByTestId('checks-line').textContent()).toContain('Not ready to merge: cart/total blocks it');
 
     // Up for review: a shell session's merge is commands to copy (no Merge button, no absolute path).
     await page.getByRole('button', { name: 'Request review' }).click();
@@ -145,5 +148,28 @@ describe('the session page and the gate', () => {
       await screenshot(page, 'eval-stale');
     }
     await page.setViewportSize(VIEWPORTS.desktop);
+  });
+
+  it('a branch that rewrote its check shows both definitions and both results; a person accepts the new one from the page', async () => {
+    const id = (await cli('session', 'spawn', 'simplify the cart check', '--harness', 'shell', '--node', 'shop/cart')).trim();
+    const worktree = JSON.parse(await cli('session', 'show', id, '--json')).worktree as string;
+    writeFileSync(join(worktree, 'specs/shop/cart.md'), '---\nscenarios:\n  - { id: cart/total, run: "true" }\n---\n# Cart\n');
+    writeFileSync(join(worktree, 'cart.txt'), 'total=0\n');
+    git(worktree, 'commit', '-qam', 'rewrite the check');
+    await page.goto(new URL(`#/sessions/${id}`, s.url).href);
+    await page.getByRole('button', { name: 'Run checks' }).click();
+    await expect.poll(() => verdict('cart/total'), { timeout: 20_000 }).toBe('changed');
+    const both = row('cart/total').getByTestId('changed-definition');
+    expect(await both.textContent()).toBe("Fixed at dispatchgrep -q total=42 cart.txt → failThe branch'strue → pass");
+    expect(await page.getByTestId('checks-line').textContent()).toContain('Run the checks again, accept a changed definition, or a person merges anyway with a reason.');
+    await page.locator('.accept-changed').scrollIntoViewIfNeeded();
+    await screenshot(page, 'session-changed-check');
+    await page.getByLabel("Accept the branch's definition of cart/total, because").fill('the total is not checked any more');
+    await page.getByRole('button', { name: 'Accept the new definition' }).click();
+    await expect.poll(() => page.getByTestId('acceptance').textContent({ timeout: 2_000 }).catch(() => null), { timeout: 15_000 }).toBe(
+      'New definition of cart/total accepted by human: the total is not checked any more',
+    );
+    await expect.poll(() => verdict('cart/total')).toBe('pass');
+    expect(git(dir, 'log', '-1', '--format=%an|%s', `refs/trellis/sessions/${id}`).trim()).toBe('human|changed check accepted by human for cart/total (run: true): the total is not checked any more');
   });
 });

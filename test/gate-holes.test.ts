@@ -127,6 +127,9 @@ describe('the merge gate cannot be fooled', () => {
     const stale = await check(dir, id, 'cart/total');
     expect(stale).toMatchObject({ verdict: 'unmeasured', head: { outcome: 'fail' } });
     expect(stale.blocks).toBe(`trunk not measured at its tip ${tip.slice(0, 12)} (its latest reading is at ${old.slice(0, 12)})`);
+    // The session files a trunk fail at the tip itself, to make its break read still failing: no baseline.
+    await asSession(dir, id, ['eval', 'record', 'cart/total', '--outcome', 'fail']);
+    expect(await check(dir, id, 'cart/total')).toMatchObject({ verdict: 'unmeasured', blocks: `trunk not measured at its tip ${tip.slice(0, 12)} by Trellis (its reading there was filed from outside)` });
 
     const r = JSON.parse((await trellis(dir, ['session', 'check', id, '--json'])).stdout);
     expect(r.trunk.map((x: { scenario: string; scope: string; commit: string; outcome: string }) => [x.scenario, x.scope, x.commit, x.outcome])).toEqual([
@@ -152,6 +155,9 @@ describe('the merge gate cannot be fooled', () => {
     const issue = (await ok(dir, ['issue', 'open', 'Tax is wrong', '--body', 'The tax line is off.', '--scenario-check', 'cart/tax'])).trim();
     const id = await spawn(dir, ['--issue', issue]);
     await commitIn(dir, id, 'echo notes > notes.txt && git add notes.txt && git commit -qm notes', 'notes');
+    // The session rewrites its issue to drop the check: the issue as at spawn stands.
+    await ok(dir, ['issue', 'edit', issue, '--body', 'Never mind the tax.'], { env: { TRELLIS_SESSION: id } });
+    expect(JSON.parse(await ok(dir, ['issue', 'show', issue, '--json'])).body).not.toContain('checks:');
     const run = await trellis(dir, ['session', 'check', id]);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('still failing  cart/tax  here fail · trunk fail  (issue, required');

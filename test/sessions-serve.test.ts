@@ -62,7 +62,12 @@ describe('sessions survive the server', () => {
     expect(panePid(a.tmux.pane)).toBe(pidA);
     expect((await api(second, `/api/sessions/${a.id}`)).body).toMatchObject({ state: 'running', tmux: a.tmux });
     // The audit of a: none of the eleven server children wrote a transition for it.
-    expect(git(dir, 'log', '--format=%s', `refs/trellis/sessions/${a.id}`).trim().split('\n')).toEqual([`launch: tmux ${a.id} pane ${a.tmux.pane}`, 'start (supervisor)', 'spawn shell: one']);
+    expect(git(dir, 'log', '--format=%s', `refs/trellis/sessions/${a.id}`).trim().split('\n')).toEqual([
+      `launch: tmux ${a.id} pane ${a.tmux.pane}`,
+      'start (supervisor)',
+      expect.stringMatching(/^checks fixed at [0-9a-f]{12}: 0 declared scenario\(s\)$/),
+      'spawn shell: one',
+    ]);
     for (const id of [a.id, b.id]) expect((await api(second, `/api/sessions/${id}/close`, {})).status).toBe(200);
     expect(tmuxHas(home, a.id)).toBe(false);
   });

@@ -76,6 +76,8 @@ describe('a shell session, end to end', () => {
       'prompt: echo hi > f && git add f && git commit -q -m f (Test Author)',
       `launch: tmux ${id} pane ${spawned.tmux.pane} (trellis)`,
       'start (supervisor) (trellis)',
+      // Its checks, fixed at dispatch (DESIGN.md §14): none are declared here.
+      expect.stringMatching(/^checks fixed at [0-9a-f]{12}: 0 declared scenario\(s\) \(Test Author\)$/),
       'spawn shell: Add f (Test Author)',
     ]);
     expect((await ok(dir, ['session', 'ls'])).trim()).toBe('');

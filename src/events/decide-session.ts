@@ -71,8 +71,9 @@ export function decideSession(state: SessionFacts, command: SessionCommand): Ses
 
   if (command.type === 'spawn') {
     if (state.status !== 'absent') throw new TrellisError('SESSION_EXISTS', 'a session with this id already exists');
-    const { harness, task, nodes, issue, base, branch, worktree } = command;
-    return [event('spawned', { harness, task, nodes: [...nodes], issue, base, branch, worktree })];
+    const { harness, task, nodes, issue, base, branch, worktree, checks } = command;
+    const spawned = event('spawned', { harness, task, nodes: [...nodes], issue, base, branch, worktree });
+    return checks ? [spawned, event('checks-fixed', { base: checks.base, scenarios: [...checks.scenarios], issueChecks: [...checks.issueChecks] })] : [spawned];
   }
   if (state.status === 'absent') throw new TrellisError('SESSION_NOT_FOUND', 'no such session');
   const status = state.status;

@@ -17,7 +17,8 @@ export interface SessionCommandMeta extends CommandMeta {
 
 export type SessionCommand = SessionCommandMeta &
   (
-    | ({ readonly type: 'spawn' } & SpawnedData)
+    /** `checks`: what its checks are fixed to at dispatch, logged with the spawn in one append (DESIGN.md §14). */
+    | ({ readonly type: 'spawn'; readonly checks?: FixedChecks } & SpawnedData)
     | { readonly type: 'start' }
     | { readonly type: 'launch'; readonly tmuxSession: string; readonly pane: string; readonly awaitsSignal?: boolean; readonly agentVersion?: string }
     | { readonly type: 'identify'; readonly agentSessionId: string }

@@ -8,7 +8,7 @@ const HEAD = 'a'.repeat(40);
 const OLD = 'b'.repeat(40);
 let n = 0;
 const TIP = 'c'.repeat(40);
-const reading = (scenario: string, scope: string, outcome: Outcome, commit: string | null = scope === 'trunk' ? TIP : HEAD, run: string | undefined = `check ${scenario}`): Reading => ({
+const reading = (scenario: string, scope: string, outcome: Outcome, commit: string | null = scope === 'trunk' ? TIP : HEAD, run: string | null = `check ${scenario}`): Reading => ({
   id: `r${++n}`,
   scenario,
   scope,
@@ -18,7 +18,7 @@ const reading = (scenario: string, scope: string, outcome: Outcome, commit: stri
   output: null,
   by: 'x',
   at: `2026-01-01T00:00:${String(n).padStart(2, '0')}.000Z`,
-  ...(run !== undefined ? { run } : {}),
+  ...(run !== null ? { run } : {}),
 });
 const stream = (scenario: string, readings: Reading[]): EvalState => ({ key: scenario.replace('/', '+'), scenario, clock: readings.length, lastAt: '', readings });
 const decl = (id: string, node: string) => ({ id, run: `check ${id}`, timeoutS: 600, node });
@@ -127,6 +127,12 @@ describe('the gate cannot be fooled (DESIGN.md §14): each hole, as a row', () =
       given: { own: [decl('a/one', 'a')], streams: [stream('a/one', [reading('a/one', 'trunk', 'fail', OLD), reading('a/one', 'trunk', 'pass'), reading('a/one', 's1', 'fail')])] },
       verdict: 'regressed',
       blocks: /^regressed: passes on trunk, fail at aaaaaaaaaaaa/,
+    },
+    {
+      name: 'a trunk reading at the tip filed from outside (no run: anyone can file one) is no baseline',
+      given: { own: [decl('a/one', 'a')], streams: [stream('a/one', [reading('a/one', 'trunk', 'pass', OLD), reading('a/one', 'trunk', 'fail', TIP, null), reading('a/one', 's1', 'fail')])] },
+      verdict: 'unmeasured',
+      blocks: /^trunk not measured at its tip cccccccccccc by Trellis \(its reading there was filed from outside\)$/,
     },
     {
       name: 'a required (issue) check still failing blocks',

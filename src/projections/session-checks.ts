@@ -45,7 +45,7 @@ export interface SessionCheck {
   readonly required: boolean;
   /** The session's latest reading of that definition at its head commit. */
   readonly head: Reading | null;
-  /** Trunk's latest reading at trunk's tip. */
+  /** Trunk's latest run of its own definition at trunk's tip (the baseline). */
   readonly trunk: Reading | null;
   /** Trunk's latest reading at any commit (what a stale baseline was). */
   readonly trunkLatest: Reading | null;
@@ -155,7 +155,9 @@ export function sessionChecks(i: ChecksInput): SessionChecks {
     const head = effective?.run ? latest(rs, (r) => r.scope === i.session && r.commit === i.head && r.run === effective.run) : null;
     const headNow = redefined && now?.run ? latest(rs, (r) => r.scope === i.session && r.commit === i.head && r.run === now.run) : null;
     const trunkLatest = latest(rs, (r) => r.scope === 'trunk');
-    const trunkAtTip = trunkTip ? latest(rs, (r) => r.scope === 'trunk' && r.commit === trunkTip) : null;
+    // The baseline is a run of trunk's own definition at its tip: a reading filed from outside (`eval record`,
+    // which anyone, the session judged included, can file) is shown but never compared with.
+    const trunkAtTip = trunkTip && onTrunk ? latest(rs, (r) => r.scope === 'trunk' && r.commit === trunkTip && r.run === onTrunk.run) : null;
     const baseline: Baseline = onTrunk === null ? 'none' : trunkAtTip ? 'tip' : trunkLatest ? 'stale' : 'missing';
     let verdict: Verdict;
     if (redefined && (!accepted || now === null)) verdict = 'changed';
@@ -208,7 +210,9 @@ function whyBlocks(c: Omit<SessionCheck, 'blocks'>, head: string, trunkTip: stri
   if (c.verdict === 'unmeasured') {
     if (c.run === null) return 'declared by no spec node, here or on trunk';
     if (!c.head) return `not measured at ${short(head)}`;
-    return c.baseline === 'stale' ? `trunk not measured at its tip ${short(trunkTip)} (its latest reading is at ${short(c.trunkLatest?.commit)})` : `trunk not measured at its tip ${short(trunkTip)}`;
+    if (c.baseline !== 'stale') return `trunk not measured at its tip ${short(trunkTip)}`;
+    if (c.trunkLatest?.commit === trunkTip) return `trunk not measured at its tip ${short(trunkTip)} by Trellis (its reading there was filed from outside)`;
+    return `trunk not measured at its tip ${short(trunkTip)} (its latest reading is at ${short(c.trunkLatest?.commit)})`;
   }
   if (c.required && c.head?.outcome !== 'pass') return `required by the issue and ${c.head ? `${c.head.outcome} at ${short(head)}` : `not measured at ${short(head)}`}`;
   return null;

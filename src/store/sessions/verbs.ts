@@ -69,9 +69,9 @@ export async function spawnSession(p: Project, rt: SessionRuntime, input: SpawnI
     by: input.by,
     at: p.now().toISOString(),
     source: 'user',
+    // Its checks are fixed with the spawn, in one append, before its agent can run a command (DESIGN.md §14).
+    checks: fixed,
   });
-  // Its checks are fixed now, before its agent runs a command (DESIGN.md §14): the gate runs these, never the branch's.
-  await p.sessionLog.write(id, { type: 'fix-checks', ...fixed, by: input.by, at: p.now().toISOString(), source: 'user' });
   await queuePass(p, rt);
   const state = await sessionState(p, id);
   if (state.status === 'failed') throw new TrellisError('SPAWN_FAILED', `session ${id} failed to start: ${state.reason}`);

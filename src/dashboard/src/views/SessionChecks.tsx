@@ -60,6 +60,17 @@ export function SpawnWarnings({ id }: { id: string }) {
 }
 
 type Check = ReviewBundle['checks']['checks'][number];
+
+/** The gate's answer for people (the CLI's line, with its commands, is the tooltip): from the same checks as the table. */
+function gateSummary(checks: ReviewBundle['checks']): string {
+  const counts = new Map<string, number>();
+  for (const c of checks.checks) counts.set(c.verdict, (counts.get(c.verdict) ?? 0) + 1);
+  const tally = [...counts].map(([v, n]) => `${n} ${v}`).join(', ');
+  if (checks.gate === 'off') return `The checks do not gate merges in this project${tally ? ` (${tally})` : ''}.`;
+  if (checks.ready) return checks.checks.length ? `Ready to merge: ${tally}.` : 'Ready to merge: no scenario concerns this session.';
+  const changed = checks.checks.some((c) => c.blocks !== null && c.verdict === 'changed');
+  return `Not ready to merge: ${checks.blocking.join(', ')} ${checks.blocking.length === 1 ? 'blocks' : 'block'} it (why, below). Run the checks again${changed ? ', accept a changed definition' : ''}, or a person merges anyway with a reason.`;
+}
 const short = (c: string | null | undefined) => (c ? c.slice(0, 10) : 'no commit');
 
 /** Trunk's side of a check: its reading at trunk's tip, or how old the latest one is. */
@@ -79,8 +90,8 @@ export function ChecksPanel({ checks, session }: { checks: ReviewBundle['checks'
   const waiting = checks.checks.filter((c) => c.verdict === 'changed' && !c.changed?.accepted);
   return (
     <div class="checks" data-testid="checks" data-head={checks.head}>
-      <p class={`chip ${checks.ready ? 'resolved' : 'problem'}`} data-testid="checks-line">
-        {checks.line}
+      <p class={`chip ${checks.ready ? 'resolved' : 'problem'}`} data-testid="checks-line" title={checks.line}>
+        {gateSummary(checks)}
       </p>
       {checks.checks.length ? (
         <table class="checks-table">
