@@ -49,7 +49,7 @@ describe('the claude adapter, with a stand-in agent speaking Claude Code’s hoo
     await waitFor('the first turn to end', async () => (await show(id)).state === 'awaiting');
     const first = await show(id);
     const log = standinLog(home, id);
-    expect(log[0]).toEqual({ started: ['Fix the login form'] });
+    expect(log[0]).toEqual({ started: ['--', 'Fix the login form'] });
     expect(first).toMatchObject({ state: 'awaiting', reason: 'turn-end', source: 'hook', unread: true, agentSessionId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     expect(log.filter((l) => 'hook' in l).every((l) => l.status === 0)).toBe(true);
 
@@ -72,7 +72,7 @@ describe('the claude adapter, with a stand-in agent speaking Claude Code’s hoo
     expect(await show(id)).toMatchObject({ state: 'interrupted', reason: 'by-user', source: 'user' });
     await ok(dir, ['session', 'resume', id], { env });
     await waitFor('the stand-in to start again', () => standinLog(home, id).filter((l) => 'started' in l).length === 2);
-    expect(standinLog(home, id).filter((l) => 'started' in l)[1]).toEqual({ started: ['--resume', first.agentSessionId] });
+    expect(standinLog(home, id).filter((l) => 'started' in l)[1]).toEqual({ started: [`--resume=${first.agentSessionId}`] });
     await waitFor('its SessionStart hook to run', () => standinLog(home, id).filter((l) => l.hook === 'SessionStart').length === 2);
     expect(await show(id)).toMatchObject({ state: 'awaiting', reason: 'turn-end', source: 'hook', agentSessionId: first.agentSessionId });
     // The relaunch rewrote nothing: the hooks' content did not change (Claude Code reloads on every write).
@@ -250,6 +250,7 @@ describe('the codex adapter', () => {
       join(bin, 'codex'),
       `#!/bin/sh
 while [ "$1" = "-c" ]; do cfg="$2"; shift 2; done
+[ "$1" = "--" ] && shift
 prog=$(printf '%s' "\${cfg#notify=}" | ${JSON.stringify(process.execPath)} -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>process.stdout.write(JSON.parse(s).map(a=>"\\x27"+a.replace(/\\x27/g,"\\x27\\\\\\x27\\x27")+"\\x27").join(" ")))')
 eval "$prog" "'{\\"type\\":\\"agent-turn-complete\\",\\"thread-id\\":\\"th-1\\",\\"turn-id\\":\\"1\\",\\"input-messages\\":[\\"$1\\"],\\"last-assistant-message\\":\\"done\\"}'"
 exec sleep 600

@@ -78,7 +78,8 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
     setMachineOutput(options.json === true || options.ansi === true);
     return {
       cwd,
-      args: args.map((a) => String(restoreDash(a))),
+      // Whatever follows `--` is text, never an option (`trellis session spawn -- --a-task-with-dashes`).
+      args: [...args, ...((options['--'] as readonly string[] | undefined) ?? [])].map((a) => String(restoreDash(a))),
       options: Object.fromEntries(Object.entries(options).map(([k, v]) => [k, Array.isArray(v) ? v.map(restoreDash) : restoreDash(v)])),
     };
   };

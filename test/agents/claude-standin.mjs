@@ -37,9 +37,12 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 const args = process.argv.slice(2);
-const resumeAt = args.indexOf('--resume');
-let sessionId = resumeAt >= 0 ? args[resumeAt + 1] : randomUUID();
-const prompt = args.filter((_, i) => resumeAt < 0 || (i !== resumeAt && i !== resumeAt + 1)).find((a) => !a.startsWith('--'));
+// As Claude Code's own parser reads them: `--resume <id>` or `--resume=<id>`; after `--`, the prompt.
+const dashes = args.indexOf('--');
+const options = dashes < 0 ? args : args.slice(0, dashes);
+const resumeAt = options.findIndex((a) => a === '--resume' || a.startsWith('--resume='));
+let sessionId = resumeAt < 0 ? randomUUID() : options[resumeAt] === '--resume' ? options[resumeAt + 1] : options[resumeAt].slice('--resume='.length);
+const prompt = dashes >= 0 ? args[dashes + 1] : options.filter((_, i) => resumeAt < 0 || (i !== resumeAt && i !== resumeAt + 1)).find((a) => !a.startsWith('--'));
 const cwd = process.cwd();
 const transcript = join(process.env.HOME ?? '/tmp', '.claude', 'projects', 'standin', `${sessionId}.jsonl`);
 const logDir = join(process.env.TRELLIS_HOME ?? '/tmp', 'standin');

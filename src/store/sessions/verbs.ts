@@ -48,6 +48,8 @@ export async function spawnSession(p: Project, rt: SessionRuntime, input: SpawnI
   adapterOf(harness);
   const setupWarnings = await preflight(harness, { mainRoot: mainRoot(p), env: rt.env });
   if (typeof input.task !== 'string') throw new TrellisError('INVALID_INPUT', 'a session needs a task (text)');
+  // A command line cannot carry a NUL byte (the agent would get the task cut short, or not start).
+  if (input.task.includes('\0')) throw new TrellisError('INVALID_INPUT', 'a task cannot contain a NUL byte (\\0); remove it');
   const nodes = (input.nodes ?? []).map((n) => n.trim());
   const bad = nodes.find((n) => !isNodeId(n));
   if (bad !== undefined) throw new TrellisError('INVALID_INPUT', `'${bad}' is not a node id (a path below the spec root, without .md, e.g. auth/login)`);

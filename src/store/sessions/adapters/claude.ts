@@ -53,8 +53,10 @@ export const claudeAdapter: HarnessAdapter = {
   queuesInput: false,
   command(ctx: LaunchContext) {
     const s = ctx.session;
-    if (ctx.resume) return s.agentSessionId ? `exec claude --resume ${shq(s.agentSessionId)}` : 'exec claude --continue';
-    return s.task.trim() ? `exec claude ${shq(s.task)}` : 'exec claude';
+    // The agent's own id is glued to its option and the task follows `--`: neither can be read as an
+    // option, whatever it starts with (a task of `--dangerously-skip-permissions` is a task).
+    if (ctx.resume) return s.agentSessionId ? `exec claude --resume=${shq(s.agentSessionId)}` : 'exec claude --continue';
+    return s.task.trim() ? `exec claude -- ${shq(s.task)}` : 'exec claude';
   },
   async install(worktree: string, ctx: LaunchContext) {
     const path = join(worktree, CLAUDE_SETTINGS);

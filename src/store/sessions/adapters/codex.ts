@@ -35,8 +35,9 @@ export const codexAdapter: HarnessAdapter = {
   command(ctx: LaunchContext) {
     const config = `-c ${shq(notifyConfig(ctx))}`;
     const s = ctx.session;
-    if (ctx.resume) return s.agentSessionId ? `exec codex ${config} resume ${shq(s.agentSessionId)}` : `exec codex ${config} resume --last`;
-    return s.task.trim() ? `exec codex ${config} ${shq(s.task)}` : `exec codex ${config}`;
+    // The task and the agent's own id follow `--`: neither can be read as an option, whatever it starts with.
+    if (ctx.resume) return s.agentSessionId ? `exec codex ${config} resume -- ${shq(s.agentSessionId)}` : `exec codex ${config} resume --last`;
+    return s.task.trim() ? `exec codex ${config} -- ${shq(s.task)}` : `exec codex ${config}`;
   },
   install: async () => {},
   signal(_event: string, payload: unknown, state: SessionState): readonly SignalCommand[] {
