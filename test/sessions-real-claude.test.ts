@@ -129,6 +129,19 @@ describe.each(CLAUDE_VERSIONS)('the real claude %s', (version) => {
     });
   });
 
+  it('a prompt sent while a dialog is on screen that no hook announced yet (no serve): not delivered, said so; nothing typed into the dialog', async () => {
+    const p = project();
+    const id = await p.spawn(`Run it ${risky('touch never-file')}`, 'claude');
+    // 2.1.331: the auto-mode dialog, whose only hook comes 6–7 s later; 2.1.197: its Bash dialog.
+    await waitFor('the dialog on screen', () => /Enter to stay in auto mode|Do you want to proceed\?/.test(p.screen(id)), AGENT_MS);
+    const r = JSON.parse(await ok(p.dir, ['session', 'prompt', id, '--body', 'ACC-NOTYPE', '--json'], { env: p.env })) as { delivered: boolean; reason?: string };
+    expect(r).toMatchObject({ delivered: false, reason: expect.stringMatching(/^the agent shows a permission dialog/) });
+    expect(await p.show(id)).toMatchObject({ state: 'awaiting', reason: 'permission' });
+    expect(evidence(version, 'prompt-during-dialog', p.screen(id))).toMatch(/Enter to stay in auto mode|Do you want to proceed\?/);
+    expect(p.screen(id)).not.toContain('ACC-NOTYPE');
+    expect(userTurns()).not.toContain('ACC-NOTYPE');
+  });
+
   it('Escape mid-turn, then a held prompt: the restored prompt is cleared first and the model receives exactly the held prompt', async () => {
     const p = project();
     await served(p, async () => {
