@@ -112,8 +112,18 @@ export async function hookCpuBench(): Promise<void> {
       await new Promise((r) => serve!.once('exit', r));
     }
     spawnSync('tmux', ['-S', join(env.TRELLIS_HOME, 'tmux.sock'), 'kill-server']);
-    stopAgentDaemons(agent.home, dir, env.TRELLIS_HOME);
+    stopAgentDaemons(root);
     await fake.close();
-    rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    // The last hook's process and the worktree pool's refill can trail the tmux server by a moment.
+    for (let i = 0; ; i++) {
+      try {
+        rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+        break;
+      } catch (err) {
+        if (i >= 20) throw err;
+        stopAgentDaemons(root);
+        await sleep(200);
+      }
+    }
   }
 }
