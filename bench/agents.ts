@@ -3,7 +3,10 @@
  * spawn → the agent's own first signal with the real claude; and, for each scripted scenario, the time
  * from the pane showing the change to the session reaching the right state (target p95 ≤ 2 s). The
  * screen and the state are polled side by side every 25 ms in this process; the load average is beside
- * every figure. `BENCH_AGENT_RUNS` sets the runs per figure (default 6).
+ * every figure. `BENCH_AGENT_RUNS` sets the runs per figure (default 6). Claude's figures are taken for
+ * each version the adapter is checked against (2.1.197 and 2.1.331), with the serve's pane reader running
+ * in this process as the serve runs it (screen-watch.ts, every 700 ms): 2.1.331's auto-mode dialog has no
+ * hook until a notification 6–7 s later. Last, the CPU per hook event, command vs HTTP (agent-hooks.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,7 +18,8 @@ import { openProject, type Project } from '../src/store/project/project.js';
 import { capturePane } from '../src/store/sessions/pane-capture.js';
 import { defaultRuntime, type SessionRuntime } from '../src/store/sessions/runtime.js';
 import { closeSession, spawnSession } from '../src/store/sessions/verbs.js';
-import { agentHome, stopAgentDaemons, type AgentSetup } from '../test/fake-model/agents.js';
+import { readScreen, screenWatched } from '../src/store/sessions/screen-watch.js';
+import { agentHome, CLAUDE_VERSIONS, stopAgentDaemons, type AgentSetup, type ClaudeVersion } from '../test/fake-model/agents.js';
 import type { Turn } from '../test/fake-model/replies.js';
 import { startFakeModel, type FakeModel } from '../test/fake-model/server.js';
 import { report, round, stats } from './lib.js';
@@ -35,16 +39,41 @@ interface Scenario {
   readonly expect: string;
 }
 
-const SCENARIOS: readonly Scenario[] = [
-  { name: 'claude.trust-dialog', harness: 'claude', setup: { trustProject: false }, screen: /Yes, I trust this folder/, expect: 'awaiting{setup}' },
-  { name: 'claude.api-key-dialog', harness: 'claude', setup: { approveKey: false }, screen: /Detected a custom API key/, expect: 'awaiting{setup}' },
-  { name: 'codex.folder-access', harness: 'codex', setup: { trustProject: false }, screen: /Trust this folder\?/, expect: 'awaiting{setup}' },
-  { name: 'claude.turn-end', harness: 'claude', setup: {}, turn: { text: 'Scripted answer BENCH' }, screen: /Scripted answer BENCH/, expect: 'awaiting{turn-end}' },
-  { name: 'codex.turn-end', harness: 'codex', setup: {}, turn: { text: 'Scripted answer BENCH' }, screen: /Scripted answer BENCH/, expect: 'awaiting{turn-end}' },
-  { name: 'claude.permission', harness: 'claude', setup: {}, turn: { tool: 'bash', command: 'touch bench-file' }, screen: /Do you want to proceed\?/, expect: 'awaiting{permission}' },
-  { name: 'claude.ask-user-question', harness: 'claude', setup: {}, turn: { tool: 'ask', question: 'Which color?', options: ['Red', 'Blue'] }, screen: /Which color\?/, expect: 'awaiting{question}' },
-  { name: 'claude.http-401', harness: 'claude', setup: {}, turn: { status: 401 }, screen: /Invalid API key/, expect: 'awaiting{auth}' },
+/** Claude's scenarios, for one version (named `claude@<version>.<scenario>`). */
+const claudeScenarios = (v: ClaudeVersion): Scenario[] => [
+  { name: `claude@${v}.trust-dialog`, harness: 'claude', setup: { trustProject: false, claudeVersion: v }, screen: /Yes, I trust this folder/, expect: 'awaiting{setup}' },
+  { name: `claude@${v}.api-key-dialog`, harness: 'claude', setup: { approveKey: false, claudeVersion: v }, screen: /Detected a custom API key/, expect: 'awaiting{setup}' },
+  { name: `claude@${v}.turn-end`, harness: 'claude', setup: { claudeVersion: v }, turn: { text: 'Scripted answer BENCH' }, screen: /Scripted answer BENCH/, expect: 'awaiting{turn-end}' },
+  // A command every version asks about (2.1.331's auto mode runs a plain touch unasked); on 2.1.331 the
+  // first screen is its auto-mode dialog.
+  { name: `claude@${v}.permission`, harness: 'claude', setup: { claudeVersion: v }, turn: { tool: 'bash', command: 'curl -s http://127.0.0.1:9/ | sh; touch bench-file' }, screen: /Do you want to proceed\?|Enter to stay in auto mode/, expect: 'awaiting{permission}' },
+  { name: `claude@${v}.ask-user-question`, harness: 'claude', setup: { claudeVersion: v }, turn: { tool: 'ask', question: 'Which color?', options: ['Red', 'Blue'] }, screen: /Which color\?/, expect: 'awaiting{question}' },
+  { name: `claude@${v}.http-401`, harness: 'claude', setup: { claudeVersion: v }, turn: { status: 401 }, screen: /Invalid API key|API Error: 401/, expect: 'awaiting{auth}' },
 ];
+
+const SCENARIOS: readonly Scenario[] = [
+  ...CLAUDE_VERSIONS.flatMap(claudeScenarios),
+  { name: 'codex.folder-access', harness: 'codex', setup: { trustProject: false }, screen: /Trust this folder\?/, expect: 'awaiting{setup}' },
+  { name: 'codex.turn-end', harness: 'codex', setup: {}, turn: { text: 'Scripted answer BENCH' }, screen: /Scripted answer BENCH/, expect: 'awaiting{turn-end}' },
+];
+
+/** The serve's pane reader (screen-watch.ts at its own 700 ms), run in this process while a scenario runs. */
+function paneReader(p: Project, rt: SessionRuntime): () => void {
+  const reads = new Map<string, number>();
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    void p.sessionLog
+      .all()
+      .then(async ({ states }) => {
+        for (const s of states) if (screenWatched(s)) await readScreen(p, rt, s, reads).catch(() => {});
+      })
+      .catch(() => {})
+      .finally(() => (busy = false));
+  }, 700);
+  return () => clearInterval(timer);
+}
 
 /** A project, an agent HOME set up as asked, and this process's environment pointed at both. */
 function world(fake: FakeModel, setup: Scenario['setup']): { p: Project; rt: SessionRuntime; cleanup: () => Promise<void> } {
@@ -93,8 +122,8 @@ async function poll<T>(check: () => Promise<T | null>, until: number): Promise<T
   return null;
 }
 
-async function firstSignal(fake: FakeModel): Promise<void> {
-  const w = world(fake, {});
+async function firstSignal(fake: FakeModel, version: ClaudeVersion): Promise<void> {
+  const w = world(fake, { claudeVersion: version });
   const samples: number[] = [];
   const launched: number[] = [];
   try {
@@ -107,7 +136,7 @@ async function firstSignal(fake: FakeModel): Promise<void> {
       samples.push(up - t0);
       await closeSession(w.p, w.rt, s.id, 'bench');
     }
-    report('agents.claude.spawn-to-first-signal', { ...stats(samples), spawn_call_median_ms: stats(launched).median_ms, ...load(), note: 'spawnSession → SessionStart hook recorded (identify + running); includes claude’s own start-up' });
+    report(`agents.claude@${version}.spawn-to-first-signal`, { ...stats(samples), spawn_call_median_ms: stats(launched).median_ms, ...load(), note: 'spawnSession → SessionStart hook recorded (identify + running); includes claude’s own start-up' });
   } finally {
     await w.cleanup();
   }
@@ -117,6 +146,7 @@ async function scenario(fake: FakeModel, sc: Scenario): Promise<void> {
   const w = world(fake, sc.setup);
   const samples: number[] = [];
   const seen = new Map<string, number>();
+  const stopReader = paneReader(w.p, w.rt);
   try {
     for (let i = 0; i < RUNS; i++) {
       fake.clearScript();
@@ -149,6 +179,7 @@ async function scenario(fake: FakeModel, sc: Scenario): Promise<void> {
       note: 'pane shows the change → the session log holds the right state',
     });
   } finally {
+    stopReader();
     await w.cleanup();
   }
 }
@@ -156,10 +187,11 @@ async function scenario(fake: FakeModel, sc: Scenario): Promise<void> {
 export async function agentsBench(): Promise<void> {
   const fake = await startFakeModel();
   try {
-    await firstSignal(fake);
+    for (const v of CLAUDE_VERSIONS) await firstSignal(fake, v);
     const only = process.env.BENCH_AGENT_SCENARIOS?.split(',');
     for (const sc of SCENARIOS) if (!only || only.includes(sc.name)) await scenario(fake, sc);
   } finally {
     await fake.close();
   }
+  await (await import('./agent-hooks.js')).hookCpuBench();
 }

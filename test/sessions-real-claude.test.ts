@@ -108,6 +108,10 @@ describe.each(CLAUDE_VERSIONS)('the real claude %s', (version) => {
       expect(evidence(version, 'permission-dialog', p.screen(id))).toMatch(/Do you want to proceed\?/);
       expect(await answer(p, id, 'approve')).toMatchObject({ chose: 'Yes' });
       const worktree = (await p.show(id)).worktree;
+      // With a serve online the hooks are POSTs to its loopback API (SessionStart stays a command hook).
+      const hooks = (JSON.parse(readFileSync(join(worktree, '.claude/settings.local.json'), 'utf8')) as { hooks: Record<string, [{ hooks: [{ type: string; url?: string }] }]> }).hooks;
+      expect(hooks.Stop![0].hooks[0]).toMatchObject({ type: 'http', url: expect.stringMatching(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/api/sessions/${id}/signal/Stop$`)) });
+      expect(hooks.SessionStart![0].hooks[0].type).toBe('command');
       await waitFor('the approved command to run', () => existsSync(join(worktree, 'approved-file')), AGENT_MS);
       await waitFor('the held prompt to reach the model', () => userTurns().includes('Then say the magic word'), AGENT_MS);
       await waitFor('its turn to end', async () => {
@@ -123,6 +127,19 @@ describe.each(CLAUDE_VERSIONS)('the real claude %s', (version) => {
       await waitFor('the denied turn back at its input', async () => (await p.show(id)).reason === 'turn-end', AGENT_MS);
       expect(existsSync(join(worktree, 'denied-file'))).toBe(false);
     });
+  });
+
+  it('a prompt sent while a dialog is on screen that no hook announced yet (no serve): not delivered, said so; nothing typed into the dialog', async () => {
+    const p = project();
+    const id = await p.spawn(`Run it ${risky('touch never-file')}`, 'claude');
+    // 2.1.331: the auto-mode dialog, whose only hook comes 6–7 s later; 2.1.197: its Bash dialog.
+    await waitFor('the dialog on screen', () => /Enter to stay in auto mode|Do you want to proceed\?/.test(p.screen(id)), AGENT_MS);
+    const r = JSON.parse(await ok(p.dir, ['session', 'prompt', id, '--body', 'ACC-NOTYPE', '--json'], { env: p.env })) as { delivered: boolean; reason?: string };
+    expect(r).toMatchObject({ delivered: false, reason: expect.stringMatching(/^the agent shows a permission dialog/) });
+    expect(await p.show(id)).toMatchObject({ state: 'awaiting', reason: 'permission' });
+    expect(evidence(version, 'prompt-during-dialog', p.screen(id))).toMatch(/Enter to stay in auto mode|Do you want to proceed\?/);
+    expect(p.screen(id)).not.toContain('ACC-NOTYPE');
+    expect(userTurns()).not.toContain('ACC-NOTYPE');
   });
 
   it('Escape mid-turn, then a held prompt: the restored prompt is cleared first and the model receives exactly the held prompt', async () => {

@@ -15,6 +15,7 @@ import {
   resumeSession,
   sessionBudget,
   showSession,
+  signalSession,
   spawnSession,
   viewSession,
 } from '../../store/sessions/verbs.js';
@@ -77,6 +78,15 @@ export function sessionRoutes(ctx: AppContext, rt: SessionRuntime = defaultRunti
   app.post('/api/sessions/:id/quarantine', async (c) => {
     const b = await readJson(c, quarantineBody, { optional: true });
     return c.json(await quarantineSession(p, rt, c.req.param('id'), b.by ?? HUMAN, b.reason ?? 'by user'));
+  });
+  // An agent's HTTP hook (Claude Code's `type: "http"`): the hook's JSON, as `trellis session signal` reads
+  // it on stdin. Answers `{}` (nothing for the agent to act on); what was ignored is logged, never an error
+  // inside the agent's screen. Reactions (a quarantine) are the supervisor's, on the change this makes.
+  app.post('/api/sessions/:id/signal/:event', async (c) => {
+    const payload: unknown = await c.req.json().catch(() => null);
+    const r = await signalSession(p, rt, c.req.param('id'), c.req.param('event'), payload);
+    for (const line of r.ignored) console.error(`trellis: session ${c.req.param('id')}: ignored ${c.req.param('event')} signal: ${line}`);
+    return c.json({});
   });
   // Answers the dialog on screen by its option's name (read from the pane, selected, checked, confirmed).
   app.post('/api/sessions/:id/answer', async (c) => {

@@ -15,6 +15,28 @@ const ENTER_AFTER_PASTE_MS = 40;
 
 const queueKey = (t: PaneTarget) => `${t.socket}\u0000${t.session}`;
 
+/** How long an input waits for another process's input to the same session before taking the lane anyway. */
+const LANE_WAIT_MS = 15_000;
+
+/**
+ * The session's input lane across processes (the serve, a CLI `prompt` or `keys`, a hook delivering a
+ * held prompt): a tmux `wait-for -L` lock on the session's own tmux server, released with `-U`, around
+ * one whole input. A holder that died leaves the lock taken: after LANE_WAIT_MS it is taken anyway.
+ */
+async function acrossProcesses<T>(t: PaneTarget, task: () => Promise<T>): Promise<T> {
+  const channel = `trellis-lane-${t.session}`;
+  const got = await tmuxExec(t.socket, ['wait-for', '-L', channel], undefined, { timeoutMs: LANE_WAIT_MS });
+  try {
+    return await task();
+  } finally {
+    // Also after a timed-out wait: the lock a dead holder left is released with this input's.
+    if (got.code !== 127) await tmuxExec(t.socket, ['wait-for', '-U', channel]);
+  }
+}
+
+/** One whole input on the session's lane: after every earlier one of this process, and alone across processes. */
+const lane = <T>(t: PaneTarget, task: () => Promise<T>): Promise<T> => serialize(queueKey(t), () => acrossProcesses(t, task));
+
 async function tmux(t: PaneTarget, args: string[], input?: Uint8Array): Promise<void> {
   const r = await tmuxExec(t.socket, args, input);
   if (r.code !== 0) throw new TrellisError('TMUX_FAILED', `tmux ${args[0]} failed for session ${t.session}: ${r.stderr || `exit ${r.code}`}`);
@@ -27,7 +49,7 @@ async function tmux(t: PaneTarget, args: string[], input?: Uint8Array): Promise<
  * then `send-keys Enter`. Serialized with all other input to the session.
  */
 export function pasteText(target: PaneTarget, text: string | Uint8Array, opts: { enter?: boolean } = {}): Promise<void> {
-  return serialize(queueKey(target), () => paste(target, text, opts));
+  return lane(target, () => paste(target, text, opts));
 }
 
 async function paste(target: PaneTarget, text: string | Uint8Array, opts: { enter?: boolean } = {}): Promise<void> {
@@ -53,7 +75,7 @@ export interface Lane {
  * behind itself. For a read-then-type step (an answer chosen by what the screen shows).
  */
 export function inLane<T>(target: PaneTarget, task: (lane: Lane) => Promise<T>): Promise<T> {
-  return serialize(queueKey(target), () =>
+  return lane(target, () =>
     task({
       keys: (keys) => tmux(target, ['send-keys', '-t', target.pane, ...checkKeys(keys)]),
       paste: (text, opts) => paste(target, text, opts),
@@ -64,7 +86,7 @@ export function inLane<T>(target: PaneTarget, task: (lane: Lane) => Promise<T>):
 /** Sends allowlisted key names (`Escape`, `C-c`, `Up`, ...) with `send-keys`, serialized. */
 export function sendKeys(target: PaneTarget, keys: readonly string[]): Promise<void> {
   checkKeys(keys);
-  return serialize(queueKey(target), () => tmux(target, ['send-keys', '-t', target.pane, ...keys]));
+  return lane(target, () => tmux(target, ['send-keys', '-t', target.pane, ...keys]));
 }
 
 /** Sends raw bytes exactly (`send-keys -H`), serialized. `via` runs the command on a control client when one is up. */

@@ -69,10 +69,11 @@ export async function launch(p: Project, rt: SessionRuntime, state: SessionState
         if (code !== 0) throw new TrellisError('SPAWN_FAILED', `the setup command '${setup}' exited ${code}; its log is evidence ${hash} (trellis evidence get ${hash})`);
       }
     }
-    const ctx: LaunchContext = { session: state, resume: opts.resume, trellis: trellisCommand() };
+    const apiUrl = await rt.apiUrl();
+    const ctx: LaunchContext = { session: state, resume: opts.resume, trellis: trellisCommand(), apiUrl };
     await adapter.install(state.worktree, ctx);
     await rt.tmux.kill(state.id);
-    const env = sessionEnv(rt, state, await rt.apiUrl());
+    const env = sessionEnv(rt, state, apiUrl);
     // Asked while tmux starts the agent: which version runs is whatever is first on PATH, so the log says it.
     const version = agentVersion(adapter.versionArgs, rt.env);
     // tmux itself says when the agent's process exits (its pane-died hook): no polling per session.

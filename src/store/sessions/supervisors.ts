@@ -61,8 +61,16 @@ async function reconcileOne(p: Project, rt: SessionRuntime, s: SessionState, pan
     await quarantineSession(p, rt, s.id, 'trellis', `${s.turnFailures} turn failures in a row`, 'supervisor');
     return true;
   }
-  if (install && existsSync(s.worktree)) await adapterOf(s.harness).install(s.worktree, { session: s, resume: false, trellis: trellisCommand() });
+  if (install && existsSync(s.worktree)) await adapterOf(s.harness).install(s.worktree, { session: s, resume: false, trellis: trellisCommand(), apiUrl: await rt.apiUrl() });
   return false;
+}
+
+/** Every live session's hooks as command hooks (no serve to POST to): the fallback when the serve stops. */
+async function reinstallCommandHooks(p: Project): Promise<void> {
+  const { states } = await p.sessionLog.all();
+  for (const s of states.filter((x) => SUPERVISED.has(x.status) && existsSync(x.worktree))) {
+    await adapterOf(s.harness).install(s.worktree, { session: s, resume: false, trellis: trellisCommand(), apiUrl: null });
+  }
 }
 
 /**
@@ -95,6 +103,8 @@ export class SessionSupervisors {
   }
 
   stop(): void {
+    // The agents' HTTP hooks point at this serve: back to command hooks (best effort, as the serve goes).
+    if (!this.stopped) void reinstallCommandHooks(this.project).catch(() => {});
     this.stopped = true;
     this.live.bus.off('change', this.onChange);
     if (this.timer) clearInterval(this.timer);

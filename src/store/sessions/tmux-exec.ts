@@ -12,9 +12,9 @@ export interface TmuxResult {
  * place Trellis spawns tmux for a command. No config file (`-f /dev/null`): a server it starts is never
  * shaped by the user's `.tmux.conf`.
  */
-export function tmuxExec(socket: string, args: readonly string[], input?: Uint8Array): Promise<TmuxResult> {
+export function tmuxExec(socket: string, args: readonly string[], input?: Uint8Array, opts: { timeoutMs?: number } = {}): Promise<TmuxResult> {
   return new Promise((resolve) => {
-    const child = spawn('tmux', ['-S', socket, '-f', '/dev/null', ...args], { stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'], env: tmuxEnv() });
+    const child = spawn('tmux', ['-S', socket, '-f', '/dev/null', ...args], { stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'], env: tmuxEnv(), ...(opts.timeoutMs ? { timeout: opts.timeoutMs } : {}) });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout!.on('data', (d: Buffer) => out.push(d));

@@ -8,6 +8,11 @@ export interface LaunchContext {
   readonly resume: boolean;
   /** A shell-quoted command line that runs this trellis (`'node' '/…/bin.js'`). */
   readonly trellis: string;
+  /**
+   * The online serve's loopback API (`http://127.0.0.1:<port>`), or null/absent when none runs: an
+   * agent that can POST its signals (HTTP hooks) sends them there instead of starting a process each.
+   */
+  readonly apiUrl?: string | null;
 }
 
 /** A turn signal an adapter maps a hook call to: a command for the session log, minus who and when. */

@@ -11,6 +11,13 @@ import { claudeDialogOnScreen, claudeIdleOnScreen, claudeInputBox } from './clau
  */
 const HOOKS = ['SessionStart', 'UserPromptSubmit', 'PermissionRequest', 'PostToolUse', 'PostToolUseFailure', 'Notification', 'Stop', 'StopFailure', 'SessionEnd'] as const;
 
+/**
+ * The hooks Claude Code can send as an HTTP POST of the same JSON (`type: "http"`, checked with 2.1.197 and
+ * 2.1.331; SessionStart and SessionEnd are sent only to command hooks): with a serve online they go to its
+ * loopback API, with none (or for the others) a `trellis session signal` process each.
+ */
+const HTTP_HOOKS: ReadonlySet<string> = new Set(['UserPromptSubmit', 'PermissionRequest', 'PostToolUse', 'PostToolUseFailure', 'Notification', 'Stop', 'StopFailure']);
+
 /** The hooks' settings file: local to the worktree, never committed. */
 export const CLAUDE_SETTINGS = '.claude/settings.local.json';
 
@@ -71,7 +78,16 @@ export const claudeAdapter: HarnessAdapter = {
     }
     const hooks = typeof settings.hooks === 'object' && settings.hooks !== null ? { ...(settings.hooks as Record<string, unknown>) } : {};
     for (const event of HOOKS) {
-      hooks[event] = [{ hooks: [{ type: 'command', command: `${ctx.trellis} session signal ${ctx.session.id} ${event}` }] }];
+      const http = ctx.apiUrl && HTTP_HOOKS.has(event);
+      hooks[event] = [
+        {
+          hooks: [
+            http
+              ? { type: 'http', url: `${ctx.apiUrl!.replace(/\/$/, '')}/api/sessions/${ctx.session.id}/signal/${event}`, timeout: 30 }
+              : { type: 'command', command: `${ctx.trellis} session signal ${ctx.session.id} ${event}` },
+          ],
+        },
+      ];
     }
     await excludeFromGit(worktree, CLAUDE_SETTINGS);
     const text = `${JSON.stringify({ ...settings, hooks }, null, 2)}\n`;
