@@ -51,6 +51,8 @@ export const ACTIONS: Record<string, readonly (readonly [string, string])[]> = {
     ['keys <id> <key>...', 'raw keys (--hex for bytes)'],
     ['attach <id>', 'attach this terminal to its tmux pane'],
     ['signal <id> <event>', 'what an agent hook reports'],
+    ['answer <id> <choice>', "answer an opencode session's permission by name (approve, deny, the option's text)"],
+    ['watch-opencode <id> <fresh|resume>', "run in an opencode session's pane: records what its server's event stream says"],
     ['watch-setup <id>', "run by the launch: reads a starting agent's pane for setup dialogs"],
   ],
   eval: [
@@ -139,7 +141,7 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
   cli
     .command('session <action> [...args]', 'Agent sessions: spawn, ls, show, prompt, capture, keys, interrupt, resume, review, merge, close, quarantine, view, attach, signal')
     .usage('session <action> [...args] [options]   (see the README for each action)')
-    .option('--harness <name>', 'spawn: the agent harness (shell, claude, codex)')
+    .option('--harness <name>', 'spawn: the agent harness (shell, claude, codex, opencode)')
     .option('--node <id>', 'spawn: spec node the session works on (repeatable)', { type: [String] })
     .option('--issue <id>', 'spawn: the issue the session works on')
     .option('--body <text>', "prompt: the prompt; '-' reads standard input")

@@ -269,6 +269,19 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
       return 0;
     },
   },
+  answer: {
+    args: ['...id and choice'],
+    options: ['json'],
+    usage: 'trellis session answer <id> <choice>   (an opencode session’s permission, through its own API: approve, deny, or the option’s text)',
+    async run(ctx, p) {
+      const [id, ...words] = ctx.args.join(' ').split(/\s+/);
+      if (!id || words.length === 0) throw new UsageError('missing <choice>', SESSION_ACTIONS.answer!.usage);
+      const { answerByApi } = await import('../store/sessions/answer-by-api.js');
+      const r = await answerByApi(p, id, words.join(' '));
+      await out(ctx.options.json ? json(r) : `${r.session.id} answered "${r.chose}": ${label(r.session)}\n`);
+      return 0;
+    },
+  },
   'watch-opencode': {
     args: ['id', 'launch'],
     options: [],
@@ -281,19 +294,6 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
       process.on('SIGHUP', () => {});
       const { watchOpencode } = await import('../store/sessions/opencode-watch.js');
       await watchOpencode(p, cliRuntime(p), ctx.args[0]!, { resume: launch === 'resume', log: (event, ignored) => logIgnored(ctx.args[0]!, event, ignored) });
-      return 0;
-    },
-  },
-  answer: {
-    args: ['...id and choice'],
-    options: ['json'],
-    usage: 'trellis session answer <id> <choice>   (an opencode session’s permission, through its own API: approve, deny, or the option’s text)',
-    async run(ctx, p) {
-      const [id, ...words] = ctx.args.join(' ').split(/\s+/);
-      if (!id || words.length === 0) throw new UsageError('missing <choice>', SESSION_ACTIONS.answer!.usage);
-      const { answerByApi } = await import('../store/sessions/answer-by-api.js');
-      const r = await answerByApi(p, id, words.join(' '));
-      await out(ctx.options.json ? json(r) : `${r.session.id} answered "${r.chose}": ${label(r.session)}\n`);
       return 0;
     },
   },

@@ -98,3 +98,12 @@ describe('opencode 1.18.33, its recorded event stream', () => {
     expect(pick(signal(busy, 'permission.asked', { sessionID: 'ses_child', permission: 'bash', patterns: ['ls'] }))).toMatchObject({ status: 'running' });
   });
 });
+
+describe('opencode before a spawn', () => {
+  it('a missing opencode is refused naming its npm package', async () => {
+    const { preflight } = await import('../preflight.js');
+    await expect(preflight('opencode', { mainRoot: '/nowhere', env: { PATH: '/nonexistent' } })).rejects.toThrow(
+      "the opencode harness runs 'opencode', which is not installed here (not on PATH): install it with 'npm install -g opencode-ai'",
+    );
+  });
+});
