@@ -53,6 +53,7 @@ export const ACTIONS: Record<string, readonly (readonly [string, string])[]> = {
     ['attach <id>', 'attach this terminal to its tmux pane'],
     ['signal <id> <event>', 'what an agent hook reports'],
     ['react <id>', 'run detached by a hook: the quarantine a signal calls for, outside the agent'],
+    ['watch-opencode <id> <fresh|resume>', "run in an opencode session's pane: records what its server's event stream says"],
     ['watch-setup <id>', "run by the launch: reads a starting agent's pane for setup dialogs"],
   ],
   eval: [
@@ -142,7 +143,7 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
   cli
     .command('session <action> [...args]', 'Agent sessions: spawn, ls, show, prompt, capture, keys, answer, interrupt, resume, review, merge, check, accept, close, quarantine, view, attach, signal')
     .usage('session <action> [...args] [options]   (see the README for each action)')
-    .option('--harness <name>', 'spawn: the agent harness (shell, claude, codex)')
+    .option('--harness <name>', 'spawn: the agent harness (shell, claude, codex, opencode)')
     .option('--node <id>', 'spawn: spec node the session works on (repeatable)', { type: [String] })
     .option('--issue <id>', 'spawn: the issue the session works on')
     .option('--body <text>', "prompt: the prompt; '-' reads standard input")

@@ -6,7 +6,7 @@ import { delay, sse, type RouteContext } from './server.js';
 type Block = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
 const ERRORS: Record<number, [string, string]> = {
-  400: ['invalid_request_error', 'prompt is too long'],
+  400: ['invalid_request_error', 'The fake model refuses this request'],
   401: ['authentication_error', 'invalid x-api-key'],
   429: ['rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit'],
   500: ['api_error', 'Internal server error'],

@@ -6,7 +6,7 @@ import { delay, type RouteContext } from './server.js';
 const obj = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {});
 
 const ERRORS: Record<number, { type: string; code: string; message: string }> = {
-  400: { type: 'invalid_request_error', code: 'context_length_exceeded', message: 'This model\'s maximum context length was exceeded' },
+  400: { type: 'invalid_request_error', code: 'invalid_value', message: 'The fake model refuses this request' },
   401: { type: 'invalid_request_error', code: 'invalid_api_key', message: 'Incorrect API key provided' },
   429: { type: 'rate_limit_error', code: 'rate_limit_exceeded', message: 'Rate limit reached' },
   500: { type: 'server_error', code: 'server_error', message: 'The server had an error while processing your request' },

@@ -10,7 +10,7 @@ const id = (prefix: string) => `${prefix}_${randomUUID().replace(/-/g, '')}`;
 const TITLE_PROMPT = 'Generate a concise, single-line task title';
 
 const ERRORS: Record<number, { type: string; code: string; message: string }> = {
-  400: { type: 'invalid_request_error', code: 'context_length_exceeded', message: 'This model\'s maximum context length was exceeded' },
+  400: { type: 'invalid_request_error', code: 'invalid_value', message: 'The fake model refuses this request' },
   401: { type: 'invalid_request_error', code: 'invalid_api_key', message: 'Incorrect API key provided' },
   429: { type: 'rate_limit_error', code: 'rate_limit_exceeded', message: 'Rate limit reached' },
   500: { type: 'server_error', code: 'server_error', message: 'The server had an error while processing your request' },

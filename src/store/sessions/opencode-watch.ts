@@ -31,7 +31,6 @@ export async function watchOpencode(p: Project, rt: SessionRuntime, id: string, 
   const first = await p.sessionLog.get(id);
   const endpoint = readEndpoint(first, rt.env);
   if (!endpoint) return 'replaced';
-  let connections = 0;
   let lastStatus = '';
   const forward = async (event: string, payload: unknown): Promise<void> => {
     if (!adapter.events.includes(event)) return;
@@ -58,7 +57,7 @@ export async function watchOpencode(p: Project, rt: SessionRuntime, id: string, 
       await streamEvents(endpoint, async (e) => {
         if (e.type === 'server.connected') {
           lastStatus = '';
-          await catchUp(endpoint, await p.sessionLog.get(id), { resume: opts.resume, reconnect: connections++ > 0 }, forward);
+          await catchUp(endpoint, await p.sessionLog.get(id), { resume: opts.resume }, forward);
           return;
         }
         await forward(e.type, e.properties);
@@ -83,11 +82,11 @@ async function ended(rt: SessionRuntime, state: SessionState, endpoint: Opencode
 
 /**
  * What holds in opencode at the moment the stream opened, as the events that would have said it: a
- * pending permission or question, else a busy turn, else (on a resume, a launch with no task, or a
- * reconnection, or once the task's conversation exists) the agent idle at its input. A fresh launch
- * whose task is not yet submitted says nothing: its own events follow.
+ * pending permission or question, else a busy turn, else (on a resume, a launch with no task, or once
+ * the task's conversation exists) the agent idle at its input. A fresh launch whose task opencode has
+ * not yet submitted says nothing: its own events follow.
  */
-async function catchUp(e: OpencodeEndpoint, state: SessionState, how: { resume: boolean; reconnect: boolean }, forward: (event: string, payload: unknown) => Promise<void>): Promise<void> {
+async function catchUp(e: OpencodeEndpoint, state: SessionState, how: { resume: boolean }, forward: (event: string, payload: unknown) => Promise<void>): Promise<void> {
   const [statuses, permissions, questions, sessions] = await Promise.all([
     opencodeCall(e, 'GET', '/session/status'),
     opencodeCall(e, 'GET', '/permission'),
@@ -103,5 +102,5 @@ async function catchUp(e: OpencodeEndpoint, state: SessionState, how: { resume: 
   if (permission) return forward('permission.asked', permission);
   if (question) return forward('question.asked', question);
   if (own && obj(obj(statuses)[own]).type === 'busy') return forward('session.status', { sessionID: own, status: { type: 'busy' } });
-  if (how.resume || how.reconnect || !state.task.trim() || own) await forward('session.idle', own ? { sessionID: own } : {});
+  if (how.resume || !state.task.trim() || own) await forward('session.idle', own ? { sessionID: own } : {});
 }

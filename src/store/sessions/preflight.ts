@@ -9,6 +9,7 @@ import { codexPreflight } from './preflight-codex.js';
 const PROGRAMS: Readonly<Record<string, { readonly program: string; readonly install: string }>> = {
   claude: { program: 'claude', install: 'npm install -g @anthropic-ai/claude-code' },
   codex: { program: 'codex', install: 'npm install -g @openai/codex' },
+  opencode: { program: 'opencode', install: 'npm install -g opencode-ai' },
 };
 
 export type { PreflightContext } from './preflight-context.js';
@@ -29,7 +30,9 @@ export async function preflight(harness: string, ctx: PreflightContext): Promise
       `the ${harness} harness runs '${agent.program}', which is not installed here (not on PATH): install it with '${agent.install}', or spawn with --harness shell`,
     );
   }
-  return harness === 'claude' ? claudePreflight(ctx) : codexPreflight(ctx, path);
+  if (harness === 'claude') return claudePreflight(ctx);
+  // opencode: no first-run check yet (its provider and model come from its own config, not read here).
+  return harness === 'codex' ? codexPreflight(ctx, path) : [];
 }
 
 /** The first executable file named `program` on `pathVar`, or null. */
