@@ -80,7 +80,8 @@ export class NotifyDelivery {
           break;
         } catch (err) {
           const why = (err as Error).message;
-          if (attempt >= retry.attempts || this.stopped) {
+          if (this.stopped) break;
+          if (attempt >= retry.attempts) {
             tally.failed++;
             console.error(`trellis gateway: notify ${describe(t)}: gave up on ${e.type} ${e.id} after ${attempt} attempts: ${why}`);
             break;
