@@ -5,6 +5,8 @@ import { hubConfigPath, readHubConfig, type HubConfig } from '../store/host/hub-
 import { perTurn } from '../store/host/per-turn.js';
 import { gateOf } from '../store/host/project-list.js';
 import { OpenStreams } from './open-streams.js';
+import type { Notifier } from './notify-hub.js';
+import type { ProjectFeed } from './project-feed.js';
 import { LoginLimiter, SessionTable, type Grant } from './login-sessions.js';
 
 export interface GatewayOptions {
@@ -48,6 +50,10 @@ export class GatewayState {
     const hub = this.hubOrError();
     return 'broken' in hub || (!!hub.adminPassword && !!this.sessions.get(id));
   });
+  /** The one project feed (set by projectRoutes): the host page's stream and the notifier follow it. */
+  feed: ProjectFeed | undefined;
+  /** Tells people when a session needs them (set by the server once it exists). */
+  notifier: Notifier | undefined;
   private cached: { stamp: string; config: HubConfig; password: string | undefined } | undefined;
 
   constructor(readonly opts: GatewayOptions) {

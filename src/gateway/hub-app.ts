@@ -7,6 +7,7 @@ import { errorBody, onError } from '../http/errors.js';
 import { authRoutes } from './auth-routes.js';
 import type { GatewayState } from './gateway-state.js';
 import { callerOf } from './hub-context.js';
+import { notifyRoutes } from './notify-routes.js';
 import { projectRoutes } from './project-routes.js';
 import { crossSiteRefusal } from './request-guard.js';
 import { CSP } from './upstream.js';
@@ -73,6 +74,7 @@ export function hubApp(state: GatewayState): Hono<Env> {
   app.get('/health', (c) => c.json({ ok: true, role: 'gateway', instanceId: state.instanceId, only: state.opts.only ?? null }));
   app.route('/', authRoutes(state));
   app.route('/', projectRoutes(state));
+  app.route('/', notifyRoutes(state));
 
   app.on(['GET', 'HEAD'], '*', dashboardAssets(dashboardDistDir(), isHubApi));
   app.notFound((c) => c.json(errorBody('NOT_FOUND', `no route ${c.req.method} ${c.req.path}`), 404));

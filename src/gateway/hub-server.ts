@@ -4,6 +4,7 @@ import { createReapedServer } from '../http/create-server.js';
 import { reaperOptions, type ReaperOptions } from '../http/reaper.js';
 import { GatewayState, type GatewayOptions } from './gateway-state.js';
 import { hubApp } from './hub-app.js';
+import { Notifier } from './notify-hub.js';
 import { proxyFront, proxyUpgradeRoute, refuse } from './proxy-route.js';
 
 /**
@@ -45,14 +46,16 @@ export function createHubServer(opts: GatewayOptions, tls?: TlsOptions, reaper: 
   const http = createReapedServer(app.fetch as (r: Request) => Promise<Response>, reaper, tls && { ...tls, ...STRICT_TLS }, proxyFront(state));
 
   http.on('upgrade', proxyUpgradeRoute(state));
+  let front: Server | undefined;
+  const notifier = (state.notifier = new Notifier(state, () => front ?? http));
 
   if (!tls) {
     const open = track(http);
-    return { server: http, state, close: () => closeServer(http, open) };
+    return { server: http, state, close: () => (notifier.close(), closeServer(http, open)) };
   }
 
   // Paused on connect: the first byte is peeked with read(1) and put back, so TLS takes the socket whole.
-  const front = net.createServer({ pauseOnConnect: true }, (socket) => {
+  front = net.createServer({ pauseOnConnect: true }, (socket) => {
     // Until its first byte arrives the socket is nobody's: it gets the reaper's header deadline here.
     const timer = setTimeout(() => socket.destroy(), reaper.headerMs);
     timer.unref();
@@ -70,7 +73,8 @@ export function createHubServer(opts: GatewayOptions, tls?: TlsOptions, reaper: 
     sniff();
   });
   const open = track(front);
-  return { server: front, state, close: () => closeServer(front, open) };
+  const bound = front;
+  return { server: front, state, close: () => (notifier.close(), closeServer(bound, open)) };
 }
 
 /** Every socket the server accepted and still open (upgraded WebSockets included). */

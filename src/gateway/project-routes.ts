@@ -29,6 +29,7 @@ export function projectRoutes(state: GatewayState): Hono<Env> {
   app.get('/projects', async (c) => c.json(await list()));
 
   const feed = new ProjectFeed(home, list);
+  state.feed = feed;
   app.get('/projects/stream', (c) =>
     streamSSE(c, async (stream) => {
       const queue: string[] = [];

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { TrellisError } from '../../events/index.js';
 import { isCode } from '../fs-errors.js';
+import { parseNotifyConfig, type NotifyConfig } from './notify-config.js';
 
 /** A project's gate on `/p/:id/*` (DESIGN §10). */
 export type Gate = 'admin' | 'open' | { readonly password: string; readonly shell?: true };
@@ -17,6 +18,8 @@ export interface HubConfig {
   /** Extra Host names the gateway answers to (its public names). */
   readonly allowedHosts?: readonly string[];
   readonly tls?: { readonly cert: string; readonly key: string };
+  /** Who is told when a session needs a person (notify-config.ts). */
+  readonly notify?: NotifyConfig;
 }
 
 export const hubConfigPath = (home: string): string => join(home, 'hub.json');
@@ -65,6 +68,7 @@ export function readHubConfig(home: string): HubConfig {
     ...(typeof raw.tls === 'object' && raw.tls !== null && typeof (raw.tls as { cert?: unknown }).cert === 'string' && typeof (raw.tls as { key?: unknown }).key === 'string'
       ? { tls: { cert: (raw.tls as { cert: string }).cert, key: (raw.tls as { key: string }).key } }
       : {}),
+    notify: parseNotifyConfig(raw.notify),
   };
 }
 

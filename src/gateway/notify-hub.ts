@@ -1,0 +1,114 @@
+import type { AddressInfo, Server } from 'node:net';
+import { emptyNotifyState, notifyStep, waitsOf, type NotifyEvent, type NotifyState, type Wait } from '../projections/notify-diff.js';
+import { inQuietHours } from '../projections/notify-quiet.js';
+import type { ProjectList } from '../projections/project-row.js';
+import { DEFAULT_NOTIFY, type NotifyConfig } from '../store/host/notify-config.js';
+import { NotifyDelivery, type Delivered } from '../store/host/notify-deliver.js';
+import type { HubConfig } from '../store/host/hub-config.js';
+import type { ProjectFeed } from './project-feed.js';
+
+/** What the notifier reads of the gateway (its state holds the notifier, so not the state itself). */
+export interface NotifierSource {
+  readonly opts: { readonly tls: boolean };
+  hubOrError(): HubConfig | { broken: string };
+  readonly feed: ProjectFeed | undefined;
+}
+
+/** How often the hub checks whether anyone wants notifications (hub.json targets, an open page). */
+const WATCH_MS = 1_000;
+
+/**
+ * The gateway's notifier (issue 32): while anyone wants to be told (a target in hub.json `notify`, or a
+ * page listening on /hub/notify/stream), it follows the project feed the host page reads, diffs each new
+ * list's inbox against what it has told (projections/notify-diff.ts) and hands every event to the
+ * targets' queues and the listening pages without waiting for either.
+ */
+export class Notifier {
+  private state: NotifyState = emptyNotifyState;
+  private last: { waits: Wait[]; observed: Set<string> } | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private dueTimer: NodeJS.Timeout | undefined;
+  private readonly watch: NodeJS.Timeout;
+  private readonly listeners = new Set<(e: Delivered) => void>();
+  readonly delivery = new NotifyDelivery();
+
+  constructor(
+    private readonly gw: NotifierSource,
+    /** The server whose address makes the links absolute (the TLS front when there is one). */
+    private readonly server: () => Server,
+  ) {
+    this.watch = setInterval(() => this.follow(), WATCH_MS);
+    this.watch.unref();
+    setImmediate(() => this.follow());
+  }
+
+  /** Every event from now on, until the returned function is called. */
+  listen(fn: (e: Delivered) => void): () => void {
+    this.listeners.add(fn);
+    this.follow();
+    return () => {
+      this.listeners.delete(fn);
+    };
+  }
+
+  close(): void {
+    clearInterval(this.watch);
+    clearTimeout(this.dueTimer);
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    this.delivery.stop();
+  }
+
+  private config(): NotifyConfig {
+    const hub = this.gw.hubOrError();
+    return 'broken' in hub ? DEFAULT_NOTIFY : (hub.notify ?? DEFAULT_NOTIFY);
+  }
+
+  /** Subscribes to the feed while anyone wants notifications; lets go when nobody does. */
+  private follow(): void {
+    const wanted = this.config().targets.length > 0 || this.listeners.size > 0;
+    const feed = this.gw.feed;
+    if (wanted && !this.unsubscribe && feed) {
+      this.unsubscribe = feed.subscribe((body) => this.onList(JSON.parse(body) as ProjectList));
+    } else if (!wanted && this.unsubscribe) {
+      this.unsubscribe();
+      this.unsubscribe = undefined;
+    }
+  }
+
+  private onList(list: ProjectList): void {
+    this.last = waitsOf(list, { turnEnd: this.config().turnEnd });
+    this.step();
+  }
+
+  private step(): void {
+    if (!this.last) return;
+    const config = this.config();
+    const now = new Date();
+    const quiet = inQuietHours(config.quietHours, now.getHours(), now.getMinutes());
+    const r = notifyStep(this.state, this.last, now.getTime(), { debounceMs: config.debounceMs, silenced: (w) => quiet || config.mute.includes(w.project) });
+    this.state = r.state;
+    clearTimeout(this.dueTimer);
+    if (r.due !== null) {
+      this.dueTimer = setTimeout(() => this.step(), Math.max(0, r.due - now.getTime()) + 1);
+      this.dueTimer.unref();
+    }
+    for (const e of r.events) this.emit(config, e);
+  }
+
+  private emit(config: NotifyConfig, e: NotifyEvent): void {
+    const delivered: Delivered = { ...e, url: new URL(e.path, this.base()).href };
+    this.delivery.send(config, delivered);
+    for (const fn of [...this.listeners]) fn(delivered);
+  }
+
+  /** hub.json `notify.publicUrl` (the address a phone reaches), else the gateway's own, for absolute links. */
+  private base(): string {
+    const pub = this.config().publicUrl;
+    if (pub) return pub;
+    const scheme = this.gw.opts.tls ? 'https' : 'http';
+    const a = this.server().address() as AddressInfo | null;
+    const host = !a || a.address === '0.0.0.0' || a.address === '::' ? 'localhost' : a.family === 'IPv6' ? `[${a.address}]` : a.address;
+    return `${scheme}://${host}${a ? `:${a.port}` : ''}/`;
+  }
+}

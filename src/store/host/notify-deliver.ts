@@ -1,0 +1,97 @@
+import { spawn } from 'node:child_process';
+import type { NotifyEvent } from '../../projections/notify-diff.js';
+import type { NotifyConfig, NotifyTarget } from './notify-config.js';
+
+/** One attempt may take this long (a hung webhook or command is cut off, then retried). */
+const ATTEMPT_MS = 10_000;
+/** Pause between attempts never exceeds this. */
+const MAX_PAUSE_MS = 60_000;
+/** Events waiting for one target beyond this are dropped oldest first (logged): a dead target holds no memory. */
+const QUEUE_MAX = 100;
+
+/** The event as the target receives it: with the absolute link to the session when the gateway knows its address. */
+export type Delivered = NotifyEvent & { readonly url: string };
+
+const describe = (t: NotifyTarget): string => (t.type === 'command' ? `command ${t.command[0]}` : `${t.type} ${new URL(t.url).origin}`);
+
+/** A header value as ntfy reads it: plain ASCII as is, anything else RFC 2047 encoded. */
+const header = (text: string): string => (/^[\x20-\x7e]*$/.test(text) ? text : `=?UTF-8?B?${Buffer.from(text).toString('base64')}?=`);
+
+const line = (e: Delivered): string =>
+  e.type === 'withdraw' ? `${e.session.title}: answered` : e.type === 'turn-end' ? `${e.session.title}: turn ended` : `${e.session.title} waits for ${e.waitsFor}`;
+
+async function post(t: Extract<NotifyTarget, { url: string }>, e: Delivered): Promise<void> {
+  const init: RequestInit =
+    t.type === 'ntfy'
+      ? { method: 'POST', body: line(e), headers: { 'Content-Type': 'text/plain; charset=utf-8', Title: header(`${e.project.name}: an agent needs you`), Click: e.url, Tags: 'bell' } }
+      : { method: 'POST', body: JSON.stringify(e), headers: { 'Content-Type': 'application/json' } };
+  const res = await fetch(t.url, { ...init, redirect: 'error', signal: AbortSignal.timeout(ATTEMPT_MS) });
+  await res.arrayBuffer().catch(() => undefined);
+  if (!res.ok) throw new Error(`answered ${res.status}`);
+}
+
+function run(t: Extract<NotifyTarget, { type: 'command' }>, e: Delivered): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(t.command[0]!, t.command.slice(1), { stdio: ['pipe', 'ignore', 'pipe'], timeout: ATTEMPT_MS, killSignal: 'SIGKILL' });
+    let err = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err = (err + d).slice(-500)));
+    child.on('error', reject);
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(`${JSON.stringify(e)}\n`);
+    child.on('close', (code, signal) => (code === 0 ? resolve() : reject(new Error(signal ? `killed by ${signal} (over ${ATTEMPT_MS} ms?)` : `exited ${code}${err ? `: ${err.trim()}` : ''}`))));
+  });
+}
+
+/**
+ * Each target's own queue, delivered one event at a time with bounded retries: a slow or dead target
+ * delays only its own later events, never another target and never the caller (send returns at once).
+ */
+export class NotifyDelivery {
+  private readonly queues = new Map<string, { items: Delivered[]; busy: boolean }>();
+  private stopped = false;
+  /** Per target: delivered and given up (for the tests and the log). */
+  readonly tally = new Map<string, { delivered: number; failed: number }>();
+
+  send(config: NotifyConfig, e: Delivered): void {
+    for (const t of config.targets) {
+      if (!t.events.includes(e.type)) continue;
+      const key = JSON.stringify(t);
+      const q = this.queues.get(key) ?? { items: [], busy: false };
+      this.queues.set(key, q);
+      q.items.push(e);
+      if (q.items.length > QUEUE_MAX) console.error(`trellis gateway: notify ${describe(t)}: ${q.items.splice(0, q.items.length - QUEUE_MAX).length} events dropped (the target is behind)`);
+      if (!q.busy) void this.drain(t, key, q, config.retry);
+    }
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
+
+  private async drain(t: NotifyTarget, key: string, q: { items: Delivered[]; busy: boolean }, retry: NotifyConfig['retry']): Promise<void> {
+    q.busy = true;
+    const tally = this.tally.get(key) ?? { delivered: 0, failed: 0 };
+    this.tally.set(key, tally);
+    for (let e = q.items.shift(); e && !this.stopped; e = q.items.shift()) {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await (t.type === 'command' ? run(t, e) : post(t, e));
+          tally.delivered++;
+          break;
+        } catch (err) {
+          const why = (err as Error).message;
+          if (this.stopped) break;
+          if (attempt >= retry.attempts) {
+            tally.failed++;
+            console.error(`trellis gateway: notify ${describe(t)}: gave up on ${e.type} ${e.id} after ${attempt} attempts: ${why}`);
+            break;
+          }
+          const pause = Math.min(retry.baseMs * 2 ** (attempt - 1), MAX_PAUSE_MS);
+          console.error(`trellis gateway: notify ${describe(t)}: attempt ${attempt} failed (${why}); again in ${pause} ms`);
+          await new Promise((r) => setTimeout(r, pause).unref());
+        }
+      }
+    }
+    q.busy = false;
+  }
+}
