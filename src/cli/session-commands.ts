@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, fstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isTrellisError, TrellisError } from '../events/index.js';
-import type { OverlapWith, SessionChecks, SessionView } from '../projections/index.js';
+import type { OverlapWith, SessionView } from '../projections/index.js';
 import { readEndpointRecord, trellisHome } from '../store/host/endpoint-record.js';
 import type { Project } from '../store/project/project.js';
 import { openProject } from './open-project.js';
@@ -33,6 +33,7 @@ import { err, out } from './output.js';
 import { problemLines } from './render.js';
 import { checkShape, type Shape, type VerbContext } from './shape.js';
 import { UsageError } from './usage-error.js';
+import { checksText } from './checks-text.js';
 
 interface ActionSpec extends Shape {
   readonly run: (ctx: VerbContext, p: Project) => Promise<number>;
@@ -79,28 +80,6 @@ function sessionText(s: SessionView & { overlaps?: readonly OverlapWith[] }): st
     ...s.timeline.map((t, i) => `\n── prompt ${i + 1} · ${t.by} · ${t.at}${t.held ? ` · queued: ${t.held}` : ''}\n${t.body}`),
   ];
   return `${lines.join('\n')}\n`;
-}
-
-/** One line per check: verdict, scenario, the session's and trunk's outcomes; then the gate's line and the overrides. */
-function checksText(c: SessionChecks & { notes: readonly string[] }, skipped: readonly { scenario: string; why: string }[] = []): string {
-  const lines = c.checks.flatMap((x) => [
-    `${x.verdict.padEnd(14)} ${x.scenario}  here ${x.head ? x.head.outcome : '-'} · trunk ${x.trunk ? x.trunk.outcome : x.trunkLatest ? `- (latest ${x.trunkLatest.outcome} at ${x.trunkLatest.commit?.slice(0, 12) ?? 'no commit'}, not the tip)` : '-'}  (${x.because.join(', ')}${x.required ? ', required' : ''}${x.node ? ` · ${x.node}` : ''})`,
-    ...(x.changed
-      ? [
-          `               fixed at dispatch: ${x.changed.fixed.run} → ${x.head ? x.head.outcome : 'not run'}`,
-          `               the branch's:      ${x.changed.now.run ?? '(removed)'}${x.changed.now.run ? ` → ${x.changed.headNow ? x.changed.headNow.outcome : 'not run'}` : ''}${x.changed.accepted ? `  (accepted by ${x.changed.accepted.by}: ${x.changed.accepted.reason})` : ''}`,
-        ]
-      : []),
-  ]);
-  return [
-    ...lines,
-    ...skipped.map((s) => `not run: ${s.scenario}: ${s.why}`),
-    ...c.notes.map((n) => `note: ${n}`),
-    ...c.overrides.map((o) => `overridden by ${o.by} at ${o.at} for ${o.scenarios.join(', ')}: ${o.reason}`),
-    ...c.acceptances.map((a) => `changed check accepted by ${a.by} at ${a.at} for ${a.scenarios.map((d) => d.id).join(', ')}: ${a.reason}`),
-    c.line,
-    '',
-  ].join('\n');
 }
 
 function reviewText(r: ReviewBundle): string {

@@ -51,9 +51,12 @@ export async function checkSession(p: Project, id: string, by: string): Promise<
     if (c.changed) plan(c.scenario, c.changed.now.run, c.changed.now.timeoutS);
   }
   const skipped = before.checks.filter((c) => c.run === null && !c.changed?.now.run).map((c) => ({ scenario: c.scenario, why: 'declared by no spec node, here or on trunk' }));
-  const readings = await runDefinitions(p, { scope: id, worktree: state.worktree, commit: before.head }, runs, by);
   const stale = before.checks.filter((c) => c.baseline === 'stale' || c.baseline === 'missing').map((c) => c.scenario);
-  const trunk = before.trunkTip ? await measureTrunkTip(p, before.trunkTip, stale, by) : [];
+  // Two worktrees, two runs side by side: the session's head and trunk's tip do not share a file.
+  const [readings, trunk] = await Promise.all([
+    runDefinitions(p, { scope: id, worktree: state.worktree, commit: before.head }, runs, by),
+    before.trunkTip ? measureTrunkTip(p, before.trunkTip, stale, by) : [],
+  ]);
   return { session: id, head: before.head, readings, trunk, skipped, checks: await currentChecks(p, state) };
 }
 

@@ -48,6 +48,8 @@ async function issueScenarios(p: Project, issue: string | null): Promise<{ check
 export interface ChecksSources {
   /** Trunk's spec tree (the server's memoized one); otherwise read from the main checkout. */
   readonly trunkTree?: () => SpecTree;
+  /** Trunk's tip, when the caller has read it already (the review bundle's pre-flight does). */
+  readonly trunkTip?: string;
 }
 
 /**
@@ -69,7 +71,7 @@ export async function checksOf(p: Project, state: SessionState, head: string, ch
   const own = existsSync(state.worktree) ? readSpecTree(state.worktree, specRoot) : null;
   const fixed = state.fixedChecks;
   // The issue as it was at spawn; a session from before the rule reads it as it is now.
-  const [issue, evals, tip] = await Promise.all([fixed ? { checks: [...fixed.issueChecks] } : issueScenarios(p, state.issue), p.evals.all(), trunkCommit(p)]);
+  const [issue, evals, tip] = await Promise.all([fixed ? { checks: [...fixed.issueChecks] } : issueScenarios(p, state.issue), p.evals.all(), sources.trunkTip ?? trunkCommit(p).then((t) => t.commit)]);
   const checks = sessionChecks({
     session: state.id,
     head,
@@ -79,7 +81,7 @@ export async function checksOf(p: Project, state: SessionState, head: string, ch
     fixed,
     own: own ? own.nodes.flatMap((n) => n.scenarios) : null,
     trunk: trunk.nodes.flatMap((n) => n.scenarios),
-    trunkTip: tip.commit,
+    trunkTip: tip,
     streams: evals.states,
     gate: settings.sessions.mergeGate,
     overrides: state.mergeOverrides,

@@ -19,7 +19,8 @@ export async function reviewBundle(p: Project, id: string, sources: ChecksSource
   const root = mainRoot(p);
   const head = await branchHead(root, state);
   const base = state.base;
-  const log = await git(root, ['log', '--reverse', '--format=%H%x00%an%x00%aI%x00%s', `${base}..${head}`]);
+  // Independent reads side by side: each is a git process or a fold, and a loaded machine spawns slowly.
+  const [log, changed, tip] = await Promise.all([git(root, ['log', '--reverse', '--format=%H%x00%an%x00%aI%x00%s', `${base}..${head}`]), changedFiles(root, base, head), trunkCommit(p)]);
   const commits = log
     .split('\n')
     .filter(Boolean)
@@ -27,20 +28,23 @@ export async function reviewBundle(p: Project, id: string, sources: ChecksSource
       const [hash, author, at, subject] = l.split('\0');
       return { hash: hash!, author: author!, at: at!, subject: subject! };
     });
-  const changed = await changedFiles(root, base, head);
-  const files = await Promise.all(changed.map(async (f) => ({ ...f, diff: await git(root, ['diff', '--no-color', '--no-ext-diff', base, head, '--', f.path]) })));
-  const nodeIds = changedNodes(p.settings().specRoot, changed.map((f) => f.path));
-  const { issues } = nodeIds.length ? await mergedIssues(p) : { issues: [] as Issue[] };
+  const paths = changed.map((f) => f.path);
+  const nodeIds = changedNodes(p.settings().specRoot, paths);
+  // Trunk's tip read once: the pre-flight merges into it and the checks' baseline is measured there.
+  const [files, { issues }, checks, pre] = await Promise.all([
+    Promise.all(changed.map(async (f) => ({ ...f, diff: await git(root, ['diff', '--no-color', '--no-ext-diff', base, head, '--', f.path]) }))),
+    nodeIds.length ? mergedIssues(p) : { issues: [] as Issue[] },
+    checksOf(p, state, head, paths, { ...sources, trunkTip: tip.commit }),
+    preflight(root, tip, base, head),
+  ]);
   const nodes = nodeIds.map((n) => ({
     id: n,
     openIssues: issues.filter((i) => i.status === 'open' && i.nodes.includes(n)).map((i) => ({ id: i.id, concern: i.concern })),
   }));
-  const checks = await checksOf(p, state, head, changed.map((f) => f.path), sources);
-  return { session: id, branch: state.branch, base, head, commits, files, nodes, preflight: { ...(await preflight(p, root, base, head)), ready: checks.ready, checks: checks.line }, checks };
+  return { session: id, branch: state.branch, base, head, commits, files, nodes, preflight: { ...pre, ready: checks.ready, checks: checks.line }, checks };
 }
 
-async function preflight(p: Project, root: string, base: string, head: string): Promise<Omit<Preflight, 'ready' | 'checks'>> {
-  const { trunk, commit: trunkHead } = await trunkCommit(p);
+async function preflight(root: string, { trunk, commit: trunkHead }: { trunk: string; commit: string }, base: string, head: string): Promise<Omit<Preflight, 'ready' | 'checks'>> {
   const merged = await gitRaw(root, ['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', trunkHead, head]);
   if (merged.code !== 0 && merged.code !== 1) throw new Error(`git merge-tree failed: ${merged.stderr.trim()}`);
   // Output: the tree, then (on conflict) the conflicted paths, NUL-separated.
