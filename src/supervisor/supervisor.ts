@@ -90,7 +90,7 @@ export class Supervisor {
     } catch (err) {
       throw err instanceof BindError ? err : new BindError(this.opts.port, this.opts.host, undefined);
     }
-    this.publicUrl = this.apiUrl(port);
+    this.publicUrl = this.faceUrl(port);
     first.process.send({ type: 'api-url', url: this.publicUrl });
     this.current = first;
     this.watchDeath(first);
@@ -239,6 +239,17 @@ export class Supervisor {
         TRELLIS_API_URL: apiUrl ?? '',
       },
     });
+  }
+
+  /**
+   * Where the public face answers: the address it is bound to (`--host ::1` → `http://[::1]:port/`;
+   * recording 127.0.0.1 there left a URL nothing answered), 127.0.0.1 for an unspecified one.
+   */
+  private faceUrl(port: number): string {
+    const bound = this.proxy.server.address();
+    const address = bound && typeof bound === 'object' ? bound.address : '127.0.0.1';
+    if (address === '0.0.0.0' || address === '::') return this.apiUrl(port);
+    return `http://${address.includes(':') ? `[${address}]` : address}:${port}/`;
   }
 
   private apiUrl(port: number): string {
