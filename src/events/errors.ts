@@ -57,7 +57,9 @@ export type ErrorCode =
   /** A revision-checked write came without the revision it was based on (HTTP: no If-Match). */
   | 'PRECONDITION_REQUIRED'
   /** A revision-checked write named a revision that is no longer current; nothing was written. */
-  | 'STALE_REVISION';
+  | 'STALE_REVISION'
+  /** A folder Trellis writes into is a symlink, someone else's, or open to other users: nothing is written there. */
+  | 'UNSAFE_FOLDER';
 
 export class TrellisError extends Error {
   override name = 'TrellisError';
