@@ -47,9 +47,12 @@ export async function runDashboard(action: string | undefined, ctx: VerbContext)
     });
   }
   await new Promise<void>((resolve) => {
-    const stop = () => void gateway.close().then(resolve);
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    // `on`, not `once`: a `once` listener is gone before a write-file-atomic signal handler asks whether
+    // anyone else listens, and that handler then re-sends the signal (see serve-command.ts).
+    let closing: Promise<void> | undefined;
+    const stop = () => void (closing ??= gateway.close().then(resolve));
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
   });
   removeHubRecord(home, gateway.instanceId);
   return 0;

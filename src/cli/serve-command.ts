@@ -62,17 +62,24 @@ export async function runServe(ctx: VerbContext): Promise<number> {
     log: (line) => void out(`trellis: ${line}\n`),
   });
   // Signals are caught before start-up ends: a stop asked for meanwhile waits for it, then stops cleanly.
+  // The handlers stay for the process's whole life (`on`, not `once`): a record write in flight holds
+  // write-file-atomic's signal-exit handler, which re-sends a signal that finds no other listener left,
+  // and a `once` listener is removed before it runs — a SIGTERM during a record rewrite (a dead child's
+  // replacement) killed serve by the signal, undrained. A second signal changes nothing.
   let started: Promise<void> = Promise.resolve();
   let gateway: { close(): Promise<void> } | undefined;
+  let stopping: Promise<void> | undefined;
   const stopped = new Promise<void>((resolve) => {
-    const stop = () =>
-      void started
+    const stop = () => {
+      supervisor.stopAsked();
+      stopping ??= started
         .catch(() => {})
         .then(() => gateway?.close())
         .then(() => supervisor.stop())
         .then(resolve);
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
   });
   try {
     started = (async () => {

@@ -59,7 +59,9 @@ export type ErrorCode =
   /** A revision-checked write named a revision that is no longer current; nothing was written. */
   | 'STALE_REVISION'
   /** A gate decision (a merge override, a changed check's acceptance) made by the session it judges. */
-  | 'SELF_APPROVAL';
+  | 'SELF_APPROVAL'
+  /** A folder Trellis writes into is a symlink, someone else's, or open to other users: nothing is written there. */
+  | 'UNSAFE_FOLDER';
 
 export class TrellisError extends Error {
   override name = 'TrellisError';

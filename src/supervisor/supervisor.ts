@@ -5,6 +5,7 @@ import { readEndpointRecord, removeEndpointRecord, withRecordClaim, writeEndpoin
 import { TreeWatcher } from '../store/board/watch-tree.js';
 import { bootChild, BootError, drainChild, type ChildHandle } from './child.js';
 import { SwitchableProxy } from './proxy.js';
+import { TestPauses } from './test-pauses.js';
 
 export interface SupervisorOptions {
   readonly root: string;
@@ -57,8 +58,20 @@ export class Supervisor {
   /** Record rewrites, one after another: the last word is the latest child's, and a stop waits for it. */
   private publishing: Promise<void> = Promise.resolve();
   publicUrl = '';
+  private askStop: () => void = () => {};
+  /** Set by a signal, before stop() runs: no new child is booted from then on. */
+  private stopRequested = false;
+  private readonly pauses: TestPauses;
 
-  constructor(private readonly opts: SupervisorOptions) {}
+  constructor(private readonly opts: SupervisorOptions) {
+    this.pauses = new TestPauses(opts.env.TRELLIS_TEST_PAUSE, opts.log, new Promise((resolve) => (this.askStop = resolve)));
+  }
+
+  /** A stop is on its way (a signal arrived): said at once, before any step the stop waits for ends. */
+  stopAsked(): void {
+    this.stopRequested = true;
+    this.askStop();
+  }
 
   /** Boots the first child, binds the public port (reaping the child if that fails), publishes the record. */
   async start(): Promise<void> {
@@ -67,6 +80,7 @@ export class Supervisor {
     // still running, would read offline. Refused before anything boots.
     await this.refuseIfServed();
     const first = await this.boot(this.opts.port === 0 ? undefined : this.apiUrl(this.opts.port));
+    await this.pauses.at('first-boot');
     let port: number;
     try {
       port = await bindPublic(this.proxy.server, this.opts.port, this.opts.host, async () => {
@@ -76,7 +90,7 @@ export class Supervisor {
     } catch (err) {
       throw err instanceof BindError ? err : new BindError(this.opts.port, this.opts.host, undefined);
     }
-    this.publicUrl = this.apiUrl(port);
+    this.publicUrl = this.faceUrl(port);
     first.process.send({ type: 'api-url', url: this.publicUrl });
     this.current = first;
     this.watchDeath(first);
@@ -97,7 +111,7 @@ export class Supervisor {
           identity: this.opts.identity,
           startedAt: new Date().toISOString(),
         };
-        await writeEndpointRecord(this.opts.home, this.recordNow());
+        await writeEndpointRecord(this.opts.home, this.recordNow(), () => this.pauses.at('record-write'));
       });
     } catch (err) {
       this.stopping = true; // the child's exit below is no death to replace
@@ -147,7 +161,7 @@ export class Supervisor {
   }
 
   private async reloadOnce(why: string): Promise<void> {
-    if (this.stopping) return;
+    if (this.stopping || this.stopRequested) return;
     this.opts.log(`${why}; booting child ${this.generation + 1}`);
     let next: ChildHandle;
     try {
@@ -157,6 +171,7 @@ export class Supervisor {
       this.opts.log(`reload discarded: ${err.message}; ${this.current ? `still serving child ${this.current.id}` : 'no child is serving; retrying'}`);
       return;
     }
+    await this.pauses.at('reload-booted');
     const old = this.current;
     this.current = next;
     this.proxy.switchTo(next.port);
@@ -164,6 +179,7 @@ export class Supervisor {
     // it has, and new connections stop reaching it.
     await this.publishChild();
     this.opts.log(`switched to child ${next.id} (pid ${next.pid}, port ${next.port})${old ? `; draining child ${old.id}` : ''}`);
+    await this.pauses.at('switched');
     if (old) void drainChild(old, this.opts.drainMs).then(() => this.opts.log(`child ${old.id} drained and exited`));
     this.watchDeath(next);
   }
@@ -180,9 +196,11 @@ export class Supervisor {
       // Until a replacement serves, the record names no child: its port is nobody's now.
       void this.publishChild();
       this.opts.log(`child ${child.id} exited unexpectedly with code ${code}; booting a replacement`);
-      for (let delay = 200; !this.current && !this.stopping; delay = Math.min(delay * 2, 10_000)) {
+      await this.pauses.at('replace');
+      for (let delay = 200; !this.current && !this.stopping && !this.stopRequested; delay = Math.min(delay * 2, 10_000)) {
         await this.reload('replacing a dead child');
-        if (!this.current) await new Promise((r) => setTimeout(r, delay));
+        // Unref'd: a stop during the backoff exits at once instead of after it.
+        if (!this.current) await new Promise((r) => setTimeout(r, delay).unref());
       }
     });
   }
@@ -195,7 +213,7 @@ export class Supervisor {
     this.publishing = this.publishing.then(async () => {
       if (!this.published || this.stopping) return;
       try {
-        await writeEndpointRecord(this.opts.home, this.recordNow());
+        await writeEndpointRecord(this.opts.home, this.recordNow(), () => this.pauses.at('record-write'));
       } catch (err) {
         this.opts.log(`could not rewrite the endpoint record (${(err as Error).message}); gateways keep using ${this.publicUrl}`);
       }
@@ -221,6 +239,17 @@ export class Supervisor {
         TRELLIS_API_URL: apiUrl ?? '',
       },
     });
+  }
+
+  /**
+   * Where the public face answers: the address it is bound to (`--host ::1` → `http://[::1]:port/`;
+   * recording 127.0.0.1 there left a URL nothing answered), 127.0.0.1 for an unspecified one.
+   */
+  private faceUrl(port: number): string {
+    const bound = this.proxy.server.address();
+    const address = bound && typeof bound === 'object' ? bound.address : '127.0.0.1';
+    if (address === '0.0.0.0' || address === '::') return this.apiUrl(port);
+    return `http://${address.includes(':') ? `[${address}]` : address}:${port}/`;
   }
 
   private apiUrl(port: number): string {

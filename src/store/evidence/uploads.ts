@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, createWriteStream, lstatSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { once } from 'node:events';
 import { TrellisError } from '../../events/index.js';
@@ -10,8 +11,26 @@ export const DEFAULT_UPLOAD_MAX_BYTES = 25 << 20;
 /** Longest stored file name, in bytes. */
 const MAX_NAME_BYTES = 200;
 
-/** Where pasted files go on the worker machine: `/tmp/trellis-uploads`, or TRELLIS_UPLOADS_DIR. */
-export const uploadsDir = (env: NodeJS.ProcessEnv = process.env): string => env.TRELLIS_UPLOADS_DIR || '/tmp/trellis-uploads';
+/**
+ * Where pasted files go on the worker machine: a folder of this user's own in the temporary folder,
+ * `/tmp/trellis-uploads-<uid>` (0700), or TRELLIS_UPLOADS_DIR. Never one fixed path in a shared /tmp,
+ * where another user could make it first.
+ */
+export const uploadsDir = (env: NodeJS.ProcessEnv = process.env): string => env.TRELLIS_UPLOADS_DIR || join(tmpdir(), `trellis-uploads-${userInfo().uid}`);
+
+/**
+ * Makes `dir` (0700) or checks the one that is there: a real folder (a symlink is refused, never
+ * followed), this user's own, open to nobody else (a wider mode of our own folder is narrowed).
+ */
+function ownFolder(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const st = lstatSync(dir);
+  const unsafe = (why: string) => new TrellisError('UNSAFE_FOLDER', `the uploads folder ${dir} ${why}; nothing was stored. Remove it (or set TRELLIS_UPLOADS_DIR to a folder of your own)`);
+  if (st.isSymbolicLink()) throw unsafe('is a symlink');
+  if (!st.isDirectory()) throw unsafe('is not a folder');
+  if (process.getuid && st.uid !== process.getuid()) throw unsafe(`belongs to another user (uid ${st.uid})`);
+  if ((st.mode & 0o077) !== 0) chmodSync(dir, 0o700);
+}
 
 /** `uploads.maxBytes` from trellis.json (trellis.local.json wins), else 25 MB; a bad value is a clear error. */
 export function uploadLimit(root: string | null): number {
@@ -59,7 +78,7 @@ export interface Upload {
 export async function storeUpload(source: AsyncIterable<Uint8Array>, rawName: string, opts: { maxBytes: number; dir?: string }): Promise<Upload> {
   const name = sanitizeUploadName(rawName);
   const dir = opts.dir ?? uploadsDir();
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  ownFolder(dir);
   const tmp = confinedPath(dir, `.incoming-${randomBytes(8).toString('hex')}`);
   const file = createWriteStream(tmp, { mode: 0o600 });
   const hash = createHash('sha256');
@@ -76,7 +95,7 @@ export async function storeUpload(source: AsyncIterable<Uint8Array>, rawName: st
     await once(file, 'finish');
     const digest = hash.digest('hex');
     const folder = confinedPath(dir, digest);
-    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    ownFolder(folder);
     const path = confinedPath(folder, name);
     renameSync(tmp, path);
     return { path, size: statSync(path).size, hash: digest };

@@ -52,10 +52,11 @@ export function encodeProject(root: string): string {
 
 export const recordPath = (home: string, root: string): string => join(home, 'projects', encodeProject(root), 'endpoint.json');
 
-export async function writeEndpointRecord(home: string, record: EndpointRecord): Promise<string> {
+export async function writeEndpointRecord(home: string, record: EndpointRecord, whileWriting?: () => Promise<void>): Promise<string> {
   const path = recordPath(home, record.root);
   mkdirSync(join(path, '..'), { recursive: true });
-  await writeFileAtomic(path, `${JSON.stringify(record, null, 2)}\n`);
+  // whileWriting: awaited once the temporary file exists, before the rename (the supervisor's test pause).
+  await writeFileAtomic(path, `${JSON.stringify(record, null, 2)}\n`, whileWriting ? { tmpfileCreated: whileWriting } : {});
   return path;
 }
 

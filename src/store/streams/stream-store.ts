@@ -2,7 +2,7 @@ import { TrellisError } from '../../events/errors.js';
 import { isAfter, orderEvents } from '../../events/event-order.js';
 import type { ChainResult } from '../git/chain.js';
 import type { GitAppendLog } from '../git/append-log.js';
-import { tipsUnchanged, type TipsRead, type TipsStamp } from '../git/refs.js';
+import { readTip, tipsUnchanged, type TipsRead, type TipsStamp } from '../git/refs.js';
 import { parseChain } from './parse-chain.js';
 import type { ProjectionCache, StreamProblem, StreamSnapshot } from './projection-cache.js';
 import type { StoredEvent, StreamKind } from './stream-kind.js';
@@ -243,7 +243,11 @@ export class StreamStore<E extends StoredEvent, S, C> {
 
   /** One stream at its current tip, without reading the others (the kind's initial state if absent). */
   async get(id: string): Promise<S> {
-    const tip = this.log.tip(this.ref(id));
+    // A damaged ref is named as damage with its repair, never read as "no such stream": every verb that
+    // reads one first (show, reply, close, a session's prompt) says what is wrong and how to mend it.
+    const found = this.log.tipOrDamage(this.ref(id));
+    if (found === 'damaged') readTip(this.log.gitdir, this.ref(id));
+    const tip = found === 'damaged' ? null : found;
     this.fromCache(id, tip);
     const snap = await this.snapshotAt(id, tip);
     return this.stateOrThrow(snap, id);
