@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agentTestBed, CLAUDE_VERSION, CODEX_VERSION } from './helpers/agents.js';
+import { agentTestBed, CLAUDE_VERSION, CLAUDE_VERSIONS, CODEX_VERSION } from './helpers/agents.js';
 import { waitFor } from './helpers/sessions.js';
 import { execFileSync } from 'node:child_process';
 
@@ -10,6 +10,8 @@ describe('the fake model API drives the real agent programs', () => {
     const p = bed.project();
     expect(execFileSync('claude', ['--version'], { env: p.env, encoding: 'utf8' })).toContain(CLAUDE_VERSION);
     expect(execFileSync('codex', ['--version'], { env: p.env, encoding: 'utf8' })).toContain(CODEX_VERSION);
+    // Each version of the matrix is the `claude` on PATH of a project made for it.
+    for (const v of CLAUDE_VERSIONS) expect(execFileSync('claude', ['--version'], { env: bed.project({ claudeVersion: v }).env, encoding: 'utf8' })).toBe(`${v} (Claude Code)\n`);
   });
 
   it('a real claude and a real codex each complete one scripted turn in a Trellis session', async () => {

@@ -220,6 +220,32 @@ describe('the claude adapter, with a stand-in agent speaking Claude Code’s hoo
     await ok(dir, ['session', 'close', id], { env });
   });
 
+  it('answers by name through the API: a choice the dialog does not offer is refused naming its options; a selection the screen does not follow is never confirmed; approve is confirmed on "Yes"', async () => {
+    const { dir, home, env } = project();
+    const show = async (id: string) => JSON.parse(await ok(dir, ['session', 'show', id, '--json'], { env }));
+    const id = (await ok(dir, ['session', 'spawn', 'ask permission', '--harness', 'claude'], { env })).trim();
+    await waitFor('awaiting{permission}', async () => (await show(id)).reason === 'permission');
+    writeFileSync(join(dir, 'trellis.json'), '{}\n');
+    const served = await startServe(ROOT, dir, env);
+    const answer = async (choice: string) => {
+      const res = await fetch(new URL(`/api/sessions/${id}/answer`, served.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ choice }) });
+      return { status: res.status, body: (await res.json()) as { chose?: string; error?: { code: string; message: string } } };
+    };
+    const answered = () => standinLog(home, id).filter((l) => 'dialogAnswer' in l);
+    try {
+      expect(await answer('Maybe')).toEqual({ status: 400, body: { error: { code: 'INVALID_INPUT', message: 'the dialog offers "Yes", "No"; \'Maybe\' names none of them' } } });
+      // The stand-in's selection never moves (its screen ignores arrows): "No" is never confirmed.
+      expect(await answer('deny')).toEqual({ status: 409, body: { error: { code: 'SESSION_REFUSED', message: expect.stringMatching(/^the selection did not reach "No" \(it shows "Yes"\): nothing was confirmed$/) } } });
+      expect(answered()).toEqual([]);
+      expect(await answer('approve')).toMatchObject({ status: 200, body: { chose: 'Yes' } });
+      await waitFor('the dialog answered', () => answered().length === 1);
+      await waitFor('the turn to end', async () => (await show(id)).reason === 'turn-end');
+    } finally {
+      await served.stop('SIGTERM');
+    }
+    await ok(dir, ['session', 'close', id], { env });
+  });
+
   it('a dead pane tells why: its last lines in the reason, its last screen as evidence, and capture reads it', async () => {
     const { dir, env } = project();
     const bin = tempDir();

@@ -177,16 +177,22 @@ describe.each(CLAUDE_VERSIONS)('the real claude %s', (version) => {
     };
     const first = await waitFor('failure 1', () => failures(1), AGENT_MS);
     expect(first).toMatchObject({ reason: 'turn-end', detail: expect.stringMatching(/^the turn failed: server_error/) });
-    await ok(p.dir, ['session', 'prompt', id, '--body', 'Second [fake:status 500]'], { env: p.env });
-    await waitFor('failure 2', () => failures(2), AGENT_MS);
+    const second = await ok(p.dir, ['session', 'prompt', id, '--body', 'Second [fake:status 500]', '--json'], { env: p.env });
+    await waitFor('failure 2', () => failures(2), AGENT_MS).catch((e: Error) => {
+      throw new Error(`${e.message}; prompt: ${second}; log: ${p.log(id).join(' | ')}; screen: ${p.screen(id)}`);
+    });
     evidence(version, 'failed-turns', p.screen(id));
     // Interrupted and resumed: the streak goes on (the resumed agent idle at its input has ended no turn).
     await ok(p.dir, ['session', 'interrupt', id], { env: p.env });
     await ok(p.dir, ['session', 'resume', id], { env: p.env });
-    await waitFor('the resumed agent at its input', async () => (await p.show(id)).state === 'awaiting', AGENT_MS);
+    await waitFor('the resumed agent at its input', async () => (await p.show(id)).state === 'awaiting', AGENT_MS).catch((e: Error) => {
+      throw new Error(`${e.message}; log: ${p.log(id).join(' | ')}; screen: ${p.screen(id)}`);
+    });
     expect((await p.show(id)).turnFailures).toBe(2);
     await ok(p.dir, ['session', 'prompt', id, '--body', 'Third [fake:status 500]'], { env: p.env });
-    await waitFor('the quarantine', async () => (await p.show(id)).state === 'quarantined', AGENT_MS);
+    await waitFor('the quarantine', async () => (await p.show(id)).state === 'quarantined', AGENT_MS).catch((e: Error) => {
+      throw new Error(`${e.message}; log: ${p.log(id).join(' | ')}; screen: ${p.screen(id)}`);
+    });
     expect(await p.show(id)).toMatchObject({ state: 'quarantined', reason: '3 turn failures in a row', source: 'supervisor', turnFailures: 3 });
   });
 

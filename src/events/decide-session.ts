@@ -140,7 +140,9 @@ export function decideSession(state: SessionFacts, command: SessionCommand): Ses
     }
     case 'idle':
       // An idle agent that was working has ended its turn; one already waiting (a dialog, its login) still waits for that.
-      if (status === 'starting' || status === 'running' || (USER_OWNED.includes(status) && state.waiting === null)) return [event('awaiting', { reason: 'turn-end' })];
+      // Marked `idle`: an idle notice is no turn that ended well, so it never clears the failure streak
+      // (claude's comes 1.5–60 s after a failed turn, possibly after the next prompt went in).
+      if (status === 'starting' || status === 'running' || (USER_OWNED.includes(status) && state.waiting === null)) return [event('awaiting', { reason: 'turn-end', idle: true })];
       return [];
     case 'busy':
       if (USER_OWNED.includes(status)) return state.waiting === null ? [] : [event('running', {})];

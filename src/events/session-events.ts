@@ -79,7 +79,8 @@ export type SessionEvent =
   /** A held prompt (timeline entry `index`) typed into the pane once the agent took input. */
   | (SessionEventMeta & { readonly type: 'delivered'; readonly data: { readonly index: number } })
   /** `detail`: what the wait is about in words (the setup dialog on screen, the login problem, a failed turn's error). */
-  | (SessionEventMeta & { readonly type: 'awaiting'; readonly data: { readonly reason: AwaitReason; readonly detail?: string } })
+  /** `idle`: read from an idle notice or screen, not a turn's own end (it never clears the failure streak). */
+  | (SessionEventMeta & { readonly type: 'awaiting'; readonly data: { readonly reason: AwaitReason; readonly detail?: string; readonly idle?: boolean } })
   | (SessionEventMeta & { readonly type: 'running'; readonly data: Record<string, never> })
   /** `detail`: for a process exit, the last lines of its screen (and the evidence hash of the whole screen). */
   | (SessionEventMeta & { readonly type: 'interrupted'; readonly data: { readonly reason: InterruptReason; readonly detail?: string } })
@@ -125,7 +126,7 @@ const DATA: Record<SessionEventType, Record<string, Check>> = {
   identified: { agentSessionId: text },
   prompted: { body: str, held: optional(str) },
   delivered: { index },
-  awaiting: { reason: oneOf(AWAIT_REASONS), detail: optional(str) },
+  awaiting: { reason: oneOf(AWAIT_REASONS), detail: optional(str), idle: optional((v) => typeof v === 'boolean') },
   running: {},
   interrupted: { reason: oneOf(INTERRUPT_REASONS), detail: optional(str) },
   resumed: {},

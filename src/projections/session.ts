@@ -184,7 +184,7 @@ export function evolveSession(state: SessionState, event: SessionEvent): Session
     case 'awaiting': {
       const { reason, detail } = event.data;
       // A turn that ended well clears the failure streak (the idle notice after a failed one does not).
-      const turnFailures = reason === 'turn-end' && state.failedTurn === null && state.turnSinceResume !== false ? 0 : state.turnFailures;
+      const turnFailures = reason === 'turn-end' && !event.data.idle && state.failedTurn === null && state.turnSinceResume !== false ? 0 : state.turnFailures;
       if (userOwned) return { ...next, waiting: reason, turnFailures };
       // Any wait is news for whoever looks next.
       return move('awaiting', reason, { unread: true, waiting: reason, detail: detail ?? null, turnFailures });

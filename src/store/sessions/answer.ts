@@ -66,7 +66,7 @@ export async function answerSession(p: Project, rt: SessionRuntime, id: string, 
     // Confirmed only once the screen shows the selection on the chosen option.
     const deadline = Date.now() + SETTLE_MS;
     for (let now = dialogOptions(await read()); now?.selected !== want || now.options[want] !== dialog.options[want]; now = dialogOptions(await read())) {
-      if (Date.now() > deadline) throw new TrellisError('TMUX_FAILED', `the selection did not reach "${dialog.options[want]}" (it shows ${now ? JSON.stringify(now.options[now.selected]) : 'no dialog'}): nothing was confirmed`);
+      if (Date.now() > deadline) throw new TrellisError('SESSION_REFUSED', `the selection did not reach "${dialog.options[want]}" (it shows ${now ? JSON.stringify(now.options[now.selected]) : 'no dialog'}): nothing was confirmed`);
       await sleep(POLL_MS);
     }
     await keys(['Enter']);

@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import type { SessionState } from '../../projections/index.js';
 import type { LiveProject } from '../board/live.js';
 import type { Project } from '../project/project.js';
-import { isTrellisError } from '../../events/index.js';
 import { adapterOf } from './adapters/index.js';
 import { readScreen, screenWatched } from './screen-watch.js';
 import { queuePass } from './queue.js';
