@@ -6,6 +6,7 @@ import { agentTestBed, type AgentProject } from './helpers/agents.js';
 import { ok, trellis } from './helpers/repo.js';
 import { tmux, waitFor } from './helpers/sessions.js';
 import { OPENCODE_VERSION, opencodeBinDir, opencodeHome } from './fake-model/opencode.js';
+import { opencodeAdapter } from '../src/store/sessions/adapters/opencode.js';
 
 /*
  * opencode 1.18.33, the real binary, against the fake model's Chat Completions: its status comes from its
@@ -48,7 +49,9 @@ async function until(p: AgentProject, id: string, what: string, check: (s: Await
 describe('opencode, its status from its own server', () => {
   it('turn end, a permission approved and one denied by name through opencode’s API; the server takes only its password', async () => {
     const p = opencodeProject();
-    expect(execFileSync('opencode', ['--version'], { env: p.env, encoding: 'utf8' }).trim()).toBe(OPENCODE_VERSION);
+    // What the session's launch asks for its log (the adapter's own command line) prints the pinned version.
+    const [program, ...versionArgs] = opencodeAdapter.versionArgs!;
+    expect(execFileSync(program!, versionArgs, { env: p.env, encoding: 'utf8' }).trim()).toBe(OPENCODE_VERSION);
     const id = await spawn(p, 'Say hello for opencode');
     await until(p, id, 'the first turn to end', (s) => s.state === 'awaiting' && s.reason === 'turn-end');
     expect(keepScreen(p, id, 'turn-end')).toContain('Fake reply to: Say hello for opencode');

@@ -100,6 +100,7 @@ describe('opencode 1.18.33, its recorded event stream', () => {
 });
 
 describe('opencode before a spawn', () => {
+
   it('a missing opencode is refused naming its npm package', async () => {
     const { preflight } = await import('../preflight.js');
     await expect(preflight('opencode', { mainRoot: '/nowhere', env: { PATH: '/nonexistent' } })).rejects.toThrow(

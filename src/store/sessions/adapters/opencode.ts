@@ -42,6 +42,8 @@ export const opencodeAdapter: HarnessAdapter = {
   events: EVENTS,
   ownedPaths: [],
   readsProse: true,
+  // `opencode --version` prints the bare version (1.18.33); its server's `GET /global/health` says it too.
+  versionArgs: ['opencode', '--version'],
   // opencode queues a prompt typed while it works ("QUEUED"), but only its TUI knows the queue: a prompt waits.
   queuesInput: false,
   command(ctx: LaunchContext) {
