@@ -99,9 +99,9 @@ async function catchUp(e: OpencodeEndpoint, state: SessionState, how: { resume: 
   const here = realpathOr(state.worktree);
   const roots = (Array.isArray(sessions) ? sessions.map(obj) : []).filter((s) => !s.parentID && typeof s.id === 'string' && typeof s.directory === 'string' && realpathOr(s.directory) === here);
   const own = state.agentSessionId ?? (roots[0]?.id as string | undefined);
-  const mine = (r: Record<string, unknown>) => own !== undefined && r.sessionID === own;
-  const permission = (Array.isArray(permissions) ? permissions.map(obj) : []).find(mine);
-  const question = (Array.isArray(questions) ? questions.map(obj) : []).find(mine);
+  // Any pending permission or question on this opencode (its own conversation's, or a subagent's) waits on a person.
+  const permission = (Array.isArray(permissions) ? permissions.map(obj) : [])[0];
+  const question = (Array.isArray(questions) ? questions.map(obj) : [])[0];
   if (own && !state.agentSessionId) await forward('session.created', { info: roots[0] });
   if (permission) return forward('permission.asked', permission);
   if (question) return forward('question.asked', question);
