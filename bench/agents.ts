@@ -190,6 +190,7 @@ export async function agentsBench(): Promise<void> {
     for (const v of CLAUDE_VERSIONS) await firstSignal(fake, v);
     const only = process.env.BENCH_AGENT_SCENARIOS?.split(',');
     for (const sc of SCENARIOS) if (!only || only.includes(sc.name)) await scenario(fake, sc);
+    await (await import('./agents-opencode.js')).opencodeAgentsBench(fake);
   } finally {
     await fake.close();
   }

@@ -6,6 +6,7 @@ import { agentTestBed, type AgentProject } from './helpers/agents.js';
 import { ok, trellis } from './helpers/repo.js';
 import { tmux, waitFor } from './helpers/sessions.js';
 import { OPENCODE_VERSION, opencodeBinDir, opencodeHome } from './fake-model/opencode.js';
+import { opencodeAdapter } from '../src/store/sessions/adapters/opencode.js';
 
 /*
  * opencode 1.18.33, the real binary, against the fake model's Chat Completions: its status comes from its
@@ -14,9 +15,9 @@ import { OPENCODE_VERSION, opencodeBinDir, opencodeHome } from './fake-model/ope
  */
 
 const bed = agentTestBed();
-const AGENT_WAIT = 45_000;
-/** Each scenario starts opencode once or twice (10-15 s each on a loaded 2-core machine) and runs turns. */
-const TEST_MS = 150_000;
+const AGENT_WAIT = 90_000;
+/** Each scenario starts opencode twice (10-20 s each on a loaded 2-core machine) and runs several turns. */
+const TEST_MS = 300_000;
 const EVIDENCE = join(process.cwd(), 'test-results', 'agents');
 
 /** An agent project whose sessions can run opencode (on PATH, configured for the fake model, offline). */
@@ -48,7 +49,9 @@ async function until(p: AgentProject, id: string, what: string, check: (s: Await
 describe('opencode, its status from its own server', () => {
   it('turn end, a permission approved and one denied by name through opencode’s API; the server takes only its password', async () => {
     const p = opencodeProject();
-    expect(execFileSync('opencode', ['--version'], { env: p.env, encoding: 'utf8' }).trim()).toBe(OPENCODE_VERSION);
+    // What the session's launch asks for its log (the adapter's own command line) prints the pinned version.
+    const [program, ...versionArgs] = opencodeAdapter.versionArgs!;
+    expect(execFileSync(program!, versionArgs, { env: p.env, encoding: 'utf8' }).trim()).toBe(OPENCODE_VERSION);
     const id = await spawn(p, 'Say hello for opencode');
     await until(p, id, 'the first turn to end', (s) => s.state === 'awaiting' && s.reason === 'turn-end');
     expect(keepScreen(p, id, 'turn-end')).toContain('Fake reply to: Say hello for opencode');
@@ -94,23 +97,19 @@ describe('opencode, its status from its own server', () => {
     expect(existsSync(join(worktree, 'denied.txt'))).toBe(false);
     // Denied: the command never ran, and no tool output went back to the model as a success.
     expect(bed.fake.requests.slice(before).filter((r) => r.kind === 'turn').map((r) => r.userText)).toEqual(['Write it [fake:bash echo denied > denied.txt]']);
+
+    // A second session of the same repository: opencode lists the first one's conversation too (it keys
+    // sessions by the repository), which must not be taken for the second's, nor end its turn early.
+    await ok(p.dir, ['session', 'close', id], { env: p.env });
+    const second = await spawn(p, 'A second session');
+    await until(p, second, 'the second session’s turn to end', (s) => s.state === 'awaiting' && s.reason === 'turn-end');
+    const secondLog = p.log(second);
+    expect(secondLog.filter((s) => s.startsWith('identify'))).toHaveLength(1);
+    expect((await p.show(second)).agentSessionId).not.toBe(shown.agentSessionId);
+    expect(secondLog.findIndex((s) => s.startsWith('run '))).toBeLessThan(secondLog.findIndex((s) => s.startsWith('await turn-end')));
   }, TEST_MS);
 
-  it('three failed turns in a row quarantine the session; a failure is said with its error', async () => {
-    const p = opencodeProject();
-    const id = await spawn(p, 'First try [fake:status 400]');
-    await until(p, id, 'the first failure', (s) => s.state === 'awaiting' && s.turnFailures === 1);
-    const first = await p.show(id);
-    expect(first.detail).toBe('the turn failed: APIError 400: The fake model refuses this request');
-    keepScreen(p, id, 'failed-turn');
-    await ok(p.dir, ['session', 'prompt', id, '--body', 'Second try [fake:status 400]'], { env: p.env });
-    await until(p, id, 'the second failure', (s) => s.turnFailures === 2);
-    await ok(p.dir, ['session', 'prompt', id, '--body', 'Third try [fake:status 400]'], { env: p.env });
-    await until(p, id, 'the quarantine', (s) => s.state === 'quarantined');
-    expect(p.log(id).filter((s) => s.startsWith('turn failed'))).toHaveLength(3);
-  }, TEST_MS);
-
-  it('resume continues the same opencode conversation, idle at its input', async () => {
+  it('resume continues the same opencode conversation, idle at its input; then three failed turns in a row quarantine it', async () => {
     const p = opencodeProject();
     bed.fake.script({ text: 'I will remember QUINCE' });
     const id = await spawn(p, 'Remember the word QUINCE');
@@ -132,5 +131,16 @@ describe('opencode, its status from its own server', () => {
     expect(JSON.stringify(next.body)).toContain('Remember the word QUINCE');
     await until(p, id, 'the resumed turn to end', (s) => s.state === 'awaiting' && s.reason === 'turn-end' && p.log(s.id).filter((l) => l.startsWith('await turn-end')).length >= 3);
     expect(p.screen(id)).toContain('The word was QUINCE');
+
+    // Three failed turns in a row, each said with its error; the third quarantines the session.
+    await ok(p.dir, ['session', 'prompt', id, '--body', 'First try [fake:status 400]'], { env: p.env });
+    await until(p, id, 'the first failure', (s) => s.state === 'awaiting' && s.turnFailures === 1);
+    expect((await p.show(id)).detail).toBe('the turn failed: APIError 400: The fake model refuses this request');
+    keepScreen(p, id, 'failed-turn');
+    await ok(p.dir, ['session', 'prompt', id, '--body', 'Second try [fake:status 400]'], { env: p.env });
+    await until(p, id, 'the second failure', (s) => s.state === 'awaiting' && s.turnFailures === 2);
+    await ok(p.dir, ['session', 'prompt', id, '--body', 'Third try [fake:status 400]'], { env: p.env });
+    await until(p, id, 'the quarantine', (s) => s.state === 'quarantined');
+    expect(p.log(id).filter((s) => s.startsWith('turn failed'))).toHaveLength(3);
   }, TEST_MS);
 });

@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isTrellisError } from '../../events/index.js';
 import type { SessionState } from '../../projections/index.js';
@@ -93,14 +94,25 @@ async function catchUp(e: OpencodeEndpoint, state: SessionState, how: { resume: 
     opencodeCall(e, 'GET', '/question').catch(() => []),
     opencodeCall(e, 'GET', '/session'),
   ]);
-  const roots = (Array.isArray(sessions) ? sessions.map(obj) : []).filter((s) => !s.parentID && typeof s.id === 'string');
+  // opencode lists every session of the repository (keyed by its first commit, so every worktree's and
+  // every earlier launch's): only a conversation in this session's worktree can be its own.
+  const here = realpathOr(state.worktree);
+  const roots = (Array.isArray(sessions) ? sessions.map(obj) : []).filter((s) => !s.parentID && typeof s.id === 'string' && typeof s.directory === 'string' && realpathOr(s.directory) === here);
   const own = state.agentSessionId ?? (roots[0]?.id as string | undefined);
-  const mine = (r: Record<string, unknown>) => own !== undefined && r.sessionID === own;
-  const permission = (Array.isArray(permissions) ? permissions.map(obj) : []).find(mine);
-  const question = (Array.isArray(questions) ? questions.map(obj) : []).find(mine);
+  // Any pending permission or question on this opencode (its own conversation's, or a subagent's) waits on a person.
+  const permission = (Array.isArray(permissions) ? permissions.map(obj) : [])[0];
+  const question = (Array.isArray(questions) ? questions.map(obj) : [])[0];
   if (own && !state.agentSessionId) await forward('session.created', { info: roots[0] });
   if (permission) return forward('permission.asked', permission);
   if (question) return forward('question.asked', question);
   if (own && obj(obj(statuses)[own]).type === 'busy') return forward('session.status', { sessionID: own, status: { type: 'busy' } });
   if (how.resume || !state.task.trim() || own) await forward('session.idle', own ? { sessionID: own } : {});
+}
+
+function realpathOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }

@@ -89,17 +89,22 @@ describe('opencode 1.18.33, its recorded event stream', () => {
     for (const s of steps.filter((x) => x.line.type === 'session.status' && (x.line.properties.status as { type: string }).type === 'busy')) expect(s.state.status).toBe('running');
   });
 
-  it('a subagent’s events (another session id) never speak for the session', () => {
+  it('a subagent’s turn (another session id) never speaks for the session, but its permission is a wait', () => {
     const s = launched('Say hello', SESSION);
     const busy = signal(s, 'session.status', { sessionID: SESSION, status: { type: 'busy' } });
     expect(busy.status).toBe('running');
     expect(signal(busy, 'session.created', { info: { id: 'ses_child', parentID: SESSION } }).agentSessionId).toBe(SESSION);
     expect(pick(signal(busy, 'session.idle', { sessionID: 'ses_child' }))).toMatchObject({ status: 'running' });
-    expect(pick(signal(busy, 'permission.asked', { sessionID: 'ses_child', permission: 'bash', patterns: ['ls'] }))).toMatchObject({ status: 'running' });
+    expect(pick(signal(busy, 'session.error', { sessionID: 'ses_child', error: { name: 'APIError', data: { statusCode: 400, message: 'no' } } }))).toMatchObject({ status: 'running', turnFailures: 0 });
+    const asked = signal(busy, 'permission.asked', { sessionID: 'ses_child', permission: 'bash', patterns: ['ls'] });
+    expect(pick(asked)).toMatchObject({ status: 'awaiting', reason: 'permission', detail: 'bash: ls' });
+    expect(asked.agentSessionId).toBe(SESSION);
+    expect(signal(asked, 'permission.replied', { sessionID: 'ses_child', requestID: 'per_1', reply: 'once' }).status).toBe('running');
   });
 });
 
 describe('opencode before a spawn', () => {
+
   it('a missing opencode is refused naming its npm package', async () => {
     const { preflight } = await import('../preflight.js');
     await expect(preflight('opencode', { mainRoot: '/nowhere', env: { PATH: '/nonexistent' } })).rejects.toThrow(

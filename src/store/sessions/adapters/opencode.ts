@@ -35,13 +35,16 @@ const PERMISSION_OPTIONS: readonly { readonly label: string; readonly reply: 'on
  * the detail), answered by name through opencode's own `POST /permission/:id/reply`; `question.asked` →
  * awaiting{question}; `session.error` → a failed turn, or awaiting{auth} for a refused key, never for an
  * abort; `session.idle` → awaiting{turn-end}. Launched with the task as `--prompt`, resumed with
- * `--session <id>`. No plugin: the server says all of it.
+ * `--session <id>`. A subagent's permission or question is a wait of the session too; its other events
+ * are not. No plugin: the server says all of it.
  */
 export const opencodeAdapter: HarnessAdapter = {
   name: 'opencode',
   events: EVENTS,
   ownedPaths: [],
   readsProse: true,
+  // `opencode --version` prints the bare version (1.18.33); its server's `GET /global/health` says it too.
+  versionArgs: ['opencode', '--version'],
   // opencode queues a prompt typed while it works ("QUEUED"), but only its TUI knows the queue: a prompt waits.
   queuesInput: false,
   command(ctx: LaunchContext) {
@@ -79,10 +82,12 @@ function opencodeSignal(event: string, p: Record<string, unknown>, state: Sessio
     // A subagent's session (the task tool) has a parent: it is part of the turn, not a conversation of its own.
     return id && !info.parentID ? [{ type: 'identify', agentSessionId: id }] : [];
   }
-  // Only the session's own conversation speaks for it (never a subagent's).
+  // A permission or a question waits on a person whichever conversation asks it (this opencode serves
+  // this session alone; a subagent's holds up the turn too). Turn states are the conversation's own only.
+  const asks = event.startsWith('permission.') || event.startsWith('question.');
   const sid = str(p.sessionID);
-  if (state.agentSessionId && sid && sid !== state.agentSessionId) return [];
-  const identify: SignalCommand[] = sid && !state.agentSessionId ? [{ type: 'identify', agentSessionId: sid }] : [];
+  if (!asks && state.agentSessionId && sid && sid !== state.agentSessionId) return [];
+  const identify: SignalCommand[] = sid && !state.agentSessionId && !asks ? [{ type: 'identify', agentSessionId: sid }] : [];
   switch (event) {
     case 'session.status':
       return obj(p.status).type === 'busy' ? [...identify, { type: 'busy' }] : identify;
@@ -131,8 +136,9 @@ async function answerPermission(state: SessionState, choice: string): Promise<{ 
   const pending = await opencodeCall(endpoint, 'GET', '/permission').catch((err: Error) => {
     throw new TrellisError('SESSION_REFUSED', `session ${state.id}'s opencode does not answer: ${err.message}`);
   });
-  const mine = (Array.isArray(pending) ? pending.map(obj) : []).filter((r) => !state.agentSessionId || r.sessionID === state.agentSessionId);
-  const request = mine[0];
+  // This opencode serves this session alone: its own conversation's request first, else a subagent's.
+  const requests = Array.isArray(pending) ? pending.map(obj) : [];
+  const request = requests.find((r) => r.sessionID === state.agentSessionId) ?? requests[0];
   if (!request || typeof request.id !== 'string') throw new TrellisError('SESSION_REFUSED', `session ${state.id}'s opencode asks no permission now`);
   await opencodeCall(endpoint, 'POST', `/permission/${encodeURIComponent(request.id)}/reply`, { reply: want.reply });
   return { chose: want.label, options };

@@ -1,0 +1,137 @@
+/**
+ * opencode (as pinned in devDependencies) against the local fake model, in `npm run bench -- agents`:
+ * spawn → its first signal (the watcher's first event from opencode's own server recorded), and, for a
+ * turn end and a permission, the time from the pane showing it to the session saying it (target p95 ≤
+ * 2 s). Polled every 25 ms in this process, the load average beside every figure.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { SessionState } from '../src/projections/index.js';
+import { openProject, type Project } from '../src/store/project/project.js';
+import { capturePane } from '../src/store/sessions/pane-capture.js';
+import { defaultRuntime, type SessionRuntime } from '../src/store/sessions/runtime.js';
+import { closeSession, spawnSession } from '../src/store/sessions/verbs.js';
+import { agentHome, stopAgentDaemons } from '../test/fake-model/agents.js';
+import { opencodeBinDir, opencodeHome } from '../test/fake-model/opencode.js';
+import type { Turn } from '../test/fake-model/replies.js';
+import type { FakeModel } from '../test/fake-model/server.js';
+import { report, round, stats } from './lib.js';
+
+const RUNS = Number(process.env.BENCH_AGENT_RUNS ?? 6);
+/** opencode takes 5-15 s to start on a loaded 2-core machine. */
+const LIMIT_MS = 60_000;
+const load = () => ({ cores: cpus().length, load_avg_1m: round(loadavg()[0]!) });
+const label = (s: SessionState) => (s.reason ? `${s.status}{${s.reason}}` : s.status);
+
+const SCENARIOS: readonly { readonly name: string; readonly turn: Turn; readonly screen: RegExp; readonly expect: string }[] = [
+  { name: 'opencode.turn-end', turn: { text: 'Scripted answer BENCH' }, screen: /Scripted answer BENCH/, expect: 'awaiting{turn-end}' },
+  { name: 'opencode.permission', turn: { tool: 'bash', command: 'touch bench-file' }, screen: /Permission required/, expect: 'awaiting{permission}' },
+];
+
+/** A project, an agent HOME with opencode's config for the fake, and this process's environment pointed at both. */
+function world(fake: FakeModel): { p: Project; rt: SessionRuntime; cleanup: () => Promise<void> } {
+  const root = mkdtempSync(join(tmpdir(), 'trellis-bench-opencode-'));
+  const dir = join(root, 'repo');
+  execFileSync('git', ['init', '-q', '-b', 'main', dir]);
+  execFileSync('git', ['-C', dir, 'config', 'user.name', 'Bench']);
+  execFileSync('git', ['-C', dir, 'config', 'user.email', 'bench@example.com']);
+  execFileSync('git', ['-C', dir, 'commit', '-q', '--allow-empty', '-m', 'init']);
+  writeFileSync(join(dir, 'trellis.local.json'), JSON.stringify({ sessions: { max: 64, minFreeMb: 0 } }));
+  const agent = agentHome(fake.url, {}, join(root, 'agent-home'));
+  const saved = { ...process.env };
+  // tmux (and so opencode and its watcher) inherits this process's environment.
+  Object.assign(process.env, agent.env, opencodeHome(fake.url, agent.home), {
+    PATH: `${opencodeBinDir()}:${agent.env.PATH}`,
+    TRELLIS_HOME: join(root, 'trellis-home'),
+    SHELL: '/bin/sh',
+  });
+  const rt = defaultRuntime(process.env, async () => null);
+  return {
+    p: openProject(dir),
+    rt,
+    cleanup: async () => {
+      await rt.tmux.killServer();
+      // The watchers end once their panes are gone; anything left from these folders goes now.
+      stopAgentDaemons(agent.home, root);
+      process.env = saved;
+      await sleep(200);
+      rmSync(root, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
+    },
+  };
+}
+
+async function poll<T>(check: () => Promise<T | null>, until: number): Promise<T | null> {
+  while (performance.now() < until) {
+    const v = await check().catch(() => null);
+    if (v !== null) return v;
+    await sleep(25);
+  }
+  return null;
+}
+
+async function firstSignal(fake: FakeModel): Promise<void> {
+  const w = world(fake);
+  const samples: number[] = [];
+  try {
+    for (let i = 0; i < RUNS; i++) {
+      const t0 = performance.now();
+      const s = await spawnSession(w.p, w.rt, { task: `first signal ${i}`, harness: 'opencode', by: 'bench' });
+      const up = await poll(async () => ((await w.p.sessionLog.get(s.id)).status !== 'starting' ? performance.now() : null), t0 + LIMIT_MS);
+      if (up === null) throw new Error(`opencode session ${s.id} gave no first signal within ${LIMIT_MS} ms`);
+      samples.push(up - t0);
+      await closeSession(w.p, w.rt, s.id, 'bench');
+    }
+    report('agents.opencode.spawn-to-first-signal', { ...stats(samples), ...load(), note: 'spawnSession → the first event of opencode’s own server recorded (identify + running); includes opencode’s own start-up' });
+  } finally {
+    await w.cleanup();
+  }
+}
+
+async function scenario(fake: FakeModel, sc: (typeof SCENARIOS)[number]): Promise<void> {
+  const w = world(fake);
+  const samples: number[] = [];
+  const seen = new Map<string, number>();
+  try {
+    for (let i = 0; i < RUNS; i++) {
+      fake.clearScript();
+      fake.script(sc.turn);
+      const s = await spawnSession(w.p, w.rt, { task: `bench ${sc.name} ${i}`, harness: 'opencode', by: 'bench' });
+      const until = performance.now() + LIMIT_MS;
+      const target = { socket: w.rt.tmux.socket, session: s.id, pane: s.tmux!.pane };
+      let state = '';
+      const [screenAt, stateAt] = await Promise.all([
+        poll(async () => (sc.screen.test((await capturePane(target)).text) ? performance.now() : null), until),
+        poll(async () => {
+          state = label(await w.p.sessionLog.get(s.id));
+          return state === sc.expect ? performance.now() : null;
+        }, until),
+      ]);
+      seen.set(state, (seen.get(state) ?? 0) + 1);
+      // The state can land before the screen draws it (the server says it first): that counts as 0.
+      if (screenAt !== null && stateAt !== null) samples.push(Math.max(0, stateAt - screenAt));
+      await closeSession(w.p, w.rt, s.id, 'bench').catch(() => {});
+    }
+    report(`agents.${sc.name}`, {
+      ...(samples.length ? stats(samples) : { n: 0 }),
+      runs: RUNS,
+      reached_right_state: samples.length,
+      expect: sc.expect,
+      states_seen_last: Object.fromEntries(seen),
+      target_p95_ms: 2000,
+      ...load(),
+      note: 'pane shows the change → the session log holds the right state',
+    });
+  } finally {
+    await w.cleanup();
+  }
+}
+
+/** opencode's figures (`BENCH_AGENT_SCENARIOS` picks among `opencode.first-signal` and the scenarios too). */
+export async function opencodeAgentsBench(fake: FakeModel): Promise<void> {
+  const only = process.env.BENCH_AGENT_SCENARIOS?.split(',');
+  if (!only || only.includes('opencode.first-signal')) await firstSignal(fake);
+  for (const sc of SCENARIOS) if (!only || only.includes(sc.name)) await scenario(fake, sc);
+}
