@@ -1,5 +1,6 @@
 import { InboxList, inboxHeading, NotifyButton } from '../inbox';
 import { hostInbox, projectList } from '../host/projects-store';
+import { NotifySettings } from '../notify-settings';
 
 /**
  * `#/inbox` of the host: every session on this machine that needs a person, whatever its project and
@@ -19,6 +20,7 @@ export function HostInboxView() {
         <NotifyButton />
       </header>
       <InboxList items={items} emptyHint={`Work on. This page updates by itself${offline ? `; ${offline} offline project${offline === 1 ? '' : 's'} cannot report (start them from Projects)` : ''}.`} />
+      <NotifySettings projects={projectList.value?.projects ?? []} />
     </div>
   );
 }
