@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeProject } from '../src/store/host/endpoint-record.js';
 import { launchChromium, watchPage } from './helpers/browser.js';
@@ -23,6 +23,7 @@ let gw: TestGateway;
 let browser: Browser;
 let page: Page;
 let seen: ReturnType<typeof watchPage>;
+let context: BrowserContext;
 
 type Note = { title: string; body: string; tag: string; closed: boolean };
 const notes = (): Promise<Note[]> => page.evaluate(() => (window as unknown as { __notes: { title: string; body: string; tag: string; closed: boolean }[] }).__notes.map(({ title, body, tag, closed }) => ({ title, body, tag, closed })));
@@ -36,7 +37,7 @@ beforeAll(async () => {
   serve = await startServe(ROOT, dir, { ...testEnv(dir), TRELLIS_HOME: home });
   gw = await startTestGateway(home);
   browser = await launchChromium();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, permissions: ['notifications'], origin: gw.url.replace(/\/$/, '') } as never);
+  context = await browser.newContext({ viewport: { width: 1280, height: 800 }, permissions: ['notifications'], origin: gw.url.replace(/\/$/, '') } as never);
   await context.grantPermissions(['notifications'], { origin: gw.url.replace(/\/$/, '') });
   // Every Notification the page makes, and every time it asks for permission, recorded around the real ones.
   await context.addInitScript(() => {
@@ -123,5 +124,39 @@ describe('desktop notifications', () => {
     await page.getByTestId('notify-settings').waitFor({ timeout: 15_000 });
     expect(await page.getByTestId(`mute-${encodeProject(dir)}`).isChecked()).toBe(true);
     expect(await page.getByLabel('Quiet from').inputValue()).toBe('21:30');
+  }, 60_000);
+});
+
+describe('the installable app', () => {
+  it('has a manifest with icons and a service worker that shows a pushed wait, closes it on withdraw', async () => {
+    await page.goto(new URL('#/inbox', gw.url).href);
+    const manifestUrl = await page.locator('link[rel=manifest]').getAttribute('href', { timeout: 15_000 });
+    const manifest = (await (await fetch(new URL(manifestUrl!, gw.url))).json()) as { start_url: string; display: string; icons: { src: string; sizes: string }[] };
+    expect(manifest).toMatchObject({ start_url: '/#/inbox', display: 'standalone' });
+    // Each icon decodes in the browser at its declared size.
+    for (const icon of manifest.icons.filter((i) => i.sizes !== 'any')) {
+      const width = await page.evaluate(async (src) => (await createImageBitmap(await (await fetch(src)).blob())).width, icon.src);
+      expect(`${width}x${width}`).toBe(icon.sizes);
+    }
+    expect(await page.evaluate(async () => (await navigator.serviceWorker.ready).active?.scriptURL)).toBe(new URL('/sw.js', gw.url).href);
+    await expect.poll(() => page.getByTestId('push-on').count(), { timeout: 10_000 }).toBe(1);
+
+    // A push as the push service would deliver it (DevTools delivers it to the worker, decrypted).
+    const cdp = await context.newCDPSession(page);
+    const registration = new Promise<string>((resolve) =>
+      cdp.on('ServiceWorker.workerRegistrationUpdated', (e: { registrations: { registrationId: string; scopeURL: string }[] }) => {
+        const r = e.registrations.find((x) => x.scopeURL === gw.url);
+        if (r) resolve(r.registrationId);
+      }),
+    );
+    await cdp.send('ServiceWorker.enable');
+    const registrationId = await registration;
+    const origin = gw.url.replace(/\/$/, '');
+    const event = { type: 'wait', id: 'p1/s1/awaiting:auth', project: { id: 'p1', name: 'Bakery' }, session: { id: 's1', title: 'Proof the dough' }, waitsFor: 'auth', path: '/p/p1/#/sessions/s1', since: '' };
+    const shown = () => page.evaluate(async () => (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => `${n.title} | ${n.body} | ${n.tag}`));
+    await cdp.send('ServiceWorker.deliverPushMessage', { origin, registrationId, data: JSON.stringify(event) });
+    await expect.poll(shown, { timeout: 10_000 }).toEqual(['Proof the dough: auth | Bakery · an agent needs you | p1/s1/awaiting:auth']);
+    await cdp.send('ServiceWorker.deliverPushMessage', { origin, registrationId, data: JSON.stringify({ ...event, type: 'withdraw' }) });
+    await expect.poll(shown, { timeout: 10_000 }).toEqual([]);
   }, 60_000);
 });

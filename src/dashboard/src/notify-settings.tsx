@@ -1,3 +1,4 @@
+import './notify.css';
 import { useEffect, useState } from 'preact/hooks';
 import type { ProjectRow } from '../../projections/project-row.js';
 import { errorOf, hub } from './host/hub';

@@ -9,6 +9,7 @@ import { hostHref, hostRoute, type HostRoute } from './host-route';
 import { hostInbox, projectList, projectsById, projectsStream } from './projects-store';
 import { installShortcuts, Palette, shortcutsOpen, ShortcutsHelp, type PaletteItem } from '../palette';
 import { titleWithCount } from '../inbox';
+import { useInstallableApp } from '../notify-push';
 import { useGatewayNotifications } from '../notify-stream';
 import { HostInboxView } from '../views/HostInbox';
 
@@ -53,6 +54,7 @@ export function HostApp() {
   const waiting = inbox?.length ?? 0;
   // The gateway decides what is news (debounced, muted, quiet hours): the page shows what it says.
   useGatewayNotifications(admitted);
+  useInstallableApp(admitted);
   useEffect(() => {
     document.title = titleWithCount(waiting, `${r.view === 'project' ? (projectsById.value.get(r.arg)?.name ?? 'Project') : TITLES[r.view]} · Trellis`);
   }, [r, projectsById.value, waiting]);
