@@ -104,6 +104,12 @@ describe('desktop notifications', () => {
     });
     await expect.poll(() => page.url(), { timeout: 10_000 }).toBe(new URL(`/p/${encodeProject(dir)}/#/sessions/${id}`, gw.url).href);
     await page.getByTestId('session-state').first().waitFor({ timeout: 15_000 });
+
+    // The project's own page (through the gateway) shows the gateway's notifications too.
+    await cli('session', 'signal', id, 'busy');
+    await cli('session', 'signal', id, 'permission');
+    await waitFor('the project page shows the next wait', async () => (await notes()).length >= 1, 15_000);
+    expect((await notes()).map((n) => n.title)).toEqual(['Bake the bread: permission']);
     expect(seen.errors).toEqual([]);
   }, 120_000);
 

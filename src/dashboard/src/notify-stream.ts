@@ -1,9 +1,13 @@
+import { signal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import type { NotifyEvent } from '../../projections/notify-diff.js';
 import { hubBase } from './host/hub';
 
 /** How long after a dropped stream the page listens again. */
 const RETRY_MS = 5_000;
+
+/** Whether this page hears the gateway's notifications (a project page then leaves its own inbox diff alone). */
+export const gatewayNotifying = signal(false);
 
 /**
  * Desktop notifications while this tab is open, from the gateway's own decisions (`/hub/notify/stream`:
@@ -19,6 +23,7 @@ export function useGatewayNotifications(enabled: boolean): void {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const connect = () => {
       es = new EventSource(`${hubBase}hub/notify/stream`);
+      es.onopen = () => (gatewayNotifying.value = true);
       es.addEventListener('notify', (m) => {
         let e: NotifyEvent;
         try {
@@ -42,7 +47,14 @@ export function useGatewayNotifications(enabled: boolean): void {
       });
       es.onerror = () => {
         es?.close();
-        timer = setTimeout(connect, RETRY_MS);
+        gatewayNotifying.value = false;
+        // A login without admin scope (a project's gate password) may not listen: stop asking.
+        void fetch(`${hubBase}auth/status`)
+          .then((r) => (r.ok ? (r.json() as Promise<{ admin?: boolean }>) : { admin: false }))
+          .then((s) => {
+            if (s.admin) timer = setTimeout(connect, RETRY_MS);
+          })
+          .catch(() => (timer = setTimeout(connect, RETRY_MS)));
       };
     };
     connect();
