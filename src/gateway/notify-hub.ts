@@ -31,6 +31,7 @@ export class Notifier {
   private state: NotifyState = emptyNotifyState;
   private last: { waits: Wait[]; observed: Set<string> } | undefined;
   private unsubscribe: (() => void) | undefined;
+  private closed = false;
   private dueTimer: NodeJS.Timeout | undefined;
   private readonly watch: NodeJS.Timeout;
   private readonly listeners = new Set<(e: Delivered) => void>();
@@ -60,6 +61,7 @@ export class Notifier {
   }
 
   close(): void {
+    this.closed = true;
     clearInterval(this.watch);
     clearTimeout(this.dueTimer);
     this.unsubscribe?.();
@@ -74,6 +76,7 @@ export class Notifier {
 
   /** Subscribes to the feed while anyone wants notifications; lets go when nobody does. */
   private follow(): void {
+    if (this.closed) return;
     const wanted = this.config().targets.length > 0 || this.listeners.size > 0 || this.push.size > 0;
     const feed = this.gw.feed;
     if (wanted && !this.unsubscribe && feed) {
