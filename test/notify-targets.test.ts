@@ -74,7 +74,7 @@ beforeAll(async () => {
       notify: {
         debounceMs: 300,
         publicUrl: 'https://box.example.ts.net/',
-        retry: { attempts: 2, baseMs: 50 },
+        retry: { attempts: 2, baseMs: 50, timeoutMs: 120_000 },
         targets: [
           { type: 'webhook', url: `${dead}/never` },
           { type: 'webhook', url: `${rec}/hook` },
@@ -143,5 +143,7 @@ describe('notify targets', () => {
     // ntfy wants waits only (a withdrawal on a phone is noise).
     await waitFor('ntfy hears the second wait', () => hits.filter((h) => h.path === '/ntfy').length >= 2, 15_000);
     expect(hits.filter((h) => h.path === '/ntfy').map((h) => h.body)).toEqual(['Bake the bread waits for permission', 'Knead the dough waits for question']);
+    // All along, the hung target held its first request: its later events wait behind it, nobody else's.
+    expect(held.length).toBe(1);
   }, 120_000);
 });

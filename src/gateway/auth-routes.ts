@@ -54,6 +54,8 @@ export function authRoutes(state: GatewayState): Hono<{ Bindings: HttpBindings }
 
   app.post('/auth/logout', (c) => {
     const caller = callerOf(c, state);
+    // This login's push subscriptions end with it (a phone handed on stops hearing about this hub).
+    if (caller.sessionId) state.notifier?.push.dropLogin(caller.sessionId);
     state.sessions.revoke(caller.sessionId);
     deleteCookie(c, baseName, cookieOptions());
     return c.body(null, 204);

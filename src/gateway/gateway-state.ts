@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type https from 'node:https';
 import { statSync } from 'node:fs';
 import { isLoopback } from '../store/host/endpoint-record.js';
 import { hubConfigPath, readHubConfig, type HubConfig } from '../store/host/hub-config.js';
@@ -20,6 +21,8 @@ export interface GatewayOptions {
   readonly only?: string;
   /** Environment for the CLI runs host operations make. */
   readonly env?: NodeJS.ProcessEnv;
+  /** The TLS agent Web Push requests use (a test's stand-in push service and its CA); default: the system's CAs. */
+  readonly pushAgent?: https.Agent;
 }
 
 /** Who is asking, as far as the gateway can tell. */
@@ -109,6 +112,13 @@ export class GatewayState {
     const sessionId = this.sessionCookie(cookieHeader);
     const grant = passwordSet ? this.sessions.get(sessionId) : undefined;
     return { hub, loopback, passwordSet, sessionId, grant, admin: passwordSet ? !!grant?.admin : loopback };
+  }
+
+  /** Whether a login (its session id) still holds; `loopback` holds while the hub has no password. */
+  loginAlive(login: string): boolean {
+    const hub = this.hubOrError();
+    if ('broken' in hub) return false;
+    return login === 'loopback' ? !hub.adminPassword : !!this.sessions.get(login);
   }
 
   /** Whether `caller` may reach project `id` through `/p/:id`: null when yes, else 401 or 403. */

@@ -9,6 +9,8 @@ import type { GatewayState } from './gateway-state.js';
 import { callerOf } from './hub-context.js';
 import { notifyRoutes } from './notify-routes.js';
 import { projectRoutes } from './project-routes.js';
+import { pushRoutes } from './push-routes.js';
+import { pwaRoutes } from './pwa-routes.js';
 import { crossSiteRefusal } from './request-guard.js';
 import { CSP } from './upstream.js';
 
@@ -75,6 +77,8 @@ export function hubApp(state: GatewayState): Hono<Env> {
   app.route('/', authRoutes(state));
   app.route('/', projectRoutes(state));
   app.route('/', notifyRoutes(state));
+  app.route('/', pushRoutes(state));
+  app.route('/', pwaRoutes());
 
   app.on(['GET', 'HEAD'], '*', dashboardAssets(dashboardDistDir(), isHubApi));
   app.notFound((c) => c.json(errorBody('NOT_FOUND', `no route ${c.req.method} ${c.req.path}`), 404));

@@ -47,7 +47,7 @@ export function createHubServer(opts: GatewayOptions, tls?: TlsOptions, reaper: 
 
   http.on('upgrade', proxyUpgradeRoute(state));
   let front: Server | undefined;
-  const notifier = (state.notifier = new Notifier(state, () => front ?? http));
+  const notifier = (state.notifier = new Notifier(state, opts.home, () => front ?? http, opts.pushAgent));
 
   if (!tls) {
     const open = track(http);

@@ -1,3 +1,4 @@
+import type https from 'node:https';
 import type { AddressInfo, Server } from 'node:net';
 import { emptyNotifyState, notifyStep, waitsOf, type NotifyEvent, type NotifyState, type Wait } from '../projections/notify-diff.js';
 import { inQuietHours } from '../projections/notify-quiet.js';
@@ -6,12 +7,15 @@ import { DEFAULT_NOTIFY, type NotifyConfig } from '../store/host/notify-config.j
 import { NotifyDelivery, type Delivered } from '../store/host/notify-deliver.js';
 import type { HubConfig } from '../store/host/hub-config.js';
 import type { ProjectFeed } from './project-feed.js';
+import { PushSubscribers } from './notify-push.js';
 
 /** What the notifier reads of the gateway (its state holds the notifier, so not the state itself). */
 export interface NotifierSource {
   readonly opts: { readonly tls: boolean };
   hubOrError(): HubConfig | { broken: string };
   readonly feed: ProjectFeed | undefined;
+  /** Whether a login's session id still holds ('loopback' on a hub without a password). */
+  loginAlive(login: string): boolean;
 }
 
 /** How often the hub checks whether anyone wants notifications (hub.json targets, an open page). */
@@ -27,16 +31,21 @@ export class Notifier {
   private state: NotifyState = emptyNotifyState;
   private last: { waits: Wait[]; observed: Set<string> } | undefined;
   private unsubscribe: (() => void) | undefined;
+  private closed = false;
   private dueTimer: NodeJS.Timeout | undefined;
   private readonly watch: NodeJS.Timeout;
   private readonly listeners = new Set<(e: Delivered) => void>();
   readonly delivery = new NotifyDelivery();
+  readonly push: PushSubscribers;
 
   constructor(
     private readonly gw: NotifierSource,
+    home: string,
     /** The server whose address makes the links absolute (the TLS front when there is one). */
     private readonly server: () => Server,
+    pushAgent?: https.Agent,
   ) {
+    this.push = new PushSubscribers(home, (login) => this.gw.loginAlive(login), pushAgent);
     this.watch = setInterval(() => this.follow(), WATCH_MS);
     this.watch.unref();
     setImmediate(() => this.follow());
@@ -52,6 +61,7 @@ export class Notifier {
   }
 
   close(): void {
+    this.closed = true;
     clearInterval(this.watch);
     clearTimeout(this.dueTimer);
     this.unsubscribe?.();
@@ -66,7 +76,8 @@ export class Notifier {
 
   /** Subscribes to the feed while anyone wants notifications; lets go when nobody does. */
   private follow(): void {
-    const wanted = this.config().targets.length > 0 || this.listeners.size > 0;
+    if (this.closed) return;
+    const wanted = this.config().targets.length > 0 || this.listeners.size > 0 || this.push.size > 0;
     const feed = this.gw.feed;
     if (wanted && !this.unsubscribe && feed) {
       this.unsubscribe = feed.subscribe((body) => this.onList(JSON.parse(body) as ProjectList));
@@ -100,6 +111,13 @@ export class Notifier {
     const delivered: Delivered = { ...e, url: new URL(e.path, this.base()).href };
     this.delivery.send(config, delivered);
     for (const fn of [...this.listeners]) fn(delivered);
+    this.push.send(delivered, this.vapidSubject());
+  }
+
+  /** Whom a push service may contact about this hub's pushes: its https address, else a placeholder mailbox. */
+  private vapidSubject(): string {
+    const pub = this.config().publicUrl;
+    return pub?.startsWith('https:') ? new URL(pub).origin : 'mailto:trellis@localhost.invalid';
   }
 
   /** hub.json `notify.publicUrl` (the address a phone reaches), else the gateway's own, for absolute links. */

@@ -1,11 +1,18 @@
 import type { HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
+import { type } from 'arktype';
 import { streamSSE } from 'hono/streaming';
+import { readJson } from '../http/body.js';
+import { readQuietSettings, writeQuietSettings } from '../store/host/notify-writes.js';
+import { etagOf, revisionOf } from './route-params.js';
 import type { Delivered } from '../store/host/notify-deliver.js';
 import type { GatewayState } from './gateway-state.js';
 import { callerOf } from './hub-context.js';
 
 type Env = { Bindings: HttpBindings };
+
+/** The page's quiet settings: muted project ids, and quiet hours `HH:MM`–`HH:MM` or null for none. */
+const quietBody = type({ '+': 'reject', mute: 'string[] <= 1000', quietHours: type({ '+': 'reject', from: 'string', to: 'string' }).or('null') });
 
 const HEARTBEAT_MS = 15_000;
 const AUTH_RECHECK_MS = 1_000;
@@ -17,6 +24,15 @@ const AUTH_RECHECK_MS = 1_000;
  */
 export function notifyRoutes(state: GatewayState): Hono<Env> {
   const app = new Hono<Env>();
+  app.get('/hub/notify', (c) => {
+    const { revision, ...settings } = readQuietSettings(state.opts.home);
+    return c.json(settings, 200, { ETag: etagOf(revision), 'Cache-Control': 'no-store' });
+  });
+  app.put('/hub/notify', async (c) => {
+    const expected = revisionOf(c, 'GET /hub/notify');
+    const { revision } = await writeQuietSettings(state.opts.home, expected, await readJson(c, quietBody));
+    return c.json({ ok: true, revision }, 200, { ETag: etagOf(revision) });
+  });
   app.get('/hub/notify/stream', (c) =>
     streamSSE(c, async (stream) => {
       const queue: Delivered[] = [];

@@ -1,6 +1,7 @@
 import { useEffect } from 'preact/hooks';
 import { boot } from './host/boot';
 import { underHub } from './host/hub';
+import { useGatewayNotifications } from './notify-stream';
 import { href, route, type Route } from './router';
 import { board, graphStream, loadProjectName, projectName, revision } from './store';
 import { installShortcuts, Palette, shortcutsOpen, ShortcutsHelp, type PaletteItem } from './palette';
@@ -48,6 +49,8 @@ function App() {
   const r = route.value;
   const tab = r.view === 'node' || r.view === 'board' ? 'board' : r.view === 'session' ? 'sessions' : r.view === 'missing' ? '' : r.view === 'scenario' ? 'eval' : r.view === 'sessions' || r.view === 'eval' || r.view === 'inbox' ? r.view : 'issues';
   const waiting = projectInbox.value?.length ?? 0;
+  // Any dashboard tab under a gateway shows the gateway's notifications, for every project.
+  useGatewayNotifications(!!underHub);
   useEffect(() => {
     document.title = titleWithCount(waiting, `${r.view === 'node' ? r.arg : TITLES[r.view]} · ${projectName.value ?? 'Trellis'}`);
   }, [r, waiting, projectName.value]);

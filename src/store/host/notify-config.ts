@@ -19,11 +19,11 @@ export interface NotifyConfig {
   readonly targets: readonly NotifyTarget[];
   /** The gateway's address as people reach it (`https://box.tail1234.ts.net/`): links in notifications start here. */
   readonly publicUrl?: string;
-  /** Attempts per delivery and the first pause between them (doubled each time, at most 60 s). */
-  readonly retry: { readonly attempts: number; readonly baseMs: number };
+  /** Attempts per delivery, the first pause between them (doubled each time, at most 60 s), and how long one attempt may take. */
+  readonly retry: { readonly attempts: number; readonly baseMs: number; readonly timeoutMs: number };
 }
 
-export const DEFAULT_NOTIFY: NotifyConfig = { debounceMs: 5000, turnEnd: false, mute: [], targets: [], retry: { attempts: 5, baseMs: 1000 } };
+export const DEFAULT_NOTIFY: NotifyConfig = { debounceMs: 5000, turnEnd: false, mute: [], targets: [], retry: { attempts: 5, baseMs: 1000, timeoutMs: 10_000 } };
 
 const bad = (where: string, what: string): never => {
   throw new TrellisError('INVALID_INPUT', `hub.json notify${where} ${what}`);
@@ -89,6 +89,7 @@ export function parseNotifyConfig(raw: unknown): NotifyConfig {
     retry: {
       attempts: retry.attempts === undefined ? DEFAULT_NOTIFY.retry.attempts : count(retry.attempts, '.retry.attempts', 1, 20),
       baseMs: retry.baseMs === undefined ? DEFAULT_NOTIFY.retry.baseMs : count(retry.baseMs, '.retry.baseMs', 1, 60_000),
+      timeoutMs: retry.timeoutMs === undefined ? DEFAULT_NOTIFY.retry.timeoutMs : count(retry.timeoutMs, '.retry.timeoutMs', 100, 300_000),
     },
   };
 }

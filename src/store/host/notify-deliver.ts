@@ -2,8 +2,6 @@ import { spawn } from 'node:child_process';
 import type { NotifyEvent } from '../../projections/notify-diff.js';
 import type { NotifyConfig, NotifyTarget } from './notify-config.js';
 
-/** One attempt may take this long (a hung webhook or command is cut off, then retried). */
-const ATTEMPT_MS = 10_000;
 /** Pause between attempts never exceeds this. */
 const MAX_PAUSE_MS = 60_000;
 /** Events waiting for one target beyond this are dropped oldest first (logged): a dead target holds no memory. */
@@ -20,30 +18,31 @@ const header = (text: string): string => (/^[\x20-\x7e]*$/.test(text) ? text : `
 const line = (e: Delivered): string =>
   e.type === 'withdraw' ? `${e.session.title}: answered` : e.type === 'turn-end' ? `${e.session.title}: turn ended` : `${e.session.title} waits for ${e.waitsFor}`;
 
-async function post(t: Extract<NotifyTarget, { url: string }>, e: Delivered): Promise<void> {
+async function post(t: Extract<NotifyTarget, { url: string }>, e: Delivered, timeoutMs: number): Promise<void> {
   const init: RequestInit =
     t.type === 'ntfy'
       ? { method: 'POST', body: line(e), headers: { 'Content-Type': 'text/plain; charset=utf-8', Title: header(`${e.project.name}: an agent needs you`), Click: e.url, Tags: 'bell' } }
       : { method: 'POST', body: JSON.stringify(e), headers: { 'Content-Type': 'application/json' } };
-  const res = await fetch(t.url, { ...init, redirect: 'error', signal: AbortSignal.timeout(ATTEMPT_MS) });
+  const res = await fetch(t.url, { ...init, redirect: 'error', signal: AbortSignal.timeout(timeoutMs) });
   await res.arrayBuffer().catch(() => undefined);
   if (!res.ok) throw new Error(`answered ${res.status}`);
 }
 
-function run(t: Extract<NotifyTarget, { type: 'command' }>, e: Delivered): Promise<void> {
+function run(t: Extract<NotifyTarget, { type: 'command' }>, e: Delivered, timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(t.command[0]!, t.command.slice(1), { stdio: ['pipe', 'ignore', 'pipe'], timeout: ATTEMPT_MS, killSignal: 'SIGKILL' });
+    const child = spawn(t.command[0]!, t.command.slice(1), { stdio: ['pipe', 'ignore', 'pipe'], timeout: timeoutMs, killSignal: 'SIGKILL' });
     let err = '';
     child.stderr.setEncoding('utf8').on('data', (d: string) => (err = (err + d).slice(-500)));
     child.on('error', reject);
     child.stdin.on('error', () => undefined);
     child.stdin.end(`${JSON.stringify(e)}\n`);
-    child.on('close', (code, signal) => (code === 0 ? resolve() : reject(new Error(signal ? `killed by ${signal} (over ${ATTEMPT_MS} ms?)` : `exited ${code}${err ? `: ${err.trim()}` : ''}`))));
+    child.on('close', (code, signal) => (code === 0 ? resolve() : reject(new Error(signal ? `killed by ${signal} (over ${timeoutMs} ms?)` : `exited ${code}${err ? `: ${err.trim()}` : ''}`))));
   });
 }
 
 /**
- * Each target's own queue, delivered one event at a time with bounded retries: a slow or dead target
+ * Each target's own queue, delivered one event at a time with bounded retries (an attempt that takes
+ * longer than `retry.timeoutMs` is cut off, a hung command killed): a slow or dead target
  * delays only its own later events, never another target and never the caller (send returns at once).
  */
 export class NotifyDelivery {
@@ -75,7 +74,7 @@ export class NotifyDelivery {
     for (let e = q.items.shift(); e && !this.stopped; e = q.items.shift()) {
       for (let attempt = 1; ; attempt++) {
         try {
-          await (t.type === 'command' ? run(t, e) : post(t, e));
+          await (t.type === 'command' ? run(t, e, retry.timeoutMs) : post(t, e, retry.timeoutMs));
           tally.delivered++;
           break;
         } catch (err) {

@@ -8,7 +8,9 @@ import { auth, logout, needLogin, nextRoute, refreshAuth, safeNext } from './hub
 import { hostHref, hostRoute, type HostRoute } from './host-route';
 import { hostInbox, projectList, projectsById, projectsStream } from './projects-store';
 import { installShortcuts, Palette, shortcutsOpen, ShortcutsHelp, type PaletteItem } from '../palette';
-import { titleWithCount, useInboxNotifications } from '../inbox';
+import { titleWithCount } from '../inbox';
+import { useInstallableApp } from '../notify-push';
+import { useGatewayNotifications } from '../notify-stream';
 import { HostInboxView } from '../views/HostInbox';
 
 /** What the palette reaches from the host page: every project (its page), the inbox's sessions, the host views. */
@@ -50,7 +52,9 @@ export function HostApp() {
   }, [link]);
   const inbox = admitted ? hostInbox.value : null;
   const waiting = inbox?.length ?? 0;
-  useInboxNotifications(inbox);
+  // The gateway decides what is news (debounced, muted, quiet hours): the page shows what it says.
+  useGatewayNotifications(admitted);
+  useInstallableApp(admitted);
   useEffect(() => {
     document.title = titleWithCount(waiting, `${r.view === 'project' ? (projectsById.value.get(r.arg)?.name ?? 'Project') : TITLES[r.view]} · Trellis`);
   }, [r, projectsById.value, waiting]);

@@ -1,5 +1,7 @@
 import { InboxList, inboxHeading, NotifyButton } from '../inbox';
 import { hostInbox, projectList } from '../host/projects-store';
+import { PushControl } from '../notify-push';
+import { NotifySettings } from '../notify-settings';
 
 /**
  * `#/inbox` of the host: every session on this machine that needs a person, whatever its project and
@@ -16,9 +18,13 @@ export function HostInboxView() {
           <h1>{inboxHeading(items.length)}</h1>
           <p class="muted">Every project’s sessions that wait for a person: a permission, a question, their turn; failed, quarantined, or finished and unread.</p>
         </div>
-        <NotifyButton />
+        <div class="row-actions">
+          <NotifyButton />
+          <PushControl />
+        </div>
       </header>
       <InboxList items={items} emptyHint={`Work on. This page updates by itself${offline ? `; ${offline} offline project${offline === 1 ? '' : 's'} cannot report (start them from Projects)` : ''}.`} />
+      <NotifySettings projects={projectList.value?.projects ?? []} />
     </div>
   );
 }

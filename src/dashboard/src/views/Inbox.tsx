@@ -1,6 +1,7 @@
 import { computed } from '@preact/signals';
 import { inboxOf } from '../../../projections/inbox.js';
 import { InboxList, inboxHeading, NotifyButton, useInboxNotifications, type InboxItem } from '../inbox';
+import { gatewayNotifying } from '../notify-stream';
 import { href } from '../router';
 import { board, boardError } from '../store';
 import { ErrorBox } from '../ui';
@@ -14,7 +15,8 @@ export const projectInbox = computed<InboxItem[] | null>(() => {
 /** `#/inbox` of a project: its sessions that need a person. Every project's together: the host's inbox. */
 export function InboxView() {
   const items = projectInbox.value;
-  useInboxNotifications(items);
+  // Under a gateway that tells this page (an admin login), its notifications are the ones shown.
+  useInboxNotifications(gatewayNotifying.value ? null : items);
   if (!items) return boardError.value ? <ErrorBox error={{ message: boardError.value }} title="The inbox could not be loaded" /> : <p class="muted">Loading the inbox…</p>;
   return (
     <div class="inbox-page">

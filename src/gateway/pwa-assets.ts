@@ -1,0 +1,94 @@
+import { deflateSync } from 'node:zlib';
+
+/**
+ * The installable app's files, served by the gateway at its root (a service worker controls the paths
+ * below its own, so it lives at `/sw.js`): the manifest, the worker that shows pushed notifications, and
+ * the icons. Written here rather than built: a few lines each, the same at every hub.
+ */
+
+export const MANIFEST = JSON.stringify({
+  name: 'Trellis',
+  short_name: 'Trellis',
+  description: 'Your projects, their sessions, and the agents that need you',
+  start_url: '/#/inbox',
+  scope: '/',
+  display: 'standalone',
+  background_color: '#ffffff',
+  theme_color: '#2f6f4f',
+  icons: [
+    { src: '/icon.svg', sizes: 'any', type: 'image/svg+xml' },
+    { src: '/icon-192.png', sizes: '192x192', type: 'image/png' },
+    { src: '/icon-512.png', sizes: '512x512', type: 'image/png', purpose: 'any maskable' },
+  ],
+});
+
+/**
+ * The service worker: a push shows the wait (tagged with the wait's id, so a repeat replaces it) or, for a
+ * withdraw, closes it; a click opens the session's page, in a window of this app when one is open.
+ */
+export const SERVICE_WORKER = `'use strict';
+self.addEventListener('install', () => self.skipWaiting());
+self.addEventListener('activate', (e) => e.waitUntil(self.clients.claim()));
+self.addEventListener('push', (e) => {
+  let d;
+  try { d = e.data.json(); } catch { return; }
+  if (d.type === 'withdraw') {
+    e.waitUntil(self.registration.getNotifications({ tag: d.id }).then((ns) => ns.forEach((n) => n.close())));
+    return;
+  }
+  const what = d.type === 'turn-end' ? 'its turn ended' : d.waitsFor;
+  e.waitUntil(self.registration.showNotification(d.session.title + ': ' + what, {
+    body: d.project.name + ' · an agent needs you', tag: d.id, icon: '/icon-192.png', data: { path: d.path },
+  }));
+});
+self.addEventListener('notificationclick', (e) => {
+  e.notification.close();
+  const url = new URL(e.notification.data.path, self.location.origin).href;
+  e.waitUntil(self.clients.matchAll({ type: 'window' }).then((ws) => {
+    const w = ws.find((c) => 'navigate' in c);
+    return w ? w.navigate(url).then((c) => c && c.focus()) : self.clients.openWindow(url);
+  }));
+});
+`;
+
+export const ICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><rect width="64" height="64" rx="12" fill="#2f6f4f"/><path d="M20 14v36M32 14v36M44 14v36M14 24h36M14 40h36" stroke="#fff" stroke-width="4" stroke-linecap="round"/></svg>`;
+
+/** A square PNG of `size` px: the trellis mark (white bars on green), drawn row by row. */
+export function iconPng(size: number): Buffer {
+  const green = [0x2f, 0x6f, 0x4f];
+  const rows: Buffer[] = [];
+  const bar = (v: number) => [20, 32, 44].some((c) => Math.abs(v - c) <= 2);
+  for (let y = 0; y < size; y++) {
+    const row = Buffer.alloc(1 + size * 3);
+    for (let x = 0; x < size; x++) {
+      const [u, v] = [(x * 64) / size, (y * 64) / size];
+      const inner = u > 12 && u < 52 && v > 12 && v < 52;
+      const white = inner && (bar(u) || (v > 22 && v < 26) || (v > 38 && v < 42));
+      const px = white ? [255, 255, 255] : green;
+      row.set(px, 1 + x * 3);
+    }
+    rows.push(row);
+  }
+  const chunk = (type: string, data: Buffer) => {
+    const head = Buffer.alloc(8);
+    head.writeUInt32BE(data.length, 0);
+    head.write(type, 4, 'ascii');
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
+    return Buffer.concat([head, data, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(size, 0);
+  ihdr.writeUInt32BE(size, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8);
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Buffer.concat(rows))), chunk('IEND', Buffer.alloc(0))]);
+}
+
+function crc32(buf: Buffer): number {
+  let c = ~0;
+  for (const b of buf) {
+    c ^= b;
+    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
+  }
+  return ~c >>> 0;
+}
