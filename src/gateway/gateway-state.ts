@@ -4,6 +4,7 @@ import { isLoopback } from '../store/host/endpoint-record.js';
 import { hubConfigPath, readHubConfig, type HubConfig } from '../store/host/hub-config.js';
 import { perTurn } from '../store/host/per-turn.js';
 import { gateOf } from '../store/host/project-list.js';
+import { RemoteProjects } from '../store/host/remote-projects.js';
 import { OpenStreams } from './open-streams.js';
 import { LoginLimiter, SessionTable, type Grant } from './login-sessions.js';
 
@@ -48,10 +49,13 @@ export class GatewayState {
     const hub = this.hubOrError();
     return 'broken' in hub || (!!hub.adminPassword && !!this.sessions.get(id));
   });
+  /** The registered hosts' SSH connections and their projects (issue 31). */
+  readonly remote: RemoteProjects;
   private cached: { stamp: string; config: HubConfig; password: string | undefined } | undefined;
 
   constructor(readonly opts: GatewayOptions) {
     this.cookieName = opts.tls ? '__Host-trellis_session' : 'trellis_session';
+    this.remote = new RemoteProjects(opts.home);
   }
 
   /** hub.json, re-read when it changes on disk; a new admin password ends every session. */
