@@ -115,8 +115,8 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
     .action((action: string | undefined, args: string[], options: Options) => lazy(() => import('./hosts-commands.js'), (m) => m.runHosts(action, ctx(args, options))));
 
   cli
-    .command('projects [action] [...args]', 'The projects this machine knows (the dashboard’s list): ls, add [<path>], rm <id|path>')
-    .usage('projects [ls|add|rm] [...args] [options]   (see the README)')
+    .command('projects [action] [...args]', 'The projects this machine knows (the dashboard’s list): ls, add [<path>], rm <id|path>, serve <id>')
+    .usage('projects [ls|add|rm|serve] [...args] [options]   (see the README)')
     .option('--git', 'add: run git init first when the folder is not a git repository')
     .option('--init', 'add: run trellis init in the project')
     .option('--harness <name>', 'add: run trellis init recording this agent harness')

@@ -2,7 +2,8 @@ import { basename, resolve } from 'node:path';
 import { trellisHome } from '../store/host/endpoint-record.js';
 import { forgetProject } from '../store/host/forget-project.js';
 import { readHubConfig } from '../store/host/hub-config.js';
-import { listProjects, onlineRecord, type ProjectRow } from '../store/host/project-list.js';
+import { serveProject } from '../store/host/host-runs.js';
+import { findProject, listProjects, onlineRecord, type ProjectRow } from '../store/host/project-list.js';
 import { registerProject } from '../store/host/register-project.js';
 import { err, out } from './output.js';
 import { checkShape, type VerbContext } from './shape.js';
@@ -12,6 +13,7 @@ const USAGE = {
   ls: 'trellis projects ls [--json [--records]]',
   add: 'trellis projects add [<path>] [--git] [--init] [--harness <name>] [--json]',
   rm: 'trellis projects rm <id|path> [--json]',
+  serve: 'trellis projects serve <id> [--json]',
 };
 
 export const projectsUsage = (): string => Object.values(USAGE).map((u) => `  ${u}`).join('\n');
@@ -23,6 +25,7 @@ export async function runProjects(action: string | undefined, ctx: VerbContext):
   if (action === 'ls' || action === undefined) return list(ctx);
   if (action === 'add') return add(ctx);
   if (action === 'rm') return rm(ctx);
+  if (action === 'serve') return serve(ctx);
   throw new UsageError(`unknown projects action '${action}'`, `\n${projectsUsage()}`);
 }
 
@@ -67,6 +70,16 @@ async function add(ctx: VerbContext): Promise<number> {
   const r = await registerProject(trellisHome(), { path: resolve(ctx.cwd, ctx.args[0] ?? '.'), gitInit: ctx.options.git === true, ...(init ? { init: harness !== undefined ? { harness } : {} } : {}) });
   if (ctx.options.json) await json(r);
   else await out(`${r.transcript}${r.added ? 'registered' : 'already registered:'} ${r.project.root} as ${r.project.id}\n`);
+  return 0;
+}
+
+/** Starts a known project's backend, detached (the dashboard's Start; another host's gateway runs it over ssh). */
+async function serve(ctx: VerbContext): Promise<number> {
+  checkShape({ args: ['id'], options: ['json'], usage: USAGE.serve }, ctx);
+  const home = trellisHome();
+  const served = await serveProject(home, findProject(home, ctx.args[0]!));
+  if (ctx.options.json) await json(served);
+  else await out(`online at ${served.url} (pid ${served.pid})\n`);
   return 0;
 }
 

@@ -1,3 +1,4 @@
+import { TrellisError } from '../../events/index.js';
 import type { ProjectRow } from '../../projections/project-row.js';
 import type { EndpointRecord } from './endpoint-record.js';
 import { readHosts, type HostEntry } from './hosts.js';
@@ -136,6 +137,23 @@ class HostProjects {
     return this.link.state.state === 'online' ? (this.known.get(id)?.record ?? null) : null;
   }
 
+  /** Starts the remote project's backend with the remote `trellis projects serve` and waits until it is proven here. */
+  async serve(id: string, slot: string): Promise<{ online: true; proxy: string }> {
+    let said: string;
+    try {
+      said = await this.link.exec(`${this.entry.trellis} projects serve ${slot} --json`, 60_000);
+    } catch (err) {
+      throw new TrellisError('SERVE_FAILED', `${this.entry.name} could not start it: ${(err as Error).message}`);
+    }
+    const deadline = Date.now() + 15_000;
+    while (!this.record(id)) {
+      if (Date.now() > deadline) throw new TrellisError('SERVE_FAILED', `${this.entry.name} started it (${said.trim()}) but it does not answer through the SSH tunnel`);
+      await this.poll();
+      if (!this.record(id)) await new Promise((r) => setTimeout(r, 200));
+    }
+    return { online: true, proxy: `/p/${encodeURIComponent(id)}/` };
+  }
+
   /** The backend stopped answering: ask again now. */
   forget(id: string): void {
     const k = this.known.get(id);
@@ -214,6 +232,17 @@ export class RemoteProjects {
   record(id: string): EndpointRecord | null {
     this.sync();
     return this.hosts.get(id.slice(0, id.indexOf('~')))?.record(id) ?? null;
+  }
+
+  /** Starts remote project `id`'s backend on its host (a detached serve there, through ssh). */
+  serve(id: string): Promise<{ online: true; proxy: string }> {
+    this.sync();
+    const at = id.indexOf('~');
+    const slot = id.slice(at + 1);
+    const h = this.hosts.get(id.slice(0, at));
+    // The slot goes into a remote shell line: only a slot's own characters pass.
+    if (!h || !/^[a-z0-9._-]+$/.test(slot)) throw new TrellisError('NOT_FOUND', `no remote project ${id}`);
+    return h.serve(id, slot);
   }
 
   forget(id: string): void {
