@@ -27,6 +27,7 @@ const groups: readonly Group[] = [
   ['evidence', async () => (await import('./evidence.js')).evidenceBench()],
   ['speed', async () => (await import('./speed.js')).speedBench()],
   ['agents', async () => (await import('./agents.js')).agentsBench()],
+  ['hosts', async () => (await import('./hosts.js')).hostsBench()],
 ];
 
 const byName = new Map(groups);
