@@ -1,4 +1,6 @@
-import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeProject } from '../src/store/host/endpoint-record.js';
@@ -14,24 +16,45 @@ import { waitFor } from './helpers/wait.js';
 let sshd: TestSshd;
 let serve: ServeProcess;
 let gw: TestGateway;
+let localServe: ServeProcess;
+const localRoot = tempRepo();
 const remoteHome = join(tempDir(), 'remote-home');
 const localHome = join(tempDir(), 'local-home');
 const remoteRoot = tempRepo();
 const slot = encodeProject(remoteRoot);
 const id = `box~${slot}`;
 const remoteTrellis = `env TRELLIS_HOME=${remoteHome} ${process.execPath} ${BIN}`;
+const detached: number[] = [];
+const localRow = async () => (json(await get('/projects')).projects as any[]).find((p) => p.root === localRoot);
+/** The gateway's ControlMaster for `name` (found by its control socket's path). */
+const masterPid = (name: string) =>
+  execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .filter((l) => l.includes(join(localHome, 'ssh', `${name}.sock`)) && / -M /.test(l))
+    .map((l) => Number(l.trim().split(/\s+/)[0]));
 const local = (args: string[]) => trellis(ROOT, args, { env: { TRELLIS_HOME: localHome } });
 
 beforeAll(async () => {
   writeFileSync(join(remoteRoot, 'trellis.json'), '{"name":"Remote app"}\n');
   sshd = await startSshd();
+  // Cataloged there, so it stays in that host's list while its backend is stopped.
+  expect((await trellis(ROOT, ['projects', 'add', remoteRoot], { env: { TRELLIS_HOME: remoteHome } })).code).toBe(0);
   serve = await startServe(ROOT, remoteRoot, { ...process.env, TRELLIS_HOME: remoteHome });
+  writeFileSync(join(localRoot, 'trellis.json'), '{}\n');
+  localServe = await startServe(ROOT, localRoot, { ...process.env, TRELLIS_HOME: localHome });
   gw = await startTestGateway(localHome);
 }, 30_000);
 
 afterAll(async () => {
   await gw?.close();
   await serve?.stop('SIGTERM');
+  await localServe?.stop('SIGTERM');
+  // The serve the gateway started over ssh runs detached in the remote home: its record names it.
+  for (const pid of detached) {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {}
+  }
   await sshd?.kill();
   cleanupRepos();
 });
@@ -84,10 +107,43 @@ describe('other hosts over SSH (issue 31)', () => {
     expect((await local(['hosts', 'rm', 'stranger'])).code).toBe(0);
   }, 30_000);
 
-  it('sshd killed: the remote project goes offline within seconds, and comes back by itself', async () => {
+  it('the remote serve stopped: its project goes offline; Start runs it again on that host through ssh', async () => {
+    await serve.stop('SIGTERM');
+    const down = await waitFor(async () => ((await row())?.online === false ? row() : undefined), 'the remote project offline', 15_000);
+    expect(down.host).toBe('box');
+    expect((await get(`/p/${id}/api/instance`)).status).toBe(404);
+    const started = await raw(new URL(`/projects/${encodeURIComponent(id)}/serve`, gw.url).toString(), { method: 'POST' });
+    expect(started.status, started.body).toBe(200);
+    expect(json(started)).toEqual({ online: true, proxy: `/p/${encodeURIComponent(id)}/` });
+    const live = json(await get(`/p/${id}/api/instance`));
+    expect(live.root).toBe(remoteRoot);
+    detached.push(JSON.parse(readFileSync(join(remoteHome, 'projects', slot, 'endpoint.json'), 'utf8')).pid);
+    // A slot that could carry shell words never reaches the remote shell.
+    const evil = await raw(new URL(`/projects/${encodeURIComponent('box~x;touch /tmp/owned')}/serve`, gw.url).toString(), { method: 'POST' });
+    expect(evil.status).toBe(404);
+  }, 60_000);
+
+  it('the SSH connection killed: offline at once, then back by itself (bounded backoff)', async () => {
+    const [pid] = masterPid('box');
+    expect(pid).toBeGreaterThan(0);
+    process.kill(pid!, 'SIGKILL');
+    await waitFor(async () => (await row())?.online === false, 'the remote project offline', 10_000);
+    await waitFor(async () => (await row())?.online, 'the remote project back online', 20_000);
+    expect(masterPid('box')).toHaveLength(1);
+  }, 40_000);
+
+  it('sshd killed: the remote project goes offline within seconds, its open stream ends, local projects stay online, and it comes back by itself', async () => {
+    // An open SSE stream through the hop: it must end when the host goes, not hang.
+    const stream = await new Promise<http.IncomingMessage>((resolve, reject) =>
+      http.get(new URL(`/p/${id}/api/graph/stream`, gw.url), { headers: { accept: 'text/event-stream' } }, resolve).on('error', reject),
+    );
+    expect(stream.statusCode).toBe(200);
+    const ended = new Promise<void>((resolve) => (stream.once('close', () => resolve()), stream.resume()));
     await sshd.kill();
+    await ended;
     const down = await waitFor(async () => ((await row())?.online === false ? row() : undefined), 'the remote project offline', 15_000);
     expect(down.reason).toContain('box is unreachable');
+    expect((await localRow()).online).toBe(true);
     expect((await get(`/p/${id}/api/instance`)).status).toBe(404);
     await sshd.start();
     await waitFor(async () => (await row())?.online, 'the remote project back online', 20_000);
