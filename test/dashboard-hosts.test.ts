@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeProject } from '../src/store/host/endpoint-record.js';
-import { desktopPage } from './helpers/browser.js';
+import { desktopPage, screenshot } from './helpers/browser.js';
 import { json, raw, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { BIN, cleanupRepos, ok, ROOT, tempDir, testEnv } from './helpers/repo.js';
 import { startServe, type ServeProcess } from './helpers/serve.js';
@@ -34,7 +34,6 @@ beforeAll(async () => {
   sshd = await startSshd();
   serve = await startServe(ROOT, remoteRoot, { ...testEnv(remoteRoot), TRELLIS_HOME: remoteHome });
   id = `box~${encodeProject(remoteRoot)}`;
-  await ok(ROOT, ['hosts', 'add', 'box', 'remote', '--trellis', `env TRELLIS_HOME=${remoteHome} ${process.execPath} ${BIN}`, '--ssh-config', sshd.sshConfig], { env: { TRELLIS_HOME: localHome } });
   gw = await startTestGateway(localHome);
   ({ browser, page, seen } = await desktopPage());
 }, 60_000);
@@ -51,9 +50,20 @@ afterAll(async () => {
 describe('a project on another host, in the page', () => {
   it('shows on the host page with its host; its board, an issue and a live terminal work through /p over SSH; its waiting session is in the host inbox', async () => {
     await page.goto(gw.url);
+    // The machine is added from the host page's form (POST /hub/hosts, the verb `trellis hosts add` runs).
+    const form = page.getByRole('form', { name: 'Add a machine' });
+    await form.getByLabel('Name').fill('box');
+    await form.getByLabel('SSH destination').fill('remote');
+    await form.getByLabel('Trellis command there (optional)').fill(`env TRELLIS_HOME=${remoteHome} ${process.execPath} ${BIN}`);
+    await form.getByLabel('SSH config file (optional)').fill(sshd.sshConfig);
+    await form.getByRole('button', { name: 'Add machine' }).click();
+    await expect.poll(() => page.getByTestId('host-box').getByTestId('host-state').textContent(), { timeout: 20_000 }).toBe('connected');
+    expect(JSON.parse(await ok(ROOT, ['hosts', 'ls', '--json'], { env: { TRELLIS_HOME: localHome } })).hosts.map((h: { name: string }) => h.name)).toEqual(['box']);
     const row = page.getByTestId(`project-${id}`);
     await row.and(page.locator('[data-online=true]')).waitFor({ timeout: 20_000 });
     expect(await row.getByTestId('host').textContent()).toBe('on box');
+    await page.getByTestId('host-box').scrollIntoViewIfNeeded();
+    await screenshot(page, 'hosts-home');
 
     // An issue opened on that host, read in the page through the tunnel.
     const issue = JSON.parse(await remote('issue', 'open', 'Opened on the box', '--by', 'tester', '--json')) as { id: string };

@@ -5,6 +5,7 @@ import { errorOf, hub } from '../host/hub';
 import { hostHref } from '../host/host-route';
 import { hostInbox, projectList, type ProjectRow } from '../host/projects-store';
 import { InboxList, inboxHeading } from '../inbox';
+import { HostsSection } from './Hosts';
 
 /**
  * The host home: every project on this machine, live from `/projects/stream` (online state, open issues,
@@ -41,6 +42,7 @@ export function ProjectsView() {
           ))}
         </ul>
       )}
+      <HostsSection />
     </>
   );
 }
