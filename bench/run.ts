@@ -28,6 +28,7 @@ const groups: readonly Group[] = [
   ['speed', async () => (await import('./speed.js')).speedBench()],
   ['agents', async () => (await import('./agents.js')).agentsBench()],
   ['notify', async () => (await import('./notify.js')).notifyBench()],
+  ['hosts', async () => (await import('./hosts.js')).hostsBench()],
 ];
 
 const byName = new Map(groups);

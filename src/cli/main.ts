@@ -111,11 +111,20 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
     .action((action: string | undefined, options: Options) => lazy(() => import('./dashboard-command.js'), (m) => m.runDashboard(action, ctx([], options))));
 
   cli
-    .command('projects [action] [...args]', 'The projects this machine knows (the dashboard’s list): ls, add [<path>], rm <id|path>')
-    .usage('projects [ls|add|rm] [...args] [options]   (see the README)')
+    .command('hosts [action] [...args]', 'Other machines the dashboard reaches over SSH: ls, add <name> <ssh-destination>, rm <name>')
+    .usage('hosts [ls|add|rm] [...args] [options]   (see the README: More than one machine)')
+    .option('--trellis <command>', 'add: how to run Trellis on that host (default trellis)')
+    .option('--ssh-config <file>', 'add: pass this file to ssh as -F')
+    .option('--json', 'Print JSON')
+    .action((action: string | undefined, args: string[], options: Options) => lazy(() => import('./hosts-commands.js'), (m) => m.runHosts(action, ctx(args, options))));
+
+  cli
+    .command('projects [action] [...args]', 'The projects this machine knows (the dashboard’s list): ls, add [<path>], rm <id|path>, serve <id>')
+    .usage('projects [ls|add|rm|serve] [...args] [options]   (see the README)')
     .option('--git', 'add: run git init first when the folder is not a git repository')
     .option('--init', 'add: run trellis init in the project')
     .option('--harness <name>', 'add: run trellis init recording this agent harness')
+    .option('--records', 'ls --json: each online project with its verified endpoint record (what another host’s dashboard tunnels to)')
     .option('--json', 'Print JSON')
     .action((action: string | undefined, args: string[], options: Options) => lazy(() => import('./projects-commands.js'), (m) => m.runProjects(action, ctx(args, options))));
 
@@ -266,6 +275,7 @@ async function usageOf(command: string): Promise<string> {
   if (command === 'issue') return `\n${(await import('./issue-commands.js')).issueUsage()}`;
   if (command === 'eval') return `\n${(await import('./eval-commands.js')).evalUsage()}`;
   if (command === 'session') return `\n${(await import('./session-commands.js')).sessionUsage()}`;
+  if (command === 'hosts') return `\n${(await import('./hosts-commands.js')).hostsUsage()}`;
   if (command === 'projects') return `\n${(await import('./projects-commands.js')).projectsUsage()}`;
   if (command === 'evidence') return `\n${(await import('./evidence-commands.js')).evidenceUsage()}`;
   return `trellis ${command} --help`;

@@ -2,16 +2,18 @@ import { basename, resolve } from 'node:path';
 import { trellisHome } from '../store/host/endpoint-record.js';
 import { forgetProject } from '../store/host/forget-project.js';
 import { readHubConfig } from '../store/host/hub-config.js';
-import { listProjects, type ProjectRow } from '../store/host/project-list.js';
+import { serveProject } from '../store/host/host-runs.js';
+import { findProject, listProjects, onlineRecord, type ProjectRow } from '../store/host/project-list.js';
 import { registerProject } from '../store/host/register-project.js';
 import { err, out } from './output.js';
 import { checkShape, type VerbContext } from './shape.js';
 import { UsageError } from './usage-error.js';
 
 const USAGE = {
-  ls: 'trellis projects ls [--json]',
+  ls: 'trellis projects ls [--json [--records]]',
   add: 'trellis projects add [<path>] [--git] [--init] [--harness <name>] [--json]',
   rm: 'trellis projects rm <id|path> [--json]',
+  serve: 'trellis projects serve <id> [--json]',
 };
 
 export const projectsUsage = (): string => Object.values(USAGE).map((u) => `  ${u}`).join('\n');
@@ -23,15 +25,18 @@ export async function runProjects(action: string | undefined, ctx: VerbContext):
   if (action === 'ls' || action === undefined) return list(ctx);
   if (action === 'add') return add(ctx);
   if (action === 'rm') return rm(ctx);
+  if (action === 'serve') return serve(ctx);
   throw new UsageError(`unknown projects action '${action}'`, `\n${projectsUsage()}`);
 }
 
 /** Every project this machine knows (cataloged, or claimed by a running serve), each probed live. */
 async function list(ctx: VerbContext): Promise<number> {
-  checkShape({ args: [], options: ['json'], usage: USAGE.ls }, ctx);
+  checkShape({ args: [], options: ['json', 'records'], usage: USAGE.ls }, ctx);
   const home = trellisHome();
   const listed = await listProjects(home, readHubConfig(home));
-  if (ctx.options.json) await json(listed);
+  if (ctx.options.records && !ctx.options.json) throw new UsageError('--records goes with --json', USAGE.ls);
+  if (ctx.options.records) await json({ ...listed, projects: await Promise.all(listed.projects.map(withRecord)) });
+  else if (ctx.options.json) await json(listed);
   else if (listed.projects.length === 0 && !listed.catalogError) await out("no projects yet; add one with 'trellis projects add <path>'\n");
   else await out(listed.projects.map(rowLine).join(''));
   // A catalog that cannot be read is loud: the list above holds only what running backends claim.
@@ -40,6 +45,16 @@ async function list(ctx: VerbContext): Promise<number> {
     return 1;
   }
   return 0;
+}
+
+/**
+ * An online row with the verified record of its backend (url, instance, root): what another host's
+ * gateway forwards to through SSH and proves through that forward before trusting it.
+ */
+async function withRecord(p: ProjectRow): Promise<ProjectRow & { record?: { url: string; instanceId: string; root: string } }> {
+  if (!p.online) return p;
+  const r = await onlineRecord(trellisHome(), p.id);
+  return r ? { ...p, record: { url: r.url, instanceId: r.instanceId, root: r.root } } : p;
 }
 
 const rowLine = (p: ProjectRow): string =>
@@ -55,6 +70,16 @@ async function add(ctx: VerbContext): Promise<number> {
   const r = await registerProject(trellisHome(), { path: resolve(ctx.cwd, ctx.args[0] ?? '.'), gitInit: ctx.options.git === true, ...(init ? { init: harness !== undefined ? { harness } : {} } : {}) });
   if (ctx.options.json) await json(r);
   else await out(`${r.transcript}${r.added ? 'registered' : 'already registered:'} ${r.project.root} as ${r.project.id}\n`);
+  return 0;
+}
+
+/** Starts a known project's backend, detached (the dashboard's Start; another host's gateway runs it over ssh). */
+async function serve(ctx: VerbContext): Promise<number> {
+  checkShape({ args: ['id'], options: ['json'], usage: USAGE.serve }, ctx);
+  const home = trellisHome();
+  const served = await serveProject(home, findProject(home, ctx.args[0]!));
+  if (ctx.options.json) await json(served);
+  else await out(`online at ${served.url} (pid ${served.pid})\n`);
   return 0;
 }
 

@@ -16,7 +16,7 @@ export interface Shape {
 }
 
 /** Options that take no value. */
-const FLAGS = new Set(['json', 'all', 'git', 'init', 'repair', 'public', 'ansi', 'fresh']);
+const FLAGS = new Set(['json', 'all', 'git', 'init', 'repair', 'public', 'ansi', 'fresh', 'records']);
 
 /** Refuses, as misuse (exit 2 with the usage), a command line that does not fit the verb's shape. */
 export function checkShape(spec: Shape, ctx: VerbContext): void {

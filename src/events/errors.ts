@@ -35,6 +35,8 @@ export type ErrorCode =
   | 'READING_EXISTS'
   | 'SESSION_NOT_FOUND'
   | 'SESSION_EXISTS'
+  /** A host of that name is registered already (hub.json `hosts`). */
+  | 'HOST_EXISTS'
   | 'SESSION_REFUSED'
   /** A merge the session's checks block (a regressed or unmeasured-at-head scenario), not overridden. */
   | 'MERGE_BLOCKED'

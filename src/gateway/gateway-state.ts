@@ -5,6 +5,7 @@ import { isLoopback } from '../store/host/endpoint-record.js';
 import { hubConfigPath, readHubConfig, type HubConfig } from '../store/host/hub-config.js';
 import { perTurn } from '../store/host/per-turn.js';
 import { gateOf } from '../store/host/project-list.js';
+import { RemoteProjects } from '../store/host/remote-projects.js';
 import { OpenStreams } from './open-streams.js';
 import type { Notifier } from './notify-hub.js';
 import type { ProjectFeed } from './project-feed.js';
@@ -57,10 +58,13 @@ export class GatewayState {
   feed: ProjectFeed | undefined;
   /** Tells people when a session needs them (set by the server once it exists). */
   notifier: Notifier | undefined;
+  /** The registered hosts' SSH connections and their projects (issue 31). */
+  readonly remote: RemoteProjects;
   private cached: { stamp: string; config: HubConfig; password: string | undefined } | undefined;
 
   constructor(readonly opts: GatewayOptions) {
     this.cookieName = opts.tls ? '__Host-trellis_session' : 'trellis_session';
+    this.remote = new RemoteProjects(opts.home);
   }
 
   /** hub.json, re-read when it changes on disk; a new admin password ends every session. */

@@ -3,6 +3,7 @@ import { type } from 'arktype';
 import { Hono } from 'hono';
 import { readJson } from '../http/body.js';
 import { runDoctor, runInit, serveProject } from '../store/host/host-runs.js';
+import { isRemoteId } from '../store/host/remote-projects.js';
 import type { GatewayState } from './gateway-state.js';
 import { projectOf } from './route-params.js';
 
@@ -18,6 +19,11 @@ export function hostRunRoutes(state: GatewayState): Hono<{ Bindings: HttpBinding
     return c.json(await runInit(home, p.root, await readJson(c, initBody, { optional: true }), state.opts.env));
   });
   app.post('/projects/:id/doctor', async (c) => c.json(await runDoctor(home, projectOf(c, state).root, state.opts.env)));
-  app.post('/projects/:id/serve', async (c) => c.json(await serveProject(home, projectOf(c, state), state.opts.env)));
+  app.post('/projects/:id/serve', async (c) => {
+    const id = c.req.param('id');
+    // Another host's project starts there, through its SSH connection (issue 31).
+    if (isRemoteId(id)) return c.json(await state.remote.serve(id));
+    return c.json(await serveProject(home, projectOf(c, state), state.opts.env));
+  });
   return app;
 }

@@ -51,7 +51,7 @@ export function createHubServer(opts: GatewayOptions, tls?: TlsOptions, reaper: 
 
   if (!tls) {
     const open = track(http);
-    return { server: http, state, close: () => (notifier.close(), closeServer(http, open)) };
+    return { server: http, state, close: () => (notifier.close(), closeAll(state, closeServer(http, open))) };
   }
 
   // Paused on connect: the first byte is peeked with read(1) and put back, so TLS takes the socket whole.
@@ -74,7 +74,7 @@ export function createHubServer(opts: GatewayOptions, tls?: TlsOptions, reaper: 
   });
   const open = track(front);
   const bound = front;
-  return { server: front, state, close: () => (notifier.close(), closeServer(bound, open)) };
+  return { server: front, state, close: () => (notifier.close(), closeAll(state, closeServer(bound, open))) };
 }
 
 /** Every socket the server accepted and still open (upgraded WebSockets included). */
@@ -94,4 +94,10 @@ function closeServer(server: Server, open: Set<Socket>): Promise<void> {
     else server.close(() => resolve());
     for (const s of open) s.destroy();
   });
+}
+
+/** The server closed, then every SSH connection to another host (and its forwards) with it. */
+async function closeAll(state: GatewayState, server: Promise<void>): Promise<void> {
+  await server;
+  await state.remote.close();
 }

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { ProjectList } from '../store/host/project-list.js';
 import { listFingerprint, onlineRecord } from '../store/host/project-list.js';
+import type { RemoteProjects } from '../store/host/remote-projects.js';
 
 /** How often the feed looks for a change while anyone listens (a stat per record and config: cheap). */
 const TICK_MS = 200;
@@ -28,7 +29,11 @@ export class ProjectFeed {
   constructor(
     private readonly home: string,
     private readonly compute: () => Promise<ProjectList>,
-  ) {}
+    /** Other hosts' projects: their changes recompute the list too. */
+    private readonly remote?: RemoteProjects,
+  ) {
+    remote?.onChange(() => this.listeners.size && this.poke());
+  }
 
   /** Calls `fn` with the current list (at once when known, else as soon as it is), then on every change; returns the unsubscribe. */
   subscribe(fn: (body: string) => void): () => void {
@@ -62,7 +67,7 @@ export class ProjectFeed {
     }
     this.busy = true;
     try {
-      const print = listFingerprint(this.home);
+      const print = `${listFingerprint(this.home)}|${this.remote?.fingerprint() ?? ''}`;
       if (print === this.print) return;
       this.print = print;
       const list = await this.compute();

@@ -5,6 +5,7 @@ import { listProjects, type ProjectList } from '../store/host/project-list.js';
 import { configRoutes } from './config-routes.js';
 import type { GatewayState } from './gateway-state.js';
 import { hostRunRoutes } from './host-run-routes.js';
+import { hostRoutes } from './remote-host-routes.js';
 import { callerOf } from './hub-context.js';
 import { ProjectFeed } from './project-feed.js';
 import { registrationRoutes } from './registration-routes.js';
@@ -24,11 +25,14 @@ export function projectRoutes(state: GatewayState): Hono<Env> {
   const app = new Hono<Env>();
   const home = state.opts.home;
   const scoped = (list: ProjectList): ProjectList => (state.opts.only ? { ...list, projects: list.projects.filter((p) => p.id === state.opts.only) } : list);
-  const list = async () => scoped(await listProjects(home, state.hub()));
+  // Remote hosts' projects beside this machine's (issue 31); a single-project gateway shows none.
+  const withRemote = (local: ProjectList): ProjectList =>
+    state.opts.only ? local : { ...local, projects: [...local.projects, ...state.remote.rows()], hosts: state.remote.statuses() };
+  const list = async () => scoped(withRemote(await listProjects(home, state.hub())));
 
   app.get('/projects', async (c) => c.json(await list()));
 
-  const feed = new ProjectFeed(home, list);
+  const feed = new ProjectFeed(home, list, state.remote);
   state.feed = feed;
   app.get('/projects/stream', (c) =>
     streamSSE(c, async (stream) => {
@@ -68,5 +72,6 @@ export function projectRoutes(state: GatewayState): Hono<Env> {
   app.route('/', registrationRoutes(state));
   app.route('/', hostRunRoutes(state));
   app.route('/', configRoutes(state));
+  app.route('/', hostRoutes(state));
   return app;
 }

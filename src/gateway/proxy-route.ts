@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import { dashboardDistDir, dashboardResponse, isDashboardPath } from '../http/dashboard-assets.js';
 import type { EndpointRecord } from '../store/host/endpoint-record.js';
 import { forgetVerified, gateOf, onlineRecord } from '../store/host/project-list.js';
+import { isRemoteId } from '../store/host/remote-projects.js';
 import type { GatewayState } from './gateway-state.js';
 import { crossSiteRefusal } from './request-guard.js';
 import { hasShell, shellAction } from './shell-scope.js';
@@ -56,8 +57,10 @@ async function admit(state: GatewayState, req: IncomingMessage, upgrade: boolean
     const message = `${action} runs commands as this machine's user: it needs the admin login, or a project password whose gate grants "shell"`;
     return caller.grant || !caller.passwordSet ? { ok: false, status: 403, code: 'FORBIDDEN', message } : { ok: false, status: 401, code: 'UNAUTHENTICATED', message: `log in first (POST /auth/login): ${message}` };
   }
-  const record = await onlineRecord(state.opts.home, target.id);
+  const remote = isRemoteId(target.id);
+  const record = remote ? state.remote.record(target.id) : await onlineRecord(state.opts.home, target.id);
   if (!record) {
+    if (remote) return { ok: false, status: 404, code: 'NOT_FOUND', message: `project ${target.id} is offline (its host is unreachable or its backend is not running); GET /projects says why` };
     return { ok: false, status: 404, code: 'NOT_FOUND', message: `project ${target.id} has no running backend; start it with POST /projects/${target.id}/serve or 'trellis serve'` };
   }
   const gate = gateOf(hub, target.id);
@@ -122,7 +125,7 @@ export function proxyFront(state: GatewayState) {
         const reached = await proxyHttp(req, res, target(state, v));
         forget?.();
         // A backend that stopped answering is asked for its instance again before the next request goes there.
-        if (!reached) forgetVerified(v.id);
+        if (!reached) (isRemoteId(v.id) ? state.remote.forget(v.id) : forgetVerified(v.id));
       })
       .catch(() => res.destroy());
   };

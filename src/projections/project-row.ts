@@ -8,6 +8,8 @@ export interface ProjectRow {
   /** The slot, `encodeProject(root)`: the id in `/projects/:id` and `/p/:id`. */
   readonly id: string;
   readonly root: string;
+  /** The registered host it runs on (issue 31), absent for a project of this machine. */
+  readonly host?: string;
   readonly name: string;
   readonly icon: string | null;
   readonly cataloged: boolean;
@@ -28,4 +30,17 @@ export interface ProjectRow {
 export interface ProjectList {
   readonly projects: readonly ProjectRow[];
   readonly catalogError?: string;
+  /** The registered remote hosts and where each one's SSH connection stands. */
+  readonly hosts?: readonly RemoteHost[];
+}
+
+/** A registered host as the list shows it. */
+export interface RemoteHost {
+  readonly name: string;
+  readonly destination: string;
+  readonly state: 'connecting' | 'online' | 'offline';
+  /** ssh's own words when offline. */
+  readonly reason?: string;
+  /** What to do about it (a host key to accept by hand). */
+  readonly repair?: string;
 }

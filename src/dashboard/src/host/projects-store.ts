@@ -34,6 +34,6 @@ export const hostInbox = computed<InboxItem[] | null>(() => {
   const list = projectList.value;
   if (!list) return null;
   return list.projects
-    .flatMap((p) => (p.inbox ?? []).map((e) => ({ ...e, project: { id: p.id, name: p.name }, href: `${p.url}#/sessions/${encodeURIComponent(e.session)}` })))
+    .flatMap((p) => (p.inbox ?? []).map((e) => ({ ...e, project: { id: p.id, name: p.host ? `${p.name} on ${p.host}` : p.name }, href: `${p.url}#/sessions/${encodeURIComponent(e.session)}` })))
     .sort((a, b) => (a.since < b.since ? -1 : a.since > b.since ? 1 : 0));
 });

@@ -5,6 +5,7 @@ import { errorOf, hub } from '../host/hub';
 import { hostHref } from '../host/host-route';
 import { hostInbox, projectList, type ProjectRow } from '../host/projects-store';
 import { InboxList, inboxHeading } from '../inbox';
+import { HostsSection } from './Hosts';
 
 /**
  * The host home: every project on this machine, live from `/projects/stream` (online state, open issues,
@@ -41,6 +42,7 @@ export function ProjectsView() {
           ))}
         </ul>
       )}
+      <HostsSection />
     </>
   );
 }
@@ -64,7 +66,7 @@ function ProjectItem({ p }: { p: ProjectRow }) {
     <li class="project-row" data-testid={`project-${p.id}`} data-online={String(p.online)}>
       <ProjectIcon p={p} />
       <div class="project-main">
-        <a data-nav class="project-name" href={p.online ? p.url : hostHref.project(p.id)}>
+        <a data-nav class="project-name" href={p.online || p.host ? p.url : hostHref.project(p.id)}>
           {p.name}
         </a>
         <div class="muted project-root" title={p.root}>
@@ -72,6 +74,11 @@ function ProjectItem({ p }: { p: ProjectRow }) {
         </div>
       </div>
       <div class="project-facts">
+        {p.host ? (
+          <span class="chip host" data-testid="host" title={`on ${p.host}, reached over SSH`}>
+            on {p.host}
+          </span>
+        ) : null}
         <OnlineChip p={p} />
         {p.online ? (
           <>
@@ -95,10 +102,13 @@ function ProjectItem({ p }: { p: ProjectRow }) {
         ) : (
           <StartButton p={p} />
         )}
-        <a class="button quiet" href={hostHref.project(p.id)} aria-label={`Manage ${p.name}`}>
-          Manage
-        </a>
-        {p.cataloged ? <RemoveButton p={p} /> : null}
+        {/* Another host's project is managed on that host; here it is opened or started. */}
+        {p.host ? null : (
+          <a class="button quiet" href={hostHref.project(p.id)} aria-label={`Manage ${p.name}`}>
+            Manage
+          </a>
+        )}
+        {p.cataloged && !p.host ? <RemoveButton p={p} /> : null}
       </div>
     </li>
   );

@@ -73,8 +73,6 @@ export interface HarnessAdapter {
    * that has one (opencode): the option chosen and every option offered. Without it, none by API.
    */
   answer?(state: SessionState, choice: string): Promise<{ readonly chose: string; readonly options: readonly string[] }>;
-  /** The agent's own `--version` command line (first word the program), for the session's log. */
-  readonly versionArgs?: readonly string[];
   /**
    * The shared-runtime guard (spec §4.2 rule 4): before a lifecycle mutation cleans up (kills tmux,
    * removes the worktree), is anything else still using this session's runtime? A reason refuses it.
