@@ -51,7 +51,7 @@ export function SessionView({ id }: { id: string }) {
         <p class="card state-detail" data-testid="state-detail">
           {s.state === 'awaiting' && s.reason === 'setup' ? 'The agent shows a setup dialog: ' : ''}
           {s.detail}
-          {s.state === 'awaiting' && s.reason === 'setup' ? '. Answer it in the terminal below.' : ''}
+          {s.state === 'awaiting' && s.reason === 'setup' ? '. Answer it with the buttons below, or in the terminal.' : ''}
         </p>
       ) : null}
       <Answer s={s} onDone={() => void refreshBoard()} />
