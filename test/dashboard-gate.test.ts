@@ -30,8 +30,9 @@ beforeAll(async () => {
   mkdirSync(join(dir, 'specs/shop'), { recursive: true });
   writeFileSync(join(dir, 'specs/shop/cart.md'), '---\nscenarios:\n  - { id: cart/total, run: "grep -q total=42 cart.txt" }\n---\n# Cart\n');
   writeFileSync(join(dir, 'cart.txt'), 'total=42\n');
-  // A Trellis project (else serve shows the demo).
+  // A Trellis project (else serve shows the demo); the queue never holds a session back on a loaded machine.
   writeFileSync(join(dir, 'trellis.json'), '{}\n');
+  writeFileSync(join(dir, 'trellis.local.json'), JSON.stringify({ sessions: { minFreeMb: 0, max: 8 } }));
   git(dir, 'add', '-A');
   git(dir, 'commit', '-qm', 'cart');
   s = await startServe(packageCopy(), dir, { ...testEnv(dir), TRELLIS_DRAIN_MS: '300' });

@@ -28,6 +28,8 @@ function project(cart: string): string {
   writeFileSync(join(dir, 'specs/shop/cart.md'), SPEC);
   writeFileSync(join(dir, 'cart.txt'), cart);
   git(dir, 'add', '-A');
+  // Untracked, local: the queue never holds a session back on a loaded machine.
+  writeFileSync(join(dir, 'trellis.local.json'), JSON.stringify({ sessions: { minFreeMb: 0, max: 8 } }));
   git(dir, 'commit', '-qm', 'cart');
   return dir;
 }
