@@ -1,5 +1,9 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { encodeProject } from '../src/store/host/endpoint-record.js';
+import { hashPassword } from '../src/store/host/hub-config.js';
 import { desktopPage } from './helpers/browser.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { cleanupRepos, ok, tempDir, testEnv } from './helpers/repo.js';
@@ -13,6 +17,7 @@ import { killTmux } from './helpers/sessions.js';
  * writes `<style>` elements and `style` attributes (20 console errors there before).
  */
 
+const DATA_PW = 'project data password';
 let dir: string;
 let home: string;
 let s: ServeProcess;
@@ -28,7 +33,9 @@ beforeAll(async () => {
   const env = { ...testEnv(dir), TRELLIS_HOME: home, TRELLIS_DRAIN_MS: '300' };
   s = await startServe(packageCopy(), dir, env);
   sessionId = (await ok(dir, ['session', 'spawn', 'Look at the terminal', '--harness', 'shell'], { env })).trim();
-  gw = await startTestGateway(tempDir());
+  // The gateway fronts this serve; the project's gate password opens its data and issues, not a shell.
+  writeFileSync(join(home, 'hub.json'), JSON.stringify({ adminPassword: await hashPassword('admin password 1'), gates: { [encodeProject(dir)]: { password: await hashPassword(DATA_PW) } } }));
+  gw = await startTestGateway(home);
   ({ browser, page } = await desktopPage());
   page.on('console', (m) => m.type() === 'error' && /Content Security Policy|Refused to/.test(m.text()) && violations.push(`${page.url()}: ${m.text()}`));
   await page.exposeFunction('reportViolation', (v: string) => violations.push(`${page.url()}: ${v}`));
@@ -81,5 +88,28 @@ describe('no CSP violation on any page', () => {
     await page.goto(gw.url);
     await page.waitForFunction(() => (document.querySelector('#main')?.textContent ?? '').trim().length > 0, undefined, { timeout: 15_000 });
     expect(violations).toEqual([]);
+  }, 60_000);
+});
+
+describe('a project-password login sees what it can do, and no button it would be refused', () => {
+  it('sessions: no spawn form; a session: a view-only live terminal, no prompt box, no run/merge/interrupt, review still there', async () => {
+    const ctx = await browser.newContext();
+    const p = await ctx.newPage();
+    try {
+      const id = encodeProject(dir);
+      expect((await p.request.post(new URL('/auth/login', gw.url).href, { data: { password: DATA_PW, project: id } })).status()).toBe(200);
+      await p.goto(new URL(`/p/${id}/#/sessions`, gw.url).href);
+      await p.getByTestId('shell-needed').waitFor({ timeout: 15_000 });
+      expect(await p.getByRole('button', { name: 'Spawn' }).count()).toBe(0);
+      await p.goto(new URL(`/p/${id}/#/sessions/${sessionId}`, gw.url).href);
+      await p.getByTestId('pane-state').filter({ hasText: 'live' }).waitFor({ timeout: 15_000 });
+      await p.getByText('view only').waitFor();
+      await p.getByRole('button', { name: 'Request review' }).waitFor();
+      for (const name of ['Merge', 'Run checks', 'Interrupt', 'Resume', 'Esc', 'Ctrl-C']) expect(await p.getByRole('button', { name, exact: true }).count(), name).toBe(0);
+      expect(await p.getByRole('heading', { name: 'Send a prompt' }).count()).toBe(0);
+      expect(await p.getByLabel('Read-only').isVisible()).toBe(false);
+    } finally {
+      await ctx.close();
+    }
   }, 60_000);
 });

@@ -51,12 +51,14 @@ export function Lifecycle({ s, onDone }: { s: Session; onDone: (v: Session | nul
         {button('review', 'Request review')}
         {shell ? button('check', 'Run checks') : null}
         {shell ? button('merge', 'Merge', { body: () => (override.trim() ? { override: override.trim() } : {}) }) : null}
-        <span class="inline" hidden={!shell}>
-          <label>
-            <span>Merge anyway, because</span>
-            <input value={override} onInput={(e) => setOverride((e.target as HTMLInputElement).value)} placeholder="if checks block it" />
-          </label>
-        </span>
+        {shell ? (
+          <span class="inline">
+            <label>
+              <span>Merge anyway, because</span>
+              <input value={override} onInput={(e) => setOverride((e.target as HTMLInputElement).value)} placeholder="if checks block it" />
+            </label>
+          </span>
+        ) : null}
         {button('close', 'Close', { confirm: `Close session ${s.id}? Its tmux session and worktree are removed; uncommitted work is saved on refs/trellis/wip/${s.id}.` })}
         <span class="inline">
           <label>
