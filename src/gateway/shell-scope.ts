@@ -22,6 +22,8 @@ const SHELL_POSTS: readonly [RegExp, string][] = [
 
 /** The action a request to a project's API (the `/p/<id>` prefix stripped) takes as the host user, or null. */
 export function shellAction(method: string, path: string, upgrade: boolean): string | null {
+  // Reads come first and cost nothing: no GET, HEAD or OPTIONS runs a command (every proxied 304 takes this path).
+  if (!upgrade && (method === 'GET' || method === 'HEAD' || method === 'OPTIONS')) return null;
   const q = path.indexOf('?');
   const pathname = q < 0 ? path : path.slice(0, q);
   const query = new URLSearchParams(q < 0 ? '' : path.slice(q + 1));
@@ -38,7 +40,6 @@ export function shellAction(method: string, path: string, upgrade: boolean): str
     const readOnly = modes.length > 0 && modes.every((m) => m === 'read');
     return /^\/api\/sessions\/[^/]+\/socket\/?$/.test(p) && !readOnly ? "typing into a session's terminal" : null;
   }
-  if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return null;
   for (const [re, what] of SHELL_POSTS) if (re.test(p)) return what;
   return null;
 }

@@ -8,12 +8,14 @@ export const dashboardDistDir = (): string => join(packageRoot().dir, 'dist', 'd
 
 /**
  * The page's policy: scripts and styles only from this origin (no inline script anywhere), images from
- * here or data/blob URLs (evidence previews), nothing framed, no plugins.
+ * here or data/blob URLs (evidence previews), nothing framed, no plugins. The one inline style allowed
+ * is the empty one (its hash is sha256 of ""): xterm inserts `<style>` elements whose text the page keeps
+ * in a constructed stylesheet instead (csp-styles.ts), so they stay empty; no style with content is.
  */
 export const DASHBOARD_CSP = [
   "default-src 'self'",
   "script-src 'self'",
-  "style-src 'self'",
+  "style-src 'self' 'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='",
   "img-src 'self' data: blob:",
   "connect-src 'self'",
   "font-src 'self'",

@@ -11,7 +11,7 @@ import { signal } from '@preact/signals';
 import { FitAddon } from '@xterm/addon-fit';
 import { Terminal } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
-import { mirrorInlineStyles } from './csp-styles';
+import { cspSafeStyles } from './csp-styles';
 
 /** The pane link as the page shows it. `ended`: the session's pane is gone (close code 1000); no retry. */
 export type PaneLinkState = 'connecting' | 'live' | 'reconnecting' | 'ended';
@@ -70,8 +70,8 @@ export class PaneTerminal {
     this.readOnly = opts.readOnly;
     this.term = new Terminal({ convertEol: false, scrollback: 5_000, fontSize: FONT_SIZE, fontFamily: "ui-monospace, 'SFMono-Regular', Menlo, Consolas, monospace", disableStdin: opts.readOnly, cursorBlink: !opts.readOnly });
     this.term.loadAddon(this.fit);
-    this.term.open(frame);
-    this.unmirror = mirrorInlineStyles(frame);
+    // Opened inside cspSafeStyles: xterm's own styles go through the CSSOM, so the CSP refuses nothing.
+    this.unmirror = cspSafeStyles(() => this.term.open(frame)).dispose;
     this.term.onData((data) => {
       this.claim();
       this.sendJson({ type: 'input', data });

@@ -87,32 +87,36 @@ export function TerminalCard({ id, viewOnly = false }: { id: string; viewOnly?: 
           </span>
         ) : null}
         {viewOnly ? <span class="muted">view only</span> : null}
-        <label class="check" hidden={viewOnly}>
-          <input
-            type="checkbox"
-            checked={readOnly}
-            onChange={(e) => {
-              const ro = (e.target as HTMLInputElement).checked;
-              setReadOnly(ro);
-              term?.setReadOnly(ro);
-            }}
-          />{' '}
-          Read-only
-        </label>
-        <label class="button small file-paste" hidden={viewOnly}>
-          Paste a file
-          <input
-            type="file"
-            multiple
-            aria-label="Paste a file into the terminal (uploads it and types its path)"
-            onChange={(e) => {
-              const input = e.target as HTMLInputElement;
-              const files = Array.from(input.files ?? []);
-              input.value = '';
-              if (files.length) void paste(files);
-            }}
-          />
-        </label>
+        {viewOnly ? null : (
+          <label class="check">
+            <input
+              type="checkbox"
+              checked={readOnly}
+              onChange={(e) => {
+                const ro = (e.target as HTMLInputElement).checked;
+                setReadOnly(ro);
+                term?.setReadOnly(ro);
+              }}
+            />{' '}
+            Read-only
+          </label>
+        )}
+        {viewOnly ? null : (
+          <label class="button small file-paste">
+            Paste a file
+            <input
+              type="file"
+              multiple
+              aria-label="Paste a file into the terminal (uploads it and types its path)"
+              onChange={(e) => {
+                const input = e.target as HTMLInputElement;
+                const files = Array.from(input.files ?? []);
+                input.value = '';
+                if (files.length) void paste(files);
+              }}
+            />
+          </label>
+        )}
       </div>
       <ErrorBox error={loadErr} title="The terminal could not load" />
       <div class="terminal-frame" ref={frame} data-testid="terminal" />
@@ -121,20 +125,22 @@ export function TerminalCard({ id, viewOnly = false }: { id: string; viewOnly?: 
           {term.notice.value}
         </p>
       ) : null}
-      <div class="raw-keys" role="group" aria-label="Raw keys" hidden={viewOnly}>
-        <span class="muted">Keys:</span>
-        {RAW_KEYS.map(([k, label]) => (
-          <button key={k} class="button small" onClick={() => void key(k)} title={`send ${k} to the pane`} disabled={readOnly}>
-            {label}
-          </button>
-        ))}
-        {busy ? <span class="muted">{busy}</span> : null}
-        {typed ? (
-          <span class="muted" data-testid="typed-path">
-            typed <code>{typed}</code>
-          </span>
-        ) : null}
-      </div>
+      {viewOnly ? null : (
+        <div class="raw-keys" role="group" aria-label="Raw keys">
+          <span class="muted">Keys:</span>
+          {RAW_KEYS.map(([k, label]) => (
+            <button key={k} class="button small" onClick={() => void key(k)} title={`send ${k} to the pane`} disabled={readOnly}>
+              {label}
+            </button>
+          ))}
+          {busy ? <span class="muted">{busy}</span> : null}
+          {typed ? (
+            <span class="muted" data-testid="typed-path">
+              typed <code>{typed}</code>
+            </span>
+          ) : null}
+        </div>
+      )}
       <ErrorBox error={err} title="Not sent" />
     </section>
   );
