@@ -101,6 +101,8 @@ describe('opencode, its status from its own server', () => {
     // A second session of the same repository: opencode lists the first one's conversation too (it keys
     // sessions by the repository), which must not be taken for the second's, nor end its turn early.
     await ok(p.dir, ['session', 'close', id], { env: p.env });
+    // Its opencode gone, the watcher removes the password it opened.
+    await waitFor('the closed session’s endpoint file to go', () => readdirSync(join(p.home, 'opencode')).length === 0, 10_000);
     const second = await spawn(p, 'A second session');
     await until(p, second, 'the second session’s turn to end', (s) => s.state === 'awaiting' && s.reason === 'turn-end');
     const secondLog = p.log(second);

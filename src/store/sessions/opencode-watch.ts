@@ -1,10 +1,10 @@
-import { realpathSync } from 'node:fs';
+import { realpathSync, rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isTrellisError } from '../../events/index.js';
 import type { SessionState } from '../../projections/index.js';
 import type { Project } from '../project/project.js';
 import { adapterOf } from './adapters/index.js';
-import { opencodeCall, readEndpoint, streamEvents, type OpencodeEndpoint } from './adapters/opencode-server.js';
+import { endpointFile, opencodeCall, readEndpoint, streamEvents, type OpencodeEndpoint } from './adapters/opencode-server.js';
 import type { SessionRuntime } from './runtime.js';
 import { QUARANTINE_AFTER } from './supervisors.js';
 import { quarantineSession, signalSession } from './verbs.js';
@@ -24,8 +24,8 @@ export type WatchEnd = 'gone' | 'closed' | 'replaced';
  * `properties` as the payload. On each (re)connection it first asks opencode what holds now (pending
  * permissions and questions, busy sessions), since events sent before the stream opened are not sent
  * again. Repeated turn failures quarantine the session from here, a process the agent does not own.
- * Ends when the session's pane is gone or dead, the session stops being live, or a relaunch gave it a
- * new server (a resume starts a watcher of its own).
+ * Ends when the session's pane is gone or dead, the session stops being live (its endpoint file then
+ * removed), or a relaunch gave it a new server (a resume starts a watcher of its own).
  */
 export async function watchOpencode(p: Project, rt: SessionRuntime, id: string, opts: { resume: boolean; log: (event: string, ignored: readonly string[]) => void }): Promise<WatchEnd> {
   const adapter = adapterOf('opencode');
@@ -53,7 +53,11 @@ export async function watchOpencode(p: Project, rt: SessionRuntime, id: string, 
   for (;;) {
     const state = await p.sessionLog.get(id);
     const end = await ended(rt, state, endpoint);
-    if (end) return end;
+    if (end) {
+      // Its opencode is gone: the password opened nothing else, and is not kept (a relaunch wrote its own).
+      if (end !== 'replaced') rmSync(endpointFile(state, rt.env), { force: true });
+      return end;
+    }
     try {
       await streamEvents(endpoint, async (e) => {
         if (e.type === 'server.connected') {
