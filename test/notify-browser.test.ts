@@ -85,6 +85,8 @@ describe('desktop notifications', () => {
 
     const id = (await cli('session', 'spawn', 'Bake the bread', '--harness', 'shell')).trim();
     await waitFor('the session runs', async () => JSON.parse(await cli('session', 'show', id, '--json')).state === 'running');
+    // Its first list is the baseline (what waits then is not news): a wait from now on is.
+    await waitFor('the notifier follows the project', () => gw.hub.state.notifier!.settled);
     await cli('session', 'signal', id, 'permission');
     await waitFor('the page shows a notification', async () => (await notes()).length >= 1, 15_000);
     const [note] = await notes();

@@ -57,6 +57,11 @@ export class Notifier {
     setImmediate(() => this.follow());
   }
 
+  /** Following the projects, with the first list since it started seen (its baseline taken): a wait starting now is news. */
+  get settled(): boolean {
+    return !!this.unsubscribe && !!this.last && !this.baseline;
+  }
+
   /** Every event from now on, until the returned function is called. */
   listen(fn: (e: Delivered) => void): () => void {
     this.listeners.add(fn);
