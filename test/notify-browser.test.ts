@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeProject } from '../src/store/host/endpoint-record.js';
-import { launchChromium, watchPage } from './helpers/browser.js';
+import { launchChromium, screenshot, VIEWPORTS, watchPage } from './helpers/browser.js';
 import { catalogProjects, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { cleanupRepos, ok, ROOT, tempDir, testEnv } from './helpers/repo.js';
 import { startServe, type ServeProcess } from './helpers/serve.js';
@@ -132,6 +132,9 @@ describe('desktop notifications', () => {
     await page.getByTestId('notify-settings').waitFor({ timeout: 15_000 });
     expect(await page.getByTestId(`mute-${encodeProject(dir)}`).isChecked()).toBe(true);
     expect(await page.getByLabel('Quiet from').inputValue()).toBe('21:30');
+    await page.setViewportSize(VIEWPORTS.phone);
+    await screenshot(page, 'host-inbox-notify-phone');
+    await page.setViewportSize(VIEWPORTS.desktop);
   }, 60_000);
 });
 
