@@ -62,6 +62,11 @@ export class Notifier {
     return !!this.unsubscribe && !!this.last && !this.baseline;
   }
 
+  /** What the notifier decided of wait `id` (`project/session/state:reason`): pending, told, silent (muted, quiet hours, or already there), or unknown. */
+  statusOf(id: string): 'pending' | 'told' | 'silent' | undefined {
+    return this.state.get(id)?.status;
+  }
+
   /** Every event from now on, until the returned function is called. */
   listen(fn: (e: Delivered) => void): () => void {
     this.listeners.add(fn);
