@@ -53,6 +53,11 @@ export async function notifyBench(): Promise<void> {
     const spawned = spawnSync(process.execPath, [BIN, 'session', 'spawn', 'Bench the notifier', '--harness', 'shell'], { cwd: dir, env, encoding: 'utf8' });
     const id = spawned.stdout.trim();
     if (spawned.status !== 0 || !id) throw new Error(`session spawn failed: ${spawned.stderr}`);
+    // The notifier's first list is its baseline (what waits then is not news): start once it is taken.
+    for (const deadline = Date.now() + 30_000; !hub.state.notifier!.settled; ) {
+      if (Date.now() > deadline) throw new Error('the notifier never followed the project');
+      await new Promise((r) => setTimeout(r, 20));
+    }
     const until = (type: string, from: number) =>
       new Promise<number>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no ${type} event within 10 s`)), 10_000);

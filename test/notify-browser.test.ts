@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeProject } from '../src/store/host/endpoint-record.js';
-import { launchChromium, watchPage } from './helpers/browser.js';
+import { launchChromium, screenshot, VIEWPORTS, watchPage } from './helpers/browser.js';
 import { catalogProjects, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { cleanupRepos, ok, ROOT, tempDir, testEnv } from './helpers/repo.js';
 import { startServe, type ServeProcess } from './helpers/serve.js';
@@ -24,6 +24,8 @@ let browser: Browser;
 let page: Page;
 let seen: ReturnType<typeof watchPage>;
 let context: BrowserContext;
+/** The session the tests make wait. */
+let id: string;
 
 type Note = { title: string; body: string; tag: string; closed: boolean };
 const notes = (): Promise<Note[]> => page.evaluate(() => (window as unknown as { __notes: { title: string; body: string; tag: string; closed: boolean }[] }).__notes.map(({ title, body, tag, closed }) => ({ title, body, tag, closed })));
@@ -83,8 +85,10 @@ describe('desktop notifications', () => {
     expect(await page.getByRole('button', { name: 'Notify me' }).count()).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { __asked: number }).__asked)).toBe(0);
 
-    const id = (await cli('session', 'spawn', 'Bake the bread', '--harness', 'shell')).trim();
+    id = (await cli('session', 'spawn', 'Bake the bread', '--harness', 'shell')).trim();
     await waitFor('the session runs', async () => JSON.parse(await cli('session', 'show', id, '--json')).state === 'running');
+    // Its first list is the baseline (what waits then is not news): a wait from now on is.
+    await waitFor('the notifier follows the project', () => gw.hub.state.notifier!.settled);
     await cli('session', 'signal', id, 'permission');
     await waitFor('the page shows a notification', async () => (await notes()).length >= 1, 15_000);
     const [note] = await notes();
@@ -130,7 +134,25 @@ describe('desktop notifications', () => {
     await page.getByTestId('notify-settings').waitFor({ timeout: 15_000 });
     expect(await page.getByTestId(`mute-${encodeProject(dir)}`).isChecked()).toBe(true);
     expect(await page.getByLabel('Quiet from').inputValue()).toBe('21:30');
-  }, 60_000);
+    await page.setViewportSize(VIEWPORTS.phone);
+    await screenshot(page, 'host-inbox-notify-phone');
+    await page.setViewportSize(VIEWPORTS.desktop);
+
+    // Muted: a new wait in the project is decided silent, and no notification shows.
+    const notifier = gw.hub.state.notifier!;
+    await cli('session', 'signal', id, 'busy');
+    await cli('session', 'signal', id, 'question');
+    await waitFor('the muted wait is decided', () => notifier.statusOf(`${encodeProject(dir)}/${id}/awaiting:question`) === 'silent', 15_000);
+    // Unmuted and no quiet hours (saved from the page): the next wait shows, and it is the only one shown.
+    await page.getByTestId(`mute-${encodeProject(dir)}`).uncheck();
+    await page.getByTestId('quiet-on').uncheck();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByTestId('notify-settings').getByRole('status').waitFor({ timeout: 10_000 });
+    await cli('session', 'signal', id, 'busy');
+    await cli('session', 'signal', id, 'permission');
+    await waitFor('the unmuted wait shows', async () => (await notes()).length >= 1, 15_000);
+    expect((await notes()).map((n) => n.title)).toEqual(['Bake the bread: permission']);
+  }, 90_000);
 });
 
 describe('the installable app', () => {

@@ -72,6 +72,8 @@ describe('Web Push', () => {
 
     const id = (await cli('session', 'spawn', 'Bake the bread', '--harness', 'shell')).trim();
     await waitFor('the session runs', async () => JSON.parse(await cli('session', 'show', id, '--json')).state === 'running');
+    // Its first list is the baseline (what waits then is not news): a wait from now on is.
+    await waitFor('the notifier follows the project', () => hub.state.notifier!.settled);
     await cli('session', 'signal', id, 'permission');
     const first = await waitFor('the push service gets the wait', () => pushService.received[0], 15_000);
     expect(pushService.refused).toEqual([]);

@@ -103,6 +103,8 @@ describe('notify targets', () => {
   it('each target gets one event per wait and its withdrawal; a hung target slows neither the session nor the others', async () => {
     const first = (await cli('session', 'spawn', 'Bake the bread', '--harness', 'shell')).trim();
     await waitFor('the session runs', async () => (await state(first)) === 'running');
+    // Its first list is the baseline (what waits then is not news): a wait from now on is.
+    await waitFor('the notifier follows the project', () => gw.hub.state.notifier!.settled);
     await cli('session', 'signal', first, 'permission');
 
     await waitFor('the webhook hears the wait', () => webhook().length >= 1, 15_000);

@@ -20,6 +20,8 @@ export interface NotifierSource {
 
 /** How often the hub checks whether anyone wants notifications (hub.json targets, an open page). */
 const WATCH_MS = 1_000;
+/** How long it keeps following after the last listener left: a page reloading or moving to a project is still listening. */
+const LINGER_MS = 60_000;
 
 /**
  * The gateway's notifier (issue 32): while anyone wants to be told (a target in hub.json `notify`, or a
@@ -32,6 +34,10 @@ export class Notifier {
   private last: { waits: Wait[]; observed: Set<string> } | undefined;
   private unsubscribe: (() => void) | undefined;
   private closed = false;
+  /** The next list is the first since nobody listened: what waits then is known, not news. */
+  private baseline = false;
+  /** When someone last wanted notifications (ms). */
+  private wantedAt = 0;
   private dueTimer: NodeJS.Timeout | undefined;
   private readonly watch: NodeJS.Timeout;
   private readonly listeners = new Set<(e: Delivered) => void>();
@@ -49,6 +55,16 @@ export class Notifier {
     this.watch = setInterval(() => this.follow(), WATCH_MS);
     this.watch.unref();
     setImmediate(() => this.follow());
+  }
+
+  /** Following the projects, with the first list since it started seen (its baseline taken): a wait starting now is news. */
+  get settled(): boolean {
+    return !!this.unsubscribe && !!this.last && !this.baseline;
+  }
+
+  /** What the notifier decided of wait `id` (`project/session/state:reason`): pending, told, silent (muted, quiet hours, or already there), or unknown. */
+  statusOf(id: string): 'pending' | 'told' | 'silent' | undefined {
+    return this.state.get(id)?.status;
   }
 
   /** Every event from now on, until the returned function is called. */
@@ -77,13 +93,18 @@ export class Notifier {
   /** Subscribes to the feed while anyone wants notifications; lets go when nobody does. */
   private follow(): void {
     if (this.closed) return;
-    const wanted = this.config().targets.length > 0 || this.listeners.size > 0 || this.push.size > 0;
+    const now = Date.now();
+    if (this.config().targets.length > 0 || this.listeners.size > 0 || this.push.size > 0) this.wantedAt = now;
+    const wanted = now - this.wantedAt < LINGER_MS;
     const feed = this.gw.feed;
     if (wanted && !this.unsubscribe && feed) {
+      this.baseline = true;
       this.unsubscribe = feed.subscribe((body) => this.onList(JSON.parse(body) as ProjectList));
     } else if (!wanted && this.unsubscribe) {
       this.unsubscribe();
       this.unsubscribe = undefined;
+      this.last = undefined;
+      clearTimeout(this.dueTimer);
     }
   }
 
@@ -97,8 +118,9 @@ export class Notifier {
     const config = this.config();
     const now = new Date();
     const quiet = inQuietHours(config.quietHours, now.getHours(), now.getMinutes());
-    const r = notifyStep(this.state, this.last, now.getTime(), { debounceMs: config.debounceMs, silenced: (w) => quiet || config.mute.includes(w.project) });
+    const r = notifyStep(this.state, this.last, now.getTime(), { debounceMs: config.debounceMs, silenced: (w) => quiet || config.mute.includes(w.project), baseline: this.baseline });
     this.state = r.state;
+    this.baseline = false;
     clearTimeout(this.dueTimer);
     if (r.due !== null) {
       this.dueTimer = setTimeout(() => this.step(), Math.max(0, r.due - now.getTime()) + 1);

@@ -77,6 +77,17 @@ describe('notify diff: one notification per wait', () => {
     expect(notifyStep(first.state, waitsOf(two, { turnEnd: false }), 400, opts).due).toBe(1000);
   });
 
+  it('a baseline (the first look after nobody listened) knows the waits already there without telling them; later ones are told', () => {
+    const b = notifyStep(emptyNotifyState, waitsOf(waiting, { turnEnd: false }), 0, { ...opts, baseline: true });
+    expect(b.events).toEqual([]);
+    const two = list(project('a', [entry('s1', 'awaiting', 'permission'), entry('s2', 'awaiting', 'question')]));
+    const later = notifyStep(b.state, waitsOf(two, { turnEnd: false }), 5000, opts);
+    const due = notifyStep(later.state, waitsOf(two, { turnEnd: false }), 6000, opts);
+    expect([...later.events, ...due.events].map((e) => `${e.type} ${e.session.id}`)).toEqual(['wait s2']);
+    // The untold wait ending is no news either.
+    expect(notifyStep(due.state, waitsOf(list(project('a', [entry('s2', 'awaiting', 'question')])), { turnEnd: false }), 7000, opts).events).toEqual([]);
+  });
+
   it('a silenced wait (muted project, quiet hours) is never told and never withdrawn', () => {
     const silenced = { debounceMs: 0, silenced: (w: { project: string }) => w.project === 'a' };
     expect(run([[waiting, 0], [waiting, 10], [idle, 20]], silenced)).toEqual([]);

@@ -86,13 +86,15 @@ export const eventOf = (type: NotifyKind, w: Wait): NotifyEvent => ({
 /**
  * One step: the waits seen now (in the `observed` projects) against those tracked. Returns the new state,
  * the events to send, and when the next pending wait comes due (so the caller steps again then, with the
- * same waits, even if nothing changes).
+ * same waits, even if nothing changes). With `baseline`, the first look after nobody was listening (a
+ * gateway starting, a page opening), waits not tracked yet are known but never told: no burst of old
+ * news, and a restarted gateway does not tell again what it told before.
  */
 export function notifyStep(
   prev: NotifyState,
   now: { readonly waits: readonly Wait[]; readonly observed: ReadonlySet<string> },
   at: number,
-  opts: { readonly debounceMs: number; readonly silenced: (w: Wait) => boolean },
+  opts: { readonly debounceMs: number; readonly silenced: (w: Wait) => boolean; readonly baseline?: boolean },
 ): { state: NotifyState; events: NotifyEvent[]; due: number | null } {
   const next = new Map<string, Tracked>();
   const events: NotifyEvent[] = [];
@@ -104,7 +106,7 @@ export function notifyStep(
     else if (t.status === 'told') events.push(eventOf('withdraw', t.wait));
   }
   for (const w of now.waits) {
-    const t = prev.get(w.key) ?? { wait: w, seen: at, status: 'pending' as const };
+    const t = prev.get(w.key) ?? { wait: w, seen: at, status: opts.baseline ? ('silent' as const) : ('pending' as const) };
     if (t.status !== 'pending') {
       next.set(w.key, { ...t, wait: w });
       continue;

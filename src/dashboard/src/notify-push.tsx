@@ -79,7 +79,7 @@ export function PushControl() {
         </button>
       ) : (
         <button class="button small" type="button" data-testid="push-on" disabled={s === 'busy'} onClick={() => run(subscribe, 'on')} title="Notifications on this device even when no Trellis tab is open">
-          Notify this device, even when closed
+          Notify this device
         </button>
       )}
       {pushError.value ? <ErrorBox error={pushError.value} title="Push notifications are not on" /> : null}
