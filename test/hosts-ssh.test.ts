@@ -95,6 +95,12 @@ describe('other hosts over SSH (issue 31)', () => {
     expect(json(await get(`/p/${id}/api/issues/${issue}`)).concern).toBe('through the tunnel');
     // The remote project's own listing (through ssh, in the remote home) is where the count came from.
     await waitFor(async () => (await row())?.openIssues === 1, 'the open issue counted in the row', 10_000);
+    // The CLI lists it too, over a connection of its own (the gateway's socket is left alone).
+    const ls = await local(['projects', 'ls', '--json']);
+    expect(JSON.parse(ls.stdout).projects.find((p: { id: string }) => p.id === id)).toMatchObject({ host: 'box', online: true, openIssues: 1 });
+    expect((await local(['projects', 'ls'])).stdout).toContain(`online   ${id}  ${remoteRoot}  (on box)  "Remote app"`);
+    expect(existsSync(join(localHome, 'ssh', 'box.sock'))).toBe(true);
+    expect((await row()).online).toBe(true);
   }, 30_000);
 
   it('an unknown host key is never accepted: the host is offline saying why and what to run by hand', async () => {

@@ -36,13 +36,20 @@ class HostProjects {
   version = 0;
   private listError: string | undefined;
 
+  /** Resolves once the host has answered with its projects or could not be reached (whichever first). */
+  readonly settled: Promise<void>;
+  private settle: () => void = () => {};
+
   constructor(
     home: string,
     readonly entry: HostEntry,
     private readonly changed: () => void,
+    tag?: string,
   ) {
-    this.link = new SshLink(home, entry);
+    this.settled = new Promise((resolve) => (this.settle = resolve));
+    this.link = new SshLink(home, entry, tag);
     this.link.watch(() => {
+      if (this.link.state.state === 'offline') this.settle();
       if (this.link.state.state === 'online') void this.poll();
       else this.offline();
       this.changed();
@@ -84,6 +91,7 @@ class HostProjects {
         this.changed();
       }
     } finally {
+      this.settle();
       this.polling = false;
       if (!this.stopped && this.link.state.state === 'online') this.timer = setTimeout(() => void this.poll(), POLL_MS);
     }
@@ -188,7 +196,19 @@ export class RemoteProjects {
   private entries = '';
   private closed = false;
 
-  constructor(private readonly home: string) {}
+  /** `tag`: see SshLink (a one-shot reader's sockets are its own). */
+  constructor(
+    private readonly home: string,
+    private readonly tag?: string,
+  ) {}
+
+  /** Waits until every host has listed its projects or shown itself unreachable, at most `ms`. */
+  async settled(ms: number): Promise<void> {
+    this.sync();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all([...this.hosts.values()].map((h) => h.settled)), new Promise((r) => (timer = setTimeout(r, ms)))]);
+    clearTimeout(timer);
+  }
 
   /** Calls `fn` whenever a host's state or projects change. */
   onChange(fn: () => void): () => void {
@@ -210,7 +230,7 @@ export class RemoteProjects {
         void h.close();
       }
     }
-    for (const e of list) if (!this.hosts.has(e.name)) this.hosts.set(e.name, new HostProjects(this.home, e, () => this.fire()));
+    for (const e of list) if (!this.hosts.has(e.name)) this.hosts.set(e.name, new HostProjects(this.home, e, () => this.fire(), this.tag));
     this.fire();
   }
 

@@ -43,11 +43,13 @@ export class SshLink {
   version = 0;
   private readonly watchers = new Set<() => void>();
 
+  /** `tag`: a one-shot user (the CLI) names a socket of its own, never touching the gateway's. */
   constructor(
     home: string,
     readonly entry: HostEntry,
+    tag?: string,
   ) {
-    this.socket = join(controlDir(home), `${entry.name}.sock`);
+    this.socket = join(controlDir(home), `${entry.name}${tag ? `.${tag}` : ''}.sock`);
     this.connect();
   }
 
