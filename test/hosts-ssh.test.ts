@@ -101,6 +101,13 @@ describe('other hosts over SSH (issue 31)', () => {
     expect((await local(['projects', 'ls'])).stdout).toContain(`online   ${id}  ${remoteRoot}  (on box)  "Remote app"`);
     expect(existsSync(join(localHome, 'ssh', 'box.sock'))).toBe(true);
     expect((await row()).online).toBe(true);
+    // Its doctor runs there, in its root, through the same connection; the transcript is the real one.
+    const doctor = await raw(new URL(`/projects/${encodeURIComponent(id)}/doctor`, gw.url).toString(), { method: 'POST' });
+    expect(doctor.status, doctor.body).toBe(200);
+    const there = await trellis(remoteRoot, ['doctor'], { env: { TRELLIS_HOME: remoteHome } });
+    expect(json(doctor).exitCode).toBe(there.code);
+    expect(json(doctor).transcript).toContain(`(on box, in ${remoteRoot})`);
+    expect(json(doctor).transcript).toContain(there.stdout.split('\n')[0]);
   }, 30_000);
 
   it('an unknown host key is never accepted: the host is offline saying why and what to run by hand', async () => {

@@ -162,6 +162,19 @@ class HostProjects {
     return { online: true, proxy: `/p/${encodeURIComponent(id)}/` };
   }
 
+  /** The real `trellis doctor` in the remote project's root on its host: exit code and whole transcript. */
+  async doctor(id: string): Promise<{ exitCode: number; transcript: string }> {
+    const root = this.known.get(id)?.row.root;
+    if (root === undefined) throw new TrellisError('NOT_FOUND', `no remote project ${id}`);
+    const quoted = `'${root.replace(/'/g, `'\\''`)}'`;
+    try {
+      const r = await this.link.transcript(`cd ${quoted} && ${this.entry.trellis} doctor`, 60_000);
+      return { exitCode: r.exitCode, transcript: `$ trellis doctor   (on ${this.entry.name}, in ${root})\n${r.transcript}` };
+    } catch (err) {
+      throw new TrellisError('STEP_FAILED', `${this.entry.name} could not run trellis doctor: ${(err as Error).message}`);
+    }
+  }
+
   /** The backend stopped answering: ask again now. */
   forget(id: string): void {
     const k = this.known.get(id);
@@ -263,6 +276,14 @@ export class RemoteProjects {
     // The slot goes into a remote shell line: only a slot's own characters pass.
     if (!h || !/^[a-z0-9._-]+$/.test(slot)) throw new TrellisError('NOT_FOUND', `no remote project ${id}`);
     return h.serve(id, slot);
+  }
+
+  /** `trellis doctor` in remote project `id` on its host. */
+  doctor(id: string): Promise<{ exitCode: number; transcript: string }> {
+    this.sync();
+    const h = this.hosts.get(id.slice(0, id.indexOf('~')));
+    if (!h) throw new TrellisError('NOT_FOUND', `no remote project ${id}`);
+    return h.doctor(id);
   }
 
   forget(id: string): void {

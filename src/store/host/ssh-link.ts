@@ -111,6 +111,20 @@ export class SshLink {
     child.on('exit', (code, signal) => ended(`ssh ended (${signal ?? `exit ${code}`})`));
   }
 
+  /** Runs `command` over the connection to its end: its exit code and its stdout and stderr interleaved, whole. */
+  transcript(command: string, timeoutMs = EXEC_MS): Promise<{ exitCode: number; transcript: string }> {
+    return new Promise((resolve, reject) => {
+      if (this.status.state !== 'online') return reject(new Error(this.status.state === 'offline' ? this.status.reason : 'connecting'));
+      const child = spawn('ssh', [...this.common(), '-o', 'ControlMaster=no', '--', this.entry.destination, command], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const chunks: Buffer[] = [];
+      child.stdout!.on('data', (d: Buffer) => chunks.push(d));
+      child.stderr!.on('data', (d: Buffer) => chunks.push(d));
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      child.on('error', (e) => (clearTimeout(timer), reject(e)));
+      child.on('close', (code, signal) => (clearTimeout(timer), resolve({ exitCode: code ?? (signal ? 128 : 1), transcript: Buffer.concat(chunks).toString() })));
+    });
+  }
+
   /** Runs `command` (a remote shell line) over the connection: its stdout, or an error with ssh's or the command's words. */
   exec(command: string, timeoutMs = EXEC_MS): Promise<string> {
     return new Promise((resolve, reject) => {
