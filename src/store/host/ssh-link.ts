@@ -108,7 +108,7 @@ export class SshLink {
       this.retry = setTimeout(() => this.connect(), wait);
     };
     child.on('error', (err) => ended(`ssh could not run (${err.message})`));
-    child.on('exit', (code, signal) => ended(`ssh ended (${signal ?? `exit ${code}`})`));
+    child.on('exit', (code, signal) => ended(`the connection to ${this.entry.destination} ended (ssh ${signal ?? `exited ${code}`})`));
   }
 
   /** Runs `command` over the connection to its end: its exit code and its stdout and stderr interleaved, whole. */
