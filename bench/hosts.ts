@@ -109,7 +109,7 @@ export async function hostsBench(): Promise<void> {
     report('hosts.pane_echo_via_ssh', { p50_ms: round(pct(samples.slice(20), 0.5)), p99_ms: round(pct(samples.slice(20), 0.99)), n: samples.length - 20, target_p99_ms: 50 });
   } finally {
     for (const c of children.reverse()) {
-      if (c.exitCode === null) {
+      if (c.exitCode === null && c.signalCode === null) {
         c.kill('SIGTERM');
         await once(c, 'exit');
       }

@@ -96,5 +96,19 @@ describe('a project on another host, in the page', () => {
     // Nothing of the gateway's reached the remote backend's page as an error.
     expect(seen.dialogs).toEqual([]);
     expect(json(await raw(new URL('/projects', gw.url).href)).projects.find((p: { id: string }) => p.id === id).inbox).toHaveLength(1);
+
+    // sshd goes away: the page shows the machine and its project offline, with ssh's words; then both come back by themselves.
+    await page.goto(gw.url);
+    await sshd.kill();
+    try {
+      await page.getByTestId(`project-${id}`).and(page.locator('[data-online=false]')).waitFor({ timeout: 20_000 });
+      await page.getByTestId('host-box').and(page.locator('[data-state=offline]')).waitFor({ timeout: 20_000 });
+      // ssh's own words from its reconnect attempts.
+      await expect.poll(() => page.getByTestId('host-box').getByTestId('host-reason').textContent(), { timeout: 15_000 }).toMatch(/^SSH said: .*Connection refused/);
+    } finally {
+      await sshd.start();
+    }
+    await page.getByTestId(`project-${id}`).and(page.locator('[data-online=true]')).waitFor({ timeout: 30_000 });
+    expect(await page.getByTestId('host-box').getByTestId('host-state').textContent()).toBe('connected');
   }, 120_000);
 });

@@ -95,6 +95,19 @@ describe('other hosts over SSH (issue 31)', () => {
     expect(json(await get(`/p/${id}/api/issues/${issue}`)).concern).toBe('through the tunnel');
     // The remote project's own listing (through ssh, in the remote home) is where the count came from.
     await waitFor(async () => (await row())?.openIssues === 1, 'the open issue counted in the row', 10_000);
+    // The CLI lists it too, over a connection of its own (the gateway's socket is left alone).
+    const ls = await local(['projects', 'ls', '--json']);
+    expect(JSON.parse(ls.stdout).projects.find((p: { id: string }) => p.id === id)).toMatchObject({ host: 'box', online: true, openIssues: 1 });
+    expect((await local(['projects', 'ls'])).stdout).toContain(`online   ${id}  ${remoteRoot}  (on box)  "Remote app"`);
+    expect(existsSync(join(localHome, 'ssh', 'box.sock'))).toBe(true);
+    expect((await row()).online).toBe(true);
+    // Its doctor runs there, in its root, through the same connection; the transcript is the real one.
+    const doctor = await raw(new URL(`/projects/${encodeURIComponent(id)}/doctor`, gw.url).toString(), { method: 'POST' });
+    expect(doctor.status, doctor.body).toBe(200);
+    const there = await trellis(remoteRoot, ['doctor'], { env: { TRELLIS_HOME: remoteHome } });
+    expect(json(doctor).exitCode).toBe(there.code);
+    expect(json(doctor).transcript).toContain(`(on box, in ${remoteRoot})`);
+    expect(json(doctor).transcript).toContain(there.stdout.split('\n')[0]);
   }, 30_000);
 
   it('an unknown host key is never accepted: the host is offline saying why and what to run by hand', async () => {

@@ -3,7 +3,9 @@ import { trellisHome } from '../store/host/endpoint-record.js';
 import { forgetProject } from '../store/host/forget-project.js';
 import { readHubConfig } from '../store/host/hub-config.js';
 import { serveProject } from '../store/host/host-runs.js';
-import { findProject, listProjects, onlineRecord, type ProjectRow } from '../store/host/project-list.js';
+import { findProject, listProjects, onlineRecord, type ProjectList, type ProjectRow } from '../store/host/project-list.js';
+import { readHosts } from '../store/host/hosts.js';
+import { RemoteProjects } from '../store/host/remote-projects.js';
 import { registerProject } from '../store/host/register-project.js';
 import { err, out } from './output.js';
 import { checkShape, type VerbContext } from './shape.js';
@@ -33,12 +35,15 @@ export async function runProjects(action: string | undefined, ctx: VerbContext):
 async function list(ctx: VerbContext): Promise<number> {
   checkShape({ args: [], options: ['json', 'records'], usage: USAGE.ls }, ctx);
   const home = trellisHome();
-  const listed = await listProjects(home, readHubConfig(home));
   if (ctx.options.records && !ctx.options.json) throw new UsageError('--records goes with --json', USAGE.ls);
+  // Another machine's listing (--records) is this machine's alone: hosts are never chained.
+  const listed = ctx.options.records ? await listProjects(home, readHubConfig(home)) : await withHosts(home, await listProjects(home, readHubConfig(home)));
   if (ctx.options.records) await json({ ...listed, projects: await Promise.all(listed.projects.map(withRecord)) });
   else if (ctx.options.json) await json(listed);
   else if (listed.projects.length === 0 && !listed.catalogError) await out("no projects yet; add one with 'trellis projects add <path>'\n");
   else await out(listed.projects.map(rowLine).join(''));
+  // A registered machine that cannot be reached says so, in ssh's words, whatever the format.
+  for (const h of listed.hosts ?? []) if (h.state !== 'online') await err(`trellis: host ${h.name} is unreachable: ${h.reason ?? h.state}${h.repair ? ` (${h.repair})` : ''}\n`);
   // A catalog that cannot be read is loud: the list above holds only what running backends claim.
   if (listed.catalogError) {
     await err(`trellis: ${listed.catalogError}\n`);
@@ -57,8 +62,23 @@ async function withRecord(p: ProjectRow): Promise<ProjectRow & { record?: { url:
   return r ? { ...p, record: { url: r.url, instanceId: r.instanceId, root: r.root } } : p;
 }
 
+/** How long `projects ls` waits for the registered hosts to answer over ssh. */
+const HOSTS_WAIT_MS = 15_000;
+
+/** The local list with every registered host's projects, as the dashboard lists them (one ssh connection per host, closed after). */
+async function withHosts(home: string, local: ProjectList): Promise<ProjectList> {
+  if (!readHosts(home).length) return local;
+  const remote = new RemoteProjects(home, `cli-${process.pid}`);
+  try {
+    await remote.settled(HOSTS_WAIT_MS);
+    return { ...local, projects: [...local.projects, ...remote.rows()], hosts: remote.statuses() };
+  } finally {
+    await remote.close();
+  }
+}
+
 const rowLine = (p: ProjectRow): string =>
-  `${p.online ? 'online ' : 'offline'}  ${p.id}  ${p.root}${p.name !== basename(p.root) ? `  "${p.name}"` : ''}${p.cataloged ? '' : '  (not cataloged: claimed by a running serve)'}\n`;
+  `${p.online ? 'online ' : 'offline'}  ${p.id}  ${p.root}${p.host ? `  (on ${p.host})` : ''}${p.name !== basename(p.root) ? `  "${p.name}"` : ''}${p.cataloged ? '' : '  (not cataloged: claimed by a running serve)'}\n`;
 
 /** Registers a folder (default: here), its main checkout cataloged; `--git` runs git init first, `--init`/`--harness` the real trellis init. */
 async function add(ctx: VerbContext): Promise<number> {

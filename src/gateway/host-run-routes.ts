@@ -18,7 +18,11 @@ export function hostRunRoutes(state: GatewayState): Hono<{ Bindings: HttpBinding
     const p = projectOf(c, state);
     return c.json(await runInit(home, p.root, await readJson(c, initBody, { optional: true }), state.opts.env));
   });
-  app.post('/projects/:id/doctor', async (c) => c.json(await runDoctor(home, projectOf(c, state).root, state.opts.env)));
+  app.post('/projects/:id/doctor', async (c) => {
+    const id = c.req.param('id');
+    if (isRemoteId(id)) return c.json(await state.remote.doctor(id));
+    return c.json(await runDoctor(home, projectOf(c, state).root, state.opts.env));
+  });
   app.post('/projects/:id/serve', async (c) => {
     const id = c.req.param('id');
     // Another host's project starts there, through its SSH connection (issue 31).

@@ -32,7 +32,8 @@ export function projectRoutes(state: GatewayState): Hono<Env> {
 
   app.get('/projects', async (c) => c.json(await list()));
 
-  const feed = new ProjectFeed(home, list, state.remote);
+  // A single-project gateway (`serve --public`) never connects to other hosts.
+  const feed = new ProjectFeed(home, list, state.opts.only ? undefined : state.remote);
   state.feed = feed;
   app.get('/projects/stream', (c) =>
     streamSSE(c, async (stream) => {

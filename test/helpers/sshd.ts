@@ -90,7 +90,7 @@ export async function startSshd(): Promise<TestSshd> {
         s.once('error', () => resolve(false));
       });
       if (up) return;
-      if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`sshd did not start: ${said}`);
+      if (proc.exitCode !== null || proc.signalCode !== null || Date.now() > deadline) throw new Error(`sshd did not start: ${said}`);
       await new Promise((r) => setTimeout(r, 20));
     }
   };
@@ -102,7 +102,8 @@ export async function startSshd(): Promise<TestSshd> {
     start,
     kill: async () => {
       const p = proc;
-      if (!p || p.exitCode !== null) return;
+      // Killed by a signal, a process has a signalCode and no exitCode.
+      if (!p || p.exitCode !== null || p.signalCode !== null) return;
       const gone = new Promise((r) => p.once('exit', r));
       // Per-connection processes start sessions of their own (setsid): each is found by its parent.
       const all = descendants(p.pid!);

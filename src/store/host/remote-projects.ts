@@ -36,13 +36,20 @@ class HostProjects {
   version = 0;
   private listError: string | undefined;
 
+  /** Resolves once the host has answered with its projects or could not be reached (whichever first). */
+  readonly settled: Promise<void>;
+  private settle: () => void = () => {};
+
   constructor(
     home: string,
     readonly entry: HostEntry,
     private readonly changed: () => void,
+    tag?: string,
   ) {
-    this.link = new SshLink(home, entry);
+    this.settled = new Promise((resolve) => (this.settle = resolve));
+    this.link = new SshLink(home, entry, tag);
     this.link.watch(() => {
+      if (this.link.state.state === 'offline') this.settle();
       if (this.link.state.state === 'online') void this.poll();
       else this.offline();
       this.changed();
@@ -84,6 +91,7 @@ class HostProjects {
         this.changed();
       }
     } finally {
+      this.settle();
       this.polling = false;
       if (!this.stopped && this.link.state.state === 'online') this.timer = setTimeout(() => void this.poll(), POLL_MS);
     }
@@ -154,6 +162,19 @@ class HostProjects {
     return { online: true, proxy: `/p/${encodeURIComponent(id)}/` };
   }
 
+  /** The real `trellis doctor` in the remote project's root on its host: exit code and whole transcript. */
+  async doctor(id: string): Promise<{ exitCode: number; transcript: string }> {
+    const root = this.known.get(id)?.row.root;
+    if (root === undefined) throw new TrellisError('NOT_FOUND', `no remote project ${id}`);
+    const quoted = `'${root.replace(/'/g, `'\\''`)}'`;
+    try {
+      const r = await this.link.transcript(`cd ${quoted} && ${this.entry.trellis} doctor`, 60_000);
+      return { exitCode: r.exitCode, transcript: `$ trellis doctor   (on ${this.entry.name}, in ${root})\n${r.transcript}` };
+    } catch (err) {
+      throw new TrellisError('STEP_FAILED', `${this.entry.name} could not run trellis doctor: ${(err as Error).message}`);
+    }
+  }
+
   /** The backend stopped answering: ask again now. */
   forget(id: string): void {
     const k = this.known.get(id);
@@ -188,7 +209,19 @@ export class RemoteProjects {
   private entries = '';
   private closed = false;
 
-  constructor(private readonly home: string) {}
+  /** `tag`: see SshLink (a one-shot reader's sockets are its own). */
+  constructor(
+    private readonly home: string,
+    private readonly tag?: string,
+  ) {}
+
+  /** Waits until every host has listed its projects or shown itself unreachable, at most `ms`. */
+  async settled(ms: number): Promise<void> {
+    this.sync();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all([...this.hosts.values()].map((h) => h.settled)), new Promise((r) => (timer = setTimeout(r, ms)))]);
+    clearTimeout(timer);
+  }
 
   /** Calls `fn` whenever a host's state or projects change. */
   onChange(fn: () => void): () => void {
@@ -210,7 +243,7 @@ export class RemoteProjects {
         void h.close();
       }
     }
-    for (const e of list) if (!this.hosts.has(e.name)) this.hosts.set(e.name, new HostProjects(this.home, e, () => this.fire()));
+    for (const e of list) if (!this.hosts.has(e.name)) this.hosts.set(e.name, new HostProjects(this.home, e, () => this.fire(), this.tag));
     this.fire();
   }
 
@@ -243,6 +276,14 @@ export class RemoteProjects {
     // The slot goes into a remote shell line: only a slot's own characters pass.
     if (!h || !/^[a-z0-9._-]+$/.test(slot)) throw new TrellisError('NOT_FOUND', `no remote project ${id}`);
     return h.serve(id, slot);
+  }
+
+  /** `trellis doctor` in remote project `id` on its host. */
+  doctor(id: string): Promise<{ exitCode: number; transcript: string }> {
+    this.sync();
+    const h = this.hosts.get(id.slice(0, id.indexOf('~')));
+    if (!h) throw new TrellisError('NOT_FOUND', `no remote project ${id}`);
+    return h.doctor(id);
   }
 
   forget(id: string): void {

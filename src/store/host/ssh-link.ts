@@ -43,11 +43,13 @@ export class SshLink {
   version = 0;
   private readonly watchers = new Set<() => void>();
 
+  /** `tag`: a one-shot user (the CLI) names a socket of its own, never touching the gateway's. */
   constructor(
     home: string,
     readonly entry: HostEntry,
+    tag?: string,
   ) {
-    this.socket = join(controlDir(home), `${entry.name}.sock`);
+    this.socket = join(controlDir(home), `${entry.name}${tag ? `.${tag}` : ''}.sock`);
     this.connect();
   }
 
@@ -106,7 +108,21 @@ export class SshLink {
       this.retry = setTimeout(() => this.connect(), wait);
     };
     child.on('error', (err) => ended(`ssh could not run (${err.message})`));
-    child.on('exit', (code, signal) => ended(`ssh ended (${signal ?? `exit ${code}`})`));
+    child.on('exit', (code, signal) => ended(`the connection to ${this.entry.destination} ended (ssh ${signal ?? `exited ${code}`})`));
+  }
+
+  /** Runs `command` over the connection to its end: its exit code and its stdout and stderr interleaved, whole. */
+  transcript(command: string, timeoutMs = EXEC_MS): Promise<{ exitCode: number; transcript: string }> {
+    return new Promise((resolve, reject) => {
+      if (this.status.state !== 'online') return reject(new Error(this.status.state === 'offline' ? this.status.reason : 'connecting'));
+      const child = spawn('ssh', [...this.common(), '-o', 'ControlMaster=no', '--', this.entry.destination, command], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const chunks: Buffer[] = [];
+      child.stdout!.on('data', (d: Buffer) => chunks.push(d));
+      child.stderr!.on('data', (d: Buffer) => chunks.push(d));
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      child.on('error', (e) => (clearTimeout(timer), reject(e)));
+      child.on('close', (code, signal) => (clearTimeout(timer), resolve({ exitCode: code ?? (signal ? 128 : 1), transcript: Buffer.concat(chunks).toString() })));
+    });
   }
 
   /** Runs `command` (a remote shell line) over the connection: its stdout, or an error with ssh's or the command's words. */
