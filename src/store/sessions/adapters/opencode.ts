@@ -58,8 +58,9 @@ export const opencodeAdapter: HarnessAdapter = {
     // The watcher ignores the pane's hangup and ends once opencode's server is gone for good.
     const watch = `{ ${ctx.trellis} session watch-opencode ${shq(s.id)} ${ctx.resume ? 'resume' : 'fresh'} </dev/null >/dev/null 2>&1 & }`;
     const args = ['--hostname', '127.0.0.1', '--port', String(port)];
-    if (ctx.resume) args.push(...(s.agentSessionId ? ['--session', s.agentSessionId] : ['--continue']));
-    else if (s.task.trim()) args.push('--prompt', s.task);
+    // The task and the id are glued to their options: a task that starts with `-` is never read as one.
+    if (ctx.resume) args.push(s.agentSessionId ? `--session=${s.agentSessionId}` : '--continue');
+    else if (s.task.trim()) args.push(`--prompt=${s.task}`);
     return `${password} && ${watch} && exec opencode ${args.map(shq).join(' ')}`;
   },
   async install(_worktree: string, ctx: LaunchContext) {
