@@ -30,7 +30,7 @@ describe('a session is starting until the agent’s own first signal', () => {
     await waitFor('the turn to end', async () => (await p.show(id)).reason === 'turn-end', AGENT_WAIT);
     // Launch leaves it starting; the agent's SessionStart hook (identify) is what makes it running.
     const log = p.log(id);
-    expect(log.slice(0, 3)).toEqual([expect.stringMatching(/^spawn claude/), 'start (supervisor)', expect.stringMatching(/^launch: /)]);
+    expect(log.slice(0, 4)).toEqual([expect.stringMatching(/^spawn claude/), expect.stringMatching(/^checks fixed at /), 'start (supervisor)', expect.stringMatching(/^launch: /)]);
     expect(log).not.toContain('run (supervisor)');
     const identify = log.findIndex((s) => s.startsWith('identify'));
     expect(log[identify + 1]).toBe('run (hook)');
