@@ -51,6 +51,9 @@ export function claudeDialogOnScreen(screen: string): ScreenDialog | null {
   return { reason: found.reason, detail: kind ? `${found.detail}: ${kind}${what ? ` ${what}` : ''}` : found.detail };
 }
 
+/** Placeholders Claude Code shows in an empty input box, by their words (2.1.331, after a failed turn). */
+const KNOWN_PLACEHOLDERS: ReadonlySet<string> = new Set(['Resend your message to try again']);
+
 /** SGR faint (`2`, alone or among other parameters): how Claude Code draws its input box's placeholder. */
 const PLACEHOLDER = /\x1b\[(?:[0-9;]*;)?2(?:;[0-9;]*)?m/;
 
@@ -69,5 +72,7 @@ export function claudeInputBox(ansiScreen: string): string | null {
   const text = after.replace(/\x1b\[[0-9;:]*[A-Za-z]/g, '').replace(/\u00a0/g, ' ').trim();
   if (text === '') return '';
   // The placeholder ("Try …", "Resend your message to try again") is drawn faint behind the cursor: the box is empty.
-  return PLACEHOLDER.test(after) ? '' : text;
+  // The one a failed turn leaves is also known by its words: a capture once showed it without the faint
+  // attribute, and a prompt held behind a placeholder read as text is never delivered.
+  return PLACEHOLDER.test(after) || KNOWN_PLACEHOLDERS.has(text) ? '' : text;
 }
