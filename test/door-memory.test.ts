@@ -14,15 +14,20 @@ import { startServe, type ServeProcess } from './helpers/serve.js';
  * gateway before login (the login route, an admin route, a project's proxy), after login (an admin
  * route, the proxy to the backend) and the backend's child directly (a JSON route, an upload) — half with
  * Content-Length, half chunked. The real processes' resident memory is read from /proc after each
- * round: it must stay within 64 MB of where it started. Before the fix each refused body left ≈ 64 MB
- * behind (the gateway went 89 → 622 → 1,132 → 1,652 MB over 3 rounds of the login route alone).
+ * round. A process may settle at a higher plateau once (V8 grows its young generation and malloc keeps
+ * its arenas after the first burst of 8 parallel 1 MB buffers: CI saw the child level at +67 MB from
+ * round 2 to 5), so the test asks two things a leak cannot pass: no round ends more than 160 MB above
+ * the baseline, and the last round ends within 64 MB of the first. Before the fix each refused body
+ * left ≈ 64 MB behind (the gateway went 89 → 622 → 1,132 → 1,652 MB over 3 rounds of the login route
+ * alone): over 500 MB after the first round, and as much again each round after.
  */
 
 const PASSWORD = 'correct horse battery staple';
 const BODY = 100 << 20;
 const ROUNDS = 5;
 const PER_DOOR = 8;
-const SLACK_MB = 64;
+const CEILING_MB = 160;
+const GROWTH_MB = 64;
 
 let served: ServeProcess;
 let gateway: ChildProcess;
@@ -100,7 +105,7 @@ afterAll(async () => {
 });
 
 describe('bodies over their limit leave no memory behind', () => {
-  it(`${ROUNDS} rounds of ${PER_DOOR} × 100 MB to every door: gateway and child stay within ${SLACK_MB} MB of their baseline`, async () => {
+  it(`${ROUNDS} rounds of ${PER_DOOR} × 100 MB to every door: gateway and child level off within ${CEILING_MB} MB of their baseline and grow under ${GROWTH_MB} MB after round 1`, async () => {
     expect(childPid).toBeGreaterThan(0);
     const doors: { name: string; url: string; headers: Record<string, string> }[] = [
       { name: 'gateway login, no login', url: `${gatewayUrl}/auth/login`, headers: {} },
@@ -125,6 +130,8 @@ describe('bodies over their limit leave no memory behind', () => {
     }
     // Every door refused (a 401 or 413; a reset only once the drain bound was passed), and nothing piled up.
     for (const r of seen) expect(r.statuses).not.toMatch(/: (2\d\d|5\d\d)/);
-    expect(seen.filter((r) => r.gateway > SLACK_MB || r.child > SLACK_MB)).toEqual([]);
+    expect(seen.filter((r) => r.gateway > CEILING_MB || r.child > CEILING_MB)).toEqual([]);
+    const [first, last] = [seen[0]!, seen[seen.length - 1]!];
+    expect({ gateway: last.gateway - first.gateway <= GROWTH_MB, child: last.child - first.child <= GROWTH_MB, seen }).toMatchObject({ gateway: true, child: true });
   }, 240_000);
 });
