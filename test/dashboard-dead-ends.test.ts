@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +24,8 @@ let gw: TestGateway;
 let browser: Browser;
 let page: Page;
 let seen: { dialogs: string[]; errors: string[] };
+/** Screenshots of the views issue 34 changed (not committed). */
+const SHOTS34 = join(ROOT, 'test-results', 'screens-34', 'term');
 
 const cli = (...args: string[]) => ok(dir, args, { env: { TRELLIS_HOME: home } });
 const open = async (hash: string, base = s.url) => {
@@ -100,6 +102,29 @@ describe('3. history shows the old version', () => {
     expect(box!.y).toBeGreaterThanOrEqual(0);
     expect(box!.y).toBeLessThan(VIEWPORTS.desktop.height / 2);
     expect(await version.locator('.diff').count()).toBe(1);
+
+    // On a phone the sticky header is ~140 px tall: the version's heading and "Back to today" land below it.
+    // (The history list sits far down the phone's single column: clicking it scrolls the version into view.)
+    await page.setViewportSize(VIEWPORTS.phone);
+    await open('#/node/checkout/payment');
+    await page.getByTestId('node-body').filter({ hasText: 'A sentence that only today' }).waitFor();
+    await page.locator('.timeline a').nth(1).click();
+    await page.getByTestId('version-text').waitFor();
+    const below = async () => {
+      const header = await page.locator('header.top').boundingBox();
+      const heading = await page.locator('#version-h').boundingBox();
+      const back = await version.getByRole('link', { name: 'Back to today' }).boundingBox();
+      return [heading!.y - (header!.y + header!.height), back!.y - (header!.y + header!.height)].every((gap) => gap >= 0);
+    };
+    await expect.poll(below, { timeout: 5_000 }).toBe(true);
+    mkdirSync(SHOTS34, { recursive: true });
+    await page.screenshot({ path: join(SHOTS34, 'node-version-390x844.png') });
+    await page.setViewportSize(VIEWPORTS.desktop);
+    await open('#/node/checkout/payment');
+    await page.locator('.timeline a').nth(1).click();
+    await page.getByTestId('version-text').waitFor();
+    await expect.poll(below, { timeout: 5_000 }).toBe(true);
+    await page.screenshot({ path: join(SHOTS34, 'node-version-1280x800.png') });
   });
 });
 

@@ -140,8 +140,13 @@ function VersionView({ id, hash }: { id: string; hash: string }) {
   const h = useFetch(() => get<HistoryEntry[]>(`api/specs/${nodePath(id)}/history`), [id]);
   const at = useRef<HTMLElement>(null);
   useEffect(() => {
-    at.current?.scrollIntoView({ block: 'start' });
-    at.current?.focus({ preventScroll: true });
+    const el = at.current;
+    if (!el) return;
+    // Scrolled to just below the sticky header, which covers the viewport's top (about 140 px on a phone,
+    // where it wraps): scrollIntoView alone would hide the heading and "Back to today" under it.
+    const cover = document.querySelector('header.top')?.getBoundingClientRect().bottom ?? 0;
+    window.scrollTo({ top: Math.max(0, el.getBoundingClientRect().top + window.scrollY - cover - 8) });
+    el.focus({ preventScroll: true });
   }, [hash]);
   const entry = h.data?.find((e) => e.hash.startsWith(hash));
   return (
