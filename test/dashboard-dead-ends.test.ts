@@ -190,33 +190,85 @@ describe('2. a malformed trellis.json', () => {
   });
 });
 
-describe('6. a phone does not resize everyone’s terminal', () => {
-  it('a viewer that only looks keeps the pane’s size (it scales the font instead); once it types, the pane takes its size', async () => {
+describe('6. a phone does not resize everyone’s terminal, and a watcher reads it', () => {
+  /**
+   * How the terminal reads in `p`: xterm's font size and rendered cell in CSS px, whether the page (not the
+   * frame) scrolls sideways, whether the frame can scroll to the pane's last column, and whether the pane's
+   * last row is inside the frame's box (what a watcher looks for: the prompt).
+   */
+  const reading = (p: Page) =>
+    p.evaluate(() => {
+      const rows = document.querySelector<HTMLElement>('.terminal-frame .xterm-rows')!;
+      const screen = document.querySelector<HTMLElement>('.terminal-frame .xterm-screen')!;
+      const frame = document.querySelector<HTMLElement>('.terminal-frame')!;
+      const [cols, lines] = (document.querySelector('.terminal-head .size')?.textContent ?? '0×0').split('×').map(Number);
+      const s = screen.getBoundingClientRect();
+      const f = frame.getBoundingClientRect();
+      return {
+        font: parseFloat(getComputedStyle(rows).fontSize),
+        cellW: s.width / cols!,
+        cellH: s.height / lines!,
+        pageOver: document.documentElement.scrollWidth - innerWidth,
+        allColumnsReachable: frame.scrollWidth >= s.width,
+        lastRowInFrame: s.bottom <= f.bottom + 1 + (frame.scrollHeight - frame.clientHeight - frame.scrollTop),
+        paneShown: `${cols}x${lines}`,
+      };
+    });
+
+  it('a viewer that only looks keeps the pane’s size and reads it at ≥ 12 px (desktop) / ≥ 11 px (phone), the frame scrolling sideways, never the page; once it types, the pane takes its size', async () => {
     const id = (await cli('session', 'spawn', 'Watch the pane', '--harness', 'shell')).trim();
-    const paneCols = () => Number(tmux(home, 'display-message', '-p', '-t', `=${id}:`, '#{window_width}')?.trim());
+    const paneSize = () => tmux(home, 'display-message', '-p', '-t', `=${id}:`, '#{pane_width}x#{pane_height}')?.trim();
+    const paneCols = () => Number(paneSize()!.split('x')[0]);
+    mkdirSync(SHOTS34, { recursive: true });
+    // A screenful as an agent fills it: 45 lines about 190 columns wide, numbered, the last one last.
+    const fox = 'the quick brown fox jumps over the lazy dog '.repeat(4);
+    tmux(home, 'send-keys', '-t', `=${id}:`, '-l', `clear; seq -w 1 45 | sed 's/$/ ${fox}end/'`);
+    tmux(home, 'send-keys', '-t', `=${id}:`, 'Enter');
     await page.setViewportSize(VIEWPORTS.desktop);
     await open(`#/sessions/${id}`);
     await expect.poll(() => page.getByTestId('pane-state').textContent(), { timeout: 10_000 }).toBe('live');
-    // Looking is not typing: the pane keeps tmux's own size until the desktop viewer types.
-    const before = paneCols();
+    // Looking is not typing: the pane keeps tmux's own size (200×50), shown readable.
+    const before = paneSize()!;
+    await expect.poll(async () => (await reading(page)).paneShown, { timeout: 10_000 }).toBe(before);
+    await page.locator('.xterm-rows > div', { hasText: /^45 the quick/ }).waitFor({ timeout: 10_000 });
+    const desk = await reading(page);
+    expect(paneSize()).toBe(before);
+    expect(desk.font).toBeGreaterThanOrEqual(12);
+    expect(desk.cellH).toBeGreaterThanOrEqual(12);
+    expect(desk.pageOver).toBeLessThanOrEqual(0);
+    expect(desk.allColumnsReachable).toBe(true);
+    expect(desk.lastRowInFrame).toBe(true);
+    await page.screenshot({ path: join(SHOTS34, 'terminal-watcher-1280x800.png') });
     await page.locator('.terminal-frame .xterm').click();
     await page.keyboard.type('echo wide');
     await expect.poll(paneCols, { timeout: 15_000 }).toBeGreaterThan(100);
-    const wide = paneCols();
+    const wide = paneSize()!;
     expect(wide).not.toBe(before);
+    await page.screenshot({ path: join(SHOTS34, 'terminal-typist-1280x800.png') });
 
     const phone = await browser.newPage({ viewport: VIEWPORTS.phone });
     try {
       await phone.goto(new URL(`#/sessions/${id}`, s.url).href);
       await expect.poll(() => phone.getByTestId('pane-state').textContent(), { timeout: 10_000 }).toBe('live');
-      // The phone shows the pane at its size (the label says so) and the pane did not shrink.
-      await expect.poll(() => phone.locator('.terminal-head .size').textContent(), { timeout: 15_000 }).toMatch(new RegExp(`^${wide}×`));
-      expect(paneCols()).toBe(wide);
-      expect(await phone.evaluate(() => document.documentElement.scrollWidth - innerWidth)).toBeLessThanOrEqual(0);
+      // The phone shows the pane at the typist's size (the label says so) and the pane did not shrink.
+      await expect.poll(async () => (await reading(phone)).paneShown, { timeout: 15_000 }).toBe(wide);
+      await phone.locator('.xterm-rows > div', { hasText: /^45 the quick/ }).waitFor({ timeout: 10_000 });
+      const small = await reading(phone);
+      expect(paneSize()).toBe(wide);
+      expect(small.font).toBeGreaterThanOrEqual(11);
+      expect(small.cellH).toBeGreaterThanOrEqual(11);
+      expect(small.pageOver).toBeLessThanOrEqual(0);
+      expect(small.allColumnsReachable).toBe(true);
+      expect(small.lastRowInFrame).toBe(true);
+      await phone.screenshot({ path: join(SHOTS34, 'terminal-watcher-390x844.png') });
+      await phone.locator('.terminal-frame').scrollIntoViewIfNeeded();
+      await phone.screenshot({ path: join(SHOTS34, 'terminal-watcher-scrolled-390x844.png') });
       // The phone types: now it is the one at the keyboard, and the pane fits it.
       await phone.locator('.terminal-frame .xterm').click();
       await phone.keyboard.type('x');
       await expect.poll(paneCols, { timeout: 15_000 }).toBeLessThan(60);
+      expect((await reading(phone)).pageOver).toBeLessThanOrEqual(0);
+      await phone.screenshot({ path: join(SHOTS34, 'terminal-typist-390x844.png') });
     } finally {
       await phone.close();
       await cli('session', 'close', id);

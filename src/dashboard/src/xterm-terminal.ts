@@ -19,8 +19,15 @@ export type PaneLinkState = 'connecting' | 'live' | 'reconnecting' | 'ended';
 export const PANE_BACKOFF_FIRST_MS = 250;
 
 const FONT_SIZE = 13;
-/** The smallest font a looking viewer shrinks to so the pane's width fits (a phone shows ~50 of 80 columns at 7 px). */
-const MIN_FONT_SIZE = 7;
+/**
+ * The smallest font a viewer that only looks shrinks to so the pane's width fits: 12 px on a desktop (the
+ * size of a code listing's small print), 11 px in a frame narrower than NARROW_FRAME_PX (a phone, read closer
+ * up). Below that the text stops being readable, so a wider pane scrolls sideways inside its frame instead
+ * (the page itself never does).
+ */
+const MIN_FONT_SIZE = 12;
+const MIN_FONT_SIZE_NARROW = 11;
+const NARROW_FRAME_PX = 600;
 export const PANE_BACKOFF_MAX_MS = 8_000;
 
 /** Close codes of the pane stream (`src/store/sessions/pane-stream.ts`). */
@@ -87,6 +94,7 @@ export class PaneTerminal {
       this.fitTimer = setTimeout(() => (this.proposeSize(), this.fitView()), 100);
     });
     this.resizeObserver.observe(frame);
+    this.markWatching();
   }
 
   start(): this {
@@ -119,6 +127,7 @@ export class PaneTerminal {
     if (this.driving || this.readOnly) return;
     this.driving = true;
     this.term.options.fontSize = FONT_SIZE;
+    this.markWatching();
     this.proposeSize();
   }
 
@@ -205,8 +214,17 @@ export class PaneTerminal {
   }
 
   /**
+   * The frame of a viewer that only looks grows to the pane's height and scrolls sideways (class `watching`,
+   * sessions.css): the whole pane, bottom row included, at a readable size. A typist's frame has a fixed
+   * box, which the pane is sized to.
+   */
+  private markWatching(): void {
+    this.frame.classList.toggle('watching', !this.driving);
+  }
+
+  /**
    * A viewer that does not drive the size shows the pane's columns within its frame by a smaller font
-   * (down to a floor; below it the frame scrolls sideways), never by resizing the pane.
+   * (down to a readable floor; below it the frame scrolls sideways), never by resizing the pane.
    */
   private fitView(): void {
     if (this.driving) return;
@@ -214,8 +232,9 @@ export class PaneTerminal {
     const cols = this.size.value?.cols;
     if (!d || !cols || !Number.isFinite(d.cols)) return;
     const now = this.term.options.fontSize ?? FONT_SIZE;
+    const floor = this.frame.clientWidth < NARROW_FRAME_PX ? MIN_FONT_SIZE_NARROW : MIN_FONT_SIZE;
     // proposeDimensions answers for the current font: scale to what fits `cols` columns.
-    const fitting = Math.max(MIN_FONT_SIZE, Math.min(FONT_SIZE, Math.floor((now * d.cols) / cols)));
+    const fitting = Math.max(floor, Math.min(FONT_SIZE, Math.floor((now * d.cols) / cols)));
     if (fitting !== now) this.term.options.fontSize = fitting;
   }
 
