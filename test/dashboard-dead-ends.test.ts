@@ -296,3 +296,40 @@ describe('7. a queued session says why it waits', () => {
     }
   });
 });
+
+describe('8. the board sees a node that exists only in a worktree', () => {
+  it('lists it with its title and a link to the session that adds it; its node page says where it comes from', async () => {
+    const id = (await cli('session', 'spawn', 'Draft the wish list', '--harness', 'shell')).trim();
+    try {
+      const worktree = JSON.parse(await cli('session', 'show', id, '--json')).worktree as string;
+      writeFileSync(join(worktree, 'specs/checkout/wishlist.md'), '---\ntitle: Wish list\n---\n# Wish list\n\nA shopper keeps items for later.\n');
+      mkdirSync(SHOTS34, { recursive: true });
+      for (const vp of [VIEWPORTS.desktop, VIEWPORTS.phone]) {
+        await page.setViewportSize(vp);
+        await open('#/board');
+        const row = page.locator('[data-worktree-node="checkout/wishlist"]');
+        await row.waitFor({ timeout: 15_000 });
+        expect(await row.locator('.title').textContent()).toBe('Wish list');
+        const origin = row.getByTestId('origin-checkout/wishlist');
+        expect(await origin.textContent()).toBe('Draft the wish list');
+        expect(await origin.getAttribute('href')).toBe(`#/sessions/${id}`);
+        expect(await page.locator('.toolbar .muted').textContent()).toContain('1 new node not yet on trunk');
+        expect(await overflow()).toBe(0);
+        await page.screenshot({ path: join(SHOTS34, `board-worktree-node-${vp.width}x${vp.height}.png`) });
+        // Its page: not "no such node", but where it comes from, and its text as the worktree adds it.
+        await row.locator('a.node-link').click();
+        const nodePage = page.getByTestId('worktree-only-node');
+        await nodePage.waitFor();
+        expect(await nodePage.locator('h1').textContent()).toBe('Wish list');
+        expect(await nodePage.locator('.notice').textContent()).toBe('This node is not on trunk yet: it was added in session Draft the wish list. It joins the board’s tree when that work is merged.');
+        expect(await nodePage.getByRole('link', { name: 'Draft the wish list' }).getAttribute('href')).toBe(`#/sessions/${id}`);
+        await expect.poll(() => nodePage.locator('.diff').textContent(), { timeout: 10_000 }).toContain('A shopper keeps items for later.');
+        expect(await overflow()).toBe(0);
+        await page.screenshot({ path: join(SHOTS34, `node-worktree-only-${vp.width}x${vp.height}.png`), fullPage: true });
+      }
+    } finally {
+      await page.setViewportSize(VIEWPORTS.desktop);
+      await cli('session', 'close', id);
+    }
+  });
+});

@@ -181,11 +181,27 @@ describe('spec routes', () => {
     try {
       writeFileSync(join(wt, 'specs/catalog/search.md'), `${readFileSync(join(wt, 'specs/catalog/search.md'), 'utf8')}\nMore.\n`);
       writeFileSync(join(wt, 'specs/catalog/filters.md'), '# Filters\n');
+      // A node the worktree adds and commits: it exists only there, and the board names it with its title.
+      writeFileSync(join(wt, 'specs/catalog/wishlist.md'), '---\ntitle: Wish list\n---\n# Wishes\n');
+      git(wt, 'add', 'specs/catalog/wishlist.md');
+      git(wt, 'commit', '-qm', 'wish list');
       const board = JSON.parse(await (await api.get('/api/graph')).text());
       expect(board.overlay).toEqual([
-        { worktree: wt, branch: 'search-work', head: git(dir, 'rev-parse', 'HEAD').trim(), forkPoint: git(dir, 'rev-parse', 'HEAD').trim(), nodes: ['catalog/filters', 'catalog/search'] },
+        {
+          worktree: wt,
+          branch: 'search-work',
+          head: git(wt, 'rev-parse', 'HEAD').trim(),
+          forkPoint: git(dir, 'rev-parse', 'HEAD').trim(),
+          nodes: ['catalog/filters', 'catalog/search', 'catalog/wishlist'],
+          added: [
+            { id: 'catalog/filters', title: 'Filters', path: 'specs/catalog/filters.md' },
+            { id: 'catalog/wishlist', title: 'Wish list', path: 'specs/catalog/wishlist.md' },
+          ],
+        },
       ]);
+      expect(board.nodes.map((n: { id: string }) => n.id)).not.toContain('catalog/wishlist');
       expect(await ok(dir, ['graph', '--json'])).toBe(JSON.stringify(board) + '\n');
+      expect(await ok(dir, ['board'])).toContain(`worktree ${wt} (search-work, forked at ${git(dir, 'rev-parse', 'HEAD').trim().slice(0, 10)}): catalog/filters, catalog/search, catalog/wishlist; new: catalog/filters “Filters”, catalog/wishlist “Wish list”`);
       const delta = await json(await api.get('/api/edit?node=catalog/filters&worktree=search-work'));
       expect(delta.body).toMatchObject({ worktree: wt, state: 'added' });
     } finally {

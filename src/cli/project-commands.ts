@@ -42,7 +42,10 @@ export function boardText(board: Board): string {
     });
   };
   walk(null, '');
-  for (const o of board.overlay) lines.push(`worktree ${o.worktree} (${o.branch ?? 'detached'}, forked at ${o.forkPoint?.slice(0, 10) ?? '?'}): ${o.nodes.join(', ') || 'no spec changes'}`);
+  for (const o of board.overlay) {
+    const added = o.added?.length ? `; new: ${o.added.map((a) => `${a.id} “${a.title}”`).join(', ')}` : '';
+    lines.push(`worktree ${o.worktree} (${o.branch ?? 'detached'}, forked at ${o.forkPoint?.slice(0, 10) ?? '?'}): ${o.nodes.join(', ') || 'no spec changes'}${added}`);
+  }
   return `${lines.join('\n')}\n`;
 }
 

@@ -10,7 +10,8 @@ import type { SpecNodeMeta } from './spec-node.js';
  * Board format versions (`version`):
  *   1 — initial: nodes with their issue slices, the worktree overlay, sessions, one freshness stamp;
  *       nodes also carry their eval scenarios' latest trunk outcomes (`scenarios`, added without a bump:
- *       a reader that ignores unknown fields is unaffected).
+ *       a reader that ignores unknown fields is unaffected), and overlay entries the nodes their worktree
+ *       adds (`added`, with titles, likewise without a bump).
  */
 export const BOARD_VERSION = 1;
 
@@ -27,6 +28,8 @@ export interface BoardOverlay {
   readonly head: string | null;
   readonly forkPoint: string | null;
   readonly nodes: readonly string[];
+  /** Nodes whose file the worktree adds, with their titles (absent when none): they exist only there until merged. */
+  readonly added?: readonly { readonly id: string; readonly title: string; readonly path: string }[];
 }
 
 /** What the board says of a session: its entry in the session list, and the live sessions it overlaps (when it does). */

@@ -1,7 +1,7 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { TrellisError } from '../../events/index.js';
-import { nodeIdOf } from '../../projections/spec-node.js';
+import { nodeIdOf, parseSpecNode } from '../../projections/spec-node.js';
 import { git, gitRaw } from '../git/run-git.js';
 import { countLines } from './history.js';
 import { isBelow, unsafeRelativePath } from '../safe-path.js';
@@ -54,6 +54,17 @@ export interface OverlayEntry {
   readonly forkPoint: string | null;
   /** Nodes this worktree has changed since its fork point: committed, staged, unstaged or new. */
   readonly nodes: readonly string[];
+  /**
+   * Of those, the nodes whose file the worktree adds (new since its fork point), with the title the file
+   * gives and its path: what the board shows of a node that exists only in a worktree. Absent when none.
+   */
+  readonly added?: readonly AddedNode[];
+}
+
+export interface AddedNode {
+  readonly id: string;
+  readonly title: string;
+  readonly path: string;
 }
 
 /** Whether the repository has linked worktrees, read from `<gitdir>/worktrees` without spawning git. */
@@ -88,15 +99,35 @@ export const undiffedEntry = (w: Worktree): OverlayEntry => ({ worktree: w.path,
 export async function overlayEntry(w: Worktree, trunk: string | null, specRoot: string, fork?: string | null): Promise<OverlayEntry> {
   const base = fork === undefined ? await forkPoint(w, trunk) : fork;
   const [changed, untracked] = await Promise.all([
-    base ? git(w.path, ['diff', '--name-only', '--no-renames', base, '--', specRoot]) : '',
+    base ? git(w.path, ['diff', '--name-status', '--no-renames', base, '--', specRoot]) : '',
     git(w.path, ['ls-files', '--others', '--exclude-standard', '--', specRoot]),
   ]);
   const nodes = new Set<string>();
-  for (const p of `${changed}\n${untracked}`.split('\n')) {
-    const id = p.startsWith(`${specRoot}/`) ? nodeIdOf(p.slice(specRoot.length + 1)) : null;
-    if (id) nodes.add(id);
+  const added = new Map<string, string>();
+  const idOf = (p: string) => (p.startsWith(`${specRoot}/`) ? nodeIdOf(p.slice(specRoot.length + 1)) : null);
+  // `--name-status` lines are `<status>\t<path>`; an untracked file is new as well.
+  const entries = [...changed.split('\n').map((l) => [l.slice(0, l.indexOf('\t')), l.slice(l.indexOf('\t') + 1)] as const), ...untracked.split('\n').map((p) => ['A', p] as const)];
+  for (const [status, p] of entries) {
+    const id = idOf(p);
+    if (!id) continue;
+    nodes.add(id);
+    if (status === 'A') added.set(id, p);
   }
-  return { worktree: w.path, branch: w.branch, head: w.head, forkPoint: base, nodes: [...nodes].sort() };
+  const entry = { worktree: w.path, branch: w.branch, head: w.head, forkPoint: base, nodes: [...nodes].sort() };
+  if (!added.size) return entry;
+  return { ...entry, added: [...added].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, path]) => ({ id, title: titleIn(w.path, id, path), path })) };
+}
+
+/** The title an added node's file gives (its front matter's, else its first heading, else its name). */
+function titleIn(worktree: string, id: string, path: string): string {
+  let text = '';
+  try {
+    // Only a file below the worktree (symlinks resolved) is read: never a title from elsewhere.
+    if (isBelow(worktree, join(worktree, path))) text = readFileSync(join(worktree, path), 'utf8');
+  } catch {
+    // Staged and then removed from disk: named by its id.
+  }
+  return parseSpecNode(id, path, text, () => null).title;
 }
 
 export interface EditDelta {

@@ -6,6 +6,7 @@ import { href, replace, route } from '../router';
 import { board, boardError, changedIn, specRevision } from '../store';
 import type { BoardNode, SpecLite } from '../types';
 import { ErrorBox, onListKeys, plural, useFetch } from '../ui';
+import { WorktreeNodesList, worktreeOnlyNodes } from './worktree-nodes';
 
 /** Folder nodes the user folded, by id (kept across views for the page's life). */
 const folded = signal<ReadonlySet<string>>(new Set());
@@ -44,6 +45,7 @@ export function BoardView() {
   const closed = folded.value;
   const list = useMemo(() => (b ? rows(b.nodes, closed) : []), [b, closed]);
   const wt = changedIn.value;
+  const fresh = useMemo(() => worktreeOnlyNodes(b), [b]);
   if (!b) return boardError.value ? <ErrorBox error={{ message: boardError.value }} title="The board could not be loaded" /> : <p class="muted">Loading the spec tree…</p>;
   const openTotal = b.nodes.reduce((s, n) => s + n.openIssues.length, 0);
   // A worktree counts when its edits touch a node (the overlay also lists clean ones, with no nodes).
@@ -63,6 +65,7 @@ export function BoardView() {
         <span class="muted">
           {plural(b.nodes.length, 'node')} · {plural(openTotal, 'open issue')} on nodes
           {edited ? ` · ${plural(edited, 'worktree')} with edits` : ''}
+          {fresh.length ? ` · ${plural(fresh.length, 'new node')} not yet on trunk` : ''}
         </span>
       </div>
       {q ? (
@@ -70,6 +73,7 @@ export function BoardView() {
       ) : (
         <>
           <Legend />
+          <WorktreeNodesList nodes={fresh} />
           <ul class="tree" role="tree" aria-label="Spec tree" onKeyDown={onListKeys}>
             {list.map(({ node, depth, kids }) => (
               <TreeRow key={node.id} node={node} depth={depth} kids={kids} folded={closed.has(node.id)} worktrees={(wt.get(node.id) ?? []).join('\n')} toggle={toggle} />

@@ -4,6 +4,7 @@ import { href, route } from '../router';
 import { board, nodesById, specRevision } from '../store';
 import type { EditDelta, HistoryEntry, VersionDiff } from '../types';
 import { Ago, Diff, ErrorBox, Markdown, onListKeys, Section, StatusChip, StoreChip, useFetch } from '../ui';
+import { WorktreeOrigin, worktreeOnlyNodes } from './worktree-nodes';
 
 /** A node id as a path for `/api/specs/<id>/...`: segments encoded, slashes kept. */
 const nodePath = (id: string) => id.split('/').map(enc).join('/');
@@ -15,6 +16,7 @@ export function NodeView({ id }: { id: string }) {
   const content = useFetch(() => get<{ body: string; parts: { title: string; body: string }[] }>(`api/specs/${nodePath(id)}/content`), [id, rev]);
   if (!n) {
     if (!board.value) return <p class="muted">Loading…</p>;
+    if (worktreeOnlyNodes(board.value).some((w) => w.id === id)) return <WorktreeOnlyNodeView id={id} />;
     return <ErrorBox error={{ code: 'NODE_NOT_FOUND', message: `This project's spec tree has no node "${id}".` }} title="No such spec node" />;
   }
   // The text before the first part, without a leading `# Title` that repeats the page's heading.
@@ -185,6 +187,39 @@ function VersionView({ id, hash }: { id: string; hash: string }) {
 }
 
 /** The node's uncommitted-to-trunk changes, one per worktree the overlay says touches it. */
+/**
+ * A node that exists only in a worktree: not on the tree yet, so no issues or history here; the page says
+ * where it comes from (the session, when one owns the worktree) and shows its text as that worktree adds it.
+ */
+function WorktreeOnlyNodeView({ id }: { id: string }) {
+  const found = worktreeOnlyNodes(board.value).filter((w) => w.id === id);
+  const first = found[0]!;
+  return (
+    <div class="node-page" data-testid="worktree-only-node">
+      <nav class="crumbs" aria-label="Breadcrumb">
+        <a href={href.board()}>Board</a>
+      </nav>
+      <header class="page-head">
+        <h1>{first.title}</h1>
+        <p class="meta">
+          <code>{id}</code> · <code>{first.path}</code>
+        </p>
+        <p class="notice" role="status">
+          This node is not on trunk yet: it was{' '}
+          {found.map((w, i) => (
+            <span key={w.worktree}>
+              {i ? ', ' : ''}
+              <WorktreeOrigin n={w} words="added in" />
+            </span>
+          ))}
+          . It joins the board’s tree when that work is merged.
+        </p>
+      </header>
+      <EditDeltas id={id} />
+    </div>
+  );
+}
+
 function EditDeltas({ id }: { id: string }) {
   const trees = (board.value?.overlay ?? []).filter((o) => o.nodes.includes(id));
   if (!trees.length) return null;
