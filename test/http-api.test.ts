@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync, unlinkSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -204,6 +204,13 @@ describe('spec routes', () => {
       expect(await ok(dir, ['board'])).toContain(`worktree ${wt} (search-work, forked at ${git(dir, 'rev-parse', 'HEAD').trim().slice(0, 10)}): catalog/filters, catalog/search, catalog/wishlist; new: catalog/filters “Filters”, catalog/wishlist “Wish list”`);
       const delta = await json(await api.get('/api/edit?node=catalog/filters&worktree=search-work'));
       expect(delta.body).toMatchObject({ worktree: wt, state: 'added' });
+      // A folder node the worktree adds is found at its index.md, where the overlay saw it.
+      mkdirSync(join(wt, 'specs/catalog/registry'));
+      writeFileSync(join(wt, 'specs/catalog/registry/index.md'), '# Registry\n\nGift registries.\n');
+      // (Polled: the server sees the new file through its watcher of the worktree.)
+      const folder = async () => (await json(await api.get('/api/edit?node=catalog/registry&worktree=search-work'))).body;
+      await expect.poll(async () => (await folder()).path, { timeout: 10_000 }).toBe('specs/catalog/registry/index.md');
+      expect(await folder()).toMatchObject({ worktree: wt, state: 'added', additions: 3 });
     } finally {
       git(dir, 'worktree', 'remove', '--force', wt);
     }

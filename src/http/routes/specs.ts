@@ -42,7 +42,10 @@ export function specRoutes(ctx: AppContext): Hono {
       throw new TrellisError('INVALID_INPUT', 'worktree must be a worktree path or branch name without control characters');
     }
     const { specRoot, trunk } = ctx.project.settings();
-    const path = ctx.live.specTree().byId.get(id)?.path ?? `${specRoot}/${id}.md`;
+    // A node on the tree has its path; one that exists only in the worktree has the path the overlay found
+    // it at (`<id>.md` or `<id>/index.md`), else its likeliest name.
+    const added = worktree ? (await ctx.live.overlay.overlay(specRoot, trunk)).find((o) => o.worktree === worktree || o.branch === worktree)?.added : undefined;
+    const path = ctx.live.specTree().byId.get(id)?.path ?? added?.find((a) => a.id === id)?.path ?? `${specRoot}/${id}.md`;
     return c.json(await editDelta(root(), { node: id, path, specRoot, trunk, ...(worktree ? { worktree } : {}) }));
   });
 
