@@ -245,6 +245,9 @@ describe('6. a phone does not resize everyone’s terminal, and a watcher reads 
     await expect.poll(paneCols, { timeout: 15_000 }).toBeGreaterThan(100);
     const wide = paneSize()!;
     expect(wide).not.toBe(before);
+    // The typist's pane fits its frame: the last row (the prompt) is not clipped by the frame's edge.
+    await expect.poll(async () => (await reading(page)).paneShown, { timeout: 10_000 }).toBe(wide);
+    expect((await reading(page)).lastRowInFrame).toBe(true);
     await page.screenshot({ path: join(SHOTS34, 'terminal-typist-1280x800.png') });
 
     const phone = await browser.newPage({ viewport: VIEWPORTS.phone });
