@@ -238,6 +238,7 @@ describe('6. a phone does not resize everyone’s terminal, and a watcher reads 
     expect(desk.cellH).toBeGreaterThanOrEqual(12);
     expect(desk.pageOver).toBeLessThanOrEqual(0);
     expect(desk.allColumnsReachable).toBe(true);
+    expect(await page.getByTestId('pane-scrolls').textContent()).toBe('↔ scroll sideways');
     expect(desk.lastRowInFrame).toBe(true);
     await page.screenshot({ path: join(SHOTS34, 'terminal-watcher-1280x800.png') });
     await page.locator('.terminal-frame .xterm').click();
@@ -263,6 +264,7 @@ describe('6. a phone does not resize everyone’s terminal, and a watcher reads 
       expect(small.cellH).toBeGreaterThanOrEqual(11);
       expect(small.pageOver).toBeLessThanOrEqual(0);
       expect(small.allColumnsReachable).toBe(true);
+      expect(await phone.getByTestId('pane-scrolls').count()).toBe(1);
       expect(small.lastRowInFrame).toBe(true);
       await phone.screenshot({ path: join(SHOTS34, 'terminal-watcher-390x844.png') });
       await phone.locator('.terminal-frame').scrollIntoViewIfNeeded();
@@ -271,6 +273,8 @@ describe('6. a phone does not resize everyone’s terminal, and a watcher reads 
       await phone.locator('.terminal-frame .xterm').click();
       await phone.keyboard.type('x');
       await expect.poll(paneCols, { timeout: 15_000 }).toBeLessThan(60);
+      // The typist's pane fits its frame: nothing to scroll sideways.
+      await expect.poll(() => phone.getByTestId('pane-scrolls').count()).toBe(0);
       expect((await reading(phone)).pageOver).toBeLessThanOrEqual(0);
       await phone.screenshot({ path: join(SHOTS34, 'terminal-typist-390x844.png') });
     } finally {

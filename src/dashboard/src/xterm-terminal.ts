@@ -53,6 +53,8 @@ export class PaneTerminal {
   readonly notice = signal('');
   /** The pane's size, as the server last reported it. */
   readonly size = signal<{ cols: number; rows: number } | null>(null);
+  /** Whether the pane is wider than this viewer's frame at a readable size (its frame scrolls sideways). */
+  readonly scrolls = signal(false);
   readonly term: Terminal;
   private readonly fit = new FitAddon();
   private readonly resizeObserver: ResizeObserver;
@@ -127,6 +129,7 @@ export class PaneTerminal {
     if (this.driving || this.readOnly) return;
     this.driving = true;
     this.term.options.fontSize = FONT_SIZE;
+    this.scrolls.value = false;
     this.markWatching();
     this.proposeSize();
   }
@@ -234,8 +237,10 @@ export class PaneTerminal {
     const now = this.term.options.fontSize ?? FONT_SIZE;
     const floor = this.frame.clientWidth < NARROW_FRAME_PX ? MIN_FONT_SIZE_NARROW : MIN_FONT_SIZE;
     // proposeDimensions answers for the current font: scale to what fits `cols` columns.
-    const fitting = Math.max(floor, Math.min(FONT_SIZE, Math.floor((now * d.cols) / cols)));
+    const wanted = Math.floor((now * d.cols) / cols);
+    const fitting = Math.max(floor, Math.min(FONT_SIZE, wanted));
     if (fitting !== now) this.term.options.fontSize = fitting;
+    this.scrolls.value = wanted < floor;
   }
 
   /** A writable viewer asks the server to size the pane to what its frame can show. */

@@ -86,6 +86,11 @@ export function TerminalCard({ id, viewOnly = false }: { id: string; viewOnly?: 
             {term.size.value.cols}×{term.size.value.rows}
           </span>
         ) : null}
+        {term?.scrolls.value ? (
+          <span class="muted" data-testid="pane-scrolls" title="The terminal is wider than this screen at a readable size: scroll it sideways to see every column">
+            ↔ scroll sideways
+          </span>
+        ) : null}
         {viewOnly ? <span class="muted">view only</span> : null}
         {viewOnly ? null : (
           <label class="check">
