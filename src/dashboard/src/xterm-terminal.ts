@@ -113,6 +113,8 @@ export class PaneTerminal {
     clearTimeout(this.timer);
     const old = this.ws;
     this.ws = null;
+    // Not live until the new socket's snapshot: keys typed in between would go nowhere while the page said 'live'.
+    this.state.value = 'connecting';
     old?.close(1000, 'switching mode');
     this.attempt = 0;
     this.open();
