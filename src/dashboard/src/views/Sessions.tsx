@@ -137,11 +137,13 @@ export function SessionsView() {
 
 /** Spawn: harness, task, nodes, issue; on success the new session's page opens. */
 function SpawnForm() {
-  const [task, setTask] = useState('');
+  // An issue's "Start a session" link fills the task and the issue in (#/sessions?issue=…&task=…&nodes=…).
+  const query = route.value.query;
+  const [task, setTask] = useState(query.get('task') ?? '');
   // '' = the project's default harness (trellis.json), as `trellis session spawn` without --harness.
   const [harness, setHarness] = useState<string>('');
-  const [nodes, setNodes] = useState('');
-  const [issue, setIssue] = useState('');
+  const [nodes, setNodes] = useState(query.get('nodes') ?? '');
+  const [issue, setIssue] = useState(query.get('issue') ?? '');
   const { busy, error: err, run } = useAction();
   const submit = async (e: Event) => {
     e.preventDefault();
