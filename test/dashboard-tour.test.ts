@@ -19,7 +19,7 @@ import { killTmux } from './helpers/sessions.js';
  */
 
 const SHOTS = join(ROOT, 'test-results', 'screens-34', 'demo');
-const RULE = 'Back-orders: taken when a tea is out of stock, shipped when it is restocked.';
+const RULE = 'Back-orders: taken when out of stock, shipped when restocked.';
 
 let home: string;
 let s: ServeProcess;
