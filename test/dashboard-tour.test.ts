@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -160,6 +160,18 @@ describe('the five-minute tour on the demo, in the page', () => {
     // The count for the note (README's tour): clicks and fields a person uses, from the first page on.
     console.log(`tour: ${tally.clicks} clicks, ${tally.typed} fields typed into, 2 commands in the main checkout`);
     expect(tally).toEqual({ clicks: 10, typed: 3 });
+
+    // A project whose default agent is not installed here: the form says so and picks what can start.
+    writeFileSync(join(demo, 'trellis.local.json'), JSON.stringify({ harness: 'claude' }));
+    await page.goto(new URL('#/sessions', s.url).href);
+    await live();
+    await expect.poll(() => page.getByTestId('harness-default').textContent({ timeout: 1_000 }).catch(() => null), { timeout: 10_000 }).toBe(
+      "This project's default, claude, is not installed on this machine, so it cannot start here; shell is picked instead.",
+    );
+    expect(await page.getByLabel('Harness').inputValue()).toBe('shell');
+    expect(await page.getByLabel('Harness').locator('option').first().evaluate((o) => [o.textContent, (o as HTMLOptionElement).disabled])).toEqual(['project default: claude (not installed)', true]);
+    await shot('spawn-not-installed');
+    unlinkSync(join(demo, 'trellis.local.json'));
 
     // The same views at a phone's width: each fits without sideways scrolling.
     await page.setViewportSize(VIEWPORTS.phone);

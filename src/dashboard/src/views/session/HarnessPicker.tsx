@@ -14,7 +14,7 @@ const menu = signal<HarnessMenu | null>(null);
 
 /** What the default is, in words: which harness, and why that one. */
 function defaultWords(m: HarnessMenu): string {
-  if (!m.installed) return `This project's default, ${m.resolved}, is not installed on this machine, so it cannot start here: pick one of the others.`;
+  if (!m.installed) return `This project's default, ${m.resolved}, is not installed on this machine, so it cannot start here; ${m.harnesses.find((h) => h.installed)?.name ?? 'shell'} is picked instead.`;
   if (m.configured === 'auto') {
     return m.resolved === 'shell'
       ? 'Default here: shell (a terminal you type into yourself). The project asks for the first installed agent, and none is installed on this machine.'
