@@ -172,7 +172,12 @@ describe('the host home at the gateway’s /', () => {
     await row(side).waitFor({ timeout: 15_000 });
     expect(await row(side).getByTestId('served-only').textContent()).toContain('Served, not registered: it leaves this list when its serve stops.');
     expect(await row(online).getByTestId('served-only').count()).toBe(0);
-    await screenshot(page, 'served-only');
+    for (const vp of [VIEWPORTS.desktop, VIEWPORTS.phone]) {
+      await page.setViewportSize(vp);
+      await page.screenshot({ path: join(ROOT, 'test-results', 'screens-34', 'demo', `served-only-${vp.width}x${vp.height}.png`) });
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(vp.width);
+    }
+    await page.setViewportSize(VIEWPORTS.desktop);
     // Its serve stops (its record goes, as a serve's clean exit removes it): the row leaves the list, and the
     // catalog was never written.
     await served.close();

@@ -19,7 +19,7 @@ export function ProjectsView() {
       <div class="page-head row-head">
         <div>
           <h1>Projects</h1>
-          <p class="muted">Every Trellis project on this machine. Open one to see its board, issues and sessions. Registered projects stay here while they are offline; one that is only being served shows here while it runs.</p>
+          <p class="muted">Every Trellis project on this machine: registered ones always, others while they are served. Open one to see its board, issues and sessions.</p>
         </div>
         <a class="button primary" href={hostHref.register()}>
           Register a folder
