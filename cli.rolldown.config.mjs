@@ -26,6 +26,10 @@ const issuePath = new Set([...staticClosure('dist/src/cli/issue-commands.js')].f
 export default defineConfig({
   input: { run: 'dist/src/cli/run.js' },
   platform: 'node',
+  // What Rolldown would otherwise set by itself (and warn about as [INVALID_OPTION] on every build, npm
+  // install included): run.js keeps its exports, and may export more for the chunks that share its modules;
+  // `includeDependenciesRecursively: false` below requires it.
+  preserveEntrySignatures: 'allow-extension',
   external: (id) => !id.startsWith('.') && !id.startsWith('/'),
   output: {
     dir: 'dist/cli',

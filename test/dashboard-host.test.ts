@@ -1,17 +1,17 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHubServer } from '../src/gateway/hub-server.js';
 import { bindPublic } from '../src/http/bind.js';
 import { serveProject, type Served } from '../src/http/serve.js';
-import { encodeProject, readEndpointRecord } from '../src/store/host/endpoint-record.js';
+import { encodeProject, readEndpointRecord, removeEndpointRecord } from '../src/store/host/endpoint-record.js';
 import { hashPassword } from '../src/store/host/hub-config.js';
 import { openProject } from '../src/store/project/project.js';
 import { screenshot, VIEWPORTS, desktopPage } from './helpers/browser.js';
 import { json, publishRecord, raw, startTestGateway, until, type TestGateway, catalogProjects } from './helpers/gateway.js';
-import { cleanupRepos, tempDir, tempRepo } from './helpers/repo.js';
+import { cleanupRepos, ROOT, tempDir, tempRepo } from './helpers/repo.js';
 import { demoRepo } from './helpers/server.js';
 
 /**
@@ -162,6 +162,55 @@ describe('the host home at the gateway’s /', () => {
     expect((json(await raw(at('/projects'))).projects as { root: string }[]).some((p) => p.root === plain)).toBe(true);
     await screenshot(page, 'register');
   }, 40_000);
+
+  it('a project only being served says why it will leave the list; once its serve stops, its offline page offers Start it and Register it (buttons), and started it is back on the list with Register to keep it', async () => {
+    const side = tempRepo();
+    writeFileSync(join(side, 'trellis.json'), '{}\n');
+    const served = await serveProject(openProject(side), { port: 0 });
+    await publishRecord(home, side, served.url, served.instanceId);
+    await page.goto(gw.url);
+    await row(side).waitFor({ timeout: 15_000 });
+    expect(await row(side).getByTestId('served-only').textContent()).toContain('Served, not registered: it leaves this list when its serve stops.');
+    expect(await row(online).getByTestId('served-only').count()).toBe(0);
+    for (const vp of [VIEWPORTS.desktop, VIEWPORTS.phone]) {
+      await page.setViewportSize(vp);
+      await page.screenshot({ path: join(ROOT, 'test-results', 'screens-34', 'demo', `served-only-${vp.width}x${vp.height}.png`) });
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(vp.width);
+    }
+    await page.setViewportSize(VIEWPORTS.desktop);
+    // Its serve stops (its record goes, as a serve's clean exit removes it): the row leaves the list, and the
+    // catalog was never written.
+    await served.close();
+    expect(removeEndpointRecord(home, side, served.instanceId)).toBe(true);
+    await expect.poll(() => row(side).count(), { timeout: 15_000 }).toBe(0);
+    expect(readFileSync(join(home, 'projects.json'), 'utf8')).not.toContain(side);
+
+    await page.goto(at(`/p/${encodeProject(side)}/#/board`));
+    const card = page.getByTestId('project-offline');
+    await card.getByRole('button', { name: 'Register it' }).waitFor({ timeout: 15_000 });
+    const words = await card.textContent();
+    expect(words).toContain(`It lives in ${side}.`);
+    expect(words).toContain('It was being served without being registered, so it left the projects list when that serve stopped.');
+    expect(words).not.toMatch(/POST|\/projects\/|trellis serve/);
+    for (const vp of [VIEWPORTS.desktop, VIEWPORTS.phone]) {
+      await page.setViewportSize(vp);
+      await page.screenshot({ path: join(ROOT, 'test-results', 'screens-34', 'demo', `offline-${vp.width}x${vp.height}.png`) });
+    }
+    await page.setViewportSize(VIEWPORTS.desktop);
+    // Start it, unregistered: the page opens the project by itself once its backend answers.
+    await card.getByRole('button', { name: 'Start it' }).click();
+    await page.getByTestId('link-state').filter({ hasText: 'live' }).waitFor({ timeout: 30_000 });
+    const verdict = await readEndpointRecord(home, side);
+    if (verdict.online) started.push(verdict.record.pid);
+    expect(verdict.online).toBe(true);
+    expect(new URL(page.url()).pathname).toBe(`/p/${encodeProject(side)}/`);
+    // Served again, so listed again, still unregistered: the row's button is the explicit choice.
+    await page.goto(gw.url);
+    await row(side).getByRole('button', { name: `Register ${basename(side)}` }).click();
+    await expect.poll(() => row(side).getByTestId('served-only').count(), { timeout: 15_000 }).toBe(0);
+    expect(readFileSync(join(home, 'projects.json'), 'utf8')).toContain(side);
+    expect(seen.errors).toEqual([]);
+  }, 60_000);
 
   it('labels every control, and works at 390×844', async () => {
     const pages: [string, string][] = [

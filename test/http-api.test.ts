@@ -228,7 +228,7 @@ describe('settings and catalogs', () => {
         root: dir,
         specRoot: 'specs',
         trunk: 'main',
-        harness: 'claude',
+        harness: 'auto',
         pluginRoot: '.trellis/plugins',
         forges: [],
         sources: { committed: true, local: true },

@@ -220,7 +220,7 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
 
   cli
     .command('init', 'Set this folder up as a Trellis project (idempotent)')
-    .option('--harness <name>', 'Record the agent harness this project uses (e.g. claude)')
+    .option('--harness <name>', 'Record the agent harness this project uses (e.g. claude; auto: the first agent installed, else shell, at each spawn)')
     .option('--git', 'Run git init first when the folder is not a git repository')
     .action((options: Options) => lazy(projectCommands, (m) => m.runInit(ctx([], options))));
 

@@ -1,11 +1,27 @@
 import type { HttpBindings } from '@hono/node-server';
 import { type } from 'arktype';
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
+import { basename } from 'node:path';
+import { isTrellisError } from '../events/index.js';
+import { lastServed } from '../store/host/last-served.js';
+import type { KnownProject } from '../store/host/project-list.js';
 import { readJson } from '../http/body.js';
 import { runDoctor, runInit, serveProject } from '../store/host/host-runs.js';
 import { isRemoteId } from '../store/host/remote-projects.js';
 import type { GatewayState } from './gateway-state.js';
 import { projectOf } from './route-params.js';
+
+/** The known project `:id`, or one that was only being served here (its serve stopped, its folder still there). */
+function servedOrKnown(c: Context, state: GatewayState): KnownProject {
+  try {
+    return projectOf(c, state);
+  } catch (err) {
+    const id = c.req.param('id') ?? '';
+    const last = isTrellisError(err) && err.code === 'NOT_FOUND' && !(state.opts.only && id !== state.opts.only) ? lastServed(state.opts.home, id) : null;
+    if (!last) throw err;
+    return last;
+  }
+}
 
 const initBody = type({ '+': 'reject', 'harness?': 'string' });
 
@@ -27,7 +43,13 @@ export function hostRunRoutes(state: GatewayState): Hono<{ Bindings: HttpBinding
     const id = c.req.param('id');
     // Another host's project starts there, through its SSH connection (issue 31).
     if (isRemoteId(id)) return c.json(await state.remote.serve(id));
-    return c.json(await serveProject(home, projectOf(c, state), state.opts.env));
+    return c.json(await serveProject(home, servedOrKnown(c, state), state.opts.env));
+  });
+  // A project's offline page: where it lives and whether it is registered, so it can offer to start or
+  // register it. A project that was only being served is off the list, but its folder is remembered.
+  app.get('/projects/:id/whereabouts', (c) => {
+    const p = servedOrKnown(c, state);
+    return c.json({ id: p.id, root: p.root, name: basename(p.root), cataloged: p.cataloged });
   });
   return app;
 }

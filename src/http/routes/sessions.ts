@@ -2,6 +2,7 @@ import { type } from 'arktype';
 import { Hono } from 'hono';
 import { resourceInventory } from '../../store/host/resources.js';
 import { checkSession } from '../../store/sessions/check-session.js';
+import { harnessMenu } from '../../store/sessions/default-harness.js';
 import { reviewBundle } from '../../store/sessions/review.js';
 import { defaultRuntime, type SessionRuntime } from '../../store/sessions/runtime.js';
 import {
@@ -41,6 +42,8 @@ export function sessionRoutes(ctx: AppContext, rt: SessionRuntime = defaultRunti
   const app = new Hono();
   const p = ctx.project;
 
+  // What the spawn form's "project default" means on this machine, and which agents are installed.
+  app.get('/api/harnesses', (c) => c.json(harnessMenu(p.settings().harness, rt.env)));
   app.get('/api/sessions', async (c) => c.json(await listSessions(p, { all: c.req.query('all') !== undefined && c.req.query('all') !== 'false' })));
   app.post('/api/sessions', async (c) => {
     const b = await readJson(c, spawnBody);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
@@ -50,11 +50,16 @@ export function encodeProject(root: string): string {
   return `${name}-${createHash('sha256').update(real).digest('hex').slice(0, 12)}`;
 }
 
+/** `<slot>/root`: the folder a slot's serve was started in, kept after its record is gone (last-served.ts). */
+export const LAST_ROOT_FILE = 'root';
+
 export const recordPath = (home: string, root: string): string => join(home, 'projects', encodeProject(root), 'endpoint.json');
 
 export async function writeEndpointRecord(home: string, record: EndpointRecord, whileWriting?: () => Promise<void>): Promise<string> {
   const path = recordPath(home, record.root);
   mkdirSync(join(path, '..'), { recursive: true });
+  // Kept after the record is gone: the project's offline page can still start or register it.
+  writeFileSync(join(path, '..', LAST_ROOT_FILE), `${record.root}\n`);
   // whileWriting: awaited once the temporary file exists, before the rename (the supervisor's test pause).
   await writeFileAtomic(path, `${JSON.stringify(record, null, 2)}\n`, whileWriting ? { tmpfileCreated: whileWriting } : {});
   return path;

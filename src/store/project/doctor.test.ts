@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupRepos, tempDir, tempRepo } from '../../../test/helpers/repo.js';
@@ -30,5 +30,19 @@ describe('init and doctor as verbs: they answer data, the CLI prints it', () => 
     writeFileSync(join(dir, 'trellis.json'), '{ "specRoot": ');
     const broken = await diagnoseProject(dir);
     expect(broken.find((f) => f.level === 'error')).toMatchObject({ what: expect.stringContaining('trellis.json'), repair: expect.stringContaining("run 'trellis init'") });
+  });
+
+  it('doctor on a brand-new project reports only what it found: no cache file yet is not an unreadable one', async () => {
+    const dir = tempRepo();
+    await initProject(dir);
+    const cache = join(dir, '.git', 'trellis', 'cache', 'issues.json');
+    const findings = await diagnoseProject(dir);
+    expect(existsSync(cache)).toBe(false);
+    expect(findings.filter((f) => f.level !== 'ok')).toEqual([]);
+    expect(findings).toContainEqual({ level: 'ok', what: 'no projection cache yet (it is written when there are threads to cache)' });
+    // A cache file that is there and cannot be read is still named, with its repair.
+    mkdirSync(join(dir, '.git', 'trellis', 'cache'), { recursive: true });
+    writeFileSync(cache, 'not json');
+    expect(await diagnoseProject(dir)).toContainEqual({ level: 'warn', what: `projection cache ${cache} is unreadable`, repair: 'delete it; it is rebuilt from the refs' });
   });
 });

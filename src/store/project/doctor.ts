@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { defaultLockOptions } from '../git/refs.js';
 import { GC_AUTO, Housekeeping, looseObjectEstimate } from '../git/housekeeping.js';
@@ -116,7 +116,10 @@ export async function diagnoseProject(cwd: string, opts: { repair?: boolean } = 
   const cachePath = join(p.gitdir, 'trellis/cache/issues.json');
   const cache = new ProjectionCache(cachePath).inspect();
   // all() above has just brought the cache in line with the refs; a mismatch now means it cannot be written.
-  if (cache.format !== CACHE_FORMAT) add('warn', `projection cache ${cachePath} is ${cache.format === null ? 'unreadable' : `format ${cache.format}`}`, `delete it; it is rebuilt from the refs`);
+  // No file is not a damaged one: a project without threads has nothing to cache yet.
+  if (!cache.exists && read.states.length === 0) add('ok', 'no projection cache yet (it is written when there are threads to cache)');
+  else if (!cache.exists) add('warn', `projection cache ${cachePath} is absent though there are ${read.states.length} threads: it could not be written`, `check that ${dirname(cachePath)} is writable; reads work without it, only slower`);
+  else if (cache.format !== CACHE_FORMAT) add('warn', `projection cache ${cachePath} is ${cache.format === null ? 'unreadable' : `format ${cache.format}`}`, `delete it; it is rebuilt from the refs`);
   else if (cache.streams !== read.states.length) add('warn', `projection cache holds ${cache.streams} threads, the refs ${read.states.length}`, 'delete it; it is rebuilt from the refs');
   else add('ok', `projection cache matches the refs (${cache.lines} journal lines)`);
   if (p.root && settings) await checkPool(p, opts.repair === true, add);

@@ -14,6 +14,9 @@ const PROGRAMS: Readonly<Record<string, { readonly program: string; readonly ins
 
 export type { PreflightContext } from './preflight-context.js';
 
+/** The program a harness's agent runs, or null for a harness that runs none (`shell`). */
+export const agentProgram = (harness: string): string | null => PROGRAMS[harness]?.program ?? null;
+
 /**
  * Before a spawn: refuses a harness whose agent program is not on PATH (naming it and how to install it),
  * then reads the agent's own config for what its first run will ask (onboarding, folder trust, login)

@@ -6,6 +6,7 @@ import type { Project } from '../project/project.js';
 import type { StreamProblem } from '../streams/projection-cache.js';
 import { adapterOf, harnessNames } from './adapters/index.js';
 import { mapSignal } from './adapters/signal.js';
+import { resolveHarness } from './default-harness.js';
 import { preflight } from './preflight.js';
 import { budgetOf, queuePass, type SessionBudget } from './queue.js';
 import { shq } from './adapters/adapter.js';
@@ -44,7 +45,7 @@ export type SpawnResult = SessionView & { readonly warnings: readonly string[] }
  * about (DESIGN.md §14), never refused.
  */
 export async function spawnSession(p: Project, rt: SessionRuntime, input: SpawnInput): Promise<SpawnResult> {
-  const harness = input.harness ?? p.settings().harness ?? 'shell';
+  const harness = resolveHarness(input.harness ?? p.settings().harness, rt.env);
   adapterOf(harness);
   const setupWarnings = await preflight(harness, { mainRoot: mainRoot(p), env: rt.env });
   if (typeof input.task !== 'string') throw new TrellisError('INVALID_INPUT', 'a session needs a task (text)');

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, readSync, fstatSync, renameSync, rmSync, writeFileSync, appendFileSync, mkdirSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, fstatSync, renameSync, rmSync, writeFileSync, appendFileSync, mkdirSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
@@ -222,14 +222,15 @@ export class ProjectionCache<S> {
   }
 
   /** For `trellis doctor`: the format on disk and how many streams and journal lines the cache holds. */
-  inspect(): { format: number | null; streams: number; lines: number } {
+  inspect(): { exists: boolean; format: number | null; streams: number; lines: number } {
     let format: number | null = null;
+    const exists = existsSync(this.path);
     try {
       const raw = JSON.parse(readFileSync(this.path, 'utf8')) as { format?: unknown };
       format = typeof raw?.format === 'number' ? raw.format : null;
     } catch {}
     const streams = this.load().size;
-    return { format: this.invalid ? format : CACHE_FORMAT, streams, lines: this.lines };
+    return { exists, format: this.invalid ? format : CACHE_FORMAT, streams, lines: this.lines };
   }
 }
 

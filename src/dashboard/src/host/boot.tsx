@@ -1,6 +1,7 @@
 import { render, type JSX } from 'preact';
 import { LoginView } from '../views/Login';
 import { HostApp } from './HostApp';
+import { OfflineProject } from './OfflineProject';
 import { backendAnswers, hubBase, whereAmI } from './hub';
 import { hostHref } from './host-route';
 import { installShortcuts } from '../palette';
@@ -34,13 +35,7 @@ export async function boot(root: HTMLElement, project: () => JSX.Element): Promi
           {where.kind === 'project-login' ? (
             <LoginView project={where.project} onDone={() => location.reload()} />
           ) : (
-            <div class="card" data-testid="project-offline">
-              <h1>This project is offline</h1>
-              <p>{where.message}.</p>
-              <p>
-                Start it from the <a href={`${hubBase}#/projects/${encodeURIComponent(where.project)}`}>projects page</a>, or run <code>trellis serve</code> in its folder; then reload.
-              </p>
-            </div>
+            <OfflineProject project={where.project} />
           )}
         </main>
       </>

@@ -6,6 +6,7 @@ import { hostHref } from '../host/host-route';
 import { hostInbox, projectList, type ProjectRow } from '../host/projects-store';
 import { InboxList, inboxHeading } from '../inbox';
 import { HostsSection } from './Hosts';
+import { ServedOnly } from './ServedOnly';
 
 /**
  * The host home: every project on this machine, live from `/projects/stream` (online state, open issues,
@@ -18,7 +19,7 @@ export function ProjectsView() {
       <div class="page-head row-head">
         <div>
           <h1>Projects</h1>
-          <p class="muted">Every Trellis project on this machine. Open one to see its board, issues and sessions.</p>
+          <p class="muted">Every Trellis project on this machine: registered ones always, others while they are served. Open one to see its board, issues and sessions.</p>
         </div>
         <a class="button primary" href={hostHref.register()}>
           Register a folder
@@ -72,6 +73,7 @@ function ProjectItem({ p }: { p: ProjectRow }) {
         <div class="muted project-root" title={p.root}>
           {p.root}
         </div>
+        {!p.cataloged && !p.host ? <ServedOnly p={p} /> : null}
       </div>
       <div class="project-facts">
         {p.host ? (

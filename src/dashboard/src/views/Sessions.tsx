@@ -6,11 +6,12 @@ import { board, boardError, refreshBoard, revision } from '../store';
 import type { ResourceInventory, SessionSummary, SessionView as Session } from '../types';
 import { Ago, ErrorBox, onListKeys, useAction } from '../ui';
 import { OverlapFlags, spawnWarnings } from './SessionChecks';
+import { HarnessDefaultNote, HarnessPicker } from './session/HarnessPicker';
 import { mayRunCommands, ShellNeeded } from './session/ShellNeeded';
 import '../sessions.css';
 
 /** The harnesses `trellis session spawn --harness` knows; the server names them again if one is refused. */
-export const HARNESSES = ['shell', 'claude', 'codex'] as const;
+export const HARNESSES = ['shell', 'claude', 'codex', 'opencode'] as const;
 
 /** Sessions whose pane did something nobody has looked at yet (the nav's counter). */
 export const unreadSessions = computed(() => (board.value?.sessions ?? []).filter((s) => s.unread && s.state !== 'closed').length);
@@ -136,11 +137,13 @@ export function SessionsView() {
 
 /** Spawn: harness, task, nodes, issue; on success the new session's page opens. */
 function SpawnForm() {
-  const [task, setTask] = useState('');
+  // An issue's "Start a session" link fills the task and the issue in (#/sessions?issue=…&task=…&nodes=…).
+  const query = route.value.query;
+  const [task, setTask] = useState(query.get('task') ?? '');
   // '' = the project's default harness (trellis.json), as `trellis session spawn` without --harness.
   const [harness, setHarness] = useState<string>('');
-  const [nodes, setNodes] = useState('');
-  const [issue, setIssue] = useState('');
+  const [nodes, setNodes] = useState(query.get('nodes') ?? '');
+  const [issue, setIssue] = useState(query.get('issue') ?? '');
   const { busy, error: err, run } = useAction();
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -156,17 +159,7 @@ function SpawnForm() {
     <form class="card spawn" onSubmit={submit} aria-labelledby="spawn-h">
       <h2 id="spawn-h">Spawn a session</h2>
       <div class="spawn-fields">
-        <label>
-          <span>Harness</span>
-          <select value={harness} onChange={(e) => setHarness((e.target as HTMLSelectElement).value)}>
-            <option value="">project default</option>
-            {HARNESSES.map((h) => (
-              <option key={h} value={h}>
-                {h}
-              </option>
-            ))}
-          </select>
-        </label>
+        <HarnessPicker value={harness} onChange={setHarness} fallback={HARNESSES} />
         <label class="grow">
           <span>Task</span>
           <textarea rows={2} required value={task} onInput={(e) => setTask((e.target as HTMLTextAreaElement).value)} placeholder="What the agent should do (the first line is its title)" />
@@ -180,6 +173,7 @@ function SpawnForm() {
           <input value={issue} onInput={(e) => setIssue((e.target as HTMLInputElement).value)} placeholder="issue id (optional)" />
         </label>
       </div>
+      <HarnessDefaultNote />
       <datalist id="spawn-node-ids">
         {(board.value?.nodes ?? []).map((n) => (
           <option key={n.id} value={n.id} />

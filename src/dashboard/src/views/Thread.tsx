@@ -5,6 +5,7 @@ import { revision } from '../store';
 import type { Issue, Reply } from '../types';
 import { Ago, ErrorBox, Labels, Markdown, StatusChip, StoreChip, useFetch, useAction } from '../ui';
 import { issueList } from './Issues';
+import { SpawnForIssue } from './session/SpawnForIssue';
 
 export function ThreadView({ id }: { id: string }) {
   const rev = revision.value;
@@ -98,6 +99,7 @@ export function ThreadView({ id }: { id: string }) {
             ))
           : null}
       </div>
+      <SpawnForIssue issue={issue} />
       <ReplyForm id={issue.id} onDone={(i) => setLocal(i)} />
     </div>
   );
