@@ -235,6 +235,7 @@ describe('the dashboard in a real Chromium', () => {
     const ask = page.getByRole('group', { name: 'Confirm: Close issue' });
     expect(await ask.textContent()).toContain('Close “Receipt PDF is blank”? It can be reopened.');
     expect(JSON.parse(await cli('issue', 'show', id, '--json')).status).toBe('open');
+    await screenshot(page, 'thread-close-asks');
     await ask.getByRole('button', { name: 'Yes, close it' }).click();
     await expect.poll(() => page.locator('.page-head .chip.status').textContent()).toBe('closed');
     expect(JSON.parse(await cli('issue', 'show', id, '--json')).status).toBe('landed');
