@@ -3,7 +3,7 @@ import { get } from '../api';
 import { href, replace, route } from '../router';
 import { revision } from '../store';
 import type { IssueList } from '../types';
-import { Ago, ErrorBox, Labels, onListKeys, StatusChip, statusWords, StoreChip, useFetch } from '../ui';
+import { Ago, ErrorBox, Labels, onListKeys, plural, StatusChip, statusWords, StoreChip, useFetch } from '../ui';
 
 let cache: { rev: number; data: Promise<IssueList> } | null = null;
 /** The merged list, fetched once per announced change and shared by the list and the node picker. */
@@ -68,7 +68,7 @@ export function IssuesView() {
       {data ? (
         <>
           <p class="muted" role="status">
-            {matches.length} of {data.issues.length} issues
+            {matches.length} of {plural(data.issues.length, 'issue')}
           </p>
           <ul class="list issue-list" onKeyDown={onListKeys} aria-label="Issues">
             {matches.slice(0, shown).map((i) => (
