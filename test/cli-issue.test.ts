@@ -42,6 +42,10 @@ describe('trellis issue: the thread lifecycle through the real CLI', () => {
       ],
       evidence: [],
       labels: [],
+      events: [
+        { type: 'opened', by: 'Test Author', at: expect.any(String) },
+        { type: 'closed', by: 'Test Author', at: expect.any(String) },
+      ],
     });
 
     expect(git(dir, 'log', '--format=%an|%s', `refs/trellis/issues/${id}`).trim().split('\n')).toEqual([

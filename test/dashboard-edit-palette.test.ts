@@ -53,18 +53,26 @@ describe('edit and reopen', () => {
     await page.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => page.locator('h1').textContent()).toBe('Tea is served too hot');
     expect(await page.getByTestId('issue-body').textContent()).toContain('80 °C');
-    expect(await page.getByTestId('edited').textContent()).toMatch(/edited by human/);
+    // A page write carries the person's name: git's user.name of the project (the CLI's rule), never "human".
+    expect(await page.getByTestId('edited').textContent()).toMatch(/edited by Trellis Demo/);
     // The CLI reads the new text; the ref's history keeps the old one.
     const shown = JSON.parse(await cli('issue', 'show', id, '--json'));
-    expect([shown.concern, shown.body, shown.edited.by]).toEqual(['Tea is served too hot', 'Served at 95 °C; it should be 80 °C.', 'human']);
+    expect([shown.concern, shown.body, shown.edited.by]).toEqual(['Tea is served too hot', 'Served at 95 °C; it should be 80 °C.', 'Trellis Demo']);
     expect(versions(id)).toEqual(['edit: concern "Tea is served too hot" and body', 'open: Tea is too hot']);
 
     await cli('issue', 'close', id, '--by', 'ann');
-    await expect.poll(() => page.locator('.page-head .chip.status').first().textContent(), { timeout: 15_000 }).toBe('landed');
+    // Closed, in words (the API and the CLI keep the value `landed`).
+    await expect.poll(() => page.locator('.page-head .chip.status').first().textContent(), { timeout: 15_000 }).toBe('closed');
+    expect(await page.locator('.page-head .chip.status').first().getAttribute('data-status')).toBe('landed');
     await page.getByRole('button', { name: 'Reopen' }).click();
     await expect.poll(() => page.locator('.page-head .chip.status').first().textContent()).toBe('open');
     expect(JSON.parse(await cli('issue', 'show', id, '--json')).status).toBe('open');
     expect(versions(id)[0]).toBe('reopen: open');
+    // The timeline: who opened, edited, closed and reopened it, each with its time, as the forges show it.
+    await expect.poll(() => page.locator('[data-event]').count()).toBe(4);
+    const said = (await page.locator('[data-event]').allTextContents()).map((t) => t.replace(/\s+(just now|\d+ min ago)$/, ''));
+    expect(said).toEqual(['ann opened this issue', 'Trellis Demo edited the concern or text', 'ann closed this issue', 'Trellis Demo reopened this issue']);
+    expect(await page.locator('[data-event] time').count()).toBe(4);
     await screenshot(page, 'thread-edited');
   });
 

@@ -24,6 +24,17 @@ const cli = (...args: string[]) => ok(dir, args);
 const row = (scenario: string) => page.locator(`[data-check="${scenario}"]`);
 const verdict = (scenario: string) => row(scenario).locator('[data-verdict]').textContent({ timeout: 2_000 }).catch(() => null);
 const bundleHead = () => page.getByTestId('checks').getAttribute('data-head', { timeout: 2_000 }).catch(() => null);
+/** The x of each column of the checks table, in the header and in every row: equal down a column, and from one bundle to the next. */
+const columnXs = () =>
+  page.locator('.checks-table').evaluate((t) =>
+    Array.from((t as HTMLTableElement).rows)
+      .filter((r) => r.cells.length === 4)
+      .map((r) => Array.from(r.cells, (c) => Math.round(c.getBoundingClientRect().x))),
+  );
+/** Elements of the review bundle whose text is cut (a chip clipped mid-word), named by their text. */
+const clipped = () =>
+  page.locator('.review').evaluate((r) => Array.from(r.querySelectorAll<HTMLElement>('.chip, td, th, summary')).filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.textContent));
+let verdictX: number[] = [];
 
 beforeAll(async () => {
   dir = tempRepo();
@@ -106,14 +117,40 @@ describe('the session page and the gate', () => {
     expect(commands).not.toMatch(/(^|\s)\//m);
     await page.getByRole('button', { name: 'Run checks' }).click();
     await expect.poll(() => verdict('cart/total'), { timeout: 20_000 }).toBe('pass');
+    // Laid out for reading (issue 34): as wide as the page's main column, the checks before everything else,
+    // nothing clipped; at the phone's width too.
     for (const size of [VIEWPORTS.desktop, VIEWPORTS.phone]) {
       await page.setViewportSize(size);
+      const [review, main] = await Promise.all([page.locator('.review').boundingBox(), page.locator('.session-page').boundingBox()]);
+      expect(Math.round(review!.width)).toBe(Math.round(main!.width));
+      expect(await page.locator('.review').evaluate((r) => r.querySelector('[data-testid="checks"]')!.compareDocumentPosition(r.querySelector('[data-testid="preflight"]')!) & Node.DOCUMENT_POSITION_FOLLOWING)).toBeTruthy();
+      expect(await clipped()).toEqual([]);
       await page.getByTestId('merge-by-hand').scrollIntoViewIfNeeded();
       await screenshot(page, 'session-merge-by-hand');
       await page.locator('.review').scrollIntoViewIfNeeded();
       await screenshot(page, 'session-gate');
     }
     await page.setViewportSize(VIEWPORTS.desktop);
+    verdictX = (await columnXs())[0]!;
+    // No zero badge: this project has no open issue, so the Issues tab shows no count.
+    expect(await page.locator('nav[aria-label="Views"] .count').allTextContents()).not.toContain('0');
+    // The inbox's mark takes the colour of the session's state chip, for every state: a stopped session
+    // (review, interrupted) is never the running green. Measured on marks and chips made in this page.
+    const states = ['starting', 'running', 'awaiting', 'review', 'merging', 'interrupted', 'quarantined', 'failed', 'closed'];
+    const colours = await page.evaluate((states) => {
+      const box = document.createElement('div');
+      document.querySelector('main')!.append(box);
+      const out = states.map((st) => {
+        const mark = box.appendChild(document.createElement('span'));
+        mark.className = `wait-mark state-${st}`;
+        const chip = box.appendChild(document.createElement('span'));
+        chip.className = `chip state state-${st}`;
+        return [st, getComputedStyle(mark).borderTopColor, getComputedStyle(chip).color];
+      });
+      box.remove();
+      return out;
+    }, states);
+    for (const [st, mark, chip] of colours) expect(`${st}: ${mark}`).toBe(`${st}: ${chip}`);
 
     // Quarantine asks, like close; once quarantined nothing that would be refused is offered.
     await page.getByRole('button', { name: 'Quarantine', exact: true }).click();
@@ -122,6 +159,8 @@ describe('the session page and the gate', () => {
     expect(JSON.parse(await cli('session', 'show', id, '--json')).state).toBe('review');
     await page.getByRole('button', { name: 'Yes, quarantine' }).click();
     await expect.poll(() => page.getByTestId('session-state').first().textContent(), { timeout: 15_000 }).toMatch(/^quarantined/);
+    // Without a reason given: "quarantined · manual · by user", never "by user by user".
+    expect(await page.getByTestId('session-state').first().textContent()).toBe('quarantinedmanualby user');
     await page.getByTestId('no-prompt').waitFor();
     for (const name of ['Interrupt', 'Request review', 'Merge', 'Quarantine', 'Send prompt']) expect(await page.getByRole('button', { name, exact: true }).count()).toBe(0);
     for (const name of ['Resume', 'Close', 'Run checks']) expect(await page.getByRole('button', { name, exact: true }).count()).toBe(1);
@@ -156,10 +195,24 @@ describe('the session page and the gate', () => {
     const worktree = JSON.parse(await cli('session', 'show', id, '--json')).worktree as string;
     writeFileSync(join(worktree, 'specs/shop/cart.md'), '---\nscenarios:\n  - { id: cart/total, run: "true" }\n---\n# Cart\n');
     writeFileSync(join(worktree, 'cart.txt'), 'total=0\n');
+    // A long file beside the short ones: its diff is folded, theirs open.
+    writeFileSync(join(worktree, 'prices.csv'), Array.from({ length: 90 }, (_, i) => `item-${i},${i}.00`).join('\n') + '\n');
+    git(worktree, 'add', 'prices.csv');
     git(worktree, 'commit', '-qam', 'rewrite the check');
     await page.goto(new URL(`#/sessions/${id}`, s.url).href);
     await page.getByRole('button', { name: 'Run checks' }).click();
     await expect.poll(() => verdict('cart/total'), { timeout: 20_000 }).toBe('changed');
+    // The scenario columns sit where they sat in the other session's bundle, though this row is taller.
+    const xs = await columnXs();
+    for (const r of xs) expect(r).toEqual(verdictX);
+    expect(await clipped()).toEqual([]);
+    const folds = await page.locator('.review details.file-diff').evaluateAll((ds) => ds.map((d) => [d.getAttribute('data-file'), (d as HTMLDetailsElement).open]));
+    expect(folds).toEqual([
+      ['cart.txt', true],
+      ['prices.csv', false],
+      ['specs/shop/cart.md', true],
+    ]);
+    expect(await page.locator('details[data-file="prices.csv"] summary').textContent()).toMatch(/^added prices\.csv \+90 −0 · 9\d lines, folded \(more than 60\)$/);
     const both = row('cart/total').getByTestId('changed-definition');
     expect(await both.textContent()).toBe("Fixed at dispatchgrep -q total=42 cart.txt → failThe branch'strue → pass");
     expect(await page.getByTestId('checks-line').textContent()).toContain('Run the checks again, accept a changed definition, or a person merges anyway with a reason.');
@@ -168,9 +221,19 @@ describe('the session page and the gate', () => {
     await page.getByLabel("Accept the branch's definition of cart/total, because").fill('the total is not checked any more');
     await page.getByRole('button', { name: 'Accept the new definition' }).click();
     await expect.poll(() => page.getByTestId('acceptance').textContent({ timeout: 2_000 }).catch(() => null), { timeout: 15_000 }).toBe(
-      'New definition of cart/total accepted by human: the total is not checked any more',
+      'New definition of cart/total accepted by Test Author: the total is not checked any more',
     );
     await expect.poll(() => verdict('cart/total')).toBe('pass');
-    expect(git(dir, 'log', '-1', '--format=%an|%s', `refs/trellis/sessions/${id}`).trim()).toBe('human|changed check accepted by human for cart/total (run: true): the total is not checked any more');
+    expect(git(dir, 'log', '-1', '--format=%an|%s', `refs/trellis/sessions/${id}`).trim()).toBe('Test Author|changed check accepted by Test Author for cart/total (run: true): the total is not checked any more');
+    for (const size of [VIEWPORTS.desktop, VIEWPORTS.phone]) {
+      await page.setViewportSize(size);
+      // Both definitions read across the bundle's width, never squeezed into a column a letter wide.
+      const widths = await page.locator('.changed-definition dd').evaluateAll((dds) => dds.map((d) => d.getBoundingClientRect().width));
+      expect(Math.min(...widths)).toBeGreaterThan(150);
+      expect(await clipped()).toEqual([]);
+      await page.locator('.review').scrollIntoViewIfNeeded();
+      await screenshot(page, 'session-review-files');
+    }
+    await page.setViewportSize(VIEWPORTS.desktop);
   });
 });

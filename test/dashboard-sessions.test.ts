@@ -132,7 +132,8 @@ describe('sessions in the dashboard', () => {
     await row.waitFor();
     expect((await row.getAttribute('class')) ?? '').not.toContain('unread');
     await cli('session', 'interrupt', sessionId);
-    await expect.poll(() => row.getByTestId('session-state').textContent(), { timeout: 15_000 }).toMatch(/^interrupted.*by user$/);
+    // Said once: "interrupted · by user", not "interrupted · by-user · by user" (issue 34).
+    await expect.poll(() => row.getByTestId('session-state').textContent(), { timeout: 15_000 }).toBe('interruptedby user');
     await cli('session', 'resume', sessionId);
     await expect.poll(() => row.getByTestId('session-state').textContent(), { timeout: 15_000 }).toMatch(/^running/);
     expect(await page.evaluate(() => (window as unknown as { __same?: boolean }).__same)).toBe(true);

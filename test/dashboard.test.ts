@@ -26,6 +26,8 @@ const open = async (hash: string) => {
 };
 const badge = (node: string) => page.getByTestId(`badge-${node}`);
 const cli = (...args: string[]) => ok(dir, args);
+/** An issue as the API answers it (a fetch: quicker than a CLI process where the test only reads). */
+const api = async (id: string) => (await fetch(new URL(`/api/issues/${encodeURIComponent(id)}`, base()))).json();
 const openIssue = async (concern: string, ...rest: string[]) => JSON.parse(await cli('issue', 'open', concern, ...rest, '--by', 'tester', '--json')).id as string;
 
 beforeAll(async () => {
@@ -104,8 +106,22 @@ describe('the dashboard in a real Chromium', () => {
     await first.focus();
     await page.keyboard.press('ArrowDown');
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(await page.locator('.tree a[data-nav]').nth(1).textContent());
+    // Snippets in plain text: the words right under a "## Matching" heading show without its hashes.
+    await page.getByLabel('Search specs').fill('case-insensitive substring');
+    const found = page.getByRole('status').filter({ hasText: /matching node/ });
+    await found.filter({ hasText: 'case-insensitive' }).waitFor();
+    const snippets = await page.locator('.list .snippet').allTextContents();
+    expect(snippets.some((t) => t.includes('Matching Case-insensitive substring'))).toBe(true);
+    for (const t of snippets) expect(t).not.toMatch(/(^|\s)#{1,6}\s|\*\*|\]\(/);
+    for (const size of [VIEWPORTS.desktop, VIEWPORTS.phone]) {
+      await page.setViewportSize(size);
+      await screenshot(page, 'board-search');
+    }
+    await page.setViewportSize(VIEWPORTS.desktop);
+    // Proper English for any count: "1 matching node", "3 matching nodes".
     await page.getByLabel('Search specs').fill('synonym');
-    await page.getByText(/node(s)? match/).waitFor();
+    await found.filter({ hasText: 'synonym' }).waitFor();
+    expect(await found.textContent()).toMatch(/^(1 matching node|([02-9]|\d\d+) matching nodes) for “synonym”$/);
     expect(page.url()).toContain('#/board?q=synonym');
     await page.locator('.list a[data-nav]').first().click();
     await page.getByRole('heading', { level: 1 }).waitFor();
@@ -133,9 +149,12 @@ describe('the dashboard in a real Chromium', () => {
     await open('#/issues');
     await page.locator('.issue-list li').first().waitFor();
     const all = await page.locator('.issue-list li').count();
-    await page.getByLabel('Status').selectOption('landed');
+    // "closed" in words, one choice for a local `landed` and a forge's closed; the API value stays `landed`.
+    expect(await page.getByLabel('Status').locator('option').allTextContents()).not.toContain('landed');
+    await page.getByLabel('Status').selectOption('closed');
     await expect.poll(() => page.locator('.issue-list li').count()).toBeLessThan(all);
-    expect(page.url()).toContain('status=landed');
+    expect(page.url()).toContain('status=closed');
+    expect(new Set(await page.locator('.issue-list .chip.status').allTextContents())).toEqual(new Set(['closed']));
     await page.getByLabel('Status').selectOption('');
     await page.getByLabel('Search').fill('island surcharge');
     await expect.poll(() => page.locator('.issue-list li').count()).toBe(1);
@@ -184,7 +203,52 @@ describe('the dashboard in a real Chromium', () => {
     await expect.poll(() => page.url()).toMatch(/#\/issues\/[0-9A-Z]{12}$/i);
     const id = decodeURIComponent(/#\/issues\/(.+)$/.exec(page.url())![1]!);
     const shown = JSON.parse(await cli('issue', 'show', id, '--json'));
-    expect([shown.concern, shown.nodes, shown.by]).toEqual(['Cart forgets items after sign-in', ['cart', 'accounts/sign-in'], 'human']);
+    expect([shown.concern, shown.nodes, shown.by]).toEqual(['Cart forgets items after sign-in', ['cart', 'accounts/sign-in'], git(dir, 'config', 'user.name').trim()]);
+  });
+
+  it('thread: evidence sits under the reply that carried it and is not sent twice; close and retract ask in the page; writes carry the person’s name', async () => {
+    const me = git(dir, 'config', 'user.name').trim();
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQCgAf7gP9i18U1AAAAABJRU5ErkJggg==', 'base64');
+    const id = await openIssue('Receipt PDF is blank');
+    await open(`#/issues/${id}`);
+    const picker = page.locator('.reply-form input[type=file]');
+    await picker.setInputFiles({ name: 'blank.png', mimeType: 'image/png', buffer: png });
+    await page.getByLabel('Reply (Markdown)').fill('Screenshot attached.');
+    await page.getByRole('button', { name: 'Reply', exact: true }).click();
+    await page.locator('[data-reply="1"] .evidence img').waitFor();
+    expect(await page.getByTestId('issue-body').locator('.evidence').count()).toBe(0);
+    // The input is cleared: the next reply carries no file.
+    expect(await picker.evaluate((e) => (e as HTMLInputElement).files?.length ?? 0)).toBe(0);
+    await page.getByLabel('Reply (Markdown)').fill('No attachment this time.');
+    await page.getByRole('button', { name: 'Reply', exact: true }).click();
+    await page.locator('[data-reply="2"]').getByText('No attachment this time.').waitFor();
+    expect(await page.locator('[data-reply="2"] .evidence').count()).toBe(0);
+    const shown = (await api(id));
+    expect(shown.replies.map((r: { by: string; evidence?: string[] }) => [r.by, r.evidence?.length ?? 0])).toEqual([
+      [me, 1],
+      [me, 0],
+    ]);
+
+    // Retract (offered on the page author's own replies) and close ask in the page, never with a browser dialog.
+    await page.locator('[data-reply="2"]').getByRole('button', { name: 'Retract' }).click();
+    await page.getByRole('group', { name: 'Confirm: Retract' }).getByRole('button', { name: 'Yes, retract' }).click();
+    await expect.poll(() => page.locator('[data-reply="2"]').getAttribute('class')).toContain('retracted');
+    await page.getByRole('button', { name: 'Close issue' }).click();
+    const ask = page.getByRole('group', { name: 'Confirm: Close issue' });
+    expect(await ask.textContent()).toContain('Close “Receipt PDF is blank”? It can be reopened.');
+    expect((await api(id)).status).toBe('open');
+    await screenshot(page, 'thread-close-asks');
+    await ask.getByRole('button', { name: 'Yes, close it' }).click();
+    await expect.poll(() => page.locator('.page-head .chip.status').textContent()).toBe('closed');
+    expect((await api(id)).status).toBe('landed');
+    expect(await page.locator('[data-event="closed"]').textContent()).toMatch(new RegExp(`^${me} closed this issue`));
+    expect(seen.dialogs).toEqual([]);
+    for (const size of [VIEWPORTS.desktop, VIEWPORTS.phone]) {
+      await page.setViewportSize(size);
+      await page.locator('[data-reply="1"]').scrollIntoViewIfNeeded();
+      await screenshot(page, 'thread-evidence');
+    }
+    await page.setViewportSize(VIEWPORTS.desktop);
   });
 
   it('forge issues: labelled by store with their labels’ colors; a forge that fails a promote shows the forge’s message', async () => {

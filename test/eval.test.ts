@@ -124,9 +124,9 @@ describe('the demo project’s scenarios, run and read back', () => {
     expect((await trellis(dir, ['eval', 'record', BACK, '--outcome', 'pass', '--score', 'high'])).code).toBe(2);
     expect((await trellis(dir, ['eval', 'nope'])).code).toBe(2);
 
-    // The good route answers 201 with the reading, filed by `human` unless the body says who.
+    // The good route answers 201 with the reading, filed by the project's git user.name unless the body says who.
     const good = await json(await api.get(`/api/eval/${encodeURIComponent(BACK)}/readings`, post({ outcome: 'error', durationMs: 5 })));
-    expect(good).toMatchObject({ status: 201, body: { scenario: BACK, scope: 'trunk', outcome: 'error', by: 'human', durationMs: 5, output: null } });
+    expect(good).toMatchObject({ status: 201, body: { scenario: BACK, scope: 'trunk', outcome: 'error', by: 'Trellis Demo', durationMs: 5, output: null } });
   });
 });
 

@@ -157,14 +157,14 @@ describe('writes across stores', () => {
     }
   });
 
-  it('over HTTP, promote is authored by `human` and answers with the read-back', async () => {
+  it('over HTTP, promote is authored by the project’s git user.name and answers with the read-back', async () => {
     const api = await serveDir(dir);
     try {
       const r = await api.get('/api/issues/currencyq001/promote', post({}));
       expect(r.status).toBe(200);
       const body = await r.json();
-      expect(body).toMatchObject({ status: 'landed', replies: [{ by: 'human', body: expect.stringMatching(/^Promoted to github.com#\d+: /) }] });
-      expect(forge.issues.at(-1)!.body).toContain('by human with trellis');
+      expect(body).toMatchObject({ status: 'landed', replies: [{ by: 'Trellis Demo', body: expect.stringMatching(/^Promoted to github.com#\d+: /) }] });
+      expect(forge.issues.at(-1)!.body).toContain('by Trellis Demo with trellis');
     } finally {
       await api.close();
     }

@@ -124,7 +124,7 @@ describe('lossless cleanup', () => {
 
       if (action === 'quarantine') {
         const q = JSON.parse(await ok(dir, ['session', 'quarantine', id, '--json']));
-        expect(q).toMatchObject({ state: 'quarantined', reason: 'by user', source: 'user' });
+        expect(q).toMatchObject({ state: 'quarantined', reason: 'manual', source: 'user' });
         // The worktree is kept, its own index untouched by the save.
         expect(git(worktree, 'status', '--porcelain')).toBe(statusBefore);
         expect(tmuxHas(home, id)).toBe(false);

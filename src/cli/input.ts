@@ -1,5 +1,5 @@
 import { fstatSync, readFileSync } from 'node:fs';
-import { gitUserName } from '../store/project/repository.js';
+import { writeAuthor } from '../store/project/author.js';
 import { UsageError } from './usage-error.js';
 
 /**
@@ -27,11 +27,8 @@ function readStdin(): string {
   return readFileSync(0, 'utf8').trimEnd();
 }
 
-/** The author of a write: `--by`, else the session running this command, else git's user.name. */
+/** The author of a write: `--by`, else the session running this command, else git's user.name (writeAuthor, shared with the page's writes). */
 export function resolveAuthor(by: unknown, cwd: string, env: NodeJS.ProcessEnv = process.env): string {
-  if (typeof by === 'string' && by.trim()) return by.trim();
-  if (by !== undefined) throw new UsageError('--by takes an author name', '');
-  const session = env.TRELLIS_SESSION?.trim();
-  if (session) return session;
-  return gitUserName(cwd) ?? 'unknown';
+  if (by !== undefined && (typeof by !== 'string' || !by.trim())) throw new UsageError('--by takes an author name', '');
+  return writeAuthor({ by: by as string | undefined, session: env.TRELLIS_SESSION }, cwd);
 }

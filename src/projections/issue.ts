@@ -12,6 +12,15 @@ export interface Reply {
   readonly reading?: string;
   /** A retracted reply keeps its place (numbers never shift) and is marked, never removed. */
   readonly retracted?: boolean;
+  /** The evidence this reply carried (absent when it carried none); `Issue.evidence` is every reply's, deduplicated. */
+  readonly evidence?: readonly string[];
+}
+
+/** A change of the issue itself, for its timeline: who opened, edited, closed, reopened or promoted it, and when. */
+export interface IssueEvent {
+  readonly type: 'opened' | 'edited' | 'closed' | 'reopened' | 'promoted';
+  readonly by: string;
+  readonly at: string;
 }
 
 export interface Label {
@@ -37,6 +46,8 @@ export interface Issue {
   readonly url?: string;
   /** A local thread whose concern or body was edited: the latest edit (every version stays in git). */
   readonly edited?: { readonly at: string; readonly by: string };
+  /** A local thread's own changes in order (opened, edited, closed, reopened, promoted); replies are in `replies`. */
+  readonly events?: readonly IssueEvent[];
 }
 
 /** The per-node board entry: slim on purpose, the freshness stamp carries change detection. */

@@ -51,3 +51,18 @@ export interface ReviewBundle {
   /** The session's checks: per scenario its reading at the head commit, trunk's latest, and the verdict; overrides of the gate. */
   readonly checks: SessionChecks & { readonly notes: readonly string[] };
 }
+
+/** A file's diff longer than this many lines is folded in the review bundle (its summary says how long). */
+export const LONG_DIFF_LINES = 60;
+
+/** What a file's diff summary says: lines added and removed, and whether the diff is long enough to fold. */
+export function diffSize(diff: string): { readonly additions: number; readonly deletions: number; readonly lines: number; readonly long: boolean } {
+  let additions = 0;
+  let deletions = 0;
+  const rows = diff ? diff.replace(/\n$/, '').split('\n') : [];
+  for (const l of rows) {
+    if (l.startsWith('+') && !l.startsWith('+++')) additions++;
+    else if (l.startsWith('-') && !l.startsWith('---')) deletions++;
+  }
+  return { additions, deletions, lines: rows.length, long: rows.length > LONG_DIFF_LINES };
+}

@@ -25,12 +25,37 @@ const cases: FoldCase[] = [
   {
     name: 'replied: a plain reply, evidence collected',
     given: [opened, e(2, 'replied', { body: 'r', evidence: [H1] }, 'bob')],
-    then: { replies: [{ by: 'bob', at: at(2), body: 'r' }], evidence: [H1], updated: at(2) },
+    then: { replies: [{ by: 'bob', at: at(2), body: 'r', evidence: [H1] }], evidence: [H1], updated: at(2) },
+  },
+  {
+    name: 'each reply keeps the evidence it carried (a reply without any carries none), the thread all of it',
+    given: [opened, e(2, 'replied', { body: 'first', evidence: [H1, H1] }), e(3, 'replied', { body: 'second', evidence: [] }), e(4, 'remarked', { body: 'm', reading: 'x', evidence: [H2] })],
+    then: {
+      replies: [
+        { by: 'ann', at: at(2), body: 'first', evidence: [H1] },
+        { by: 'ann', at: at(3), body: 'second' },
+        { by: 'ann', at: at(4), body: 'm', resolved: false, reading: 'x', evidence: [H2] },
+      ],
+      evidence: [H1, H2],
+    },
+  },
+  {
+    name: 'opened, edited, closed, reopened and promoted are the timeline, with who and when; replies are not in it',
+    given: [opened, e(2, 'replied', { body: 'r', evidence: [] }, 'bob'), e(3, 'edited', { body: 'B2' }, 'cy'), e(4, 'closed', {}, 'bob'), e(5, 'reopened', {}, 'ann'), e(6, 'promoted', { forgeId: 'github.com#3', url: 'https://x/3' }, 'dee')],
+    then: {
+      events: [
+        { type: 'opened', by: 'ann', at: at(1) },
+        { type: 'edited', by: 'cy', at: at(3) },
+        { type: 'closed', by: 'bob', at: at(4) },
+        { type: 'reopened', by: 'ann', at: at(5) },
+        { type: 'promoted', by: 'dee', at: at(6) },
+      ],
+    },
   },
   {
     name: 'evidence is deduped across replies and within one',
     given: [opened, e(2, 'replied', { body: 'r', evidence: [H1, H1] }), e(3, 'remarked', { body: 'm', reading: 'x', evidence: [H2, H1] })],
-    then: { evidence: [H1, H2] },
+    then: { evidence: [H1, H2], replies: [{ by: 'ann', at: at(2), body: 'r', evidence: [H1] }, { by: 'ann', at: at(3), body: 'm', resolved: false, reading: 'x', evidence: [H2, H1] }] },
   },
   {
     name: 'remarked: a reply with resolved=false and its reading',
@@ -84,9 +109,9 @@ describe('thread fold: given events, then state', () => {
     expect(before).toEqual(frozen);
   });
 
-  it('the Issue view has exactly the spec fields, labels [] for local', () => {
+  it('the Issue view has exactly the spec fields and a local thread’s timeline (events), labels [] for local', () => {
     const issue = threadIssue(foldThread('t1', [opened]));
-    expect(Object.keys(issue).sort()).toEqual(['body', 'by', 'concern', 'created', 'evidence', 'id', 'labels', 'nodes', 'replies', 'status', 'store'].sort());
+    expect(Object.keys(issue).sort()).toEqual(['body', 'by', 'concern', 'created', 'events', 'evidence', 'id', 'labels', 'nodes', 'replies', 'status', 'store'].sort());
     expect(issue).toMatchObject({ id: 't1', store: 'local', labels: [] });
     expect(threadIssue(foldThread('t1', [opened, e(2, 'promoted', { forgeId: 'g#1', url: 'https://u' })])).url).toBe('https://u');
     expect(initialThread('x').status).toBe('absent');

@@ -1,5 +1,5 @@
 import { isAfter, orderEvents, scenarioScope, threadEventId, type EventKey, type ReplyRef, type ScenarioScope, type ThreadEvent, type ThreadFacts } from '../events/index.js';
-import type { Issue, Reply } from './issue.js';
+import type { Issue, IssueEvent, Reply } from './issue.js';
 
 /** The fold of one local thread: everything the Issue view and `decide` need. */
 export interface ThreadState extends ThreadFacts {
@@ -18,6 +18,8 @@ export interface ThreadState extends ThreadFacts {
   readonly scope?: ScenarioScope;
   /** The latest edit of the concern or body, when there was one (the thread shows "edited"). */
   readonly edited?: { readonly at: string; readonly by: string };
+  /** The thread's own changes, in fold order: what its timeline shows between the replies. */
+  readonly events: readonly IssueEvent[];
   /** `at` of the latest event: the thread's latest activity. */
   readonly updated: string;
   /** The id of the latest event folded (with `clock` and `updated`, the fold's position). */
@@ -36,6 +38,7 @@ export const initialThread = (id: string): ThreadState => ({
   replies: [],
   evidence: [],
   replyIds: [],
+  events: [],
   updated: '',
   lastId: '',
 });
@@ -57,6 +60,7 @@ export function evolveThread(state: ThreadState, event: ThreadEvent): ThreadStat
 
 /** The fields one event sets. */
 function changeOf(state: ThreadState, event: ThreadEvent): Partial<ThreadState> {
+  const mark = (type: IssueEvent['type']) => ({ events: [...state.events, { type, by: event.by, at: event.at }] });
   switch (event.type) {
     case 'opened':
       return {
@@ -66,17 +70,18 @@ function changeOf(state: ThreadState, event: ThreadEvent): Partial<ThreadState> 
         created: event.at,
         body: event.data.body,
         nodes: [...event.data.nodes],
+        ...mark('opened'),
         ...(event.data.scope ? { scope: scenarioScope(event.data.scope) } : {}),
       };
     case 'replied':
       return {
-        replies: [...state.replies, { by: event.by, at: event.at, body: event.data.body }],
+        replies: [...state.replies, { by: event.by, at: event.at, body: event.data.body, ...carried(event.data.evidence) }],
         replyIds: [...state.replyIds, threadEventId(event)],
         evidence: dedupe(state.evidence, event.data.evidence),
       };
     case 'remarked':
       return {
-        replies: [...state.replies, { by: event.by, at: event.at, body: event.data.body, resolved: false, reading: event.data.reading }],
+        replies: [...state.replies, { by: event.by, at: event.at, body: event.data.body, resolved: false, reading: event.data.reading, ...carried(event.data.evidence) }],
         replyIds: [...state.replyIds, threadEventId(event)],
         evidence: dedupe(state.evidence, event.data.evidence),
       };
@@ -86,17 +91,18 @@ function changeOf(state: ThreadState, event: ThreadEvent): Partial<ThreadState> 
     case 'retracted':
       return { replies: patchReply(state, event.data.reply, { retracted: true }) };
     case 'closed':
-      return { status: 'landed' };
+      return { status: 'landed', ...mark('closed') };
     case 'edited':
       return {
         ...(event.data.concern !== undefined ? { concern: event.data.concern } : {}),
         ...(event.data.body !== undefined ? { body: event.data.body } : {}),
         edited: { at: event.at, by: event.by },
+        ...mark('edited'),
       };
     case 'reopened':
-      return { status: 'open' };
+      return { status: 'open', ...mark('reopened') };
     case 'promoted':
-      return { status: 'landed', url: event.data.url };
+      return { status: 'landed', url: event.data.url, ...mark('promoted') };
   }
 }
 
@@ -119,7 +125,14 @@ export function threadIssue(state: ThreadState): Issue {
     labels: [],
     ...(state.url ? { url: state.url } : {}),
     ...(state.edited ? { edited: state.edited } : {}),
+    events: state.events,
   };
+}
+
+/** A reply's own evidence, deduplicated; nothing when it carried none (the stored shape stays small). */
+function carried(evidence: readonly string[]): { evidence?: readonly string[] } {
+  const own = evidence.filter((h, i) => evidence.indexOf(h) === i);
+  return own.length ? { evidence: own } : {};
 }
 
 function dedupe(have: readonly string[], add: readonly string[]): readonly string[] {

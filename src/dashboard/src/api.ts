@@ -19,8 +19,20 @@ export class ApiError extends Error {
   }
 }
 
-/** Who a write from this page is filed by: the server's default author for the dashboard's writes. */
-export const PAGE_AUTHOR = 'human';
+/**
+ * Who a write from this page is filed as: the server's answer (git's user.name of the project, by the same
+ * rule as the CLI's), asked once per page load. The page offers Retract on that author's replies.
+ */
+export const pageAuthor = signal<string | null>(null);
+let askedAuthor = false;
+export function loadPageAuthor(): void {
+  if (askedAuthor) return;
+  askedAuthor = true;
+  get<{ by: string }>('api/author').then(
+    (r) => (pageAuthor.value = r.by),
+    () => (askedAuthor = false),
+  );
+}
 
 export const apiUrl = (path: string): string => apiBase + path.replace(/^\//, '');
 

@@ -83,7 +83,8 @@ function App() {
             Board
           </a>
           <a href={href.issues({ status: 'open' })} aria-current={tab === 'issues' ? 'page' : undefined}>
-            Issues{b ? <span class="count">{b.freshness.open}</span> : null}
+            {/* A count only when there is something to count: a red "0" reads as an alarm about nothing. */}
+            Issues{b && b.freshness.open > 0 ? <span class="count" data-testid="issues-count" title="open issues">{b.freshness.open}</span> : null}
           </a>
           <a href={href.sessions()} aria-current={tab === 'sessions' ? 'page' : undefined}>
             Sessions{unreadSessions.value ? <span class="count" title="sessions with output you have not viewed">{unreadSessions.value}</span> : null}

@@ -109,8 +109,15 @@ export function StoreChip({ store }: { store: string }) {
   );
 }
 
+/** A status in the words people use: a local thread's `landed` (the API's and the CLI's value) reads "closed". */
+export const statusWords = (status: string): string => (status === 'landed' ? 'closed' : status);
+
 export function StatusChip({ status }: { status: string }) {
-  return <span class={`chip status status-${status.replace(/[^a-z]/gi, '')}`}>{status}</span>;
+  return (
+    <span class={`chip status status-${status.replace(/[^a-z]/gi, '')}`} data-status={status}>
+      {statusWords(status)}
+    </span>
+  );
 }
 
 export function Labels({ labels }: { labels: readonly Label[] }) {

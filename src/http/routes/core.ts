@@ -4,6 +4,7 @@ import { readPlugins, slashCommands, guidanceCatalog } from '../../store/project
 import { requireRoot } from '../../store/board/board.js';
 import { projectIdentity } from '../../store/host/config-seam.js';
 import type { AppContext } from '../context.js';
+import { requestAuthor } from '../author.js';
 
 /** Readiness, identity and the read-only catalogs. */
 export function coreRoutes(ctx: AppContext): Hono {
@@ -28,6 +29,8 @@ export function coreRoutes(ctx: AppContext): Hono {
     const s = ctx.project.settings();
     return c.json({ root: root(), specRoot: s.specRoot, trunk: s.trunk, harness: s.harness, pluginRoot: s.pluginRoot, forges: s.forges, sources: s.sources });
   });
+  // Who a write from this page is filed as (the CLI's rule: git's user.name of the project when nobody says).
+  app.get('/api/author', (c) => c.json({ by: requestAuthor(c, ctx.project) }));
   app.get('/api/plugins', (c) => c.json(plugins().filter((p) => p.surfaces.includes('command'))));
   app.get('/api/slash-commands', (c) => c.json(slashCommands(root(), plugins())));
   app.get('/api/guidance', (c) => c.json(guidanceCatalog(root(), plugins())));

@@ -5,6 +5,7 @@ import { replyToRemark, showRemark } from '../../store/eval/remarks.js';
 import { evalDetail, recordReading, runScenarios, scoreboard, type EvalSources } from '../../store/eval/verbs.js';
 import { readJson } from '../body.js';
 import type { AppContext } from '../context.js';
+import { requestAuthor } from '../author.js';
 
 // Undeclared keys are refused, so a misspelt field is an error rather than silently ignored. The outcome
 // is checked by the verb, so an outcome outside pass|fail|error gets the same message as on the CLI.
@@ -22,8 +23,6 @@ const runBody = type({ '+': 'reject', 'scope?': 'string', 'by?': 'string' });
 
 const replyBody = type({ '+': 'reject', body: 'string', 'evidence?': 'string[]', 'by?': 'string' });
 
-/** A write from the dashboard is filed by `human` unless the caller says who it is. */
-const HUMAN = 'human';
 
 /**
  * Eval routes (DESIGN.md §12), thin calls of the verbs `trellis eval ...` runs. Scenario ids contain
@@ -53,14 +52,14 @@ export function evalRoutes(ctx: AppContext): Hono {
       // Runs the scenario's command in the scope's worktree and files the reading (its output kept as evidence).
       const id = scenarioOf(c, '/run');
       const b = await readJson(c, runBody, { optional: true });
-      const [reading] = await runScenarios(p, { scenarios: [id], by: b.by ?? HUMAN, ...(b.scope !== undefined ? { scope: b.scope } : {}) });
+      const [reading] = await runScenarios(p, { scenarios: [id], by: requestAuthor(c, p, b.by), ...(b.scope !== undefined ? { scope: b.scope } : {}) });
       return c.json(reading, 201);
     }
     const id = scenarioOf(c, '/readings');
     const b = await readJson(c, readingBody);
     const reading = await recordReading(p, id, {
       outcome: b.outcome,
-      by: b.by ?? HUMAN,
+      by: requestAuthor(c, p, b.by),
       ...(b.score !== undefined ? { score: b.score } : {}),
       ...(b.scope !== undefined ? { scope: b.scope } : {}),
       ...(b.evidence !== undefined ? { evidence: b.evidence } : {}),
@@ -71,7 +70,7 @@ export function evalRoutes(ctx: AppContext): Hono {
   app.get('/api/eval-remarks/:id', async (c) => c.json(await showRemark(p, c.req.param('id'))));
   app.post('/api/eval-remarks/:id/reply', async (c) => {
     const b = await readJson(c, replyBody);
-    return c.json(await replyToRemark(p, c.req.param('id'), { body: b.body, evidence: b.evidence ?? [], by: b.by ?? HUMAN }));
+    return c.json(await replyToRemark(p, c.req.param('id'), { body: b.body, evidence: b.evidence ?? [], by: requestAuthor(c, p, b.by) }));
   });
   return app;
 }

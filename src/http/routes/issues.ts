@@ -5,6 +5,7 @@ import { actOnReply, closeIssue, editIssue, reopenIssue, openIssue, promoteIssue
 import { mergedIssues } from '../../store/issues/merged-list.js';
 import { readJson } from '../body.js';
 import type { AppContext } from '../context.js';
+import { requestAuthor } from '../author.js';
 
 // Undeclared keys are refused, so a misspelt field is an error rather than silently ignored.
 const openBody = type({ '+': 'reject', concern: 'string', 'body?': 'string', 'nodes?': 'string[]', 'store?': 'string', 'by?': 'string', 'scenario?': 'string', 'reading?': 'string', 'checks?': 'string[]' });
@@ -16,8 +17,6 @@ const promoteBody = type({ '+': 'reject', 'by?': 'string', 'store?': 'string' })
 
 const bodies = new WeakMap<object, { stores: string; body: string }>();
 
-/** A write from the dashboard is authored by `human` unless the caller says who it is. */
-const HUMAN = 'human';
 
 /** Issue routes: thin calls of the same verbs `trellis issue ...` runs. */
 export function issueRoutes(ctx: AppContext): Hono {
@@ -38,7 +37,7 @@ export function issueRoutes(ctx: AppContext): Hono {
     const b = await readJson(c, openBody);
     const { id, issue } = await openIssue(p, {
       concern: b.concern,
-      by: b.by ?? HUMAN,
+      by: requestAuthor(c, p, b.by),
       ...(b.body !== undefined ? { body: b.body } : {}),
       ...(b.nodes ? { nodes: b.nodes } : {}),
       ...(b.store ? { store: b.store } : {}),
@@ -51,11 +50,11 @@ export function issueRoutes(ctx: AppContext): Hono {
   });
   app.post('/api/issues/:id/reply', async (c) => {
     const b = await readJson(c, replyBody);
-    return c.json(await replyToIssue(p, c.req.param('id'), { body: b.body, evidence: b.evidence ?? [], by: b.by ?? HUMAN }));
+    return c.json(await replyToIssue(p, c.req.param('id'), { body: b.body, evidence: b.evidence ?? [], by: requestAuthor(c, p, b.by) }));
   });
   app.post('/api/issues/:id/remark', async (c) => {
     const b = await readJson(c, remarkBody);
-    return c.json(await remarkOnIssue(p, c.req.param('id'), { body: b.body, reading: b.reading, evidence: b.evidence ?? [], by: b.by ?? HUMAN }));
+    return c.json(await remarkOnIssue(p, c.req.param('id'), { body: b.body, reading: b.reading, evidence: b.evidence ?? [], by: requestAuthor(c, p, b.by) }));
   });
   app.post('/api/issues/:id/replies/:n/:action', async (c) => {
     const action = c.req.param('action');
@@ -64,24 +63,24 @@ export function issueRoutes(ctx: AppContext): Hono {
     }
     const n = Number(c.req.param('n'));
     const b = await readJson(c, byBody, { optional: true });
-    return c.json(await actOnReply(p, c.req.param('id'), action, n, b.by ?? HUMAN));
+    return c.json(await actOnReply(p, c.req.param('id'), action, n, requestAuthor(c, p, b.by)));
   });
   app.post('/api/issues/:id/close', async (c) => {
     const b = await readJson(c, byBody, { optional: true });
-    return c.json(await closeIssue(p, c.req.param('id'), b.by ?? HUMAN));
+    return c.json(await closeIssue(p, c.req.param('id'), requestAuthor(c, p, b.by)));
   });
   app.post('/api/issues/:id/edit', async (c) => {
     const b = await readJson(c, editBody);
-    const { issue } = await editIssue(p, c.req.param('id'), { by: b.by ?? HUMAN, ...(b.concern !== undefined ? { concern: b.concern } : {}), ...(b.body !== undefined ? { body: b.body } : {}) });
+    const { issue } = await editIssue(p, c.req.param('id'), { by: requestAuthor(c, p, b.by), ...(b.concern !== undefined ? { concern: b.concern } : {}), ...(b.body !== undefined ? { body: b.body } : {}) });
     return c.json(issue);
   });
   app.post('/api/issues/:id/reopen', async (c) => {
     const b = await readJson(c, byBody, { optional: true });
-    return c.json((await reopenIssue(p, c.req.param('id'), b.by ?? HUMAN)).issue);
+    return c.json((await reopenIssue(p, c.req.param('id'), requestAuthor(c, p, b.by))).issue);
   });
   app.post('/api/issues/:id/promote', async (c) => {
     const b = await readJson(c, promoteBody, { optional: true });
-    return c.json(await promoteIssue(p, c.req.param('id'), b.by ?? HUMAN, b.store));
+    return c.json(await promoteIssue(p, c.req.param('id'), requestAuthor(c, p, b.by), b.store));
   });
   return app;
 }

@@ -22,6 +22,7 @@ import {
 } from '../../store/sessions/verbs.js';
 import { readJson } from '../body.js';
 import type { AppContext } from '../context.js';
+import { requestAuthor } from '../author.js';
 
 // Undeclared keys are refused, so a misspelt field is an error rather than silently ignored.
 const spawnBody = type({ '+': 'reject', task: 'string', 'harness?': 'string', 'nodes?': 'string[]', 'issue?': 'string', 'by?': 'string' });
@@ -34,8 +35,6 @@ const fromSession = (c: { req: { header(name: string): string | undefined } }) =
 const quarantineBody = type({ '+': 'reject', 'by?': 'string', 'reason?': 'string' });
 const answerBody = type({ '+': 'reject', choice: 'string', 'by?': 'string' });
 
-/** A write from the dashboard is authored by `human` unless the caller says who it is. */
-const HUMAN = 'human';
 
 /** Session routes: thin calls of the same verbs `trellis session ...` runs; no session logic here. */
 export function sessionRoutes(ctx: AppContext, rt: SessionRuntime = defaultRuntime()): Hono {
@@ -49,7 +48,7 @@ export function sessionRoutes(ctx: AppContext, rt: SessionRuntime = defaultRunti
     const b = await readJson(c, spawnBody);
     const s = await spawnSession(p, rt, {
       task: b.task,
-      by: b.by ?? HUMAN,
+      by: requestAuthor(c, p, b.by),
       ...(b.harness !== undefined ? { harness: b.harness } : {}),
       ...(b.nodes ? { nodes: b.nodes } : {}),
       ...(b.issue !== undefined ? { issue: b.issue } : {}),
@@ -60,27 +59,27 @@ export function sessionRoutes(ctx: AppContext, rt: SessionRuntime = defaultRunti
   app.get('/api/sessions/:id/review', async (c) => c.json(await reviewBundle(p, c.req.param('id'), { trunkTree: () => ctx.live.specTree() })));
   app.post('/api/sessions/:id/prompt', async (c) => {
     const b = await readJson(c, promptBody);
-    const result = await promptSession(p, rt, c.req.param('id'), b.body, b.by ?? HUMAN);
+    const result = await promptSession(p, rt, c.req.param('id'), b.body, requestAuthor(c, p, b.by));
     // On the timeline but not in the pane: accepted, not done (spec §4.2 rule 1: only a refused append fails).
     return c.json(result, result.delivered ? 200 : 202);
   });
   app.post('/api/sessions/:id/merge', async (c) => {
     const b = await readJson(c, mergeBody, { optional: true });
-    return c.json(await mergeSession(p, rt, c.req.param('id'), b.by ?? HUMAN, b.override, fromSession(c)));
+    return c.json(await mergeSession(p, rt, c.req.param('id'), requestAuthor(c, p, b.by), b.override, fromSession(c)));
   });
   app.post('/api/sessions/:id/accept', async (c) => {
     const b = await readJson(c, acceptBody);
     const { acceptChecks } = await import('../../store/sessions/accept-checks.js');
-    return c.json(await acceptChecks(p, c.req.param('id'), { reason: b.reason, ...(b.scenarios ? { scenarios: b.scenarios } : {}), by: b.by ?? HUMAN, fromSession: fromSession(c) }));
+    return c.json(await acceptChecks(p, c.req.param('id'), { reason: b.reason, ...(b.scenarios ? { scenarios: b.scenarios } : {}), by: requestAuthor(c, p, b.by), fromSession: fromSession(c) }));
   });
   // Runs the session's checks in its worktree at its head commit: as long as the scenarios take.
   app.post('/api/sessions/:id/check', async (c) => {
     const b = await readJson(c, byBody, { optional: true });
-    return c.json(await checkSession(p, c.req.param('id'), b.by ?? HUMAN));
+    return c.json(await checkSession(p, c.req.param('id'), requestAuthor(c, p, b.by)));
   });
   app.post('/api/sessions/:id/quarantine', async (c) => {
     const b = await readJson(c, quarantineBody, { optional: true });
-    return c.json(await quarantineSession(p, rt, c.req.param('id'), b.by ?? HUMAN, b.reason ?? 'by user'));
+    return c.json(await quarantineSession(p, rt, c.req.param('id'), requestAuthor(c, p, b.by), b.reason));
   });
   // An agent's HTTP hook (Claude Code's `type: "http"`): the hook's JSON, as `trellis session signal` reads
   // it on stdin. Answers `{}` (nothing for the agent to act on); what was ignored is logged, never an error
@@ -95,7 +94,7 @@ export function sessionRoutes(ctx: AppContext, rt: SessionRuntime = defaultRunti
   app.post('/api/sessions/:id/answer', async (c) => {
     const b = await readJson(c, answerBody);
     const { answerSession } = await import('../../store/sessions/answer.js');
-    return c.json(await answerSession(p, rt, c.req.param('id'), b.choice, b.by ?? HUMAN));
+    return c.json(await answerSession(p, rt, c.req.param('id'), b.choice, requestAuthor(c, p, b.by)));
   });
   const transitions = {
     resume: (id: string, by: string) => resumeSession(p, rt, id, by),
@@ -107,7 +106,7 @@ export function sessionRoutes(ctx: AppContext, rt: SessionRuntime = defaultRunti
   for (const [name, verb] of Object.entries(transitions)) {
     app.post(`/api/sessions/:id/${name}`, async (c) => {
       const b = await readJson(c, byBody, { optional: true });
-      return c.json(await verb(c.req.param('id'), b.by ?? HUMAN));
+      return c.json(await verb(c.req.param('id'), requestAuthor(c, p, b.by)));
     });
   }
   app.get('/api/resources', async (c) => c.json(resourceInventory(ctx.instance.root, await sessionBudget(p, rt.env), p.now())));

@@ -291,7 +291,7 @@ export async function closeSession(p: Project, rt: SessionRuntime, id: string, b
 }
 
 /** Holds a session aside: work saved to the WIP ref, agent stopped, worktree kept; never auto-resumed. */
-export async function quarantineSession(p: Project, rt: SessionRuntime, id: string, by: string, reason = 'by user', source: SessionCommand['source'] = 'user'): Promise<SessionView> {
+export async function quarantineSession(p: Project, rt: SessionRuntime, id: string, by: string, reason = 'manual', source: SessionCommand['source'] = 'user'): Promise<SessionView> {
   const state = await sessionState(p, id);
   precheck(p, state, { type: 'quarantine', reason, wip: null }, by);
   await guard(p, state, 'quarantine');

@@ -13,8 +13,9 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
  *       more than twice the lines it needs.
  *   3 — as 2; the folded states carry what a merged history needs (thread reply ids and the last event
  *       key; issue 14), so a format-2 cache is rebuilt.
+ *   4 — as 3; a thread's state carries each reply's own evidence and the thread's timeline (issue 34).
  */
-export const CACHE_FORMAT = 3;
+export const CACHE_FORMAT = 4;
 
 /** A stream as of one tip: its folded state, or why it could not be folded. */
 export type StreamSnapshot<S> = { readonly tip: string; readonly state: S } | { readonly tip: string; readonly problem: StreamProblem };

@@ -5,6 +5,7 @@ import { get } from '../api';
 import { href, replace, route } from '../router';
 import { board, boardError, changedIn, specRevision } from '../store';
 import type { BoardNode, SpecLite } from '../types';
+import { searchSnippet } from '../../../projections/search-snippet.js';
 import { ErrorBox, onListKeys, plural, useFetch } from '../ui';
 import { WorktreeNodesList, worktreeOnlyNodes } from './worktree-nodes';
 
@@ -187,9 +188,7 @@ function SearchResults({ q }: { q: string }) {
         const hay = `${n.id}\n${n.title}\n${n.body}`.toLowerCase();
         if (!words.every((w) => hay.includes(w))) return null;
         const score = words.reduce((s, w) => s + (n.title.toLowerCase().includes(w) ? 2 : 0) + (n.id.includes(w) ? 1 : 0), 0);
-        const at = n.body.toLowerCase().indexOf(words[0]!);
-        const snippet = at < 0 ? n.body.slice(0, 140) : `${at > 40 ? '…' : ''}${n.body.slice(Math.max(0, at - 40), at + 100)}…`;
-        return { n, score, snippet };
+        return { n, score, snippet: searchSnippet(n.body, words[0]) };
       })
       .filter((x): x is NonNullable<typeof x> => x !== null)
       .sort((a, b) => b.score - a.score || a.n.id.localeCompare(b.n.id));
@@ -199,14 +198,14 @@ function SearchResults({ q }: { q: string }) {
   return (
     <div>
       <p class="muted" role="status">
-        {hits.length} node{hits.length === 1 ? '' : 's'} match “{q}”
+        {plural(hits.length, 'matching node')} for “{q}”
       </p>
       <ul class="list" onKeyDown={onListKeys}>
         {hits.slice(0, 100).map(({ n, snippet }) => (
           <li key={n.id}>
             <a href={href.node(n.id)} data-nav>
               <span class="title">{n.title}</span> <span class="id">{n.id}</span>
-              <span class="snippet">{snippet.replace(/\s+/g, ' ')}</span>
+              <span class="snippet">{snippet}</span>
             </a>
           </li>
         ))}

@@ -3,7 +3,7 @@ import { get } from '../api';
 import { href, replace, route } from '../router';
 import { revision } from '../store';
 import type { IssueList } from '../types';
-import { Ago, ErrorBox, Labels, onListKeys, StatusChip, StoreChip, useFetch } from '../ui';
+import { Ago, ErrorBox, Labels, onListKeys, plural, StatusChip, statusWords, StoreChip, useFetch } from '../ui';
 
 let cache: { rev: number; data: Promise<IssueList> } | null = null;
 /** The merged list, fetched once per announced change and shared by the list and the node picker. */
@@ -28,14 +28,15 @@ export function IssuesView() {
     setShown(PAGE);
     replace(href.issues({ ...filters, [k]: v }));
   };
-  const statuses = useMemo(() => [...new Set((data?.issues ?? []).map((i) => i.status))].sort(), [data]);
+  // Statuses in words: a local `landed` and a forge's `closed` are one choice, "closed" (`status=landed` still filters).
+  const statuses = useMemo(() => [...new Set((data?.issues ?? []).map((i) => statusWords(i.status)))].sort(), [data]);
   const stores = useMemo(() => [...new Set([...(data?.stores ?? []), ...(data?.issues ?? []).map((i) => i.store)])].sort(), [data]);
   const matches = useMemo(() => {
     const words = filters.q.toLowerCase().split(/\s+/).filter(Boolean);
     return (data?.issues ?? []).filter(
       (i) =>
         (!filters.store || i.store === filters.store) &&
-        (!filters.status || i.status === filters.status) &&
+        (!filters.status || statusWords(i.status) === statusWords(filters.status)) &&
         (!filters.node || i.nodes.includes(filters.node)) &&
         (!words.length || words.every((w) => `${i.concern}\n${i.body}\n${i.id}\n${i.by}`.toLowerCase().includes(w))),
     );
@@ -53,7 +54,7 @@ export function IssuesView() {
           <span>Search</span>
           <input type="search" value={filters.q} placeholder="concern, text, id, author…" onInput={(e) => set('q', (e.currentTarget as HTMLInputElement).value)} />
         </label>
-        <FilterSelect label="Status" value={filters.status} options={statuses} onChange={(v) => set('status', v)} />
+        <FilterSelect label="Status" value={filters.status && statusWords(filters.status)} options={statuses} onChange={(v) => set('status', v)} />
         <FilterSelect label="Store" value={filters.store} options={stores} onChange={(v) => set('store', v)} />
         <label>
           <span>Node</span>
@@ -67,7 +68,7 @@ export function IssuesView() {
       {data ? (
         <>
           <p class="muted" role="status">
-            {matches.length} of {data.issues.length} issues
+            {matches.length} of {plural(data.issues.length, 'issue')}
           </p>
           <ul class="list issue-list" onKeyDown={onListKeys} aria-label="Issues">
             {matches.slice(0, shown).map((i) => (

@@ -71,11 +71,10 @@ export function SessionView({ id }: { id: string }) {
           {s.reason ? ` (${s.reason})` : ''}.{s.wip ? ` Its uncommitted work was saved on refs/trellis/wip/${s.id} (${s.wip.slice(0, 10)}).` : ''}
         </p>
       )}
+      {/* The review bundle reads across the page's width, right under what the session is doing (issue 34). */}
+      <Review id={s.id} auto={s.state === 'review' || checked} version={`${s.state} ${s.reason ?? ''}`} />
       <div class="columns">
-        <div>
-          {mayRunCommands.value ? <PromptBox s={s} onDone={(v) => setLocal(v)} /> : <ShellNeeded what="Sending a prompt" />}
-          <Review id={s.id} auto={s.state === 'review' || checked} version={`${s.state} ${s.reason ?? ''}`} />
-        </div>
+        <div>{mayRunCommands.value ? <PromptBox s={s} onDone={(v) => setLocal(v)} /> : <ShellNeeded what="Sending a prompt" />}</div>
         <Section title="Prompts" id="timeline-h">
           {s.timeline.length ? (
             <ol class="prompts">

@@ -95,6 +95,12 @@ export function ChecksPanel({ checks, session }: { checks: ReviewBundle['checks'
       </p>
       {checks.checks.length ? (
         <table class="checks-table">
+          <colgroup>
+            <col class="col-scenario" />
+            <col class="col-verdict" />
+            <col class="col-here" />
+            <col class="col-trunk" />
+          </colgroup>
           <thead>
             <tr>
               <th scope="col">Scenario</th>
@@ -103,33 +109,41 @@ export function ChecksPanel({ checks, session }: { checks: ReviewBundle['checks'
               <th scope="col">Trunk</th>
             </tr>
           </thead>
-          <tbody>
-            {checks.checks.map((c) => (
-              <tr key={c.scenario} data-check={c.scenario}>
+          {/* One tbody per scenario: its row of verdicts, then what it means (a changed definition, why it
+              blocks) across the whole width, so the columns keep their place however long the text. */}
+          {checks.checks.map((c) => (
+            <tbody key={c.scenario} data-check={c.scenario}>
+              <tr>
                 <th scope="row">
                   <a href={href.eval()}>{c.scenario}</a> <span class="muted small">{c.because.join(', ')}{c.required ? ' · required' : ''}</span>
-                  {c.changed ? (
-                    <dl class="small changed-definition" data-testid="changed-definition">
-                      <dt>Fixed at dispatch</dt>
-                      <dd>
-                        <code>{c.changed.fixed.run}</code> → {c.head ? c.head.outcome : 'not run'}
-                      </dd>
-                      <dt>The branch's</dt>
-                      <dd>
-                        {c.changed.now.run === null ? 'removed' : <code>{c.changed.now.run}</code>}
-                        {c.changed.now.run !== null ? ` → ${c.changed.headNow ? c.changed.headNow.outcome : 'not run'}` : ''}
-                        {c.changed.accepted ? ` (accepted by ${c.changed.accepted.by}: ${c.changed.accepted.reason})` : ''}
-                      </dd>
-                    </dl>
-                  ) : null}
-                  {c.blocks ? <span class="muted small block-reason">{c.blocks}</span> : null}
                 </th>
                 <td data-verdict={c.verdict}>{c.verdict}</td>
                 <td>{c.head ? c.head.outcome : 'not measured at this commit'}</td>
                 <td>{trunkCell(c, checks.trunkTip)}</td>
               </tr>
-            ))}
-          </tbody>
+              {c.changed || c.blocks ? (
+                <tr class="check-detail">
+                  <td colSpan={4}>
+                    {c.changed ? (
+                      <dl class="small changed-definition" data-testid="changed-definition">
+                        <dt>Fixed at dispatch</dt>
+                        <dd>
+                          <code>{c.changed.fixed.run}</code> → {c.head ? c.head.outcome : 'not run'}
+                        </dd>
+                        <dt>The branch's</dt>
+                        <dd>
+                          {c.changed.now.run === null ? 'removed' : <code>{c.changed.now.run}</code>}
+                          {c.changed.now.run !== null ? ` → ${c.changed.headNow ? c.changed.headNow.outcome : 'not run'}` : ''}
+                          {c.changed.accepted ? ` (accepted by ${c.changed.accepted.by}: ${c.changed.accepted.reason})` : ''}
+                        </dd>
+                      </dl>
+                    ) : null}
+                    {c.blocks ? <span class="muted small block-reason">{c.blocks}</span> : null}
+                  </td>
+                </tr>
+              ) : null}
+            </tbody>
+          ))}
         </table>
       ) : null}
       {waiting.length ? <AcceptChanged session={session} scenarios={waiting.map((c) => c.scenario)} /> : null}

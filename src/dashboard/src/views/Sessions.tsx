@@ -27,12 +27,14 @@ const SOURCE_HELP: Record<string, string> = {
 
 /** A session's state with its sub-reason and who caused it: `awaiting · turn-end · by hook`. */
 export function SessionState({ s }: { s: Pick<SessionSummary, 'state' | 'reason' | 'source'> & { detail?: string | null } }) {
+  // A reason that only repeats the source (`by-user` of an interrupt, an older quarantine's `by user`) is said once.
+  const reason = s.reason && s.source && s.reason.replace(/-/g, ' ') === `by ${s.source}` ? null : s.reason;
   return (
     <span class="session-state" data-testid="session-state">
       <span class={`chip state state-${s.state}`}>{s.state}</span>
-      {s.reason ? (
+      {reason ? (
         <span class="chip reason" title={s.detail ?? undefined}>
-          {s.reason}
+          {reason}
         </span>
       ) : s.state === 'queued' ? (
         <QueuedReason />

@@ -1,11 +1,13 @@
-import { useState } from 'preact/hooks';
-import { ApiError, apiUrl, enc, evidenceHead, get, PAGE_AUTHOR, post } from '../api';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError, apiUrl, enc, evidenceHead, get, loadPageAuthor, pageAuthor, post } from '../api';
+import { ConfirmButton } from '../confirm';
 import { href } from '../router';
 import { revision } from '../store';
-import type { Issue, Reply } from '../types';
+import type { Issue, IssueEvent, Reply } from '../types';
 import { Ago, ErrorBox, Labels, Markdown, StatusChip, StoreChip, useFetch, useAction } from '../ui';
 import { issueList } from './Issues';
 import { SpawnForIssue } from './session/SpawnForIssue';
+import '../thread.css';
 
 export function ThreadView({ id }: { id: string }) {
   const rev = revision.value;
@@ -14,6 +16,7 @@ export function ThreadView({ id }: { id: string }) {
   const list = useFetch(() => issueList(rev), [rev]);
   const { doing: busy, error: err, run } = useAction();
   const [editing, setEditing] = useState(false);
+  useEffect(loadPageAuthor, []);
   const issue = local?.id === id ? local : t.data?.id === id ? t.data : undefined;
   if (!issue) return t.error ? <ErrorBox error={t.error} title={`Issue ${id}`} /> : <p class="muted">Loading issue…</p>;
   const isLocal = issue.store === 'local';
@@ -67,19 +70,29 @@ export function ThreadView({ id }: { id: string }) {
       ) : (
         <article class="post card" data-testid="issue-body">
           <Markdown src={issue.body} />
-          <Evidence hashes={issue.evidence} />
+          <Evidence hashes={postEvidence(issue)} />
         </article>
       )}
-      <ol class="replies" aria-label="Replies">
-        {issue.replies.map((r, i) => (
-          <ReplyItem key={i} n={i + 1} r={r} canAct={isLocal && !busy} onAct={(action) => act(`${action} ${i + 1}`, () => post(`api/issues/${enc(issue.id)}/replies/${i + 1}/${action}`, {}))} busy={busy} />
-        ))}
+      <ol class="replies" aria-label="Replies and changes">
+        {timeline(issue).map((item) =>
+          'event' in item ? (
+            <EventItem key={`e${item.at}${item.event.type}`} e={item.event} />
+          ) : (
+            <ReplyItem key={item.n} n={item.n} r={item.reply} canAct={isLocal && !busy} onAct={(action) => act(`${action} ${item.n}`, () => post(`api/issues/${enc(issue.id)}/replies/${item.n}/${action}`, {}))} busy={busy} />
+          ),
+        )}
       </ol>
       <div class="actions">
         {issue.status === 'open' ? (
-          <button class="button" disabled={!!busy} onClick={() => confirm(`Close “${issue.concern}”?`) && act('close', () => post(`api/issues/${enc(issue.id)}/close`, {}))}>
-            {busy === 'close' ? 'Closing…' : 'Close issue'}
-          </button>
+          <ConfirmButton
+            label="Close issue"
+            question={<>Close “{issue.concern}”? {isLocal && !issue.url ? 'It can be reopened.' : ''}</>}
+            yes="Yes, close it"
+            disabled={!!busy}
+            busy={busy === 'close'}
+            busyLabel="Closing…"
+            onYes={() => void act('close', () => post(`api/issues/${enc(issue.id)}/close`, {}))}
+          />
         ) : null}
         {isLocal && !issue.url && !editing ? (
           <button class="button" disabled={!!busy} onClick={() => setEditing(true)}>
@@ -153,6 +166,7 @@ function ReplyItem({ n, r, canAct, onAct, busy }: { n: number; r: Reply; canAct:
         {r.retracted ? <span class="chip">retracted</span> : null}
       </p>
       <Markdown src={r.body} />
+      <Evidence hashes={r.evidence ?? []} />
       {canAct && !r.retracted ? (
         <div class="reply-actions">
           {remark ? (
@@ -160,10 +174,8 @@ function ReplyItem({ n, r, canAct, onAct, busy }: { n: number; r: Reply; canAct:
               {r.resolved ? 'Unresolve' : 'Resolve'}
             </button>
           ) : null}
-          {r.by === PAGE_AUTHOR ? (
-            <button class="button small quiet" onClick={() => confirm(`Retract reply #${n}? It stays in the thread, greyed.`) && onAct('retract')} disabled={!!busy}>
-              Retract
-            </button>
+          {r.by === pageAuthor.value ? (
+            <ConfirmButton class="button small quiet" label="Retract" question={`Retract reply #${n}? It stays in the thread, greyed.`} yes="Yes, retract" disabled={!!busy} onYes={() => onAct('retract')} />
           ) : null}
         </div>
       ) : null}
@@ -171,9 +183,42 @@ function ReplyItem({ n, r, canAct, onAct, busy }: { n: number; r: Reply; canAct:
   );
 }
 
+/** A change of the issue itself, between the replies: who did it and when. */
+const EVENT_WORDS: Record<IssueEvent['type'], string> = { opened: 'opened this issue', edited: 'edited the concern or text', closed: 'closed this issue', reopened: 'reopened this issue', promoted: 'moved this issue to the forge' };
+
+function EventItem({ e }: { e: IssueEvent }) {
+  return (
+    <li class={`thread-event event-${e.type}`} data-event={e.type}>
+      <span class="event-mark" aria-hidden="true" />
+      <b>{e.by}</b> {EVENT_WORDS[e.type]} <Ago at={e.at} />
+    </li>
+  );
+}
+
+type TimelineItem = { readonly at: string; readonly n: number; readonly reply: Reply } | { readonly at: string; readonly event: IssueEvent };
+
+/** Replies (numbered as stored) and the issue's own changes, in time order; a reply before a change of the same instant. */
+function timeline(issue: Issue): TimelineItem[] {
+  const replies: TimelineItem[] = issue.replies.map((reply, i) => ({ at: reply.at, n: i + 1, reply }));
+  const events: TimelineItem[] = (issue.events ?? []).map((event) => ({ at: event.at, event }));
+  const out: TimelineItem[] = [];
+  let i = 0;
+  for (const e of events) {
+    while (i < replies.length && replies[i]!.at <= e.at) out.push(replies[i++]!);
+    out.push(e);
+  }
+  return out.concat(replies.slice(i));
+}
+
+/** The evidence no reply carried (a forge issue's, whose comments do not say): shown under the opening post. */
+function postEvidence(issue: Issue): readonly string[] {
+  return issue.evidence.filter((h) => !issue.replies.some((r) => r.evidence?.includes(h)));
+}
+
 function ReplyForm({ id, onDone }: { id: string; onDone: (i: Issue) => void }) {
   const [body, setBody] = useState('');
   const [files, setFiles] = useState<File[]>([]);
+  const picker = useRef<HTMLInputElement>(null);
   const { busy, error: err, setError: setErr, run } = useAction();
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -184,6 +229,8 @@ function ReplyForm({ id, onDone }: { id: string; onDone: (i: Issue) => void }) {
       const r = await post<{ issue: Issue }>(`api/issues/${enc(id)}/reply`, evidence.length ? { body, evidence } : { body });
       setBody('');
       setFiles([]);
+      // The file input keeps its files until told: cleared, the next reply does not attach them again.
+      if (picker.current) picker.current.value = '';
       onDone(r.issue);
     });
   };
@@ -195,7 +242,7 @@ function ReplyForm({ id, onDone }: { id: string; onDone: (i: Issue) => void }) {
       </label>
       <label>
         <span>Attach evidence (optional)</span>
-        <input type="file" multiple onChange={(e) => setFiles(Array.from((e.currentTarget as HTMLInputElement).files ?? []))} />
+        <input ref={picker} type="file" multiple onChange={(e) => setFiles(Array.from((e.currentTarget as HTMLInputElement).files ?? []))} />
       </label>
       <ErrorBox error={err} title="The reply was not sent" />
       <button class="button primary" type="submit" disabled={busy}>

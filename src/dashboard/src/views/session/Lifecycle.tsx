@@ -74,7 +74,7 @@ export function Lifecycle({ s, onDone, onChecked }: { s: Session; onDone: (v: Se
           <span class="inline">
             <label>
               <span>Quarantine reason</span>
-              <input value={reason} onInput={(e) => setReason((e.target as HTMLInputElement).value)} placeholder="by user" />
+              <input value={reason} onInput={(e) => setReason((e.target as HTMLInputElement).value)} placeholder="optional: why it is held" />
             </label>
             {button('quarantine', 'Quarantine', {
               confirm: `Quarantine session ${s.id}? Its agent is stopped; uncommitted work is saved on refs/trellis/wip/${s.id}; it can be resumed later.`,

@@ -1,13 +1,20 @@
 import { useEffect, useState } from 'preact/hooks';
+import { diffSize, LONG_DIFF_LINES } from '../../../../projections/review-bundle.js';
 import { enc, get } from '../../api';
 import { href } from '../../router';
 import { gateRevision } from '../../store';
 import type { ReviewBundle } from '../../types';
 import { Ago, Diff, ErrorBox, plural, useFetch } from '../../ui';
 import { ChecksPanel } from '../SessionChecks';
+import '../../review.css';
+
+/** git's status letters in words. */
+const CHANGE: Record<string, string> = { A: 'added', M: 'modified', D: 'deleted', R: 'renamed', C: 'copied', T: 'type changed' };
 
 /**
- * The review bundle as a diff viewer: the merge pre-flight, commits, changed nodes with open issues, files.
+ * The review bundle as a diff viewer, laid out for reading across the page's width: the checks first (what
+ * the merge gate says), then the merge pre-flight, commits, changed nodes with open issues, and each
+ * file's diff in a fold of its own, open unless it is longer than LONG_DIFF_LINES lines.
  * It is fetched again (git runs for it each time) when the session's own state changes (`version`) and on
  * every change that can move it (`gateRevision`: a reading filed, a commit on its branch, trunk moved), not
  * on every board revision: the pre-flight line, the checks table and the diff are one answer, never two.
@@ -34,12 +41,12 @@ export function Review({ id, auto, version }: { id: string; auto: boolean; versi
       <ErrorBox error={r.error} title="No review bundle" />
       {b ? (
         <>
+          <ChecksPanel checks={b.checks} session={id} />
           <p class="meta" data-testid="preflight" data-head={b.head}>
             Merge pre-flight into <code>{b.preflight.trunk}</code>:{' '}
             <span class={`chip ${b.preflight.result === 'clean' ? 'resolved' : 'problem'}`}>{b.preflight.result === 'clean' ? 'merges cleanly' : `${plural(b.preflight.conflicts.length, 'conflicting path')}`}</span>
             {b.preflight.trunkMovedAhead ? <span class="chip unresolved">trunk moved ahead of the base</span> : null}
           </p>
-          <ChecksPanel checks={b.checks} session={id} />
           {b.preflight.conflicts.length ? (
             <ul class="conflicts">
               {b.preflight.conflicts.map((c) => (
@@ -78,16 +85,29 @@ export function Review({ id, auto, version }: { id: string; auto: boolean; versi
               </ul>
             </>
           ) : null}
+          {b.files.length ? <h3>Files</h3> : null}
           {b.files.map((file) => (
-            <details key={file.path} class="file-diff" open={b.files.length <= 5}>
-              <summary>
-                <span class="chip">{file.status}</span> <code>{file.path}</code>
-              </summary>
-              <Diff text={file.diff} label={`Diff of ${file.path}`} />
-            </details>
+            <FileDiff key={file.path} path={file.path} status={file.status} diff={file.diff} />
           ))}
         </>
       ) : null}
     </section>
+  );
+}
+
+/** One file's diff in a fold of its own: open when short, folded when longer than LONG_DIFF_LINES lines. */
+function FileDiff({ path, status, diff }: { path: string; status: string; diff: string }) {
+  const size = diffSize(diff);
+  return (
+    <details class="file-diff" open={!size.long} data-file={path}>
+      <summary>
+        <span class="chip">{CHANGE[status.charAt(0)] ?? status}</span> <code>{path}</code>{' '}
+        <span class="muted small">
+          <span class="add">+{size.additions}</span> <span class="del">−{size.deletions}</span>
+          {size.long ? ` · ${size.lines} lines, folded (more than ${LONG_DIFF_LINES})` : ''}
+        </span>
+      </summary>
+      <Diff text={diff} label={`Diff of ${path}`} />
+    </details>
   );
 }

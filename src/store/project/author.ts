@@ -1,0 +1,28 @@
+import { gitUserName } from './repository.js';
+
+/**
+ * Who a write is by, one rule for the CLI and the page (README, "Who wrote it"): the name the writer gave
+ * (`--by`, or `by` in a request body), else the session the write comes from (`$TRELLIS_SESSION` in the CLI,
+ * the `Trellis-Session` header over HTTP), else git's `user.name` of the project (else the OS user), else
+ * `unknown`. A page write is never filed as a placeholder such as "human": the gateway's logins carry no
+ * person's name, so the project's own git identity is the person at the keyboard.
+ */
+export function writeAuthor(given: { by?: string | undefined; session?: string | undefined }, cwd: string): string {
+  const by = given.by?.trim();
+  if (by) return by;
+  const session = given.session?.trim();
+  if (session) return session;
+  return projectUserName(cwd) ?? 'unknown';
+}
+
+/** git's answer is kept a few seconds: a burst of page writes runs `git config` once (it blocks ~3 ms). */
+const KEEP_MS = 10_000;
+const names = new Map<string, { name: string | null; until: number }>();
+
+function projectUserName(cwd: string, now = Date.now()): string | null {
+  const hit = names.get(cwd);
+  if (hit && hit.until > now) return hit.name;
+  const name = gitUserName(cwd);
+  names.set(cwd, { name, until: now + KEEP_MS });
+  return name;
+}
