@@ -185,7 +185,7 @@ function SpawnForm() {
           <option key={n.id} value={n.id} />
         ))}
       </datalist>
-      <ErrorBox error={err} title="The session was not spawned" />
+      <ErrorBox error={err} action="spawn" title="The session was not spawned" />
       <div>
         <button class="button primary" type="submit" disabled={busy || !task.trim()}>
           {busy ? 'Spawning…' : 'Spawn'}
