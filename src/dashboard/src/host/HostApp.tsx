@@ -129,7 +129,7 @@ export function HostApp() {
         <div class="status-bar">
           {admitted ? <LinkBadge state={projectsStream.state.value} /> : null}
           {a?.mayChangePassword ? (
-            <a class={`button small${a.passwordSet ? ' quiet' : ''}`} href={hostHref.password()} aria-current={r.view === 'password' ? 'page' : undefined} data-testid="password-link">
+            <a class="button small password-link" href={hostHref.password()} aria-current={r.view === 'password' ? 'page' : undefined} data-testid="password-link">
               {a.passwordSet ? 'Password' : 'Set a password'}
             </a>
           ) : null}

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { ErrorBox, useAction } from '../ui';
 import { auth, changeAdminPassword } from '../host/hub';
 import { hostHref } from '../host/host-route';
+import './admin-password.css';
 
 /** The gateway's shortest accepted password (store/host/admin-password.ts), checked here first so the form says it before sending. */
 const MIN_LENGTH = 8;
