@@ -32,8 +32,8 @@ describe('the page says API refusals in its own words (issue 34, deliverable 3)'
       /The checks hold this merge back: cart\/tax \(not measured at abc\)\./,
       /Run checks.*“Merge anyway, because”.*Merge again/,
     ],
-    ['a 2 MB prompt', { code: 'PAYLOAD_TOO_LARGE', message: 'request bodies are limited to 1048576 bytes' }, 'prompt', /too long to send as a message/, /Attach it as a file/],
-    ['a 2 MB reply', { code: 'PAYLOAD_TOO_LARGE', message: 'request bodies are limited to 1048576 bytes' }, 'reply', /too long to send as a message/, /Attach it as a file/],
+    ['a 2 MB prompt', { code: 'PAYLOAD_TOO_LARGE', message: 'request bodies are limited to 1048576 bytes' }, 'prompt', /too long to send as a prompt/, /Attach it as a file: the agent gets a short prompt naming the file/],
+    ['a 2 MB reply', { code: 'PAYLOAD_TOO_LARGE', message: 'request bodies are limited to 1048576 bytes' }, 'reply', /too long to send as a reply/, /Attach it as a file: the reply carries the whole text/],
     ['a wrong current password', { code: 'BAD_PASSWORD', message: 'the current admin password is wrong; nothing was changed' }, 'password', /current password is wrong/, /Type the password you log in with now/],
     ['a wrong login', { code: 'BAD_PASSWORD', message: 'wrong password' }, 'login', /That password is wrong/, /Try again/],
     [

@@ -35,9 +35,11 @@ const WORDS: Record<string, Words> = {
       ? { message: 'The server did not answer, so this may or may not have been saved.', next: 'Check whether it shows on the page (it updates by itself) before trying again.' }
       : { message: 'The server did not answer.', next: 'Check that the project’s server is running; the page keeps retrying by itself.' },
   PAYLOAD_TOO_LARGE: (_e, action) =>
-    action === 'prompt' || action === 'reply'
-      ? { message: 'This text is too long to send as a message.', next: 'Attach it as a file instead: one click below, and the message names the file.', attach: true }
-      : action === 'upload'
+    action === 'prompt'
+      ? { message: 'This text is too long to send as a prompt.', next: 'Attach it as a file: the agent gets a short prompt naming the file.', attach: true }
+      : action === 'reply'
+        ? { message: 'This text is too long to send as a reply.', next: 'Attach it as a file: the reply carries the whole text as a file.', attach: true }
+        : action === 'upload'
         ? { message: 'This file is larger than this project accepts.', next: 'Send a smaller file, or raise the limit (uploads.maxBytes) in the project’s configuration.' }
         : { message: 'That is too large to send in one go.' },
   HARNESS_NOT_INSTALLED: (e) => {
