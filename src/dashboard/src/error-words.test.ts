@@ -57,6 +57,12 @@ describe('the page says API refusals in its own words (issue 34, deliverable 3)'
     expect(w.message).toBe('The server could not do this (it answered 502).');
   });
 
+  it('a serve that did not start: the page’s words, and the log tail left for the box to show whole', () => {
+    const e = { code: 'SERVE_FAILED', message: 'the backend did not come online; the log tail says why', details: { logTail: 'Error: EADDRINUSE' } };
+    expect(wordsFor(e)).toEqual({ message: 'The project’s server did not start.', next: 'The last lines of its log, below, say why.' });
+    expect(wordsFor({ code: 'SERVE_FAILED', message: 'gpu could not start it: ssh: connect refused' }).message).toBe('Gpu could not start it: ssh: connect refused.');
+  });
+
   it('only an oversized prompt or reply is offered as an attachment', () => {
     const e = { code: 'PAYLOAD_TOO_LARGE', message: 'request bodies are limited to 1048576 bytes' };
     expect([wordsFor(e, 'prompt').attach, wordsFor(e, 'reply').attach, wordsFor(e, 'upload').attach, wordsFor(e).attach]).toEqual([true, true, undefined, undefined]);

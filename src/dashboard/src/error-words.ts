@@ -69,6 +69,7 @@ const WORDS: Record<string, Words> = {
     };
   },
   NOT_FOUND: (e, action) => (action === 'browse' ? { message: 'There is no folder at that path.', next: 'Check the path, or go up to a folder that exists and pick it from the list.' } : { message: cleanMessage(e.message ?? '') }),
+  SERVE_FAILED: (e) => (str(e.details?.logTail) ? { message: 'The project’s server did not start.', next: 'The last lines of its log, below, say why.' } : undefined),
   SELF_APPROVAL: () => ({ message: 'A session cannot approve its own merge or checks.', next: 'A person has to decide this: log in as yourself, not as the session’s agent.' }),
   BAD_PASSWORD: (_e, action) => (action === 'password' ? { message: 'The current password is wrong; nothing was changed.', next: 'Type the password you log in with now.' } : { message: 'That password is wrong.', next: 'Try again (after five wrong tries the gateway waits a minute).' }),
   TOO_MANY_ATTEMPTS: () => ({ message: 'Too many wrong passwords in a row from this browser.', next: 'Wait a minute, then try again.' }),

@@ -21,13 +21,16 @@ export function Markdown({ src, class: cls }: { src: string; class?: string }) {
  */
 export function ErrorBox({ error, title, action, children }: { error: unknown; title?: string; action?: PageAction; children?: ComponentChildren }) {
   if (!error) return null;
-  const e = error as { code?: string };
+  const e = error as { code?: string; details?: { logTail?: unknown } };
   const words = wordsFor(error, action);
+  // A program's own output (a serve's log tail) is shown as it is, below the page's words.
+  const log = typeof e.details?.logTail === 'string' && e.details.logTail ? e.details.logTail : null;
   return (
     <div class="error" role="alert" data-code={e.code}>
       <strong>{title ?? 'Something went wrong'}</strong>
       <div>{words.message}</div>
       {words.next ? <div class="next-step">{words.next}</div> : null}
+      {log ? <pre class="log-tail">{log}</pre> : null}
       {children}
     </div>
   );
