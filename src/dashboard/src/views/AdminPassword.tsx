@@ -35,7 +35,23 @@ export function AdminPasswordView() {
     });
   };
 
-  if (a && !a.mayChangePassword && !done) {
+  // Done: the words and the way on, not the form again (which would now read "change" right after a first set).
+  if (done) {
+    return (
+      <div class="card password-card" data-testid="admin-password">
+        <h1>Admin password</h1>
+        <p class="notice" role="status" data-testid="password-done">
+          {done === 'set' ? 'The admin password is set. You are logged in here; other browsers now need the password.' : 'The admin password is changed. Every other browser has been logged out.'}
+        </p>
+        <div class="actions">
+          <a class="button primary" href={hostHref.projects()}>
+            Back to the projects
+          </a>
+        </div>
+      </div>
+    );
+  }
+  if (a && !a.mayChangePassword) {
     return (
       <div class="card password-card">
         <h1>Admin password</h1>
@@ -73,12 +89,6 @@ export function AdminPasswordView() {
         </div>
       </form>
       <ErrorBox error={error} action="password" title={first ? 'No password was set' : 'The password was not changed'} />
-      {done ? (
-        <p class="notice" role="status" data-testid="password-done">
-          {done === 'set' ? 'The admin password is set. You are logged in here; other browsers now need the password.' : 'The admin password is changed. Every other browser has been logged out.'}{' '}
-          <a href={hostHref.projects()}>Back to the projects</a>
-        </p>
-      ) : null}
     </div>
   );
 }
