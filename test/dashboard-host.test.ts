@@ -256,6 +256,7 @@ describe('the login view of a hub with a password', () => {
     await password.fill('wrong');
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.getByRole('alert').filter({ hasText: 'That password is wrong.' }).waitFor();
+    await shots(page, 'login-wrong-password');
     await password.fill(PASSWORD);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.getByRole('heading', { name: 'Register a folder' }).waitFor();

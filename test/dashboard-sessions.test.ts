@@ -228,10 +228,11 @@ describe('sessions in the dashboard', () => {
     const alert = page.getByRole('alert');
     await alert.waitFor();
     // The code stays out of the text (a person reads the message), kept on the box for bug reports.
-    expect(await alert.textContent()).toMatch(/The server refused.*uncommitted changes \(scratch\.txt\)/s);
+    expect(await alert.textContent()).toMatch(/The checks did not run.*uncommitted changes \(scratch\.txt\)/s);
     // In the page's words (issue 34): what to click, not the git command and worktree path the CLI gets.
     expect(await alert.textContent()).toContain('Ask the agent to commit them (Send a prompt), then click Run checks again.');
     expect(await alert.textContent()).not.toMatch(/git -C|commit -am|\/tmp\//);
+    await shots(page, 'checks-uncommitted', alert);
     expect([await alert.getAttribute('data-code'), await alert.textContent()]).toEqual(['SESSION_REFUSED', expect.not.stringContaining('SESSION_REFUSED')]);
     rmSync(scratch);
     expect(JSON.parse(await cli('session', 'show', sessionId, '--json')).state).toBe('running');

@@ -101,8 +101,6 @@ export async function hub<T = unknown>(method: string, path: string, body?: unkn
   } catch (err) {
     throw new ApiError('NETWORK', `the gateway did not answer ${method} /${path}: ${(err as Error).message}`, 0);
   }
-  // A wrong password typed into a form is that form's answer, not a login that ended.
-  if (res.status === 401 && path !== 'auth/login' && path !== 'auth/password') needLogin.value = true;
   const text = await res.text();
   let parsed: unknown = text;
   if ((res.headers.get('Content-Type') ?? '').includes('json') && text) {
@@ -110,6 +108,9 @@ export async function hub<T = unknown>(method: string, path: string, body?: unkn
       parsed = JSON.parse(text);
     } catch {}
   }
+  // A wrong password typed into a form is that form's answer, not a login that ended.
+  const wrongPassword = (parsed as { error?: { code?: string } } | null)?.error?.code === 'BAD_PASSWORD';
+  if (res.status === 401 && path !== 'auth/login' && !wrongPassword) needLogin.value = true;
   return { status: res.status, body: parsed as T, etag: res.headers.get('ETag'), text };
 }
 

@@ -94,7 +94,7 @@ export function Lifecycle({ s, onDone, onChecked }: { s: Session; onDone: (v: Se
         </ul>
       ) : null}
       {mergeByHand ? <MergeByHand branch={s.branch} id={s.id} /> : null}
-      <ErrorBox error={err} action={lastVerb === 'merge' ? 'merge' : undefined} title={err instanceof ApiError && err.status === 409 ? 'The server refused' : 'That did not work'} />
+      <ErrorBox error={err} action={lastVerb === 'merge' ? 'merge' : undefined} title={lastVerb && REFUSED[lastVerb] ? REFUSED[lastVerb] : err instanceof ApiError && err.status === 409 ? 'The server refused' : 'That did not work'} />
       {note ? (
         <p class="notice" role="status" data-testid="lifecycle-note">
           {note}
@@ -103,6 +103,9 @@ export function Lifecycle({ s, onDone, onChecked }: { s: Session; onDone: (v: Se
     </div>
   );
 }
+
+/** What did not happen, per verb, as the title of its refusal. */
+const REFUSED: Partial<Record<Action, string>> = { check: 'The checks did not run', merge: 'Not merged', resume: 'Not resumed', close: 'Not closed', quarantine: 'Not quarantined' };
 
 /** A session whose agent reads no prose cannot be asked to merge: the commands a person runs instead, to copy. */
 function MergeByHand({ branch, id }: { branch: string; id: string }) {
