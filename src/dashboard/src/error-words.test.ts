@@ -43,6 +43,9 @@ describe('the page says API refusals in its own words (issue 34, deliverable 3)'
       /uncommitted changes \(a\.txt\)/,
       /Send a prompt.*Run checks again/,
     ],
+    ['a write the server did not answer', { code: 'NETWORK', message: 'the backend did not answer POST api/issues: Failed to fetch; check whether it landed before retrying' }, 'reply', /may or may not have been saved/, /before trying again/],
+    ['a login that ended', { code: 'UNAUTHENTICATED', message: 'log in first (POST /auth/login)' }, undefined, /not logged in/, /Log in again/],
+    ['a gateway refusing the password route', { code: 'FORBIDDEN', message: "the admin password is set from the gateway's own page (a request with its Origin); on this machine's terminal, run 'trellis dashboard password'" }, 'password', /can only be set or changed from this page/, null],
     ['a login with no password set', { code: 'NO_PASSWORD', message: "no admin password is set; run 'trellis dashboard password' on this machine" }, 'login', /no admin password yet/, /set one under Password/],
   ];
   it.each(rows)('%s', (_name, error, action, message, next) => {
