@@ -110,6 +110,16 @@ describe('POST /auth/password: who may set the admin password', () => {
     const port = await bindPublic(hub.server, 0, ip);
     gateways.push({ hub, port, url: `http://${ip}:${port}/`, close: () => hub.close() });
     const lanUrl = `http://${ip}:${port}/`;
+    // The same with a password: an admin logged in from the network, over plain http.
+    const lanLockedHome = tempDir();
+    writeFileSync(join(lanLockedHome, 'hub.json'), JSON.stringify({ adminPassword: await hashPassword(OLD) }));
+    const lockedHub = createHubServer({ home: lanLockedHome, tls: false, extraHosts: [ip] });
+    const lockedPort = await bindPublic(lockedHub.server, 0, ip);
+    gateways.push({ hub: lockedHub, port: lockedPort, url: `http://${ip}:${lockedPort}/`, close: () => lockedHub.close() });
+    const lanLockedUrl = `http://${ip}:${lockedPort}/`;
+    const lanAdmin = await loginCookie(lanLockedUrl, OLD);
+    // Its page is told not to offer the form (an action the page shows can succeed).
+    expect(json(await raw(`${lanLockedUrl}auth/status`, { headers: { Cookie: lanAdmin } }))).toMatchObject({ admin: true, mayChangePassword: false });
     // That gateway does hear this client, and judges it as one from the network (its status says so).
     expect(json(await raw(`${lanUrl}auth/status`))).toMatchObject({ passwordSet: false, admin: false, mayChangePassword: false });
 
@@ -125,6 +135,7 @@ describe('POST /auth/password: who may set the admin password', () => {
       ['password set, logged in, wrong current password', { url: locked.gw.url, home: locked.home }, locked.origin, { password: NEW, current: 'guess' }, { Cookie: admin }, 401, 'BAD_PASSWORD'],
       ['password set, logged in, cross-origin with the right current one', { url: locked.gw.url, home: locked.home }, 'http://attacker.example', { password: NEW, current: OLD }, { Cookie: admin }, 403, 'FORBIDDEN'],
       ['password set, logged in, no Origin with the right current one', { url: locked.gw.url, home: locked.home }, null, { password: NEW, current: OLD }, { Cookie: admin }, 403, 'FORBIDDEN'],
+      ['password set, an admin on another machine over plain http', { url: lanLockedUrl, home: lanLockedHome }, `http://${ip}:${lockedPort}`, { password: NEW, current: OLD }, { Cookie: lanAdmin }, 403, 'HTTPS_REQUIRED'],
       ['a new password too short', { url: locked.gw.url, home: locked.home }, locked.origin, { password: 'short', current: OLD }, { Cookie: admin }, 400, 'INVALID_INPUT'],
       ['a new password with a control character', { url: locked.gw.url, home: locked.home }, locked.origin, { password: 'tab\there in it', current: OLD }, { Cookie: admin }, 400, 'INVALID_INPUT'],
     ];

@@ -28,7 +28,7 @@ export function authRoutes(state: GatewayState): Hono<{ Bindings: HttpBindings }
     const project = c.req.query('project');
     const shell = project === undefined ? caller.admin : hasShell(caller, project);
     // mayChangePassword: the page offers the password form only to whom POST /auth/password would answer.
-    const mayChangePassword = caller.passwordSet ? !!caller.grant?.admin : caller.loopback;
+    const mayChangePassword = caller.passwordSet ? !!caller.grant?.admin && (state.opts.tls || caller.loopback) : caller.loopback;
     return c.json({ passwordSet: caller.passwordSet, admin: caller.admin, loggedIn: !!caller.grant, projects: [...(caller.grant?.projects ?? [])], shell, mayChangePassword });
   });
 
@@ -58,7 +58,7 @@ export function authRoutes(state: GatewayState): Hono<{ Bindings: HttpBindings }
 
   app.post('/auth/password', async (c) => {
     const caller = callerOf(c, state);
-    const refused = passwordRefusal(caller, c.req.header('origin'), c.req.header('content-type'));
+    const refused = passwordRefusal(caller, c.req.header('origin'), c.req.header('content-type'), state.opts.tls);
     if (refused) return c.json(errorBody(refused.code, refused.message), refused.status);
     const body = await readJson(c);
     const { password, current } = body as { password?: unknown; current?: unknown };
@@ -97,14 +97,17 @@ export function authRoutes(state: GatewayState): Hono<{ Bindings: HttpBindings }
  * hub's cross-site check) and a JSON body, which no cross-site form can send; a client with no Origin is
  * a terminal, and the terminal has `trellis dashboard password`. With no password yet: a client on this
  * machine only (anyone else would become admin). With one: an admin login, which must also name the
- * current password (a borrowed, unlocked browser is not enough).
+ * current password (a borrowed, unlocked browser is not enough), over TLS or from this machine (the two
+ * passwords never cross a network in clear).
  */
-export function passwordRefusal(caller: Caller, origin: string | undefined, contentType: string | undefined): { status: 401 | 403 | 415; code: string; message: string } | null {
+export function passwordRefusal(caller: Caller, origin: string | undefined, contentType: string | undefined, tls: boolean): { status: 401 | 403 | 415; code: string; message: string } | null {
   if (!origin) return { status: 403, code: 'FORBIDDEN', message: "the admin password is set from the gateway's own page (a request with its Origin); on this machine's terminal, run 'trellis dashboard password'" };
   if (!/^application\/json\b/i.test(contentType ?? '')) return { status: 415, code: 'INVALID_INPUT', message: 'send the password as JSON (Content-Type: application/json)' };
   if (!caller.passwordSet) {
     return caller.loopback ? null : { status: 403, code: 'FORBIDDEN', message: 'the first admin password can only be set from this machine (a loopback client)' };
   }
   if (!caller.grant?.admin) return { status: 401, code: 'UNAUTHENTICATED', message: 'log in with the admin password first' };
+  // The current and the new password would cross the network in clear: only over TLS, or on this machine.
+  if (!tls && !caller.loopback) return { status: 403, code: 'HTTPS_REQUIRED', message: 'the admin password is changed over https (hub.json tls) or from this machine, never in clear over the network' };
   return null;
 }

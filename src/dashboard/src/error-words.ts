@@ -79,6 +79,7 @@ const WORDS: Record<string, Words> = {
     action === 'password'
       ? { message: 'The admin password can only be set or changed from this page on the gateway itself, by someone logged in as admin (the first one only from the machine Trellis runs on).' }
       : { message: 'Your login may not do this.', next: 'Log in with the admin password on the projects page.' },
+  HTTPS_REQUIRED: () => ({ message: 'The password is not changed over a plain http:// address from another machine: it would cross the network readable by anyone on the way.', next: 'Open the gateway at its https:// address, or change it on the machine Trellis runs on.' }),
   STALE_REVISION: () => ({ message: 'Someone changed this while you were editing; nothing was saved.', next: 'Reload to see their change, then make yours again.' }),
   NODE_NOT_FOUND: (e) => ({ message: cleanMessage(e.message ?? ''), next: 'The node may have been renamed or removed: pick it again from the board.' }),
   THREAD_NOT_FOUND: (e) => ({ message: cleanMessage(e.message ?? ''), next: 'The issue may live in another project or store: search the issue list.' }),

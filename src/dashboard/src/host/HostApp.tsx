@@ -86,7 +86,7 @@ export function HostApp() {
   if (authError) body = <ErrorBox error={authError} title="The gateway did not say who you are" />;
   else if (!a) body = <p class="muted">Loading…</p>;
   // The password page answers before the admin check: without a password it is how one gets set.
-  else if (r.view === 'password' && a.mayChangePassword) body = <AdminPasswordView />;
+  else if (r.view === 'password' && (a.mayChangePassword || (a.admin && !needLogin.value))) body = <AdminPasswordView />;
   else if (needLogin.value || (r.view === 'login' && !a.admin)) body = <LoginView onDone={continueAfterLogin} />;
   else if (!a.admin) body = <ErrorBox error={{ code: 'FORBIDDEN', message: 'This login does not open the host’s projects (admin scope is needed).' }} />;
   else if (r.view === 'projects' || r.view === 'login') body = <ProjectsView />;

@@ -56,7 +56,9 @@ export function AdminPasswordView() {
       <div class="card password-card">
         <h1>Admin password</h1>
         <p>
-          {a.passwordSet
+          {a.passwordSet && a.admin
+            ? 'The password is not changed over a plain http:// address from another machine, where it would cross the network readable by anyone on the way. Open the gateway at its https:// address, or change it on the machine Trellis runs on.'
+            : a.passwordSet
             ? 'Log in with the admin password to change it.'
             : 'The first admin password can only be set from a browser on the machine Trellis runs on (open this page there, at a 127.0.0.1 address).'}
         </p>
