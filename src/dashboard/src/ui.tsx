@@ -3,6 +3,7 @@ import { signal } from '@preact/signals';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { configError } from './api';
 import { wordsFor, type PageAction } from './error-words';
+import './error-box.css';
 import { renderMarkdown } from './markdown';
 import type { LinkState } from './live';
 import type { Freshness, Label } from './types';
