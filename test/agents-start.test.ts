@@ -122,7 +122,8 @@ describe('an agent that is not installed is refused at spawn', () => {
     try {
       const r = await fetch(new URL('/api/sessions', serve.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ task: 'Anything', harness: 'codex' }) });
       expect(r.status).toBe(422);
-      expect(await r.json()).toEqual({ error: { code: 'HARNESS_NOT_INSTALLED', message: expect.stringContaining("runs 'codex', which is not installed here") } });
+      // Beside the error, which harness and program (a page says it in its own words from these).
+      expect(await r.json()).toEqual({ error: { code: 'HARNESS_NOT_INSTALLED', message: expect.stringContaining("runs 'codex', which is not installed here") }, harness: 'codex', program: 'codex' });
       expect(await (await fetch(new URL('/api/sessions?all', serve.url))).json()).toMatchObject({ sessions: [] });
     } finally {
       await serve.stop();

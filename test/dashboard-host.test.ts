@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,9 +7,10 @@ import { createHubServer } from '../src/gateway/hub-server.js';
 import { bindPublic } from '../src/http/bind.js';
 import { serveProject, type Served } from '../src/http/serve.js';
 import { encodeProject, readEndpointRecord, removeEndpointRecord } from '../src/store/host/endpoint-record.js';
-import { hashPassword } from '../src/store/host/hub-config.js';
+import { hashPassword, verifyPassword } from '../src/store/host/hub-config.js';
 import { openProject } from '../src/store/project/project.js';
 import { screenshot, VIEWPORTS, desktopPage } from './helpers/browser.js';
+import { screens34 as shots } from './helpers/screens-34.js';
 import { json, publishRecord, raw, startTestGateway, until, type TestGateway, catalogProjects } from './helpers/gateway.js';
 import { cleanupRepos, ROOT, tempDir, tempRepo } from './helpers/repo.js';
 import { demoRepo } from './helpers/server.js';
@@ -143,12 +144,27 @@ describe('the host home at the gateway’s /', () => {
     const plain = join(parent, 'plain-folder');
     mkdirSync(plain);
     await page.goto(at(`/#/register?path=${encodeURIComponent(parent)}`));
+    await page.getByTestId('folder-plain-folder').waitFor();
+    // Issue 34: a typed path that does not exist shows that, and nothing of the folder listed before it
+    // (whose Register button would register that other folder); the typed path stays in the box.
+    const missing = join(parent, 'no-such-folder');
+    await page.getByLabel('Folder path').fill(missing);
+    await page.getByRole('button', { name: 'Go' }).click();
+    await page.getByRole('alert').waitFor();
+    expect([await page.getByTestId('folder-plain-folder').count(), await page.getByRole('button', { name: 'Register' }).count(), await page.getByLabel('Folder path').inputValue()]).toEqual([0, 0, missing]);
+    expect(await page.getByRole('alert').textContent()).toContain('There is no folder at that path.');
+    await shots(page, 'register-missing-folder');
+    await page.goto(at(`/#/register?path=${encodeURIComponent(parent)}`));
     await page.getByTestId('folder-plain-folder').click();
     await expect.poll(() => page.getByLabel('Folder path').inputValue()).toBe(plain);
     await page.getByTestId('folder-kind').filter({ hasText: 'Not a git repository' }).waitFor();
-    // Without the choice, nothing happens to the folder.
+    // Without the choice, nothing happens to the folder; the page says which box to tick, in its words.
     await page.getByRole('button', { name: 'Register' }).click();
-    await page.getByRole('alert').filter({ hasText: 'gitInit' }).waitFor();
+    const refusal = page.getByRole('alert').filter({ hasText: 'This folder is not in a git repository' });
+    await refusal.waitFor();
+    expect(await refusal.textContent()).toContain('Tick “Create a git repository here” and click Register again.');
+    expect(await refusal.textContent()).not.toMatch(/gitInit|--git|trellis projects/);
+    await shots(page, 'register-refused');
     expect((json(await raw(at('/projects'))).projects as { root: string }[]).some((p) => p.root === plain)).toBe(false);
     await page.getByLabel('Create a git repository here').check();
     await page.getByLabel('Harness for its agent sessions').selectOption('shell');
@@ -158,9 +174,17 @@ describe('the host home at the gateway’s /', () => {
     expect(transcript).toContain('$ git init');
     expect(transcript).toContain('$ trellis init --harness shell');
     expect(JSON.parse(readFileSync(join(plain, 'trellis.json'), 'utf8')).harness).toBe('shell');
-    await page.getByTestId('folder-kind').filter({ hasText: 'A git repository with a trellis.json' }).waitFor();
     expect((json(await raw(at('/projects'))).projects as { root: string }[]).some((p) => p.root === plain)).toBe(true);
+    // Issue 34: registered, the card no longer offers Register (a second click could only be refused); it
+    // links to the project instead, and says so again when the folder is opened later.
+    expect(await page.getByRole('button', { name: 'Register' }).count()).toBe(0);
+    await page.getByRole('link', { name: 'Open plain-folder' }).waitFor();
     await screenshot(page, 'register');
+    await shots(page, 'register-done');
+    await page.goto(at(`/#/register?path=${encodeURIComponent(parent)}`));
+    await page.getByTestId('folder-plain-folder').click();
+    await page.getByTestId('registered').filter({ hasText: 'Already registered as plain-folder' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Register' }).count()).toBe(0);
   }, 40_000);
 
   it('a project only being served says why it will leave the list; once its serve stops, its offline page offers Start it and Register it (buttons), and started it is back on the list with Register to keep it', async () => {
@@ -216,7 +240,9 @@ describe('the host home at the gateway’s /', () => {
     const pages: [string, string][] = [
       ['#/projects', `[data-testid="project-${encodeProject(online)}"]`],
       [`#/projects/${encodeProject(offline)}`, '[data-testid="config-text"]'],
-      [`#/register?path=${encodeURIComponent(offline)}`, '[data-testid="folder-kind"]'],
+      // A folder not registered yet (a registered one shows where it is registered instead of the form).
+      [`#/register?path=${encodeURIComponent(tempDir())}`, '[data-testid="folder-kind"]'],
+      [`#/register?path=${encodeURIComponent(offline)}`, '[data-testid="registered"]'],
     ];
     for (const [hash, ready] of pages) {
       await page.goto(at(`/${hash}`));
@@ -278,7 +304,8 @@ describe('the login view of a hub with a password', () => {
     await screenshot(page, 'login');
     await password.fill('wrong');
     await page.getByRole('button', { name: 'Log in' }).click();
-    await page.getByRole('alert').filter({ hasText: 'wrong password' }).waitFor();
+    await page.getByRole('alert').filter({ hasText: 'That password is wrong.' }).waitFor();
+    await shots(page, 'login-wrong-password');
     await password.fill(PASSWORD);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.getByRole('heading', { name: 'Register a folder' }).waitFor();
@@ -316,4 +343,77 @@ describe('the login view of a hub with a password', () => {
     expect(new URL(page.url()).hash).toBe('#/issues');
     expect(seen.dialogs).toEqual([]);
   }, 30_000);
+});
+
+describe('the admin password from the page (issue 34)', () => {
+  let home3: string;
+  let gw3: TestGateway;
+  beforeAll(async () => {
+    home3 = tempDir();
+    gw3 = await startTestGateway(home3);
+  });
+  afterAll(() => gw3?.close());
+
+  it('first run on this machine: set it from the page; later: change it with the current one, which logs every other browser out', async () => {
+    const hubFile = join(home3, 'hub.json');
+    const stored = () => (existsSync(hubFile) ? (JSON.parse(readFileSync(hubFile, 'utf8')) as { adminPassword?: string }).adminPassword : undefined);
+    await page.goto(gw3.url);
+    await page.getByTestId('password-link').filter({ hasText: 'Set a password' }).click();
+    await page.getByRole('heading', { name: 'Set an admin password' }).waitFor();
+    expect(await page.getByLabel('Current password').count()).toBe(0);
+    await shots(page, 'password-first');
+    // Checked in the page before anything is sent.
+    await page.getByLabel('New password', { exact: true }).fill('short');
+    await page.getByLabel('New password again').fill('short');
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await page.getByRole('alert').filter({ hasText: 'needs at least 8 characters' }).waitFor();
+    await page.getByLabel('New password', { exact: true }).fill('first password');
+    await page.getByLabel('New password again').fill('first passwort');
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await page.getByRole('alert').filter({ hasText: 'The two new passwords differ' }).waitFor();
+    expect(stored()).toBeUndefined();
+    await page.getByLabel('New password again').fill('first password');
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await page.getByTestId('password-done').filter({ hasText: 'The admin password is set' }).waitFor();
+    expect(await verifyPassword('first password', stored()!)).toBe(true);
+    await shots(page, 'password-set');
+    // This browser set it and stays admin: the projects, no login form.
+    await page.getByRole('link', { name: 'Back to the projects' }).click();
+    await page.getByRole('heading', { name: 'Projects' }).waitFor();
+    expect(await page.getByTestId('login').count()).toBe(0);
+
+    // Another browser logs in with it.
+    const other = await browser.newPage({ viewport: VIEWPORTS.phone });
+    try {
+      await other.goto(gw3.url);
+      await other.getByLabel('Password').fill('first password');
+      await other.getByRole('button', { name: 'Log in' }).click();
+      await other.getByRole('heading', { name: 'Projects' }).waitFor();
+
+      await page.getByTestId('password-link').filter({ hasText: 'Password' }).click();
+      await page.getByRole('heading', { name: 'Change the admin password' }).waitFor();
+      await page.getByLabel('Current password').fill('not the password');
+      await page.getByLabel('New password', { exact: true }).fill('second password');
+      await page.getByLabel('New password again').fill('second password');
+      await page.getByRole('button', { name: 'Change password' }).click();
+      const wrong = page.getByRole('alert').filter({ hasText: 'The current password is wrong; nothing was changed.' });
+      await wrong.waitFor();
+      // A wrong current password is this form's answer: the page does not turn into the login form.
+      expect(await page.getByTestId('login').count()).toBe(0);
+      await shots(page, 'password-wrong-current');
+      await page.getByLabel('Current password').fill('first password');
+      await page.getByRole('button', { name: 'Change password' }).click();
+      await page.getByTestId('password-done').filter({ hasText: 'Every other browser has been logged out' }).waitFor();
+      expect(await verifyPassword('second password', stored()!)).toBe(true);
+      // The other browser is logged out; this one is not.
+      await other.reload();
+      await other.getByTestId('login').waitFor();
+      await page.getByRole('link', { name: 'Back to the projects' }).click();
+      await page.getByRole('heading', { name: 'Projects' }).waitFor();
+      expect(await page.getByTestId('login').count()).toBe(0);
+    } finally {
+      await other.close();
+    }
+    expect(seen.dialogs).toEqual([]);
+  }, 40_000);
 });

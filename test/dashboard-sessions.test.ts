@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screenshot, VIEWPORTS, desktopPage } from './helpers/browser.js';
+import { screens34 as shots } from './helpers/screens-34.js';
 import { cleanupRepos, git, ok, tempDir, testEnv } from './helpers/repo.js';
 import { packageCopy, startServe, type ServeProcess } from './helpers/serve.js';
 import { demoRepo } from './helpers/server.js';
@@ -149,6 +150,29 @@ describe('sessions in the dashboard', () => {
     await expect.poll(() => showsLine('from-42'), { timeout: 15_000 }).toBe(true);
     expect(JSON.parse(await cli('session', 'show', sessionId, '--json')).timeline.map((t: { body: string }) => t.body)).toContain('echo from-$((40+2))');
 
+    // Issue 34: a paste too long for one prompt (over the API's 1 MiB body) is refused in the page's words,
+    // with the offer to attach it as a file; one click uploads it and sends a prompt naming the file.
+    const long = Array.from({ length: 40_000 }, (_, i) => `pasted line ${i} of a long log`).join('\n');
+    expect(Buffer.byteLength(long)).toBeGreaterThan(1 << 20);
+    // Pasted: the whole text lands in the box at once (as a paste does), then Send.
+    await page.getByLabel('Prompt text').evaluate((el, text) => {
+      (el as HTMLTextAreaElement).value = text;
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    }, long);
+    await page.getByRole('button', { name: 'Send prompt' }).click();
+    const tooLong = page.getByRole('alert').filter({ hasText: 'This text is too long to send as a prompt.' });
+    await tooLong.waitFor();
+    expect(await tooLong.textContent()).not.toMatch(/1048576|bytes|request bodies/);
+    await shots(page, 'prompt-too-long', tooLong);
+    await tooLong.getByRole('button', { name: /^Attach it as a file \(1\.\d MB\)$/ }).click();
+    await expect.poll(() => page.getByTestId('prompt-result').textContent()).toMatch(/^Attached as .*pasted-text\.txt \(1\.\d MB\)/);
+    const attached = /^Attached as (.*pasted-text\.txt) \(/.exec((await page.getByTestId('prompt-result').textContent())!)![1]!;
+    expect(attached.startsWith(uploads)).toBe(true);
+    expect(readFileSync(attached, 'utf8')).toBe(long);
+    expect([await page.getByLabel('Prompt text').inputValue(), await page.getByRole('alert').count()]).toEqual(['', 0]);
+    const lastPrompt = JSON.parse(await cli('session', 'show', sessionId, '--json')).timeline.map((t: { body: string }) => t.body).at(-1);
+    expect(lastPrompt).toContain(attached);
+
     // Raw keys: a typed command without Enter, then the Enter button.
     await typeInTerminal('echo raw-$((1+1))');
     await page.getByRole('button', { name: 'Enter', exact: true }).click();
@@ -205,7 +229,11 @@ describe('sessions in the dashboard', () => {
     const alert = page.getByRole('alert');
     await alert.waitFor();
     // The code stays out of the text (a person reads the message), kept on the box for bug reports.
-    expect(await alert.textContent()).toMatch(/The server refused.*uncommitted changes \(scratch\.txt\)/s);
+    expect(await alert.textContent()).toMatch(/The checks did not run.*uncommitted changes \(scratch\.txt\)/s);
+    // In the page's words (issue 34): what to click, not the git command and worktree path the CLI gets.
+    expect(await alert.textContent()).toContain('Ask the agent to commit them (Send a prompt), then click Run checks again.');
+    expect(await alert.textContent()).not.toMatch(/git -C|commit -am|\/tmp\//);
+    await shots(page, 'checks-uncommitted', alert);
     expect([await alert.getAttribute('data-code'), await alert.textContent()]).toEqual(['SESSION_REFUSED', expect.not.stringContaining('SESSION_REFUSED')]);
     rmSync(scratch);
     expect(JSON.parse(await cli('session', 'show', sessionId, '--json')).state).toBe('running');

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_CSP, dashboardResponse } from '../src/http/dashboard-assets.js';
+import { screens34 as shots } from './helpers/screens-34.js';
 import { screenshot, VIEWPORTS, desktopPage } from './helpers/browser.js';
 import { cleanupRepos, git, ok, tempDir, testEnv } from './helpers/repo.js';
 import { packageCopy, startServe, type ServeProcess } from './helpers/serve.js';
@@ -290,6 +291,27 @@ describe('the dashboard in a real Chromium', () => {
     await download.waitFor();
     expect(await download.getAttribute('href')).toContain(text);
     expect(await page.locator('.evidence img').count()).toBe(1);
+
+    // Issue 34: a reply too long for one message (over the API's 1 MiB body) is refused in the page's
+    // words and offered as a file; one click files the reply with the whole text as its evidence.
+    const long = Array.from({ length: 40_000 }, (_, i) => `log line ${i}: checkout answered 500`).join('\n');
+    await page.getByLabel('Reply (Markdown)').evaluate((el, t) => {
+      (el as HTMLTextAreaElement).value = t;
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    }, long);
+    await page.getByRole('button', { name: 'Reply', exact: true }).click();
+    const tooLong = page.getByRole('alert').filter({ hasText: 'This text is too long to send as a reply.' });
+    await tooLong.waitFor();
+    expect(await tooLong.textContent()).not.toMatch(/1048576|bytes|request bodies/);
+    await shots(page, 'reply-too-long', tooLong);
+    await tooLong.getByRole('button', { name: /^Attach it as a file \(1\.\d MB\)$/ }).click();
+    await page.getByText(/^The full text \(1\.\d MB\) is attached as a file\.$/).waitFor();
+    const shown = JSON.parse(await cli('issue', 'show', id, '--json')) as { replies: { body: string }[]; evidence: string[] };
+    expect(shown.replies.at(-1)!.body).toMatch(/^The full text \(1\.\d MB\) is attached as a file\.$/);
+    const added = shown.evidence.filter((h) => h !== image && h !== text);
+    expect(added).toHaveLength(1);
+    expect(await cli('evidence', 'get', added[0]!)).toBe(long);
+    expect(await page.getByLabel('Reply (Markdown)').inputValue()).toBe('');
   });
 
   it('XSS: an issue body and a spec node with <img onerror> and <script> render as text; nothing runs', async () => {

@@ -350,6 +350,8 @@ describe('registration', () => {
     const refused = await raw(at('/projects'), { method: 'POST', body: JSON.stringify({ path: plain }) });
     expect(refused.status).toBe(400);
     expect(json(refused).error.message).toContain('gitInit');
+    // Beside it, which of the page's controls repairs it (the page says it in its own words, issue 34).
+    expect(json(refused).needs).toBe('gitInit');
     const r = await raw(at('/projects'), { method: 'POST', body: JSON.stringify({ path: plain, gitInit: true, init: { harness: 'claude' } }) });
     expect(r.status, r.body).toBe(201);
     expect(JSON.parse(readFileSync(join(plain, 'trellis.json'), 'utf8')).harness).toBe('claude');

@@ -113,6 +113,8 @@ describe('a session’s checks travel with its review and gate its merge', () =>
       expect(body.error.code).toBe('MERGE_BLOCKED');
       expect(body.error.message).toContain(`cart/total (regressed: passes on trunk, fail at ${head.slice(0, 12)})`);
       expect(body.error.message).toContain(`trellis session check ${breaker}`);
+      // Beside the message, the facts a page says in its own words (issue 34): which checks, and why.
+      expect(body).toMatchObject({ blocking: [{ scenario: 'cart/total', blocks: `regressed: passes on trunk, fail at ${head.slice(0, 12)}` }], changed: false });
       // An empty reason is no override.
       expect((await api.get(`/api/sessions/${breaker}/merge`, post({ override: ' ' }))).status).toBe(409);
     } finally {

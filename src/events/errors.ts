@@ -62,6 +62,8 @@ export type ErrorCode =
   | 'STALE_REVISION'
   /** A gate decision (a merge override, a changed check's acceptance) made by the session it judges. */
   | 'SELF_APPROVAL'
+  /** A password that does not match (a login, or the current admin password a change must name). */
+  | 'BAD_PASSWORD'
   /** A folder Trellis writes into is a symlink, someone else's, or open to other users: nothing is written there. */
   | 'UNSAFE_FOLDER';
 

@@ -2,9 +2,10 @@ import type { HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
 import { deleteCookie, setCookie } from 'hono/cookie';
 import { errorBody } from '../http/errors.js';
+import { setAdminPassword } from '../store/host/admin-password.js';
 import { verifyPassword } from '../store/host/hub-config.js';
 import { gateOf } from '../store/host/project-list.js';
-import type { GatewayState } from './gateway-state.js';
+import type { Caller, GatewayState } from './gateway-state.js';
 import { callerOf, readJson } from './hub-context.js';
 import { attemptKey } from './login-sessions.js';
 import { hasShell } from './shell-scope.js';
@@ -14,6 +15,7 @@ import { hasShell } from './shell-scope.js';
  * password) buys a server-side session, always under a fresh id. Attempts are rate-limited per client
  * (an IPv4 address, or an IPv6 /64: see attemptKey) and per scope.
  * POST /auth/logout ends the session. GET /auth/status says who the caller is.
+ * POST /auth/password {password, current?} sets the admin password from the page (see passwordRefusal).
  */
 export function authRoutes(state: GatewayState): Hono<{ Bindings: HttpBindings }> {
   const app = new Hono<{ Bindings: HttpBindings }>();
@@ -25,7 +27,9 @@ export function authRoutes(state: GatewayState): Hono<{ Bindings: HttpBindings }
     // With ?project=<id>: whether this caller may run commands there (the page hides what it may not do).
     const project = c.req.query('project');
     const shell = project === undefined ? caller.admin : hasShell(caller, project);
-    return c.json({ passwordSet: caller.passwordSet, admin: caller.admin, loggedIn: !!caller.grant, projects: [...(caller.grant?.projects ?? [])], shell });
+    // mayChangePassword: the page offers the password form only to whom POST /auth/password would answer.
+    const mayChangePassword = caller.passwordSet ? !!caller.grant?.admin && (state.opts.tls || caller.loopback) : caller.loopback;
+    return c.json({ passwordSet: caller.passwordSet, admin: caller.admin, loggedIn: !!caller.grant, projects: [...(caller.grant?.projects ?? [])], shell, mayChangePassword });
   });
 
   app.post('/auth/login', async (c) => {
@@ -52,6 +56,30 @@ export function authRoutes(state: GatewayState): Hono<{ Bindings: HttpBindings }
     return c.json({ ok: true, admin: grant.admin });
   });
 
+  app.post('/auth/password', async (c) => {
+    const caller = callerOf(c, state);
+    const refused = passwordRefusal(caller, c.req.header('origin'), c.req.header('content-type'), state.opts.tls);
+    if (refused) return c.json(errorBody(refused.code, refused.message), refused.status);
+    const body = await readJson(c);
+    const { password, current } = body as { password?: unknown; current?: unknown };
+    if (typeof password !== 'string' || (current !== undefined && typeof current !== 'string')) {
+      return c.json(errorBody('INVALID_INPUT', 'send {"password": "<new>", "current"?: "<current>"}'), 400);
+    }
+    // A change names the current password: counted as a login attempt is (same client, admin scope),
+    // before the slow check, so the form is no faster way to guess than the login.
+    const scope = `${attemptKey(c.env.incoming.socket.remoteAddress ?? '?')} admin`;
+    if (caller.passwordSet) {
+      const wait = state.limiter.attempt(scope);
+      if (wait > 0) return c.json(errorBody('TOO_MANY_ATTEMPTS', `too many failed attempts from this client; try again in ${wait} s`), 429, { 'Retry-After': String(wait) });
+    }
+    const { first } = await setAdminPassword(state.opts.home, { password, proof: { kind: 'current', current } });
+    if (caller.passwordSet) state.limiter.succeed(scope);
+    // Every login ends with the old password; the person who changed it stays logged in, under a fresh id.
+    state.passwordChanged();
+    setCookie(c, baseName, state.sessions.create({ admin: true }), cookieOptions());
+    return c.json({ ok: true, first });
+  });
+
   app.post('/auth/logout', (c) => {
     const caller = callerOf(c, state);
     // This login's push subscriptions end with it (a phone handed on stops hearing about this hub).
@@ -61,4 +89,25 @@ export function authRoutes(state: GatewayState): Hono<{ Bindings: HttpBindings }
     return c.body(null, 204);
   });
   return app;
+}
+
+/**
+ * Who may set the admin password through the gateway (the gateway is a door to a shell). Only the page
+ * itself: a browser's request carries the page's Origin (a foreign one is refused before this, by the
+ * hub's cross-site check) and a JSON body, which no cross-site form can send; a client with no Origin is
+ * a terminal, and the terminal has `trellis dashboard password`. With no password yet: a client on this
+ * machine only (anyone else would become admin). With one: an admin login, which must also name the
+ * current password (a borrowed, unlocked browser is not enough), over TLS or from this machine (the two
+ * passwords never cross a network in clear).
+ */
+export function passwordRefusal(caller: Caller, origin: string | undefined, contentType: string | undefined, tls: boolean): { status: 401 | 403 | 415; code: string; message: string } | null {
+  if (!origin) return { status: 403, code: 'FORBIDDEN', message: "the admin password is set from the gateway's own page (a request with its Origin); on this machine's terminal, run 'trellis dashboard password'" };
+  if (!/^application\/json\b/i.test(contentType ?? '')) return { status: 415, code: 'INVALID_INPUT', message: 'send the password as JSON (Content-Type: application/json)' };
+  if (!caller.passwordSet) {
+    return caller.loopback ? null : { status: 403, code: 'FORBIDDEN', message: 'the first admin password can only be set from this machine (a loopback client)' };
+  }
+  if (!caller.grant?.admin) return { status: 401, code: 'UNAUTHENTICATED', message: 'log in with the admin password first' };
+  // The current and the new password would cross the network in clear: only over TLS, or on this machine.
+  if (!tls && !caller.loopback) return { status: 403, code: 'HTTPS_REQUIRED', message: 'the admin password is changed over https (hub.json tls) or from this machine, never in clear over the network' };
+  return null;
 }

@@ -97,6 +97,16 @@ export class GatewayState {
     }
   }
 
+  /**
+   * The admin password was just changed through this gateway: every login ends now, not at the next
+   * stat of hub.json (the route then logs its changer in anew, under a fresh id).
+   */
+  passwordChanged(): void {
+    this.sessions.revokeAll();
+    this.cached = undefined;
+    this.hub();
+  }
+
   allowedHosts(hub: HubConfig = this.hub()): string[] {
     return [...(hub.allowedHosts ?? []), ...(this.opts.extraHosts ?? [])];
   }

@@ -54,6 +54,7 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   UNSAFE_FOLDER: 409,
   HARNESS_NOT_INSTALLED: 422,
   SELF_APPROVAL: 403,
+  BAD_PASSWORD: 401,
 };
 
 export const errorBody = (code: string, message: string) => ({ error: { code, message } });

@@ -8,12 +8,18 @@ import { signal } from '@preact/signals';
  */
 export const apiBase: string = location.pathname.replace(/[^/]*$/, '');
 
-/** An error the backend answered with (`{"error":{"code","message"}}`), or a network failure. */
+/**
+ * An error the backend answered with (`{"error":{"code","message"}, ...details}`), or a network failure.
+ * The message is the API's (written for the CLI and API users); the page says it in its own words from
+ * the code and the details (error-words.ts).
+ */
 export class ApiError extends Error {
   constructor(
     readonly code: string,
     message: string,
     readonly status: number,
+    /** Facts the answer carried beside `error` (a step's transcript, the checks that block a merge). */
+    readonly details: Readonly<Record<string, unknown>> = {},
   ) {
     super(message);
   }
@@ -97,9 +103,9 @@ export const configError = signal<string | null>(null);
 
 async function errorOf(res: Response, what: string): Promise<ApiError> {
   try {
-    const j = (await res.json()) as { error?: { code?: string; message?: string } };
-    if (j.error?.code === 'CONFIG_INVALID') configError.value = j.error.message ?? 'trellis.json cannot be read';
-    if (j.error?.message) return new ApiError(j.error.code ?? 'ERROR', j.error.message, res.status);
+    const { error, ...details } = (await res.json()) as { error?: { code?: string; message?: string } };
+    if (error?.code === 'CONFIG_INVALID') configError.value = error.message ?? 'trellis.json cannot be read';
+    if (error?.message) return new ApiError(error.code ?? 'ERROR', error.message, res.status, details);
   } catch {}
   return new ApiError('HTTP_' + res.status, `${what} answered ${res.status} ${res.statusText}`, res.status);
 }

@@ -5,7 +5,7 @@ import type { Board, BoardNode } from './types';
 
 /** The board as last fetched, and its ETag for the next conditional GET. */
 export const board = signal<Board | null>(null);
-export const boardError = signal<string | null>(null);
+export const boardError = signal<unknown>(null);
 /** Bumped on every change the stream announces; views holding their own fetches (issues, a thread) refetch on it. */
 export const revision = signal(0);
 /**
@@ -40,7 +40,8 @@ export function refreshBoard(): Promise<void> {
         // The board reads trellis.json: it answering means the configuration is usable again.
         configError.value = null;
       } catch (err) {
-        boardError.value = (err as Error).message;
+        // The error itself (its code and details): each view says it in the page's words (ErrorBox).
+        boardError.value = err;
       }
     } while (again);
     inFlight = null;

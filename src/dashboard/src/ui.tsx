@@ -2,6 +2,8 @@ import type { ComponentChildren } from 'preact';
 import { signal } from '@preact/signals';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { configError } from './api';
+import { wordsFor, type PageAction } from './error-words';
+import './error-box.css';
 import { renderMarkdown } from './markdown';
 import type { LinkState } from './live';
 import type { Freshness, Label } from './types';
@@ -13,30 +15,24 @@ export function Markdown({ src, class: cls }: { src: string; class?: string }) {
   return <div class={`md ${cls ?? ''}`} dangerouslySetInnerHTML={{ __html: html }} />;
 }
 
-/** What to do next, for the refusals a person meets most; the server's message says what happened. */
-const NEXT_STEP: Record<string, string> = {
-  NETWORK: 'Check that the project’s backend (trellis serve) is running; the page keeps retrying by itself.',
-  NODE_NOT_FOUND: 'The node may have been renamed or removed: pick it again from the board.',
-  THREAD_NOT_FOUND: 'The issue may live in another project or store: search the issue list.',
-  SESSION_NOT_FOUND: 'Pick the session again from the sessions list.',
-  SCENARIO_NOT_FOUND: 'Declare it in a spec node’s front matter (scenarios: [{ id, run }]), or pick one from the scoreboard.',
-  CONFIG_INVALID: 'Fix trellis.json as the message says; the page picks the change up by itself.',
-  FORBIDDEN: 'Log in with the admin password on the projects page.',
-};
-
 /**
- * An error as a person reads it: a title saying what did not happen, the server's message, and what to
- * do next. The stable code stays out of the text (it is in `data-code`, for tests and bug reports).
+ * An error as a person reads it: a title saying what did not happen, what happened and what to do next,
+ * in the page's words (error-words.ts: from the code, the answer's details and `action`, the page's action
+ * that met it). The stable code stays out of the text (it is in `data-code`, for tests and bug reports).
  */
-export function ErrorBox({ error, title }: { error: unknown; title?: string }) {
+export function ErrorBox({ error, title, action, children }: { error: unknown; title?: string; action?: PageAction; children?: ComponentChildren }) {
   if (!error) return null;
-  const e = error as { code?: string; message?: string };
-  const next = e.code ? NEXT_STEP[e.code] : undefined;
+  const e = error as { code?: string; details?: { logTail?: unknown } };
+  const words = wordsFor(error, action);
+  // A program's own output (a serve's log tail) is shown as it is, below the page's words.
+  const log = typeof e.details?.logTail === 'string' && e.details.logTail ? e.details.logTail : null;
   return (
     <div class="error" role="alert" data-code={e.code}>
       <strong>{title ?? 'Something went wrong'}</strong>
-      <div>{e.message ?? String(error)}</div>
-      {next ? <div class="next-step">{next}</div> : null}
+      <div>{words.message}</div>
+      {words.next ? <div class="next-step">{words.next}</div> : null}
+      {log ? <pre class="log-tail">{log}</pre> : null}
+      {children}
     </div>
   );
 }

@@ -32,7 +32,8 @@ export async function prepareRegistration(req: RegisterRequest, env?: NodeJS.Pro
   const steps: Transcript[] = [];
   let root = mainCheckout(req.path);
   if (!root) {
-    if (!req.gitInit) throw new TrellisError('INVALID_INPUT', `${req.path} is not in a git repository with a working tree; send gitInit: true (trellis projects add --git) to create one there`);
+    // `needs` tells a page which of its own controls repairs this (the message speaks to the CLI and API).
+    if (!req.gitInit) throw new TrellisError('INVALID_INPUT', `${req.path} is not in a git repository with a working tree; send gitInit: true (trellis projects add --git) to create one there`, { details: { needs: 'gitInit' } });
     const t = await runTranscript('git', ['init', '-q'], req.path, env);
     steps.push(t);
     if (t.exitCode !== 0) return { ok: false, failed: t, steps };

@@ -39,6 +39,7 @@ export async function checkSession(p: Project, id: string, by: string): Promise<
     throw new TrellisError(
       'SESSION_REFUSED',
       `session ${id}'s worktree has uncommitted changes (${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? `, and ${dirty.length - 5} more` : ''}): the checks measure its head commit, so commit them first (git -C ${state.worktree} commit -am ...)`,
+      { details: { uncommitted: dirty } },
     );
   }
   const before = await currentChecks(p, state);

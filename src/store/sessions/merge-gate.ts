@@ -58,6 +58,8 @@ function blocked(id: string, checks: SessionChecks): TrellisError {
   return new TrellisError(
     'MERGE_BLOCKED',
     `merge of ${id} refused by its checks: ${why.join('; ')}. Measure them at the head commit (and trunk at its tip) with '${checks.measure}'${changed ? `, let a person accept a changed check: trellis session accept ${id} --reason "<why>" (POST /api/sessions/${id}/accept {"reason": "<why>"})` : ''}, or override with a reason: trellis session merge ${id} --override "<why>" (POST /api/sessions/${id}/merge {"override": "<why>"})`,
+    // The facts beside the message, so a page can say them in its own words and point at its own buttons.
+    { details: { blocking: checks.checks.filter((c) => c.blocks !== null).map((c) => ({ scenario: c.scenario, blocks: c.blocks })), changed } },
   );
 }
 

@@ -28,7 +28,7 @@ describe('preflight: what the agent’s own config says its first run will ask',
   it('an agent not on PATH is refused naming it and how to install it; shell needs nothing', async () => {
     const env = { PATH: dir(), HOME: dir() };
     await expect(preflight('claude', { mainRoot: '/r', env })).rejects.toMatchObject({ code: 'HARNESS_NOT_INSTALLED', message: expect.stringContaining("npm install -g @anthropic-ai/claude-code") });
-    await expect(preflight('codex', { mainRoot: '/r', env })).rejects.toMatchObject({ code: 'HARNESS_NOT_INSTALLED', message: expect.stringContaining('--harness shell') });
+    await expect(preflight('codex', { mainRoot: '/r', env })).rejects.toMatchObject({ code: 'HARNESS_NOT_INSTALLED', message: expect.stringContaining('--harness shell'), details: { harness: 'codex', program: 'codex' } });
     expect(await preflight('shell', { mainRoot: '/r', env })).toEqual([]);
   });
 

@@ -31,6 +31,7 @@ export async function preflight(harness: string, ctx: PreflightContext): Promise
     throw new TrellisError(
       'HARNESS_NOT_INSTALLED',
       `the ${harness} harness runs '${agent.program}', which is not installed here (not on PATH): install it with '${agent.install}', or spawn with --harness shell`,
+      { details: { harness, program: agent.program } },
     );
   }
   if (harness === 'claude') return claudePreflight(ctx);

@@ -4,6 +4,7 @@ import { LoginView } from '../views/Login';
 import { ProjectView } from '../views/ProjectOps';
 import { ProjectsView } from '../views/Projects';
 import { RegisterView } from '../views/Register';
+import { AdminPasswordView } from '../views/AdminPassword';
 import { auth, logout, needLogin, nextRoute, refreshAuth, safeNext } from './hub';
 import { hostHref, hostRoute, type HostRoute } from './host-route';
 import { hostInbox, projectList, projectsById, projectsStream } from './projects-store';
@@ -20,6 +21,7 @@ function hostPaletteItems(): PaletteItem[] {
     { kind: 'view', label: 'Inbox', href: hostHref.inbox() },
     { kind: 'view', label: 'Projects', href: hostHref.projects() },
     { kind: 'action', label: 'Register a folder', href: hostHref.register() },
+    { kind: 'action', label: 'Change the admin password', href: hostHref.password() },
     { kind: 'action', label: 'Show keyboard shortcuts', run: () => (shortcutsOpen.value = true) },
     ...(hostInbox.value ?? []).map((e): PaletteItem => ({ kind: 'session', label: e.title, hint: `${e.project?.name ?? ''} · ${e.waitsFor}`, href: e.href })),
     ...projects.map((p): PaletteItem => ({ kind: 'project', label: p.name, hint: p.root, href: p.online ? p.url : hostHref.project(p.id) })),
@@ -27,7 +29,7 @@ function hostPaletteItems(): PaletteItem[] {
   ];
 }
 
-const TITLES: Record<HostRoute['view'], string> = { inbox: 'Inbox', projects: 'Projects', project: 'Project', register: 'Register a folder', login: 'Log in', missing: 'Not found' };
+const TITLES: Record<HostRoute['view'], string> = { inbox: 'Inbox', projects: 'Projects', project: 'Project', register: 'Register a folder', login: 'Log in', password: 'Admin password', missing: 'Not found' };
 
 /**
  * The host home (the gateway's `/`): the projects on this machine and the host operations, behind the
@@ -83,6 +85,8 @@ export function HostApp() {
   let body;
   if (authError) body = <ErrorBox error={authError} title="The gateway did not say who you are" />;
   else if (!a) body = <p class="muted">Loading…</p>;
+  // The password page answers before the admin check: without a password it is how one gets set.
+  else if (r.view === 'password' && (a.mayChangePassword || (a.admin && !needLogin.value))) body = <AdminPasswordView />;
   else if (needLogin.value || (r.view === 'login' && !a.admin)) body = <LoginView onDone={continueAfterLogin} />;
   else if (!a.admin) body = <ErrorBox error={{ code: 'FORBIDDEN', message: 'This login does not open the host’s projects (admin scope is needed).' }} />;
   else if (r.view === 'projects' || r.view === 'login') body = <ProjectsView />;
@@ -124,6 +128,11 @@ export function HostApp() {
         ) : null}
         <div class="status-bar">
           {admitted ? <LinkBadge state={projectsStream.state.value} /> : null}
+          {a?.mayChangePassword ? (
+            <a class="button small password-link" href={hostHref.password()} aria-current={r.view === 'password' ? 'page' : undefined} data-testid="password-link">
+              {a.passwordSet ? 'Password' : 'Set a password'}
+            </a>
+          ) : null}
           {a?.loggedIn ? (
             <button
               class="button small logout"

@@ -3,10 +3,10 @@ import { signal } from '@preact/signals';
 /**
  * The host home's views, in the URL fragment like the project views (deep links, back/forward):
  * `#/projects`, `#/projects/<id>` (one project: start, doctor, init, its trellis.json), `#/register`
- * (the directory browser) and `#/login?next=<fragment or path>`.
+ * (the directory browser), `#/password` (set or change the admin password) and `#/login?next=<fragment or path>`.
  */
 export interface HostRoute {
-  readonly view: 'projects' | 'project' | 'register' | 'login' | 'inbox' | 'missing';
+  readonly view: 'projects' | 'project' | 'register' | 'login' | 'inbox' | 'password' | 'missing';
   readonly arg: string;
   readonly query: URLSearchParams;
 }
@@ -31,6 +31,8 @@ export function parseHostRoute(hash: string): HostRoute {
       return { view: 'inbox', arg: '', query };
     case 'login':
       return { view: 'login', arg: '', query };
+    case 'password':
+      return { view: 'password', arg: '', query };
     default:
       return { view: 'missing', arg: path, query };
   }
@@ -44,5 +46,6 @@ export const hostHref = {
   project: (id: string) => `#/projects/${encodeURIComponent(id)}`,
   inbox: () => '#/inbox',
   register: (path?: string) => `#/register${path ? `?path=${encodeURIComponent(path)}` : ''}`,
+  password: () => '#/password',
   login: (next?: string) => `#/login${next ? `?next=${encodeURIComponent(next)}` : ''}`,
 };

@@ -101,7 +101,6 @@ export async function hub<T = unknown>(method: string, path: string, body?: unkn
   } catch (err) {
     throw new ApiError('NETWORK', `the gateway did not answer ${method} /${path}: ${(err as Error).message}`, 0);
   }
-  if (res.status === 401 && path !== 'auth/login') needLogin.value = true;
   const text = await res.text();
   let parsed: unknown = text;
   if ((res.headers.get('Content-Type') ?? '').includes('json') && text) {
@@ -109,19 +108,25 @@ export async function hub<T = unknown>(method: string, path: string, body?: unkn
       parsed = JSON.parse(text);
     } catch {}
   }
+  // A wrong password typed into a form is that form's answer, not a login that ended.
+  const wrongPassword = (parsed as { error?: { code?: string } } | null)?.error?.code === 'BAD_PASSWORD';
+  if (res.status === 401 && path !== 'auth/login' && !wrongPassword) needLogin.value = true;
   return { status: res.status, body: parsed as T, etag: res.headers.get('ETag'), text };
 }
 
 /** The error a hub route answered with, as the views show it. */
 export function errorOf(a: HubAnswer<unknown>, what: string): ApiError {
-  const e = (a.body as { error?: { code?: string; message?: string } } | null)?.error;
-  return new ApiError(e?.code ?? `HTTP_${a.status}`, e?.message ?? `${what} answered ${a.status}`, a.status);
+  const body = a.body as { error?: { code?: string; message?: string } } | null;
+  const { error: e, ...details } = typeof body === 'object' && body !== null ? body : {};
+  return new ApiError(e?.code ?? `HTTP_${a.status}`, e?.message ?? `${what} answered ${a.status}`, a.status, details);
 }
 
 export interface AuthStatus {
   readonly passwordSet: boolean;
   readonly admin: boolean;
   readonly loggedIn: boolean;
+  /** Whether POST /auth/password would hear this caller: on this machine with no password yet, or an admin login. */
+  readonly mayChangePassword?: boolean;
 }
 
 export const auth = signal<AuthStatus | null>(null);
@@ -138,6 +143,17 @@ export async function refreshAuth(): Promise<AuthStatus> {
 export async function login(password: string, project?: string): Promise<void> {
   const a = await hub('POST', 'auth/login', { password, ...(project ? { project } : {}) });
   if (a.status !== 200) throw errorOf(a, 'POST /auth/login');
+}
+
+/**
+ * Sets the admin password (the first one, from this machine) or changes it (naming the current one). The
+ * gateway logs this page in anew and every other login out; the auth status is read again after it.
+ */
+export async function changeAdminPassword(password: string, current?: string): Promise<{ first: boolean }> {
+  const a = await hub<{ first: boolean }>('POST', 'auth/password', { password, ...(current !== undefined ? { current } : {}) });
+  if (a.status !== 200) throw errorOf(a, 'POST /auth/password');
+  await refreshAuth();
+  return a.body;
 }
 
 export async function logout(): Promise<void> {

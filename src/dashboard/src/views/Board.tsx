@@ -47,7 +47,7 @@ export function BoardView() {
   const list = useMemo(() => (b ? rows(b.nodes, closed) : []), [b, closed]);
   const wt = changedIn.value;
   const fresh = useMemo(() => worktreeOnlyNodes(b), [b]);
-  if (!b) return boardError.value ? <ErrorBox error={{ message: boardError.value }} title="The board could not be loaded" /> : <p class="muted">Loading the spec tree…</p>;
+  if (!b) return boardError.value ? <ErrorBox error={boardError.value} title="The board could not be loaded" /> : <p class="muted">Loading the spec tree…</p>;
   const openTotal = b.nodes.reduce((s, n) => s + n.openIssues.length, 0);
   // A worktree counts when its edits touch a node (the overlay also lists clean ones, with no nodes).
   const edited = b.overlay.filter((o) => o.nodes.length).length;

@@ -17,7 +17,7 @@ export function InboxView() {
   const items = projectInbox.value;
   // Under a gateway that tells this page (an admin login), its notifications are the ones shown.
   useInboxNotifications(gatewayNotifying.value ? null : items);
-  if (!items) return boardError.value ? <ErrorBox error={{ message: boardError.value }} title="The inbox could not be loaded" /> : <p class="muted">Loading the inbox…</p>;
+  if (!items) return boardError.value ? <ErrorBox error={boardError.value} title="The inbox could not be loaded" /> : <p class="muted">Loading the inbox…</p>;
   return (
     <div class="inbox-page">
       <header class="page-head row-head">

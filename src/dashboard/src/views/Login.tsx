@@ -50,7 +50,7 @@ export function LoginView({ project, onDone }: { project?: string; onDone: () =>
           </button>
         </div>
       </form>
-      <ErrorBox error={error} title={(error as { status?: number } | null)?.status === 429 ? 'Too many attempts' : 'Not logged in'} />
+      <ErrorBox error={error} action="login" title={(error as { status?: number } | null)?.status === 429 ? 'Too many attempts' : 'Not logged in'} />
     </div>
   );
 }

@@ -145,7 +145,8 @@ export function StartButton({ p, onTranscript }: { p: ProjectRow; onTranscript?:
       if (a.status !== 200) {
         const err = errorOf(a, 'starting the backend');
         if (a.body.logTail) onTranscript?.(a.body.logTail);
-        throw { code: err.code, message: a.body.logTail ? `${err.message}\n\n${a.body.logTail}` : err.message };
+        // The log's tail travels in the error's details: the box shows it under the page's words.
+        throw err;
       }
       onTranscript?.(`started: ${a.body.url ?? ''}\n`);
     });

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ErrorBox, onListKeys, useFetch, FolderIcon, useAction } from '../ui';
 import { errorOf, hub } from '../host/hub';
 import { hostHref, hostRoute } from '../host/host-route';
-import type { ProjectRow } from '../host/projects-store';
+import { projectList, type ProjectRow } from '../host/projects-store';
 import { useHarnesses } from '../host/harnesses';
 import { Transcript } from './Transcript';
 
@@ -33,7 +33,9 @@ async function browse(path: string | null): Promise<Listing> {
 export function RegisterView() {
   const path = hostRoute.value.query.get('path');
   const listing = useFetch(() => browse(path), [path]);
-  const here = listing.data;
+  // A path that cannot be listed shows its refusal alone: never the folder listed before it, whose
+  // Register button would register that other folder.
+  const here = listing.error ? undefined : listing.data;
   const [result, setResult] = useState<{ transcript: string; project?: ProjectRow } | null>(null);
   // The folder's own markers come from its parent's listing (a listing marks its children only).
   const self = useFetch(async () => (here?.parent ? (await browse(here.parent)).folders.find((f) => f.path === here.path) ?? null : null), [here?.path, result?.project?.id]);
@@ -43,14 +45,18 @@ export function RegisterView() {
   const [init, setInit] = useState(true);
   const [harness, setHarness] = useState('');
   const { busy, error, setError, run } = useAction();
+  // The box shows the folder listed, or what was asked for when it cannot be listed (the person's typing stays).
+  useEffect(() => setTyped(path ?? ''), [path]);
   useEffect(() => {
-    setTyped(here?.path ?? '');
+    if (here) setTyped(here.path);
     setGitInit(false);
     setResult(null);
     setError(null);
   }, [here?.path]);
   const isGit = !!self.data?.git;
   const isTrellis = !!self.data?.trellis;
+  // Registered already (just now, or before): the card says so and links to it instead of offering Register again.
+  const registered = result?.project ?? projectList.value?.projects.find((p) => p.cataloged && p.root === here?.path);
   useEffect(() => setInit(!isTrellis), [isTrellis, here?.path]);
 
   const register = async (e: Event) => {
@@ -96,7 +102,9 @@ export function RegisterView() {
             Go
           </button>
         </form>
-        <ErrorBox error={listing.error} title="That folder cannot be listed" />
+        <ErrorBox error={listing.error} action="browse" title="That folder cannot be listed">
+          <a href={hostHref.register()}>Start again from your home folder</a>
+        </ErrorBox>
         {here ? (
           <ul class="list folders" aria-label={`Folders in ${here.path}`} onKeyDown={onListKeys}>
             {here.parent ? (
@@ -130,52 +138,62 @@ export function RegisterView() {
       {here ? (
         <section class="card" aria-labelledby="register-h">
           <h2 id="register-h">
-            Register <code>{here.path}</code>
+            {registered ? 'Registered' : 'Register'} <code>{here.path}</code>
           </h2>
-          <form onSubmit={register} class="stack">
-            <p class="muted" data-testid="folder-kind">
-              {self.loading && !self.data ? 'Looking at the folder…' : isTrellis ? 'A git repository with a trellis.json.' : isGit ? 'A git repository (no trellis.json yet).' : 'Not a git repository itself (a plain folder, or a folder inside a repository: then its repository is registered).'}
-            </p>
-            {!isGit ? (
-              <label class="check">
-                <input type="checkbox" checked={gitInit} onChange={(e) => setGitInit((e.currentTarget as HTMLInputElement).checked)} />
-                Create a git repository here (<code>git init</code>) if it is a plain folder
-              </label>
-            ) : null}
-            <label class="check">
-              <input type="checkbox" checked={init} onChange={(e) => setInit((e.currentTarget as HTMLInputElement).checked)} />
-              Set it up as a Trellis project (<code>trellis init</code>)
-            </label>
-            {init ? (
-              <label>
-                <span>Harness for its agent sessions</span>
-                <select value={harness} onChange={(e) => setHarness((e.currentTarget as HTMLSelectElement).value)}>
-                  <option value="">(none: decide later)</option>
-                  {names.map((n) => (
-                    <option value={n} key={n}>
-                      {n}
-                    </option>
-                  ))}
-                </select>
-              </label>
-            ) : null}
-            <div class="actions">
-              <button class="button primary" type="submit" disabled={busy}>
-                {busy ? 'Registering…' : 'Register'}
-              </button>
+          {registered ? (
+            <div class="stack" role="status" data-testid="registered">
+              <p>
+                {result?.project ? 'Registered' : 'Already registered'} as <a href={hostHref.project(registered.id)}>{registered.name}</a>. It is on the{' '}
+                <a href={hostHref.projects()}>projects page</a>.
+              </p>
+              <div class="actions">
+                <a class="button primary" href={hostHref.project(registered.id)}>
+                  Open {registered.name}
+                </a>
+                {here.parent ? (
+                  <a class="button" href={hostHref.register(here.parent)}>
+                    Register another folder
+                  </a>
+                ) : null}
+              </div>
             </div>
-          </form>
-          <ErrorBox error={error} title="Not registered" />
-          {result ? (
-            <>
-              {result.project ? (
-                <p role="status" data-testid="registered">
-                  Registered <a href={hostHref.project(result.project.id)}>{result.project.name}</a>.
-                </p>
+          ) : (
+            <form onSubmit={register} class="stack">
+              <p class="muted" data-testid="folder-kind">
+                {self.loading && !self.data ? 'Looking at the folder…' : isTrellis ? 'A git repository with a trellis.json.' : isGit ? 'A git repository (no trellis.json yet).' : 'Not a git repository itself (a plain folder, or a folder inside a repository: then its repository is registered).'}
+              </p>
+              {!isGit ? (
+                <label class="check">
+                  <input type="checkbox" checked={gitInit} onChange={(e) => setGitInit((e.currentTarget as HTMLInputElement).checked)} />
+                  Create a git repository here (<code>git init</code>) if it is a plain folder
+                </label>
               ) : null}
-              <Transcript text={result.transcript} />
-            </>
-          ) : null}
+              <label class="check">
+                <input type="checkbox" checked={init} onChange={(e) => setInit((e.currentTarget as HTMLInputElement).checked)} />
+                Set it up as a Trellis project (<code>trellis init</code>)
+              </label>
+              {init ? (
+                <label>
+                  <span>Harness for its agent sessions</span>
+                  <select value={harness} onChange={(e) => setHarness((e.currentTarget as HTMLSelectElement).value)}>
+                    <option value="">(none: decide later)</option>
+                    {names.map((n) => (
+                      <option value={n} key={n}>
+                        {n}
+                      </option>
+                    ))}
+                  </select>
+                </label>
+              ) : null}
+              <div class="actions">
+                <button class="button primary" type="submit" disabled={busy}>
+                  {busy ? 'Registering…' : 'Register'}
+                </button>
+              </div>
+            </form>
+          )}
+          <ErrorBox error={error} action="register" title="Not registered" />
+          {result ? <Transcript text={result.transcript} /> : null}
         </section>
       ) : null}
     </>

@@ -110,7 +110,7 @@ export function SessionsView() {
         </label>
       </header>
       {mayRunCommands.value ? <SpawnForm /> : <ShellNeeded what="Spawning a session" />}
-      {!b ? boardError.value ? <ErrorBox error={{ message: boardError.value }} title="Cannot load the sessions" /> : <p class="muted">Loading sessions…</p> : null}
+      {!b ? boardError.value ? <ErrorBox error={boardError.value} title="Cannot load the sessions" /> : <p class="muted">Loading sessions…</p> : null}
       {b && !list.length ? <p class="muted" data-testid="no-sessions">No {showClosed ? '' : 'open '}sessions. Spawn one above, or with <code>trellis session spawn</code>.</p> : null}
       {list.length ? (
         <ul class="list session-list" aria-label="Sessions" onKeyDown={onListKeys}>
@@ -181,7 +181,7 @@ function SpawnForm() {
           <option key={n.id} value={n.id} />
         ))}
       </datalist>
-      <ErrorBox error={err} title="The session was not spawned" />
+      <ErrorBox error={err} action="spawn" title="The session was not spawned" />
       <div>
         <button class="button primary" type="submit" disabled={busy || !task.trim()}>
           {busy ? 'Spawning…' : 'Spawn'}

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, apiUrl, enc, evidenceHead, get, loadPageAuthor, pageAuthor, post } from '../api';
 import { ConfirmButton } from '../confirm';
+import { size, wordsFor } from '../error-words';
 import { href } from '../router';
 import { revision } from '../store';
 import type { Issue, IssueEvent, Reply } from '../types';
@@ -234,6 +235,16 @@ function ReplyForm({ id, onDone }: { id: string; onDone: (i: Issue) => void }) {
       onDone(r.issue);
     });
   };
+  // A text too long for one reply is kept whole as evidence on the reply that says so (one click).
+  const attachText = () =>
+    run(async () => {
+      const evidence = [(await post<{ hash: string }>('api/evidence', new Blob([body], { type: 'text/plain' }), true)).hash];
+      for (const f of files) evidence.push((await post<{ hash: string }>('api/evidence', f, true)).hash);
+      const r = await post<{ issue: Issue }>(`api/issues/${enc(id)}/reply`, { body: `The full text (${size(new Blob([body]).size)}) is attached as a file.`, evidence });
+      setBody('');
+      setFiles([]);
+      onDone(r.issue);
+    });
   return (
     <form class="card reply-form" onSubmit={submit}>
       <label>
@@ -244,7 +255,13 @@ function ReplyForm({ id, onDone }: { id: string; onDone: (i: Issue) => void }) {
         <span>Attach evidence (optional)</span>
         <input ref={picker} type="file" multiple onChange={(e) => setFiles(Array.from((e.currentTarget as HTMLInputElement).files ?? []))} />
       </label>
-      <ErrorBox error={err} title="The reply was not sent" />
+      <ErrorBox error={err} action="reply" title="The reply was not sent">
+        {wordsFor(err, 'reply').attach && body ? (
+          <button class="button small" type="button" disabled={busy} onClick={() => void attachText()}>
+            Attach it as a file ({size(new Blob([body]).size)})
+          </button>
+        ) : null}
+      </ErrorBox>
       <button class="button primary" type="submit" disabled={busy}>
         {busy ? 'Sending…' : 'Reply'}
       </button>

@@ -17,10 +17,13 @@ export function Lifecycle({ s, onDone, onChecked }: { s: Session; onDone: (v: Se
   const [reason, setReason] = useState('');
   const [asking, setAsking] = useState('');
   const [override, setOverride] = useState('');
+  // Which verb the error on show came from: the page's words for a refusal depend on it.
+  const [lastVerb, setLastVerb] = useState<Action | ''>('');
   if (s.state === 'closed') return null;
   const { shown, absent, mergeByHand } = actionsFor(s, mayRunCommands.value);
   const act = async (verb: Action, body: object = {}) => {
     setNote('');
+    setLastVerb(verb);
     await run(async () => {
       const r = await post<Session | { dispatched: true; delivered?: boolean; reason?: string } | { readings: unknown[]; trunk?: unknown[]; head: string }>(`api/sessions/${enc(s.id)}/${verb}`, body);
       if ('readings' in r) {
@@ -91,7 +94,7 @@ export function Lifecycle({ s, onDone, onChecked }: { s: Session; onDone: (v: Se
         </ul>
       ) : null}
       {mergeByHand ? <MergeByHand branch={s.branch} id={s.id} /> : null}
-      <ErrorBox error={err} title={err instanceof ApiError && err.status === 409 ? 'The server refused' : 'That did not work'} />
+      <ErrorBox error={err} action={lastVerb === 'merge' ? 'merge' : undefined} title={lastVerb && REFUSED[lastVerb] ? REFUSED[lastVerb] : err instanceof ApiError && err.status === 409 ? 'The server refused' : 'That did not work'} />
       {note ? (
         <p class="notice" role="status" data-testid="lifecycle-note">
           {note}
@@ -100,6 +103,9 @@ export function Lifecycle({ s, onDone, onChecked }: { s: Session; onDone: (v: Se
     </div>
   );
 }
+
+/** What did not happen, per verb, as the title of its refusal. */
+const REFUSED: Partial<Record<Action, string>> = { check: 'The checks did not run', merge: 'Not merged', resume: 'Not resumed', close: 'Not closed', quarantine: 'Not quarantined' };
 
 /** A session whose agent reads no prose cannot be asked to merge: the commands a person runs instead, to copy. */
 function MergeByHand({ branch, id }: { branch: string; id: string }) {
