@@ -29,7 +29,7 @@ export function EvalView() {
       <header class="page-head">
         <h1>Eval scoreboard</h1>
         <p class="meta">
-          {plural(b.scenarios.length, 'scenario')} × {plural(scopes.length, 'scope')}. Open a result to see its output and history, or run it again; from a terminal, <code>trellis eval run</code>.
+          {plural(b.scenarios.length, 'scenario')} × {plural(scopes.length, 'scope')}. Open a result to see its output and history, or run it again.
         </p>
       </header>
       {!b.scenarios.length ? (

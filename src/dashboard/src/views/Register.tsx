@@ -170,7 +170,7 @@ export function RegisterView() {
               ) : null}
               <label class="check">
                 <input type="checkbox" checked={init} onChange={(e) => setInit((e.currentTarget as HTMLInputElement).checked)} />
-                Set it up as a Trellis project (<code>trellis init</code>)
+                Set it up as a Trellis project (adds a trellis.json)
               </label>
               {init ? (
                 <label>

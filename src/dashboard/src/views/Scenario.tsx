@@ -78,7 +78,7 @@ export function ScenarioView({ id }: { id: string }) {
                 </>
               ) : (
                 <p class="muted" data-testid="no-reading">
-                  Not measured in {x.scope} yet. Run it above, or from a terminal: <code>trellis eval run {id}{x.scope !== 'trunk' ? ` --scope ${x.scope}` : ''}</code>.
+                  Not measured in {x.scope} yet. Run it above.
                 </p>
               )}
             </Section>
@@ -182,8 +182,7 @@ function Output({ hash }: { hash: string }) {
             {t.data.cut ? 'The first 64 KB. ' : ''}
             <a href={apiUrl(`api/evidence/${enc(hash)}`)} download={`output-${hash.slice(0, 12)}.txt`}>
               Download the whole output
-            </a>{' '}
-            · <code>trellis evidence get {hash}</code>
+            </a>
           </p>
         </>
       ) : null}

@@ -111,7 +111,7 @@ export function SessionsView() {
       </header>
       {mayRunCommands.value ? <SpawnForm /> : <ShellNeeded what="Spawning a session" />}
       {!b ? boardError.value ? <ErrorBox error={boardError.value} title="Cannot load the sessions" /> : <p class="muted">Loading sessions…</p> : null}
-      {b && !list.length ? <p class="muted" data-testid="no-sessions">No {showClosed ? '' : 'open '}sessions. Spawn one above, or with <code>trellis session spawn</code>.</p> : null}
+      {b && !list.length ? <p class="muted" data-testid="no-sessions">No {showClosed ? '' : 'open '}sessions. Spawn one above.</p> : null}
       {list.length ? (
         <ul class="list session-list" aria-label="Sessions" onKeyDown={onListKeys}>
           {list.map((s) => (
