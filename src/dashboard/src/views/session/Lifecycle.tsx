@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { ApiError, enc, post } from '../../api';
 import { gateRevision } from '../../store';
@@ -37,10 +38,12 @@ export function Lifecycle({ s, onDone, onChecked }: { s: Session; onDone: (v: Se
     }, verb);
   };
   // A verb that stops the agent asks first, in the page (no browser dialog): the button turns into Yes / Cancel.
-  const button = (verb: Action, label: string, opts: { confirm?: string; body?: () => object } = {}) =>
+  // What the question asks for besides yes (quarantine's optional reason) sits inside it, not loose in the bar.
+  const button = (verb: Action, label: string, opts: { confirm?: string; body?: () => object; field?: ComponentChildren } = {}) =>
     !shown.has(verb) ? null : asking === verb ? (
       <span class="confirm" role="group" aria-label={`Confirm: ${label}`}>
         <span>{opts.confirm}</span>
+        {opts.field}
         <button class="button primary" onClick={() => (setAsking(''), void act(verb, opts.body?.() ?? {}))}>
           Yes, {label.toLowerCase()}
         </button>
@@ -70,18 +73,18 @@ export function Lifecycle({ s, onDone, onChecked }: { s: Session; onDone: (v: Se
           </span>
         ) : null}
         {button('close', 'Close', { confirm: `Close session ${s.id}? Its tmux session and worktree are removed; uncommitted work is saved on refs/trellis/wip/${s.id}.` })}
-        {shown.has('quarantine') ? (
-          <span class="inline">
-            <label>
-              <span>Quarantine reason</span>
-              <input value={reason} onInput={(e) => setReason((e.target as HTMLInputElement).value)} placeholder="optional: why it is held" />
-            </label>
-            {button('quarantine', 'Quarantine', {
-              confirm: `Quarantine session ${s.id}? Its agent is stopped; uncommitted work is saved on refs/trellis/wip/${s.id}; it can be resumed later.`,
-              body: () => (reason.trim() ? { reason: reason.trim() } : {}),
-            })}
-          </span>
-        ) : null}
+        {button('quarantine', 'Quarantine', {
+          confirm: `Quarantine session ${s.id}? Its agent is stopped; uncommitted work is saved on refs/trellis/wip/${s.id}; it can be resumed later.`,
+          field: (
+            <span class="inline">
+              <label>
+                <span>Reason (optional)</span>
+                <input value={reason} onInput={(e) => setReason((e.target as HTMLInputElement).value)} placeholder="why it is held" />
+              </label>
+            </span>
+          ),
+          body: () => (reason.trim() ? { reason: reason.trim() } : {}),
+        })}
       </div>
       {absent.length ? (
         <ul class="muted small not-offered" data-testid="not-offered">
