@@ -72,7 +72,9 @@ export function SessionView({ id }: { id: string }) {
         </p>
       )}
       {/* The review bundle reads across the page's width, right under what the session is doing (issue 34). */}
-      <Review id={s.id} auto={s.state === 'review' || checked} version={`${s.state} ${s.reason ?? ''}`} />
+      {/* A closed session spawned for an issue loads its bundle by itself: whether its change is merged (and
+          its issue can be closed) is the bundle's to say. */}
+      <Review id={s.id} issue={s.issue} auto={s.state === 'review' || checked || (s.state === 'closed' && !!s.issue)} version={`${s.state} ${s.reason ?? ''}`} />
       <div class="columns">
         <div>{mayRunCommands.value ? <PromptBox s={s} onDone={(v) => setLocal(v)} /> : <ShellNeeded what="Sending a prompt" />}</div>
         <Section title="Prompts" id="timeline-h">
