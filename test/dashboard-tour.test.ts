@@ -149,8 +149,13 @@ describe('the five-minute tour on the demo, in the page', () => {
     expect(commands).toEqual([`git merge --no-ff ${shown.branch}`, `trellis session close ${id}`]);
     for (const line of commands) {
       const [program, ...args] = line.split(' ');
-      if (program === 'git') execFileSync('git', args, { cwd: demo, stdio: 'pipe' });
-      else await ok(demo, args, { env: { TRELLIS_HOME: home } });
+      if (program === 'git') {
+        execFileSync('git', args, { cwd: demo, stdio: 'pipe' });
+        // Merged, not yet closed: the page stops offering the merge (its commands, Request review) and says why.
+        await page.getByTestId('merge-by-hand').waitFor({ state: 'detached', timeout: 15_000 });
+        expect(await page.getByTestId('not-offered').textContent()).toContain('Merge: its branch is already in trunk. Close the session to finish it.');
+        expect(await page.getByRole('button', { name: 'Close', exact: true }).count()).toBe(1);
+      } else await ok(demo, args, { env: { TRELLIS_HOME: home } });
     }
     expect(readFileSync(join(demo, 'specs/ops/inventory.md'), 'utf8')).toContain(RULE);
     await expect.poll(() => page.getByTestId('session-state').first().textContent(), { timeout: 15_000 }).toMatch(/^closed/);

@@ -12,14 +12,14 @@ import { mayRunCommands } from './ShellNeeded';
  * state lets it succeed (the others say in words why they are not there); a refused one shows the
  * server's reason. Close and quarantine stop the agent, so both ask first.
  */
-export function Lifecycle({ s, onDone, onChecked }: { s: Session; onDone: (v: Session | null) => void; onChecked?: () => void }) {
+export function Lifecycle({ s, onDone, onChecked, merged = false }: { s: Session; onDone: (v: Session | null) => void; onChecked?: () => void; merged?: boolean }) {
   const { doing: busy, error: err, run } = useAction();
   const [note, setNote] = useState('');
   const [reason, setReason] = useState('');
   const [asking, setAsking] = useState('');
   const [override, setOverride] = useState('');
   if (s.state === 'closed') return null;
-  const { shown, absent, mergeByHand } = actionsFor(s, mayRunCommands.value);
+  const { shown, absent, mergeByHand } = actionsFor(s, mayRunCommands.value, merged);
   const act = async (verb: Action, body: object = {}) => {
     setNote('');
     await run(async () => {

@@ -20,7 +20,7 @@ const CHANGE: Record<string, string> = { A: 'added', M: 'modified', D: 'deleted'
  * every change that can move it (`gateRevision`: a reading filed, a commit on its branch, trunk moved), not
  * on every board revision: the pre-flight line, the checks table and the diff are one answer, never two.
  */
-export function Review({ id, auto, version, issue }: { id: string; auto: boolean; version: string; issue?: string | null }) {
+export function Review({ id, auto, version, issue, onMerged }: { id: string; auto: boolean; version: string; issue?: string | null; onMerged?: (merged: boolean) => void }) {
   const [want, setWant] = useState(auto);
   useEffect(() => {
     if (auto) setWant(true);
@@ -28,6 +28,9 @@ export function Review({ id, auto, version, issue }: { id: string; auto: boolean
   const moved = gateRevision.value;
   const r = useFetch(() => (want ? get<ReviewBundle>(`api/sessions/${enc(id)}/review`) : Promise.resolve(undefined)), [id, want, version, moved]);
   const b = r.data;
+  // The session page's actions follow the bundle's fact: a branch already in trunk is not offered a merge.
+  const merged = !!b?.preflight.merged;
+  useEffect(() => onMerged?.(merged), [merged]);
   return (
     <section class="card review" aria-labelledby="review-h">
       <div class="row-head">
