@@ -71,7 +71,8 @@ describe('the five-minute tour on the demo, in the page', () => {
     await page.goto(s.url);
     await live();
     // No zero badges: a node without open issues shows none (the demo's board has such nodes).
-    expect(await page.locator('.tree .badge').count()).toBeGreaterThan(0);
+    await page.locator('.tree .badge').first().waitFor({ state: 'attached' });
+    expect(await page.locator('.tree .badge').count()).toBe(await page.locator('.tree [data-node]').count());
     expect(await page.locator('.tree .badge').allTextContents()).not.toContain('0');
     await shot('board');
     views.push('board');
@@ -209,7 +210,7 @@ describe('the five-minute tour on the demo, in the page', () => {
     await expect.poll(() => page.getByTestId('harness-default').textContent({ timeout: 1_000 }).catch(() => null), { timeout: 10_000 }).toBe(
       "This project's default, claude, is not installed on this machine, so it cannot start here; shell is picked instead.",
     );
-    expect(await page.getByLabel('Harness').inputValue()).toBe('shell');
+    await expect.poll(() => page.getByLabel('Harness').inputValue()).toBe('shell');
     expect(await page.getByLabel('Harness').locator('option').first().evaluate((o) => [o.textContent, (o as HTMLOptionElement).disabled])).toEqual(['project default: claude (not installed)', true]);
     await shot('spawn-not-installed');
     unlinkSync(join(demo, 'trellis.local.json'));
