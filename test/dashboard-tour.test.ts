@@ -182,6 +182,8 @@ describe('the five-minute tour on the demo, in the page', () => {
     await shot('close-issue');
     await click(page.getByRole('button', { name: 'Yes, close the issue' }));
     await expect.poll(() => page.getByTestId('fixed-issue').textContent(), { timeout: 15_000 }).toBe('Its issue Inventory has no rule for back-orders is closed.');
+    // The bundle, read again, no longer lists it among the changed node's open issues.
+    await expect.poll(() => page.locator('.review .chip.status-open').count(), { timeout: 15_000 }).toBe(0);
     const closed = (await (await fetch(new URL(`/api/issues/${encodeURIComponent(issue)}`, s.url))).json()) as { status: string; events: { type: string; session?: string }[] };
     expect(closed.status).toBe('landed');
     expect(closed.events.at(-1)).toMatchObject({ type: 'closed', session: id });

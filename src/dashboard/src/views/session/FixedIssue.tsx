@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { enc, get, post } from '../../api';
 import { ConfirmButton } from '../../confirm';
 import { href } from '../../router';
-import { revision } from '../../store';
+import { gateRevision, revision } from '../../store';
 import type { Issue } from '../../types';
 import { ErrorBox, useAction, useFetch } from '../../ui';
 
@@ -10,7 +10,8 @@ import { ErrorBox, useAction, useFetch } from '../../ui';
  * A session spawned for an issue, whose branch is in trunk: the issue does not close by itself (closing is
  * a person's call, as the spec's close transition is), so the page says the issue is still open and offers
  * to close it, asking first. The close names the session, so the issue's timeline says which merged
- * change closed it (a forge's "fixes #n", made visible). Once closed, the page says so.
+ * change closed it (a forge's "fixes #n", made visible). Once closed, the page says so, and the bundle is
+ * read again (its changed nodes list their open issues, this one no longer among them).
  */
 export function FixedIssue({ issue, session }: { issue: string; session: string }) {
   const board = revision.value;
@@ -38,7 +39,7 @@ export function FixedIssue({ issue, session }: { issue: string; session: string 
         busy={busy}
         busyLabel="Closing the issue…"
         disabled={busy}
-        onYes={() => void run(() => post(`api/issues/${enc(i.id)}/close`, { session }).then(() => setClosed((n) => n + 1)))}
+        onYes={() => void run(() => post(`api/issues/${enc(i.id)}/close`, { session }).then(() => (setClosed((n) => n + 1), gateRevision.value++)))}
       />
       <ErrorBox error={error} title="The issue was not closed" />
     </div>
