@@ -167,7 +167,11 @@ describe('the host home at the gateway’s /', () => {
     await shots(page, 'register-refused');
     expect((json(await raw(at('/projects'))).projects as { root: string }[]).some((p) => p.root === plain)).toBe(false);
     await page.getByLabel('Create a git repository here').check();
-    await page.getByLabel('Harness for its agent sessions').selectOption('shell');
+    // A newcomer's choice is the default: auto (the first agent installed at each spawn, else shell).
+    const choice = page.getByLabel('Harness for its agent sessions');
+    expect(await choice.inputValue()).toBe('auto');
+    expect(await choice.locator('option:checked').textContent()).toBe('auto: the first agent installed, else shell');
+    await choice.selectOption('shell');
     await page.getByRole('button', { name: 'Register' }).click();
     await page.getByTestId('registered').waitFor({ timeout: 30_000 });
     const transcript = await page.getByTestId('transcript').textContent();

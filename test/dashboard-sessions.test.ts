@@ -292,10 +292,13 @@ describe('sessions in the dashboard', () => {
     await page.keyboard.press('Enter');
     await expect.poll(() => showsLine('after-10'), { timeout: 15_000 }).toBe(true);
     expect(seen.errors).toEqual([]);
-    // Quarantine from the page, with a reason: the state shows it and the terminal ends.
-    await page.getByLabel('Quarantine reason').fill('looping on tests');
+    // Quarantine from the page, with a reason asked inside its question (no loose field in the action bar):
+    // the state shows it and the terminal ends.
+    expect(await page.getByLabel(/reason/i).count()).toBe(0);
     await page.getByRole('button', { name: 'Quarantine', exact: true }).click();
-    await page.getByRole('button', { name: 'Yes, quarantine' }).click();
+    const question = page.getByRole('group', { name: 'Confirm: Quarantine' });
+    await question.getByLabel('Reason (optional)').fill('looping on tests');
+    await question.getByRole('button', { name: 'Yes, quarantine' }).click();
     await expect.poll(() => page.getByTestId('session-state').first().textContent(), { timeout: 15_000 }).toBe('quarantinedlooping on testsby user');
     expect(JSON.parse(await cli('session', 'show', id, '--json'))).toMatchObject({ state: 'quarantined', reason: 'looping on tests' });
     await page.getByTestId('no-pane').waitFor();

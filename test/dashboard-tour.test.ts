@@ -70,6 +70,10 @@ describe('the five-minute tour on the demo, in the page', () => {
     // Step 1: the page the serve printed.
     await page.goto(s.url);
     await live();
+    // No zero badges: a node without open issues shows none (the demo's board has such nodes).
+    await page.locator('.tree .badge').first().waitFor({ state: 'attached' });
+    expect(await page.locator('.tree .badge').count()).toBe(await page.locator('.tree [data-node]').count());
+    expect(await page.locator('.tree .badge').allTextContents()).not.toContain('0');
     await shot('board');
     views.push('board');
 
@@ -137,18 +141,58 @@ describe('the five-minute tour on the demo, in the page', () => {
     await page.getByTestId('merge-by-hand').scrollIntoViewIfNeeded();
     await shot('merge-by-hand');
 
+    // Before the merge, closing the issue "as fixed by" the session is refused, saying why.
+    const early = await fetch(new URL(`/api/issues/${encodeURIComponent(issue)}/close`, s.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session: id }) });
+    expect([early.status, ((await early.json()) as { error: { message: string } }).error.message]).toEqual([409, `session ${id}'s branch ${shown.branch} is not in main: merge it first, or close the issue without naming the session`]);
+
     // Step 6: merge, exactly as the page says, in the main checkout (the demo's folder).
     const commands = (await page.getByTestId('merge-commands').textContent())!.split('\n').filter(Boolean);
     expect(commands).toEqual([`git merge --no-ff ${shown.branch}`, `trellis session close ${id}`]);
     for (const line of commands) {
       const [program, ...args] = line.split(' ');
-      if (program === 'git') execFileSync('git', args, { cwd: demo, stdio: 'pipe' });
-      else await ok(demo, args, { env: { TRELLIS_HOME: home } });
+      if (program === 'git') {
+        execFileSync('git', args, { cwd: demo, stdio: 'pipe' });
+        // Merged, not yet closed: the page stops offering the merge (its commands, Request review) and says why.
+        await page.getByTestId('merge-by-hand').waitFor({ state: 'detached', timeout: 15_000 });
+        expect(await page.getByTestId('not-offered').textContent()).toContain('Merge: its branch is already in trunk. Close the session to finish it.');
+        expect(await page.getByRole('button', { name: 'Close', exact: true }).count()).toBe(1);
+      } else await ok(demo, args, { env: { TRELLIS_HOME: home } });
     }
     expect(readFileSync(join(demo, 'specs/ops/inventory.md'), 'utf8')).toContain(RULE);
     await expect.poll(() => page.getByTestId('session-state').first().textContent(), { timeout: 15_000 }).toMatch(/^closed/);
+    // Merged: the bundle says so in words, at trunk's merge commit, and no verdict or action that only
+    // applies before a merge ("Not ready to merge", "trunk moved ahead", a pre-flight) is left.
+    const mergeCommit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: demo, encoding: 'utf8' }).trim();
+    await expect
+      .poll(() => page.getByTestId('checks-line').textContent({ timeout: 1_000 }).catch(() => null), { timeout: 15_000 })
+      .toBe(`Merged into main at ${mergeCommit.slice(0, 10)}.`);
+    // The branch's readings at its last commit stay, with no verdict against a trunk that now holds it.
+    expect(await page.locator('.merged-readings tbody tr').evaluateAll((rows) => rows.map((r) => (r.textContent ?? '').trim()))).toEqual(['ops/inventory/back-orderspass', 'ops/inventory/stock-in-gramspass']);
+    expect(await page.getByTestId('preflight').textContent()).toBe(`In main since ${mergeCommit.slice(0, 10)}: merged`);
+    expect(await page.locator('.review').textContent()).not.toMatch(/Not ready|moved ahead|merges cleanly|unmeasured|not measured at the tip/);
+    expect(await page.getByTestId('merge-by-hand').count()).toBe(0);
     await shot('merged');
     views.push('merged');
+
+    // Its issue is still open (merging closes nothing by itself): the page says so and offers to close it,
+    // asking first; the issue's timeline then names the session whose merged change closed it.
+    await page.getByTestId('fixed-issue').scrollIntoViewIfNeeded();
+    expect(await page.getByTestId('fixed-issue').textContent()).toContain('is still open');
+    await click(page.getByRole('button', { name: 'Close the issue' }));
+    await shot('close-issue');
+    await click(page.getByRole('button', { name: 'Yes, close the issue' }));
+    await expect.poll(() => page.getByTestId('fixed-issue').textContent(), { timeout: 15_000 }).toBe('Its issue Inventory has no rule for back-orders is closed.');
+    // The bundle, read again, no longer lists it among the changed node's open issues.
+    await expect.poll(() => page.locator('.review .chip.status-open').count(), { timeout: 15_000 }).toBe(0);
+    const closed = (await (await fetch(new URL(`/api/issues/${encodeURIComponent(issue)}`, s.url))).json()) as { status: string; events: { type: string; session?: string }[] };
+    expect(closed.status).toBe('landed');
+    expect(closed.events.at(-1)).toMatchObject({ type: 'closed', session: id });
+    await click(page.getByTestId('fixed-issue').getByRole('link'));
+    const closedEvent = page.locator('[data-event="closed"]');
+    await expect.poll(() => closedEvent.textContent({ timeout: 1_000 }).catch(() => null), { timeout: 15_000 }).toMatch(new RegExp(`closed this issue with session ${id}, whose change is merged`));
+    await shot('issue-closed');
+    views.push('issue-closed');
+    await page.goBack();
 
     // Merged: the node on trunk carries the rule, and its failing scenario's definition now finds it.
     await click(page.getByRole('link', { name: 'ops/inventory' }).first());
@@ -159,7 +203,7 @@ describe('the five-minute tour on the demo, in the page', () => {
     expect(seen.dialogs).toEqual([]);
     // The count for the note (README's tour): clicks and fields a person uses, from the first page on.
     console.log(`tour: ${tally.clicks} clicks, ${tally.typed} fields typed into, 2 commands in the main checkout`);
-    expect(tally).toEqual({ clicks: 10, typed: 3 });
+    expect(tally).toEqual({ clicks: 13, typed: 3 });
 
     // A project whose default agent is not installed here: the form says so and picks what can start.
     writeFileSync(join(demo, 'trellis.local.json'), JSON.stringify({ harness: 'claude' }));
@@ -168,7 +212,7 @@ describe('the five-minute tour on the demo, in the page', () => {
     await expect.poll(() => page.getByTestId('harness-default').textContent({ timeout: 1_000 }).catch(() => null), { timeout: 10_000 }).toBe(
       "This project's default, claude, is not installed on this machine, so it cannot start here; shell is picked instead.",
     );
-    expect(await page.getByLabel('Harness').inputValue()).toBe('shell');
+    await expect.poll(() => page.getByLabel('Harness').inputValue()).toBe('shell');
     expect(await page.getByLabel('Harness').locator('option').first().evaluate((o) => [o.textContent, (o as HTMLOptionElement).disabled])).toEqual(['project default: claude (not installed)', true]);
     await shot('spawn-not-installed');
     unlinkSync(join(demo, 'trellis.local.json'));
@@ -184,9 +228,11 @@ describe('the five-minute tour on the demo, in the page', () => {
     ] as const) {
       await page.goto(new URL(hash, s.url).href);
       await live();
+      // The closed session's page loads its bundle by itself: merged, and its issue closed.
+      if (name === 'session') await page.getByTestId('fixed-issue').filter({ hasText: 'is closed' }).waitFor({ timeout: 15_000 });
       await shot(name);
       expect(await page.evaluate(() => document.documentElement.scrollWidth), name).toBeLessThanOrEqual(VIEWPORTS.phone.width);
     }
-    expect(views).toHaveLength(8);
+    expect(views).toHaveLength(9);
   }, 180_000);
 });

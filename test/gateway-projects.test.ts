@@ -273,8 +273,10 @@ describe('/p/:id proxy', () => {
     expect([head.status, head.body]).toEqual([200, '']);
   });
 
-  it('names the harnesses init takes (GET /hub/harnesses)', async () => {
-    expect(json(await raw(at('/hub/harnesses'))).harnesses).toEqual(expect.arrayContaining(['shell', 'claude', 'codex']));
+  it('names the harnesses init takes (GET /hub/harnesses), auto first', async () => {
+    const { harnesses } = json(await raw(at('/hub/harnesses'))) as { harnesses: string[] };
+    expect(harnesses[0]).toBe('auto');
+    expect(harnesses).toEqual(expect.arrayContaining(['shell', 'claude', 'codex']));
   });
 });
 

@@ -60,7 +60,7 @@ describe('a shell session, end to end', () => {
       head,
       commits: [{ hash: head, subject: 'f', author: 'Test Author' }],
       files: [{ path: 'f', status: 'A', diff: expect.stringContaining('+hi') }],
-      preflight: { trunk: 'main', result: 'clean', conflicts: [], trunkMovedAhead: false },
+      preflight: { trunk: 'main', result: 'clean', conflicts: [], trunkMovedAhead: false, merged: null },
     });
 
     const closed = JSON.parse(await ok(dir, ['session', 'close', id, '--json']));
@@ -82,6 +82,15 @@ describe('a shell session, end to end', () => {
     ]);
     expect((await ok(dir, ['session', 'ls'])).trim()).toBe('');
     expect(await ok(dir, ['session', 'ls', '--all'])).toContain(id);
+
+    // Merged by a fast-forward: the bundle says the branch is in trunk at its own tip, in JSON and in words.
+    git(dir, 'merge', '-q', '--ff-only', `trellis/${id}`);
+    expect(JSON.parse(await ok(dir, ['review', id, '--json'])).preflight.merged).toEqual({ commit: head });
+    expect((await ok(dir, ['review', id])).split('\n')[1]).toBe(`merged into main at ${head.slice(0, 12)}`);
+    // Naming it as what closes an issue is refused: it was spawned for none.
+    const issue = (await ok(dir, ['issue', 'open', 'f is missing'])).trim().split(/\s/)[0]!;
+    const refused = await trellis(dir, ['issue', 'close', issue, '--session', id]);
+    expect([refused.code, refused.stderr]).toEqual([1, expect.stringContaining(`session ${id} was spawned for no issue; close ${issue} without naming a session`)]);
   });
 
   it('a session closed with nothing committed leaves no branch; its pre-flight sees trunk move ahead and conflicts', async () => {

@@ -1,7 +1,8 @@
 import type { Issue } from '../projections/index.js';
 import type { Project } from '../store/project/project.js';
 import { openProject } from './open-project.js';
-import { actOnReply, closeIssue, editIssue, listIssues, openIssue, promoteIssue, remarkOnIssue, reopenIssue, replyToIssue, showIssue } from '../store/issues/verbs.js';
+import { closeIssueVerb } from '../store/sessions/close-fixed-issue.js';
+import { actOnReply, editIssue, listIssues, openIssue, promoteIssue, remarkOnIssue, reopenIssue, replyToIssue, showIssue } from '../store/issues/verbs.js';
 import { mergedIssues } from '../store/issues/merged-list.js';
 import { readBody, resolveAuthor } from './input.js';
 import { err, out } from './output.js';
@@ -125,10 +126,11 @@ export const ISSUE_ACTIONS: Record<string, ActionSpec> = {
   },
   close: {
     args: ['id'],
-    options: ['by', 'json'],
-    usage: 'trellis issue close <id> [--by <author>] [--json]',
+    options: ['session', 'by', 'json'],
+    usage: 'trellis issue close <id> [--session <id>] [--by <author>] [--json]',
     async run(ctx, p) {
-      const issue = await closeIssue(p, ctx.args[0]!, author(ctx));
+      const session = typeof ctx.options.session === 'string' ? ctx.options.session : undefined;
+      const issue = await closeIssueVerb(p, ctx.args[0]!, author(ctx), session);
       await printIssue(ctx, issue, `${issue.id} ${issue.status}\n`);
       return 0;
     },

@@ -145,6 +145,7 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
     .option('--scenario <id>', 'Open an eval-remark thread scoped to this scenario')
     .option('--scenario-check <id>', 'open: a scenario that must pass for the work on the issue to count (repeatable)', { type: [String] })
     .option('--store <store>', 'Store to open in or list from (default local)')
+    .option('--session <id>', 'close: the session whose change, merged into trunk, closes it (named in the timeline)')
     .option('--by <author>', 'Author (default: $TRELLIS_SESSION, else git user.name)')
     .option('--all', 'ls: include issues that are no longer open')
     .option('--json', 'Print JSON')

@@ -86,7 +86,9 @@ function reviewText(r: ReviewBundle): string {
   const pre = r.preflight;
   return [
     `${r.session}  ${r.branch}  ${r.base.slice(0, 12)}..${r.head.slice(0, 12)}`,
-    `merge into ${pre.trunk}: ${pre.result === 'clean' ? 'clean' : `conflicts in ${pre.conflicts.join(', ')}`}${pre.trunkMovedAhead ? ` (${pre.trunk} moved ahead since the fork)` : ''}`,
+    pre.merged
+      ? `merged into ${pre.trunk} at ${pre.merged.commit.slice(0, 12)}`
+      : `merge into ${pre.trunk}: ${pre.result === 'clean' ? 'clean' : `conflicts in ${pre.conflicts.join(', ')}`}${pre.trunkMovedAhead ? ` (${pre.trunk} moved ahead since the fork)` : ''}`,
     '',
     checksText(r.checks),
     ...r.commits.map((c) => `${c.hash.slice(0, 12)} ${c.subject} (${c.author})`),

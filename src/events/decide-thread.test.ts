@@ -89,6 +89,7 @@ const cases: Case[] = [
   { name: 'retract twice is already done', given: [opened, replied(2), e(3, 'retracted', { reply: 1 })], when: cmd({ type: 'retract', reply: 1 }), then: [] },
   { name: 'retract a missing reply', given: [opened], when: cmd({ type: 'retract', reply: 1 }), then: { code: 'REPLY_NOT_FOUND' } },
   { name: 'close an open thread', given: [opened], when: cmd({ type: 'close' }), then: [e(2, 'closed', {})] },
+  { name: 'close naming the session whose merged change closed it', given: [opened], when: cmd({ type: 'close', session: 'fix-1' }), then: [e(2, 'closed', { session: 'fix-1' })] },
   { name: 'close a landed thread is refused', given: [opened, e(2, 'closed', {})], when: cmd({ type: 'close' }), then: { code: 'THREAD_NOT_OPEN' } },
   {
     name: 'promote an open thread: permalink reply, then promoted',

@@ -51,7 +51,7 @@ export function decideThread(state: ThreadFacts, command: ThreadCommand): Thread
     }
     case 'close':
       if (state.status !== 'open') throw new TrellisError('THREAD_NOT_OPEN', `the thread is ${state.status}: only an open thread closes`);
-      return [event('closed', {})];
+      return [event('closed', command.session ? { session: command.session } : {})];
     case 'edit': {
       // Only what differs is recorded; an edit that changes nothing writes nothing.
       const data = {

@@ -19,7 +19,7 @@ export type ThreadCommand = CommandMeta &
     | { readonly type: 'resolve'; readonly reply: ReplyNumber }
     | { readonly type: 'unresolve'; readonly reply: ReplyNumber }
     | { readonly type: 'retract'; readonly reply: ReplyNumber }
-    | { readonly type: 'close' }
+    | { readonly type: 'close'; readonly session?: string }
     /** A new concern and/or body; a field left out keeps its text. */
     | { readonly type: 'edit'; readonly concern?: string; readonly body?: string }
     | { readonly type: 'reopen' }

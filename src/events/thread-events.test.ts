@@ -9,6 +9,13 @@ describe('parseThreadEvent', () => {
     expect(parseThreadEvent(text(good))).toEqual({ ok: true, event: good });
   });
 
+  it('accepts a close with or without the session whose merged change closed it, and says it in the commit line', () => {
+    const closed = { ...good, type: 'closed', data: { session: 'fix-1' } };
+    expect(parseThreadEvent(text(closed))).toEqual({ ok: true, event: closed });
+    expect(describeEvent(closed as ThreadEvent)).toBe('close: landed (merged in session fix-1)');
+    expect(describeEvent({ ...closed, data: {} } as ThreadEvent)).toBe('close: landed');
+  });
+
   it('accepts a v2 event with its id, and a v2 resolve naming a reply by id', () => {
     const v2 = { ...good, v: 2, id: 'k3v9x2m4p7qa' };
     expect(parseThreadEvent(text(v2))).toEqual({ ok: true, event: v2 });
@@ -24,6 +31,7 @@ describe('parseThreadEvent', () => {
     ['a v1 event with an id', text({ ...good, id: 'abc' }), /"id"/],
     ['a v2 resolve naming a position', text({ ...good, v: 2, id: 'e1', type: 'resolved', data: { reply: 2 } }), /data\.reply/],
     ['an unknown type', text({ ...good, type: 'merged' }), /unknown type "merged"/],
+    ['a close naming a session that is not a string', text({ ...good, type: 'closed', data: { session: 7 } }), /data\.session/],
     ['a bad timestamp', text({ ...good, at: 'yesterday' }), /"at"/],
     ['no author', text({ ...good, by: 7 }), /"by"/],
     ['a zero clock', text({ ...good, clock: 0 }), /"clock"/],

@@ -71,7 +71,8 @@ export type ThreadEvent =
   | (EventMeta & { readonly type: 'resolved'; readonly data: { readonly reply: ReplyRef } })
   | (EventMeta & { readonly type: 'unresolved'; readonly data: { readonly reply: ReplyRef } })
   | (EventMeta & { readonly type: 'retracted'; readonly data: { readonly reply: ReplyRef } })
-  | (EventMeta & { readonly type: 'closed'; readonly data: Record<string, never> })
+  /** `session`: the session whose change, merged into trunk, this close says is done (like a forge's "fixes #n"). */
+  | (EventMeta & { readonly type: 'closed'; readonly data: { readonly session?: string } })
   /** The concern and/or body rewritten; the event before it keeps the old text (git log shows every version). */
   | (EventMeta & { readonly type: 'edited'; readonly data: { readonly concern?: string; readonly body?: string } })
   /** A landed local thread open again. */
@@ -110,7 +111,7 @@ const DATA: Record<ThreadEventType, Record<string, Check>> = {
   resolved: { reply: replyNo },
   unresolved: { reply: replyNo },
   retracted: { reply: replyNo },
-  closed: {},
+  closed: { session: optStr },
   edited: { concern: optStr, body: optStr },
   reopened: {},
   promoted: { forgeId: str, url: str },
@@ -166,7 +167,7 @@ export function describeEvent(event: ThreadEvent, replyIds?: readonly string[]):
     case 'retracted':
       return `retract: reply ${reply(event.data.reply)}`;
     case 'closed':
-      return 'close: landed';
+      return event.data.session ? `close: landed (merged in session ${event.data.session})` : 'close: landed';
     case 'edited':
       return `edit: ${[event.data.concern !== undefined ? `concern "${words(event.data.concern)}"` : '', event.data.body !== undefined ? 'body' : ''].filter(Boolean).join(' and ') || '(nothing)'}`;
     case 'reopened':

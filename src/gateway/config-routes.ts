@@ -5,6 +5,7 @@ import { readJson } from '../http/body.js';
 import { readRawConfig } from '../store/host/config-seam.js';
 import { readHubIcon, setHubIcon, setProjectIcon, writeProjectConfig } from '../store/host/config-writes.js';
 import { harnessNames } from '../store/sessions/adapters/index.js';
+import { AUTO_HARNESS } from '../store/sessions/default-harness.js';
 import type { GatewayState } from './gateway-state.js';
 import { etagOf, projectOf, revisionOf } from './route-params.js';
 
@@ -38,8 +39,9 @@ export function configRoutes(state: GatewayState): Hono<{ Bindings: HttpBindings
     return c.json(...written(revision));
   });
 
-  // The harness choice the dashboard offers for `init` (the same names `trellis init --harness` takes).
-  app.get('/hub/harnesses', (c) => c.json({ harnesses: harnessNames() }));
+  // The harness choice the dashboard offers for `init` (the same names `trellis init --harness` takes),
+  // `auto` first: the first agent installed at each spawn, else shell — what a newcomer wants.
+  app.get('/hub/harnesses', (c) => c.json({ harnesses: [AUTO_HARNESS, ...harnessNames()] }));
 
   app.get('/hub/icon', (c) => {
     const { icon, revision } = readHubIcon(home);

@@ -21,6 +21,8 @@ export interface IssueEvent {
   readonly type: 'opened' | 'edited' | 'closed' | 'reopened' | 'promoted';
   readonly by: string;
   readonly at: string;
+  /** On `closed`: the session whose merged change closed it. */
+  readonly session?: string;
 }
 
 export interface Label {

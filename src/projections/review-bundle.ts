@@ -36,6 +36,12 @@ export interface Preflight {
   readonly ready: boolean;
   /** The gate's line: ready, or what blocks it and how to go on. */
   readonly checks: string;
+  /**
+   * The branch is already in trunk (its tip, with at least one commit, is an ancestor of trunk's tip): the
+   * trunk commit that brought it in (the merge commit, or the tip itself after a fast-forward). Then the
+   * verdicts above describe the branch before its merge, and nothing about merging it applies any more.
+   */
+  readonly merged: { readonly commit: string } | null;
 }
 
 /** The review bundle of a session: everything a reviewer needs before merging (DESIGN.md §9). */

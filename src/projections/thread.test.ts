@@ -74,6 +74,11 @@ const cases: FoldCase[] = [
   },
   { name: 'closed: landed', given: [opened, e(2, 'closed', {})], then: { status: 'landed' } },
   {
+    name: "closed naming a session: its timeline entry carries the session whose merged change closed it",
+    given: [opened, e(2, 'closed', { session: 'fix-1' }, 'bob')],
+    then: { status: 'landed', events: [{ type: 'opened', by: 'ann', at: at(1) }, { type: 'closed', by: 'bob', at: at(2), session: 'fix-1' }] },
+  },
+  {
     name: 'promoted: landed with the permalink as url',
     given: [opened, e(2, 'promoted', { forgeId: 'github.com#3', url: 'https://x/3' })],
     then: { status: 'landed', url: 'https://x/3' },

@@ -91,7 +91,7 @@ function changeOf(state: ThreadState, event: ThreadEvent): Partial<ThreadState> 
     case 'retracted':
       return { replies: patchReply(state, event.data.reply, { retracted: true }) };
     case 'closed':
-      return { status: 'landed', ...mark('closed') };
+      return { status: 'landed', events: [...state.events, { type: 'closed', by: event.by, at: event.at, ...(event.data.session ? { session: event.data.session } : {}) }] };
     case 'edited':
       return {
         ...(event.data.concern !== undefined ? { concern: event.data.concern } : {}),

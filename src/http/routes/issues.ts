@@ -1,7 +1,8 @@
 import { type } from 'arktype';
 import { Hono } from 'hono';
 import { TrellisError } from '../../events/index.js';
-import { actOnReply, closeIssue, editIssue, reopenIssue, openIssue, promoteIssue, remarkOnIssue, replyToIssue, showIssue, writableStores } from '../../store/issues/verbs.js';
+import { closeIssueVerb } from '../../store/sessions/close-fixed-issue.js';
+import { actOnReply, editIssue, reopenIssue, openIssue, promoteIssue, remarkOnIssue, replyToIssue, showIssue, writableStores } from '../../store/issues/verbs.js';
 import { mergedIssues } from '../../store/issues/merged-list.js';
 import { readJson } from '../body.js';
 import type { AppContext } from '../context.js';
@@ -12,6 +13,7 @@ const openBody = type({ '+': 'reject', concern: 'string', 'body?': 'string', 'no
 const replyBody = type({ '+': 'reject', body: 'string', 'evidence?': 'string[]', 'by?': 'string' });
 const remarkBody = type({ '+': 'reject', body: 'string', reading: 'string', 'evidence?': 'string[]', 'by?': 'string' });
 const byBody = type({ '+': 'reject', 'by?': 'string' });
+const closeBody = type({ '+': 'reject', 'by?': 'string', 'session?': 'string' });
 const editBody = type({ '+': 'reject', 'concern?': 'string', 'body?': 'string', 'by?': 'string' });
 const promoteBody = type({ '+': 'reject', 'by?': 'string', 'store?': 'string' });
 
@@ -66,8 +68,8 @@ export function issueRoutes(ctx: AppContext): Hono {
     return c.json(await actOnReply(p, c.req.param('id'), action, n, requestAuthor(c, p, b.by)));
   });
   app.post('/api/issues/:id/close', async (c) => {
-    const b = await readJson(c, byBody, { optional: true });
-    return c.json(await closeIssue(p, c.req.param('id'), requestAuthor(c, p, b.by)));
+    const b = await readJson(c, closeBody, { optional: true });
+    return c.json(await closeIssueVerb(p, c.req.param('id'), requestAuthor(c, p, b.by), b.session));
   });
   app.post('/api/issues/:id/edit', async (c) => {
     const b = await readJson(c, editBody);

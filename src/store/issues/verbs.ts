@@ -139,13 +139,13 @@ export async function actOnReply(p: Project, id: string, action: ReplyAction, re
 }
 
 /** Closes an issue: a local thread becomes `landed`; a forge issue is closed by its driver, then read back. */
-export async function closeIssue(p: Project, id: string, by: string): Promise<Issue> {
+export async function closeIssue(p: Project, id: string, by: string, opts: { session?: string } = {}): Promise<Issue> {
   const forge = forgeTarget(p, id);
   if (forge) {
     await forge.driver.close(forge.number);
     return readBack(p, id);
   }
-  const { state } = await p.threads.write(requireLocalId(id), { type: 'close', by: author(by), at: p.now().toISOString() });
+  const { state } = await p.threads.write(requireLocalId(id), { type: 'close', by: author(by), at: p.now().toISOString(), ...(opts.session ? { session: opts.session } : {}) });
   return visible(state);
 }
 

@@ -35,7 +35,7 @@ export async function reviewBundle(p: Project, id: string, sources: ChecksSource
     Promise.all(changed.map(async (f) => ({ ...f, diff: await git(root, ['diff', '--no-color', '--no-ext-diff', base, head, '--', f.path]) }))),
     nodeIds.length ? mergedIssues(p) : { issues: [] as Issue[] },
     checksOf(p, state, head, paths, { ...sources, trunkTip: tip.commit }),
-    preflight(root, tip, base, head),
+    preflight(root, tip, base, head, commits.length > 0),
   ]);
   const nodes = nodeIds.map((n) => ({
     id: n,
@@ -44,11 +44,22 @@ export async function reviewBundle(p: Project, id: string, sources: ChecksSource
   return { session: id, branch: state.branch, base, head, commits, files, nodes, preflight: { ...pre, ready: checks.ready, checks: checks.line }, checks };
 }
 
-async function preflight(root: string, { trunk, commit: trunkHead }: { trunk: string; commit: string }, base: string, head: string): Promise<Omit<Preflight, 'ready' | 'checks'>> {
+async function preflight(root: string, { trunk, commit: trunkHead }: { trunk: string; commit: string }, base: string, head: string, hasCommits: boolean): Promise<Omit<Preflight, 'ready' | 'checks'>> {
   const merged = await gitRaw(root, ['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', trunkHead, head]);
   if (merged.code !== 0 && merged.code !== 1) throw new Error(`git merge-tree failed: ${merged.stderr.trim()}`);
   // Output: the tree, then (on conflict) the conflicted paths, NUL-separated.
   const conflicts = merged.code === 1 ? [...new Set(merged.stdout.split('\0').slice(1).filter(Boolean))] : [];
   const ahead = (await gitRaw(root, ['rev-list', '--count', `${base}..${trunkHead}`])).stdout.trim();
-  return { trunk, trunkHead, result: merged.code === 0 ? 'clean' : 'conflicts', conflicts, trunkMovedAhead: Number(ahead) > 0 };
+  return { trunk, trunkHead, result: merged.code === 0 ? 'clean' : 'conflicts', conflicts, trunkMovedAhead: Number(ahead) > 0, merged: hasCommits ? await mergedAt(root, head, trunkHead) : null };
+}
+
+/**
+ * Whether the branch's tip is already in trunk, and where: the first trunk commit descending from it (a
+ * `--no-ff` merge's merge commit), or the tip itself when trunk fast-forwarded to it. A branch without
+ * commits is not "merged" (its tip is its base, which trunk always contains).
+ */
+export async function mergedAt(root: string, head: string, trunkHead: string): Promise<{ commit: string } | null> {
+  if ((await gitRaw(root, ['merge-base', '--is-ancestor', head, trunkHead])).code !== 0) return null;
+  const path = (await git(root, ['rev-list', '--ancestry-path', '--topo-order', '--reverse', `${head}..${trunkHead}`])).split('\n').filter(Boolean);
+  return { commit: path[0] ?? head };
 }

@@ -15,3 +15,8 @@ export function useHarnesses(): readonly string[] {
   }, []);
   return harnesses.value;
 }
+
+/** A harness name as the init choice shows it: `auto` says what it picks. */
+export function harnessLabel(name: string): string {
+  return name === 'auto' ? 'auto: the first agent installed, else shell' : name;
+}

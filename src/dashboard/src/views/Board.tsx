@@ -149,15 +149,20 @@ class TreeRow extends Component<RowProps> {
               </span>
             ))
           : null}
-        <a
-          href={href.issues({ node: n.id, status: 'open' })}
-          class={`badge ${n.openIssues.length ? 'has-open' : ''}`}
-          data-testid={`badge-${n.id}`}
-          aria-label={`${n.openIssues.length} open issues of ${n.issues.length} on ${n.id}`}
-          title={`${n.openIssues.length} open of ${n.issues.length} issues`}
-        >
-          {n.openIssues.length}
-        </a>
+        {/* No zero badge: a node without open issues keeps an empty, unlinked slot so the rows stay aligned. */}
+        {n.openIssues.length ? (
+          <a
+            href={href.issues({ node: n.id, status: 'open' })}
+            class="badge has-open"
+            data-testid={`badge-${n.id}`}
+            aria-label={`${n.openIssues.length} open issues of ${n.issues.length} on ${n.id}`}
+            title={`${n.openIssues.length} open of ${n.issues.length} issues`}
+          >
+            {n.openIssues.length}
+          </a>
+        ) : (
+          <span class="badge none" data-testid={`badge-${n.id}`} aria-hidden="true" />
+        )}
       </li>
     );
   }

@@ -6,7 +6,7 @@ import { hostHref } from '../host/host-route';
 import { projectList, projectsById } from '../host/projects-store';
 import { ConfigEditor } from './ConfigEditor';
 import { OnlineChip, ProjectIcon, StartButton } from './Projects';
-import { useHarnesses } from '../host/harnesses';
+import { harnessLabel, useHarnesses } from '../host/harnesses';
 import { Transcript } from './Transcript';
 
 /**
@@ -74,7 +74,7 @@ export function ProjectView({ id }: { id: string }) {
               <option value="">(keep as is)</option>
               {names.map((n) => (
                 <option value={n} key={n}>
-                  {n}
+                  {harnessLabel(n)}
                 </option>
               ))}
             </select>

@@ -3,7 +3,7 @@ import { ErrorBox, onListKeys, useFetch, FolderIcon, useAction } from '../ui';
 import { errorOf, hub } from '../host/hub';
 import { hostHref, hostRoute } from '../host/host-route';
 import { projectList, type ProjectRow } from '../host/projects-store';
-import { useHarnesses } from '../host/harnesses';
+import { harnessLabel, useHarnesses } from '../host/harnesses';
 import { Transcript } from './Transcript';
 
 interface Folder {
@@ -43,7 +43,8 @@ export function RegisterView() {
   const [typed, setTyped] = useState('');
   const [gitInit, setGitInit] = useState(false);
   const [init, setInit] = useState(true);
-  const [harness, setHarness] = useState('');
+  // `auto` by default: the first agent installed at each spawn, else shell (what a newcomer wants).
+  const [harness, setHarness] = useState('auto');
   const { busy, error, setError, run } = useAction();
   // The box shows the folder listed, or what was asked for when it cannot be listed (the person's typing stays).
   useEffect(() => setTyped(path ?? ''), [path]);
@@ -179,7 +180,7 @@ export function RegisterView() {
                     <option value="">(none: decide later)</option>
                     {names.map((n) => (
                       <option value={n} key={n}>
-                        {n}
+                        {harnessLabel(n)}
                       </option>
                     ))}
                   </select>

@@ -25,6 +25,8 @@ export function SessionView({ id }: { id: string }) {
   const rev = revision.value;
   const [local, setLocal] = useState<Session | null>(null);
   const [checked, setChecked] = useState(false);
+  const [merged, setMerged] = useState(false);
+  useEffect(() => setMerged(false), [id]);
   const f = useFetch(() => get<Session>(`api/sessions/${enc(id)}`).then((s) => (setLocal(null), s)), [id, rev]);
   const s = local?.id === id ? local : f.data?.id === id ? f.data : undefined;
   // Looking at the page is viewing the session: its unread marker clears (a refusal changes nothing).
@@ -62,6 +64,7 @@ export function SessionView({ id }: { id: string }) {
           void refreshBoard();
         }}
         onChecked={() => setChecked(true)}
+        merged={merged}
       />
       {hasPane ? (
         <TerminalCard id={s.id} key={`${s.id} ${s.tmux?.pane}`} viewOnly={!mayRunCommands.value} />
@@ -72,7 +75,9 @@ export function SessionView({ id }: { id: string }) {
         </p>
       )}
       {/* The review bundle reads across the page's width, right under what the session is doing (issue 34). */}
-      <Review id={s.id} auto={s.state === 'review' || checked} version={`${s.state} ${s.reason ?? ''}`} />
+      {/* A closed session spawned for an issue loads its bundle by itself: whether its change is merged (and
+          its issue can be closed) is the bundle's to say. */}
+      <Review key={s.id} id={s.id} issue={s.issue} onMerged={setMerged} auto={s.state === 'review' || checked || (s.state === 'closed' && !!s.issue)} version={`${s.state} ${s.reason ?? ''}`} />
       <div class="columns">
         <div>{mayRunCommands.value ? <PromptBox s={s} onDone={(v) => setLocal(v)} /> : <ShellNeeded what="Sending a prompt" />}</div>
         <Section title="Prompts" id="timeline-h">

@@ -86,14 +86,24 @@ function trunkCell(c: Check, tip: string | null) {
  * and on trunk's tip; a changed definition beside the one fixed at dispatch, with a person's acceptance;
  * the gate's line; its overrides.
  */
-export function ChecksPanel({ checks, session }: { checks: ReviewBundle['checks']; session: string }) {
-  const waiting = checks.checks.filter((c) => c.verdict === 'changed' && !c.changed?.accepted);
+export function ChecksPanel({ checks, session, merged }: { checks: ReviewBundle['checks']; session: string; merged?: { trunk: string; commit: string } | null }) {
+  // Once the branch is in trunk the gate has nothing left to decide: the verdicts stay as the record of the
+  // branch, and nothing that only matters before a merge (accepting a definition) is offered.
+  const waiting = merged ? [] : checks.checks.filter((c) => c.verdict === 'changed' && !c.changed?.accepted);
   return (
     <div class="checks" data-testid="checks" data-head={checks.head}>
-      <p class={`chip ${checks.ready ? 'resolved' : 'problem'}`} data-testid="checks-line" title={checks.line}>
-        {gateSummary(checks)}
-      </p>
-      {checks.checks.length ? (
+      {merged ? (
+        <p class="chip resolved" data-testid="checks-line">
+          Merged into {merged.trunk} at {merged.commit.slice(0, 10)}.
+        </p>
+      ) : (
+        <p class={`chip ${checks.ready ? 'resolved' : 'problem'}`} data-testid="checks-line" title={checks.line}>
+          {gateSummary(checks)}
+        </p>
+      )}
+      {merged && checks.checks.length ? (
+        <MergedReadings checks={checks} />
+      ) : checks.checks.length ? (
         <table class="checks-table">
           <colgroup>
             <col class="col-scenario" />
@@ -158,6 +168,34 @@ export function ChecksPanel({ checks, session }: { checks: ReviewBundle['checks'
         </p>
       ))}
     </div>
+  );
+}
+
+/**
+ * A merged branch's checks: what each scenario read at the branch's last commit, and no verdict against
+ * trunk (trunk now holds the branch, so "unmeasured at the tip" or "blocks" would describe a merge that
+ * already happened).
+ */
+function MergedReadings({ checks }: { checks: ReviewBundle['checks'] }) {
+  return (
+    <table class="checks-table merged-readings">
+      <thead>
+        <tr>
+          <th scope="col">Scenario</th>
+          <th scope="col">At the branch's last commit</th>
+        </tr>
+      </thead>
+      <tbody>
+        {checks.checks.map((c) => (
+          <tr key={c.scenario} data-check={c.scenario}>
+            <th scope="row">
+              <a href={href.eval()}>{c.scenario}</a>
+            </th>
+            <td>{c.head ? c.head.outcome : 'not measured'}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
 

@@ -191,7 +191,14 @@ function EventItem({ e }: { e: IssueEvent }) {
   return (
     <li class={`thread-event event-${e.type}`} data-event={e.type}>
       <span class="event-mark" aria-hidden="true" />
-      <b>{e.by}</b> {EVENT_WORDS[e.type]} <Ago at={e.at} />
+      <b>{e.by}</b> {EVENT_WORDS[e.type]}
+      {e.session ? (
+        <span>
+          {' '}
+          with session <a href={href.session(e.session)}>{e.session}</a>, whose change is merged
+        </span>
+      ) : null}{' '}
+      <Ago at={e.at} />
     </li>
   );
 }

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { ApiError, enc, post } from '../../api';
 import { gateRevision } from '../../store';
@@ -11,7 +12,7 @@ import { mayRunCommands } from './ShellNeeded';
  * state lets it succeed (the others say in words why they are not there); a refused one shows the
  * server's reason. Close and quarantine stop the agent, so both ask first.
  */
-export function Lifecycle({ s, onDone, onChecked }: { s: Session; onDone: (v: Session | null) => void; onChecked?: () => void }) {
+export function Lifecycle({ s, onDone, onChecked, merged = false }: { s: Session; onDone: (v: Session | null) => void; onChecked?: () => void; merged?: boolean }) {
   const { doing: busy, error: err, run } = useAction();
   const [note, setNote] = useState('');
   const [reason, setReason] = useState('');
@@ -20,7 +21,7 @@ export function Lifecycle({ s, onDone, onChecked }: { s: Session; onDone: (v: Se
   // Which verb the error on show came from: the page's words for a refusal depend on it.
   const [lastVerb, setLastVerb] = useState<Action | ''>('');
   if (s.state === 'closed') return null;
-  const { shown, absent, mergeByHand } = actionsFor(s, mayRunCommands.value);
+  const { shown, absent, mergeByHand } = actionsFor(s, mayRunCommands.value, merged);
   const act = async (verb: Action, body: object = {}) => {
     setNote('');
     setLastVerb(verb);
@@ -40,10 +41,12 @@ export function Lifecycle({ s, onDone, onChecked }: { s: Session; onDone: (v: Se
     }, verb);
   };
   // A verb that stops the agent asks first, in the page (no browser dialog): the button turns into Yes / Cancel.
-  const button = (verb: Action, label: string, opts: { confirm?: string; body?: () => object } = {}) =>
+  // What the question asks for besides yes (quarantine's optional reason) sits inside it, not loose in the bar.
+  const button = (verb: Action, label: string, opts: { confirm?: string; body?: () => object; field?: ComponentChildren } = {}) =>
     !shown.has(verb) ? null : asking === verb ? (
       <span class="confirm" role="group" aria-label={`Confirm: ${label}`}>
         <span>{opts.confirm}</span>
+        {opts.field}
         <button class="button primary" onClick={() => (setAsking(''), void act(verb, opts.body?.() ?? {}))}>
           Yes, {label.toLowerCase()}
         </button>
@@ -73,18 +76,18 @@ export function Lifecycle({ s, onDone, onChecked }: { s: Session; onDone: (v: Se
           </span>
         ) : null}
         {button('close', 'Close', { confirm: `Close session ${s.id}? Its tmux session and worktree are removed; uncommitted work is saved on refs/trellis/wip/${s.id}.` })}
-        {shown.has('quarantine') ? (
-          <span class="inline">
-            <label>
-              <span>Quarantine reason</span>
-              <input value={reason} onInput={(e) => setReason((e.target as HTMLInputElement).value)} placeholder="optional: why it is held" />
-            </label>
-            {button('quarantine', 'Quarantine', {
-              confirm: `Quarantine session ${s.id}? Its agent is stopped; uncommitted work is saved on refs/trellis/wip/${s.id}; it can be resumed later.`,
-              body: () => (reason.trim() ? { reason: reason.trim() } : {}),
-            })}
-          </span>
-        ) : null}
+        {button('quarantine', 'Quarantine', {
+          confirm: `Quarantine session ${s.id}? Its agent is stopped; uncommitted work is saved on refs/trellis/wip/${s.id}; it can be resumed later.`,
+          field: (
+            <span class="inline">
+              <label>
+                <span>Reason (optional)</span>
+                <input value={reason} onInput={(e) => setReason((e.target as HTMLInputElement).value)} placeholder="why it is held" />
+              </label>
+            </span>
+          ),
+          body: () => (reason.trim() ? { reason: reason.trim() } : {}),
+        })}
       </div>
       {absent.length ? (
         <ul class="muted small not-offered" data-testid="not-offered">

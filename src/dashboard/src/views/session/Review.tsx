@@ -6,6 +6,7 @@ import { gateRevision } from '../../store';
 import type { ReviewBundle } from '../../types';
 import { Ago, Diff, ErrorBox, plural, useFetch } from '../../ui';
 import { ChecksPanel } from '../SessionChecks';
+import { FixedIssue } from './FixedIssue';
 import '../../review.css';
 
 /** git's status letters in words. */
@@ -19,7 +20,7 @@ const CHANGE: Record<string, string> = { A: 'added', M: 'modified', D: 'deleted'
  * every change that can move it (`gateRevision`: a reading filed, a commit on its branch, trunk moved), not
  * on every board revision: the pre-flight line, the checks table and the diff are one answer, never two.
  */
-export function Review({ id, auto, version }: { id: string; auto: boolean; version: string }) {
+export function Review({ id, auto, version, issue, onMerged }: { id: string; auto: boolean; version: string; issue?: string | null; onMerged?: (merged: boolean) => void }) {
   const [want, setWant] = useState(auto);
   useEffect(() => {
     if (auto) setWant(true);
@@ -27,6 +28,9 @@ export function Review({ id, auto, version }: { id: string; auto: boolean; versi
   const moved = gateRevision.value;
   const r = useFetch(() => (want ? get<ReviewBundle>(`api/sessions/${enc(id)}/review`) : Promise.resolve(undefined)), [id, want, version, moved]);
   const b = r.data;
+  // The session page's actions follow the bundle's fact: a branch already in trunk is not offered a merge.
+  const merged = !!b?.preflight.merged;
+  useEffect(() => onMerged?.(merged), [merged]);
   return (
     <section class="card review" aria-labelledby="review-h">
       <div class="row-head">
@@ -41,13 +45,20 @@ export function Review({ id, auto, version }: { id: string; auto: boolean; versi
       <ErrorBox error={r.error} title="No review bundle" />
       {b ? (
         <>
-          <ChecksPanel checks={b.checks} session={id} />
-          <p class="meta" data-testid="preflight" data-head={b.head}>
-            Merge pre-flight into <code>{b.preflight.trunk}</code>:{' '}
-            <span class={`chip ${b.preflight.result === 'clean' ? 'resolved' : 'problem'}`}>{b.preflight.result === 'clean' ? 'merges cleanly' : `${plural(b.preflight.conflicts.length, 'conflicting path')}`}</span>
-            {b.preflight.trunkMovedAhead ? <span class="chip unresolved">trunk moved ahead of the base</span> : null}
-          </p>
-          {b.preflight.conflicts.length ? (
+          {b.preflight.merged && issue ? <FixedIssue issue={issue} session={id} /> : null}
+          <ChecksPanel checks={b.checks} session={id} merged={b.preflight.merged ? { trunk: b.preflight.trunk, commit: b.preflight.merged.commit } : null} />
+          {b.preflight.merged ? (
+            <p class="meta" data-testid="preflight" data-head={b.head}>
+              In <code>{b.preflight.trunk}</code> since <code>{b.preflight.merged.commit.slice(0, 10)}</code>: <span class="chip resolved">merged</span>
+            </p>
+          ) : (
+            <p class="meta" data-testid="preflight" data-head={b.head}>
+              Merge pre-flight into <code>{b.preflight.trunk}</code>:{' '}
+              <span class={`chip ${b.preflight.result === 'clean' ? 'resolved' : 'problem'}`}>{b.preflight.result === 'clean' ? 'merges cleanly' : `${plural(b.preflight.conflicts.length, 'conflicting path')}`}</span>
+              {b.preflight.trunkMovedAhead ? <span class="chip unresolved">trunk moved ahead of the base</span> : null}
+            </p>
+          )}
+          {!b.preflight.merged && b.preflight.conflicts.length ? (
             <ul class="conflicts">
               {b.preflight.conflicts.map((c) => (
                 <li key={c}>

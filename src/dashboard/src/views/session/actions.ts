@@ -36,9 +36,20 @@ export interface Offered {
 /** Verbs that run commands on the machine: offered only to a login whose scope is the host user (admin, or a gate granting shell). */
 const RUNS_COMMANDS: readonly Action[] = ['resume', 'interrupt', 'check', 'merge'];
 
-export function actionsFor(s: Pick<Session, 'state' | 'harness'>, mayRunCommands = true): Offered {
+/**
+ * `merged`: the review bundle found the branch already in trunk (merged by hand, before the session was
+ * closed): merging it or putting it up for review again does nothing, so neither is offered; closing is.
+ */
+export function actionsFor(s: Pick<Session, 'state' | 'harness'>, mayRunCommands = true, merged = false): Offered {
   const shown = new Set<Action>((Object.keys(ACCEPTED) as Action[]).filter((a) => ACCEPTED[a].includes(s.state)));
   const absent: string[] = [];
+  if (merged && shown.has('close')) {
+    shown.delete('merge');
+    shown.delete('review');
+    absent.push('Merge: its branch is already in trunk. Close the session to finish it.');
+    if (!mayRunCommands) for (const a of RUNS_COMMANDS) shown.delete(a);
+    return { shown, absent, mergeByHand: false };
+  }
   const byHand = TYPES_COMMANDS.has(s.harness);
   if (byHand) shown.delete('merge');
   if (!ACCEPTED.merge.includes(s.state) && ACCEPTED.close.includes(s.state)) absent.push(`Merge is offered once the session is up for review; it is ${s.state} now.`);
