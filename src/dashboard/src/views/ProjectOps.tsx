@@ -6,7 +6,7 @@ import { hostHref } from '../host/host-route';
 import { projectList, projectsById } from '../host/projects-store';
 import { ConfigEditor } from './ConfigEditor';
 import { OnlineChip, ProjectIcon, StartButton } from './Projects';
-import { harnessLabel, useHarnesses } from '../host/harnesses';
+import { HarnessSelect } from '../host/HarnessSelect';
 import { Transcript } from './Transcript';
 
 /**
@@ -15,7 +15,6 @@ import { Transcript } from './Transcript';
  */
 export function ProjectView({ id }: { id: string }) {
   const p = projectsById.value.get(id);
-  const names = useHarnesses();
   const [harness, setHarness] = useState('');
   const action = useAction();
   const busy = action.doing || null;
@@ -70,14 +69,7 @@ export function ProjectView({ id }: { id: string }) {
           </button>
           <label>
             <span>Harness for init</span>
-            <select value={harness} onChange={(e) => setHarness((e.currentTarget as HTMLSelectElement).value)}>
-              <option value="">(keep as is)</option>
-              {names.map((n) => (
-                <option value={n} key={n}>
-                  {harnessLabel(n)}
-                </option>
-              ))}
-            </select>
+            <HarnessSelect value={harness} onChange={setHarness} blank="(keep as is)" />
           </label>
           <button class="button" type="button" onClick={() => run('init')} disabled={!!busy}>
             {busy === 'init' ? 'Running init…' : 'Run init'}

@@ -3,7 +3,7 @@ import { ErrorBox, onListKeys, useFetch, FolderIcon, useAction } from '../ui';
 import { errorOf, hub } from '../host/hub';
 import { hostHref, hostRoute } from '../host/host-route';
 import { projectList, type ProjectRow } from '../host/projects-store';
-import { harnessLabel, useHarnesses } from '../host/harnesses';
+import { HarnessSelect } from '../host/HarnessSelect';
 import { Transcript } from './Transcript';
 
 interface Folder {
@@ -39,7 +39,6 @@ export function RegisterView() {
   const [result, setResult] = useState<{ transcript: string; project?: ProjectRow } | null>(null);
   // The folder's own markers come from its parent's listing (a listing marks its children only).
   const self = useFetch(async () => (here?.parent ? (await browse(here.parent)).folders.find((f) => f.path === here.path) ?? null : null), [here?.path, result?.project?.id]);
-  const names = useHarnesses();
   const [typed, setTyped] = useState('');
   const [gitInit, setGitInit] = useState(false);
   const [init, setInit] = useState(true);
@@ -176,14 +175,7 @@ export function RegisterView() {
               {init ? (
                 <label>
                   <span>Harness for its agent sessions</span>
-                  <select value={harness} onChange={(e) => setHarness((e.currentTarget as HTMLSelectElement).value)}>
-                    <option value="">(none: decide later)</option>
-                    {names.map((n) => (
-                      <option value={n} key={n}>
-                        {harnessLabel(n)}
-                      </option>
-                    ))}
-                  </select>
+                  <HarnessSelect value={harness} onChange={setHarness} blank="(none: decide later)" />
                 </label>
               ) : null}
               <div class="actions">
