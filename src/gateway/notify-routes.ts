@@ -1,21 +1,16 @@
 import type { HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
 import { type } from 'arktype';
-import { streamSSE } from 'hono/streaming';
 import { readJson } from '../http/body.js';
 import { readQuietSettings, writeQuietSettings } from '../store/host/notify-writes.js';
 import { etagOf, revisionOf } from './route-params.js';
-import type { Delivered } from '../store/host/notify-deliver.js';
 import type { GatewayState } from './gateway-state.js';
-import { callerOf } from './hub-context.js';
+import { adminStream } from './admin-stream.js';
 
 type Env = { Bindings: HttpBindings };
 
 /** The page's quiet settings: muted project ids, and quiet hours `HH:MM`–`HH:MM` or null for none. */
 const quietBody = type({ '+': 'reject', mute: 'string[] <= 1000', quietHours: type({ '+': 'reject', from: 'string', to: 'string' }).or('null') });
-
-const HEARTBEAT_MS = 15_000;
-const AUTH_RECHECK_MS = 1_000;
 
 /**
  * `GET /hub/notify/stream`: the notifier's events as server-sent events (`event: notify`), for a page that
@@ -33,36 +28,6 @@ export function notifyRoutes(state: GatewayState): Hono<Env> {
     const { revision } = await writeQuietSettings(state.opts.home, expected, await readJson(c, quietBody));
     return c.json({ ok: true, revision }, 200, { ETag: etagOf(revision) });
   });
-  app.get('/hub/notify/stream', (c) =>
-    streamSSE(c, async (stream) => {
-      const queue: Delivered[] = [];
-      let wake: (() => void) | undefined;
-      let closed = false;
-      const stop = state.notifier?.listen((e) => {
-        queue.push(e);
-        wake?.();
-      });
-      stream.onAbort(() => {
-        closed = true;
-        wake?.();
-      });
-      const admitted = () => callerOf(c, state).admin;
-      const heartbeat = setInterval(() => void stream.write(': ping\n\n'), HEARTBEAT_MS);
-      const recheck = setInterval(() => !admitted() && wake?.(), AUTH_RECHECK_MS);
-      try {
-        await stream.write(': listening\n\n');
-        while (!closed && admitted()) {
-          const e = queue.shift();
-          if (e) await stream.writeSSE({ event: 'notify', data: JSON.stringify(e) });
-          else await new Promise<void>((resolve) => (wake = resolve));
-          wake = undefined;
-        }
-      } finally {
-        clearInterval(heartbeat);
-        clearInterval(recheck);
-        stop?.();
-      }
-    }),
-  );
+  app.get('/hub/notify/stream', (c) => adminStream(c, state, 'notify', (push) => state.notifier?.listen((e) => push(JSON.stringify(e))), ': listening\n\n'));
   return app;
 }
