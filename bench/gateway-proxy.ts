@@ -15,25 +15,11 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { encodeProject } from '../src/store/host/endpoint-record.js';
-import { BIN } from './issues.js';
+import { startCli } from './cli-process.js';
 import { report, round, stats, tempRepo } from './lib.js';
 
 const BARE_PIPE = fileURLToPath(new URL('./bare-pipe.js', import.meta.url));
 
-/** Spawns a CLI process and resolves with the first stdout line matching `re`. */
-async function startCli(args: string[], cwd: string, env: NodeJS.ProcessEnv, re: RegExp): Promise<{ child: ChildProcess; line: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'inherit'] });
-  const line = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const l = out.split('\n').find((x) => re.test(x));
-      if (l) resolve(l);
-    });
-    child.on('exit', (code) => reject(new Error(`trellis ${args.join(' ')} exited ${code}`)));
-  });
-  return { child, line };
-}
 
 const stop = async (child: ChildProcess) => {
   if (child.exitCode !== null || child.signalCode !== null) return;

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { EventSource } from 'eventsource';
 import WebSocket from 'ws';
 import { encodeProject, writeEndpointRecord } from '../src/store/host/endpoint-record.js';
-import { BIN } from './issues.js';
+import { startCli } from './cli-process.js';
 import { report, round, stats, tempRepo } from './lib.js';
 
 const STANDINS = fileURLToPath(new URL('./gateway-standins.js', import.meta.url));
@@ -22,20 +22,6 @@ function cannon(url: string, connections: number): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => autocannon({ url, connections, duration: 5 }, (err, res) => (err ? reject(err) : resolve(res))));
 }
 
-/** Spawns a CLI process and resolves with the first stdout line matching `re`. */
-async function startCli(args: string[], cwd: string, env: NodeJS.ProcessEnv, re: RegExp): Promise<{ child: ChildProcess; line: string; at: number }> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'inherit'] });
-  const line = await new Promise<{ line: string; at: number }>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const l = out.split('\n').find((x) => re.test(x));
-      if (l) resolve({ line: l, at: performance.now() });
-    });
-    child.on('exit', (code) => reject(new Error(`trellis ${args.join(' ')} exited ${code}`)));
-  });
-  return { child, ...line };
-}
 
 const stop = async (child: ChildProcess) => {
   if (child.exitCode !== null) return;

@@ -5,7 +5,7 @@
  * hop (WebSocket through the gateway and the SSH forward to a real tmux pane on the "remote" host).
  */
 import autocannon from 'autocannon';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -14,6 +14,7 @@ import { registerPane } from '../test/helpers/sessions.js';
 import { startSshd } from '../test/helpers/sshd.js';
 import { encodeProject } from '../src/store/host/endpoint-record.js';
 import { BIN } from './issues.js';
+import { startCli } from './cli-process.js';
 import { report, round, tempRepo } from './lib.js';
 import { viewer } from './paneio.js';
 
@@ -21,20 +22,6 @@ function cannon(url: string, etag: string): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => autocannon({ url, connections: 8, duration: 5, headers: { 'if-none-match': etag } }, (err, res) => (err ? reject(err) : resolve(res))));
 }
 
-/** A CLI process and the first stdout line matching `re`. */
-async function startCli(args: string[], cwd: string, env: NodeJS.ProcessEnv, re: RegExp): Promise<{ child: ChildProcess; line: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'inherit'] });
-  const line = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const l = out.split('\n').find((x) => re.test(x));
-      if (l) resolve(l);
-    });
-    child.on('exit', (code) => reject(new Error(`trellis ${args.join(' ')} exited ${code}`)));
-  });
-  return { child, line };
-}
 
 const pct = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 
