@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { defaultLockOptions } from '../git/refs.js';
+import { defaultLockOptions } from '../git/ref-lock.js';
 import { GC_AUTO, Housekeeping, looseObjectEstimate } from '../git/housekeeping.js';
 import { damagedRefs, repairDamagedRef } from '../git/ref-repair.js';
 import { probeForges } from '../forge/doctor-check.js';
