@@ -21,11 +21,11 @@ import {
   resumeSession,
   sessionState,
   showSession,
-  signalSession,
   spawnSession,
   viewSession,
   type ListedSession,
 } from '../store/sessions/verbs.js';
+import { signalSession } from '../store/sessions/signal-verb.js';
 import { mainRoot } from '../store/sessions/worktree.js';
 import { sessionPaneTargets } from '../store/sessions/pane-target.js';
 import { readBody, resolveAuthor } from './input.js';
