@@ -211,7 +211,6 @@ const ROOT = resolve(import.meta.dirname, '..');
 
 /** Files over the ceiling today, with their line counts. Split them along their seams; never add one. */
 const OVERSIZED: Readonly<Record<string, number>> = {
-  'src/cli/session-commands.ts': 384,
   'src/store/sessions/adapters/replay.test.ts': 407,
 };
 
