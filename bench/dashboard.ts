@@ -10,7 +10,7 @@ import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 import { openIssue } from '../src/store/issues/verbs.js';
 import { createDemoProject } from '../src/store/project/demo.js';
-import { signalSession } from '../src/store/sessions/verbs.js';
+import { signalSession } from '../src/store/sessions/signal-verb.js';
 import { defaultRuntime } from '../src/store/sessions/runtime.js';
 import { createHubServer } from '../src/gateway/hub-server.js';
 import { bindPublic } from '../src/http/bind.js';

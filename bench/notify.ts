@@ -16,7 +16,7 @@ import { bindPublic } from '../src/http/bind.js';
 import { createDemoProject } from '../src/store/project/demo.js';
 import { openProject } from '../src/store/project/project.js';
 import { defaultRuntime } from '../src/store/sessions/runtime.js';
-import { signalSession } from '../src/store/sessions/verbs.js';
+import { signalSession } from '../src/store/sessions/signal-verb.js';
 import { BIN } from './issues.js';
 import { report, round, stats } from './lib.js';
 

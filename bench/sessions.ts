@@ -12,7 +12,7 @@ import { LiveProject } from '../src/store/board/live.js';
 import { openProject, type Project } from '../src/store/project/project.js';
 import { defaultRuntime, record } from '../src/store/sessions/runtime.js';
 import { closeSession, spawnSession } from '../src/store/sessions/verbs.js';
-import { poolDir, readPool } from '../src/store/sessions/worktree-pool.js';
+import { poolDir, readPool } from '../src/store/sessions/pool-entries.js';
 import { BIN } from './issues.js';
 import { report, round, stats, tempRepo, time } from './lib.js';
 

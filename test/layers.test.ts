@@ -4,7 +4,8 @@
  * judged against the table. A new edge that runs upward or across a boundary the table forbids fails
  * here with the file, the import and the rule it breaks.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
@@ -196,5 +197,111 @@ describe('import loops', () => {
       ['b.ts', ['a.ts']],
     ]);
     expect(loopsOf(graph)).toEqual([['store/project.ts', 'store/sessions/registry.ts', 'store/sessions/verbs.ts'], ['a.ts', 'b.ts']]);
+  });
+});
+
+/**
+ * The size ceiling: small files with one idea each. A source file (src/, the dashboard's own src/ with it,
+ * and bench/) over CEILING lines fails unless OVERSIZED lists it with its count, and the list only
+ * shrinks: a listed file may not grow past its count, and one that comes back under the ceiling must
+ * leave the list, so no file can slip back over it later.
+ */
+const CEILING = 350;
+const ROOT = resolve(import.meta.dirname, '..');
+
+/** Files over the ceiling today, with their line counts. Split them along their seams; never add one. */
+const OVERSIZED: Readonly<Record<string, number>> = {
+  'src/store/sessions/adapters/replay.test.ts': 407,
+};
+
+/** Lines in a file as `wc -l` counts them (a last line without a newline still counts). */
+function lineCount(path: string): number {
+  const text = readFileSync(path, 'utf8');
+  if (text === '') return 0;
+  return text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+}
+
+/**
+ * What breaks the ceiling under `root` (paths relative to it, in `dirs`), one message per file naming
+ * the file, its count and the repair; empty when the tree keeps it.
+ */
+function oversized(root: string, allowed: Readonly<Record<string, number>>, dirs: readonly string[] = ['src', 'bench']): string[] {
+  const counts = new Map<string, number>();
+  for (const dir of dirs) {
+    if (!existsSync(join(root, dir))) continue;
+    for (const file of sourceFiles(join(root, dir))) counts.set(relative(root, file).split(sep).join('/'), lineCount(file));
+  }
+  const broken: string[] = [];
+  for (const [file, lines] of [...counts].sort(([a], [b]) => a.localeCompare(b))) {
+    const listed = allowed[file];
+    if (listed === undefined) {
+      if (lines > CEILING) broken.push(`${file} has ${lines} lines, over the ceiling of ${CEILING}: split it along its seams (the list of oversized files may not grow)`);
+    } else if (lines <= CEILING) {
+      broken.push(`${file} has ${lines} lines, at or under the ceiling of ${CEILING}: remove it from OVERSIZED in test/layers.test.ts`);
+    } else if (lines > listed) {
+      broken.push(`${file} has ${lines} lines, more than the ${listed} it is listed with: split it rather than let it grow`);
+    }
+  }
+  for (const file of Object.keys(allowed).filter((f) => !counts.has(f)).sort()) {
+    broken.push(`${file} is listed in OVERSIZED but no longer exists: remove it from the list`);
+  }
+  return broken;
+}
+
+describe(`the size ceiling (${CEILING} lines)`, () => {
+  it('holds for every source file under src/ and bench/, the listed ones not growing', () => {
+    // A walker that found nothing would pass; the dashboard's own src/ is in the walk.
+    expect(sourceFiles(join(ROOT, 'src')).some((f) => f.includes(`dashboard${sep}src${sep}`))).toBe(true);
+    expect(sourceFiles(join(ROOT, 'bench')).length).toBeGreaterThan(0);
+    expect(oversized(ROOT, OVERSIZED)).toEqual([]);
+  });
+
+  describe('on a planted tree', () => {
+    const lines = (n: number): string => Array.from({ length: n }, (_, i) => `export const x${i} = ${i};\n`).join('');
+    const plant = (files: Record<string, string>): string => {
+      const root = mkdtempSync(join(tmpdir(), 'trellis-ceiling-'));
+      for (const [path, text] of Object.entries(files)) {
+        mkdirSync(dirname(join(root, path)), { recursive: true });
+        writeFileSync(join(root, path), text);
+      }
+      return root;
+    };
+    const judged = (files: Record<string, string>, allowed: Record<string, number>): string[] => {
+      const root = plant(files);
+      try {
+        return oversized(root, allowed);
+      } finally {
+        rmSync(root, { recursive: true, force: true });
+      }
+    };
+
+    it('fails on an unlisted 351-line file, naming it, its count and the repair; 350 lines pass', () => {
+      expect(judged({ 'src/store/big.ts': lines(351), 'src/store/edge.ts': lines(350) }, {})).toEqual([
+        'src/store/big.ts has 351 lines, over the ceiling of 350: split it along its seams (the list of oversized files may not grow)',
+      ]);
+    });
+
+    it('reaches the dashboard, .tsx files, tests beside the code and bench/', () => {
+      const files = { 'src/dashboard/src/views/Big.tsx': lines(351), 'src/x/y.test.ts': lines(360), 'bench/big.ts': lines(400) };
+      expect(judged(files, {}).map((m) => m.split(' ')[0])).toEqual(['bench/big.ts', 'src/dashboard/src/views/Big.tsx', 'src/x/y.test.ts']);
+    });
+
+    it('counts a last line without a newline', () => {
+      expect(judged({ 'src/a.ts': `${lines(350)}export const last = 1;` }, {})).toHaveLength(1);
+    });
+
+    it('keeps a listed file at its count, fails one that grew past it', () => {
+      expect(judged({ 'src/a.ts': lines(400) }, { 'src/a.ts': 400 })).toEqual([]);
+      expect(judged({ 'src/a.ts': lines(401) }, { 'src/a.ts': 400 })).toEqual([
+        'src/a.ts has 401 lines, more than the 400 it is listed with: split it rather than let it grow',
+      ]);
+    });
+
+    it('makes the list shrink: a listed file back under the ceiling, or gone, must leave it', () => {
+      expect(judged({ 'src/a.ts': lines(350) }, { 'src/a.ts': 400 })).toEqual([
+        'src/a.ts has 350 lines, at or under the ceiling of 350: remove it from OVERSIZED in test/layers.test.ts',
+      ]);
+      expect(judged({}, { 'src/gone.ts': 400 })).toEqual(['src/gone.ts is listed in OVERSIZED but no longer exists: remove it from the list']);
+    });
   });
 });

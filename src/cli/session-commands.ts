@@ -1,12 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, fstatSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { isTrellisError, TrellisError } from '../events/index.js';
-import type { OverlapWith, SessionView } from '../projections/index.js';
+import type { SessionView } from '../projections/index.js';
 import { readEndpointRecord, trellisHome } from '../store/host/endpoint-record.js';
 import type { Project } from '../store/project/project.js';
 import { openProject } from './open-project.js';
-import type { ReviewBundle } from '../store/sessions/review.js';
 import { QUARANTINE_AFTER } from '../store/sessions/supervisors.js';
 import { defaultRuntime, type SessionRuntime } from '../store/sessions/runtime.js';
 import {
@@ -21,11 +18,10 @@ import {
   resumeSession,
   sessionState,
   showSession,
-  signalSession,
   spawnSession,
   viewSession,
-  type ListedSession,
 } from '../store/sessions/verbs.js';
+import { signalSession } from '../store/sessions/signal-verb.js';
 import { mainRoot } from '../store/sessions/worktree.js';
 import { sessionPaneTargets } from '../store/sessions/pane-target.js';
 import { readBody, resolveAuthor } from './input.js';
@@ -34,13 +30,14 @@ import { problemLines } from './render.js';
 import { checkShape, type Shape, type VerbContext } from './shape.js';
 import { UsageError } from './usage-error.js';
 import { checksText } from './checks-text.js';
+import { logIgnored, NotJson, readPayload, spawnDetached } from './hook-input.js';
+import { reviewText, sessionLine, sessionText, statusLabel } from './session-text.js';
 
 interface ActionSpec extends Shape {
   readonly run: (ctx: VerbContext, p: Project) => Promise<number>;
 }
 
 const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
-const label = (s: { state: string; reason: string | null }) => (s.reason ? `${s.state}{${s.reason}}` : s.state);
 const author = (ctx: VerbContext) => resolveAuthor(ctx.options.by, ctx.cwd);
 
 /**
@@ -60,53 +57,13 @@ async function sessionIo(action: 'capture' | 'keys', ctx: VerbContext, p: Projec
   return runSessionIo(action, ctx, sessionPaneTargets(p, cliRuntime(p).tmux.socket));
 }
 
-function sessionLine(s: ListedSession): string {
-  const overlap = s.overlaps.map((o) => `  overlaps ${o.session} on ${[...o.nodes.map((n) => `node ${n}`), ...o.paths].join(', ')}`).join('');
-  return `${s.id}  ${label(s).padEnd(22)}  ${s.harness.padEnd(6)}  ${s.unread ? '*' : ' '} ${s.title}${s.nodes.length ? `  [${s.nodes.join(', ')}]` : ''}${overlap}\n`;
-}
-
-function sessionText(s: SessionView & { overlaps?: readonly OverlapWith[] }): string {
-  const lines = [
-    `${s.id}  ${label(s)} (${s.source})${s.unread ? '  unread' : ''}`,
-    ...(s.detail ? [s.detail] : []),
-    `${s.harness}${s.agentVersion ? ` ${s.agentVersion}` : ''} · by ${s.by} · ${s.created} · branch ${s.branch} · base ${s.base.slice(0, 12)}`,
-    `worktree ${s.worktree}${s.tmux ? ` · tmux ${s.tmux.session} ${s.tmux.pane}` : ''}${s.agentSessionId ? ` · agent session ${s.agentSessionId}` : ''}`,
-    ...(s.nodes.length ? [`nodes: ${s.nodes.join(', ')}`] : []),
-    ...(s.issue ? [`issue: ${s.issue}`] : []),
-    ...(s.overlaps ?? []).map((o) => `overlaps session ${o.session}: ${[...o.nodes.map((n) => `node ${n}`), ...o.paths].join(', ')}`),
-    ...(s.wip ? [`uncommitted work saved: refs/trellis/wip/${s.id} (${s.wip.slice(0, 12)})`] : []),
-    '',
-    s.task,
-    ...s.timeline.map((t, i) => `\n── prompt ${i + 1} · ${t.by} · ${t.at}${t.held ? ` · queued: ${t.held}` : ''}\n${t.body}`),
-  ];
-  return `${lines.join('\n')}\n`;
-}
-
-function reviewText(r: ReviewBundle): string {
-  const pre = r.preflight;
-  return [
-    `${r.session}  ${r.branch}  ${r.base.slice(0, 12)}..${r.head.slice(0, 12)}`,
-    pre.merged
-      ? `merged into ${pre.trunk} at ${pre.merged.commit.slice(0, 12)}`
-      : `merge into ${pre.trunk}: ${pre.result === 'clean' ? 'clean' : `conflicts in ${pre.conflicts.join(', ')}`}${pre.trunkMovedAhead ? ` (${pre.trunk} moved ahead since the fork)` : ''}`,
-    '',
-    checksText(r.checks),
-    ...r.commits.map((c) => `${c.hash.slice(0, 12)} ${c.subject} (${c.author})`),
-    '',
-    ...r.files.map((f) => `${f.status} ${f.path}`),
-    ...(r.nodes.length ? ['', ...r.nodes.map((n) => `node ${n.id}: ${n.openIssues.length} open ${n.openIssues.length === 1 ? 'issue' : 'issues'}${n.openIssues.map((i) => `\n  ${i.id} ${i.concern}`).join('')}`)] : []),
-    '',
-    ...r.files.map((f) => f.diff),
-  ].join('\n');
-}
-
 const transition = (name: string, verb: (p: Project, rt: SessionRuntime, id: string, by: string) => Promise<SessionView>, done: string): ActionSpec => ({
   args: ['id'],
   options: ['by', 'json'],
   usage: `trellis session ${name} <id> [--by <author>] [--json]`,
   async run(ctx, p) {
     const s = await verb(p, cliRuntime(p), ctx.args[0]!, author(ctx));
-    await out(ctx.options.json ? json(s) : `${s.id} ${done}: ${label(s)}\n`);
+    await out(ctx.options.json ? json(s) : `${s.id} ${done}: ${statusLabel(s)}\n`);
     return 0;
   },
 });
@@ -226,7 +183,7 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
       if (!id || words.length === 0) throw new UsageError('missing <choice>', SESSION_ACTIONS.answer!.usage);
       const { answerSession } = await import('../store/sessions/answer.js');
       const r = await answerSession(p, cliRuntime(p), id, words.join(' '), author(ctx));
-      await out(ctx.options.json ? json(r) : `${r.session.id} answered "${r.chose}": ${label(r.session)}\n`);
+      await out(ctx.options.json ? json(r) : `${r.session.id} answered "${r.chose}": ${statusLabel(r.session)}\n`);
       return 0;
     },
   },
@@ -317,52 +274,6 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
     },
   },
 };
-
-/** Runs `trellis <args>` in a session of its own, detached from the hook (and the agent) that asked for it. */
-function spawnDetached(args: readonly string[], cwd: string): void {
-  const child = spawn(process.execPath, [process.argv[1]!, ...args], { cwd, detached: true, stdio: 'ignore' });
-  child.on('error', (e) => process.stderr.write(`trellis: cannot start '${args.join(' ')}': ${e.message}\n`));
-  child.unref();
-}
-
-/** A hook payload that is not JSON: ignored, never a failing hook inside the agent's screen. */
-class NotJson {
-  constructor(readonly message: string) {}
-}
-
-/**
- * Ignored hook input is logged, not fatal (a failing hook shows up inside the agent's screen): on
- * stderr, and as a line of `$TRELLIS_HOME/signals.log` for whoever explains a status later.
- */
-function logIgnored(id: string, event: string, what: readonly string[]): void {
-  for (const line of what) process.stderr.write(`trellis: session ${id}: ignored ${event} signal: ${line}\n`);
-  try {
-    appendFileSync(join(trellisHome(), 'signals.log'), `${JSON.stringify({ at: new Date().toISOString(), session: id, event, ignored: what })}\n`);
-  } catch {
-    // The log is a courtesy: stderr already said it.
-  }
-}
-
-/**
- * A hook's JSON payload from standard input: a pipe, a file, or a socket (Node-based agents such as
- * Claude Code hand their hooks a socket pair); a terminal is never read. Nothing: null.
- */
-function readPayload(): unknown {
-  let st;
-  try {
-    st = fstatSync(0);
-  } catch {
-    return null;
-  }
-  if (!st.isFIFO() && !st.isFile() && !st.isSocket()) return null;
-  const text = readFileSync(0, 'utf8').trim();
-  if (!text) return null;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return new NotJson(`the payload on stdin is not JSON (${JSON.stringify(text.slice(0, 60))})`);
-  }
-}
 
 export const sessionUsage = (): string => Object.values(SESSION_ACTIONS).map((a) => `  ${a.usage}`).join('\n');
 

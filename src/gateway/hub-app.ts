@@ -9,10 +9,10 @@ import type { GatewayState } from './gateway-state.js';
 import { callerOf } from './hub-context.js';
 import { notifyRoutes } from './notify-routes.js';
 import { projectRoutes } from './project-routes.js';
+import { CSP } from './proxy-headers.js';
 import { pushRoutes } from './push-routes.js';
 import { pwaRoutes } from './pwa-routes.js';
 import { crossSiteRefusal } from './request-guard.js';
-import { CSP } from './upstream.js';
 
 type Env = { Bindings: HttpBindings };
 

@@ -6,8 +6,11 @@ import { forgetVerified, gateOf, onlineRecord } from '../store/host/project-list
 import { isRemoteId } from '../store/host/remote-projects.js';
 import type { GatewayState } from './gateway-state.js';
 import { crossSiteRefusal } from './request-guard.js';
+import { backendsOf, faceOf, type ProxyTarget } from './backends.js';
+import { CSP } from './proxy-headers.js';
 import { hasShell, shellAction } from './shell-scope.js';
-import { backendsOf, CSP, faceOf, proxyHttp, proxyUpgrade, type ProxyTarget } from './upstream.js';
+import { proxyHttp } from './upstream.js';
+import { proxyUpgrade } from './websocket-proxy.js';
 
 /** `/p/<id>/rest?query` → id and the upstream path `/rest?query`. */
 export function splitProxyPath(rawUrl: string): { id: string; path: string } | null {

@@ -16,10 +16,10 @@ import {
   resumeSession,
   sessionBudget,
   showSession,
-  signalSession,
   spawnSession,
   viewSession,
 } from '../../store/sessions/verbs.js';
+import { signalSession } from '../../store/sessions/signal-verb.js';
 import { readJson } from '../body.js';
 import type { AppContext } from '../context.js';
 import { requestAuthor } from '../author.js';

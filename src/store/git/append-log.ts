@@ -4,7 +4,8 @@ import type { BulkChain } from './bulk-append.js';
 import type { LogRecord } from './log-record.js';
 import { Housekeeping } from './housekeeping.js';
 import { commitObject, singleFileTree, writeObject } from './loose-objects.js';
-import { compareAndSwapRef, defaultLockOptions, replaceRefUnderLock, readTipOrDamage, readTipSkippingDamage, readTips, readTipsStamped, type LockOptions, type TipsRead } from './refs.js';
+import { compareAndSwapRef, defaultLockOptions, replaceRefUnderLock, type LockOptions } from './ref-lock.js';
+import { readTipOrDamage, readTipSkippingDamage, readTips, readTipsStamped, type TipsRead } from './refs.js';
 
 export type { LogRecord } from './log-record.js';
 

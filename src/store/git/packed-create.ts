@@ -1,6 +1,6 @@
 import { existsSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { replaceUnderLock } from './refs.js';
+import { replaceUnderLock } from './ref-lock.js';
 import { isCode } from '../fs-errors.js';
 
 const HEADER = '# pack-refs with: peeled fully-peeled sorted \n';

@@ -1,7 +1,8 @@
 import { mkdirSync, openSync, readFileSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { syncDir } from './durable.js';
-import { describeDamage, findDamagedRefs, replaceUnderLock } from './refs.js';
+import { replaceUnderLock } from './ref-lock.js';
+import { describeDamage, findDamagedRefs } from './refs.js';
 import { isCode } from '../fs-errors.js';
 import { gitRaw } from './run-git.js';
 

@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupRepos, git, tempRepo } from '../../../test/helpers/repo.js';
-import { compareAndSwapRef, readTip, readTips } from './refs.js';
+import { compareAndSwapRef } from './ref-lock.js';
+import { readTip, readTips } from './refs.js';
 
 afterAll(cleanupRepos);
 

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ThreadCommand } from '../../events/index.js';
 import { cleanupRepos, tempRepo } from '../../../test/helpers/repo.js';
 import { GitAppendLog } from '../git/append-log.js';
-import { compareAndSwapRef, defaultLockOptions } from '../git/refs.js';
+import { compareAndSwapRef, defaultLockOptions } from '../git/ref-lock.js';
 import { ProjectionCache } from '../streams/projection-cache.js';
 import { ThreadStore, threadRef } from './thread-store.js';
 

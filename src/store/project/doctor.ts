@@ -1,12 +1,13 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { defaultLockOptions } from '../git/refs.js';
+import { defaultLockOptions } from '../git/ref-lock.js';
 import { GC_AUTO, Housekeeping, looseObjectEstimate } from '../git/housekeeping.js';
 import { damagedRefs, repairDamagedRef } from '../git/ref-repair.js';
 import { probeForges } from '../forge/doctor-check.js';
 import { THREAD_REF_PREFIX } from '../issues/thread-store.js';
-import { poolDir, poolReport, refillPool } from '../sessions/worktree-pool.js';
+import { poolDir } from '../sessions/pool-entries.js';
+import { poolReport, refillPool } from '../sessions/worktree-pool.js';
 import { readSpecTree } from '../spec/spec-tree.js';
 import { CACHE_FORMAT, ProjectionCache } from '../streams/projection-cache.js';
 import { CONFIG_FILE, LOCAL_CONFIG_FILE, loadSettings } from './config.js';

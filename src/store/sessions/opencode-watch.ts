@@ -7,7 +7,8 @@ import { adapterOf } from './adapters/index.js';
 import { endpointFile, opencodeCall, readEndpoint, streamEvents, type OpencodeEndpoint } from './adapters/opencode-server.js';
 import type { SessionRuntime } from './runtime.js';
 import { QUARANTINE_AFTER } from './supervisors.js';
-import { quarantineSession, signalSession } from './verbs.js';
+import { signalSession } from './signal-verb.js';
+import { quarantineSession } from './verbs.js';
 
 /** Statuses in which the session's opencode should be alive and watched. */
 const WATCHED = new Set(['starting', 'running', 'awaiting', 'review', 'merging']);

@@ -1,17 +1,15 @@
 import { existsSync } from 'node:fs';
-import { decideSession, isNodeId, isTrellisError, LIVE_STATUSES, TrellisError, type SessionCommand, type SessionStatus } from '../../events/index.js';
+import { decideSession, isNodeId, isTrellisError, TrellisError, type SessionCommand, type SessionStatus } from '../../events/index.js';
 import { sessionList, sessionView, type OverlapWith, type SessionState, type SessionSummary, type SessionView } from '../../projections/index.js';
 import { newThreadId, isLocalId } from '../issues/thread-id.js';
 import type { Project } from '../project/project.js';
 import type { StreamProblem } from '../streams/projection-cache.js';
 import { adapterOf, harnessNames } from './adapters/index.js';
-import { mapSignal } from './adapters/signal.js';
 import { resolveHarness } from './default-harness.js';
 import { preflight } from './preflight.js';
 import { budgetOf, queuePass, type SessionBudget } from './queue.js';
 import { shq } from './adapters/adapter.js';
 import { deliver, launch, record, SUPERVISOR, type BareCommand, type Delivery, type SessionRuntime } from './runtime.js';
-import { capturePane } from './pane-capture.js';
 import { noteScreenDialog } from './screen-watch.js';
 import type { GateDecision } from './merge-gate.js';
 import { saveWip } from './wip.js';
@@ -138,7 +136,8 @@ function precheck(p: Project, state: SessionState, command: BareCommand, by: str
   decideSession(state, { ...command, by, at: p.now().toISOString(), source: 'user' } as SessionCommand);
 }
 
-const write = (p: Project, id: string, command: BareCommand, by: string, source: SessionCommand['source'] = 'user') =>
+/** Appends `command` to session `id`'s stream as `by` now (the state machine decides; the signal verb uses it too). */
+export const appendCommand = (p: Project, id: string, command: BareCommand, by: string, source: SessionCommand['source'] = 'user') =>
   p.sessionLog.write(id, { ...command, by, at: p.now().toISOString(), source } as SessionCommand);
 
 /** The adapter's shared-runtime guard; a reason refuses the cleanup. */
@@ -167,7 +166,7 @@ export async function promptSession(p: Project, rt: SessionRuntime, id: string, 
     await noteScreenDialog(p, rt, before);
     before = await sessionState(p, id);
   }
-  const { state, events } = await write(p, id, { type: 'prompt', body, queuesInput: adapterOf(before.harness).queuesInput }, by);
+  const { state, events } = await appendCommand(p, id, { type: 'prompt', body, queuesInput: adapterOf(before.harness).queuesInput }, by);
   const prompted = events.find((e) => e.type === 'prompted');
   const held = prompted?.type === 'prompted' ? prompted.data.held : undefined;
   if (held) return { session: sessionView(state), appended: true, delivered: false, reason: held };
@@ -188,7 +187,7 @@ export async function deliverHeld(p: Project, rt: SessionRuntime, id: string): P
       await noteScreenDialog(p, rt, state);
       state = await p.sessionLog.get(id);
     }
-    const { state: after, events } = await write(p, id, { type: 'deliver', queuesInput: adapterOf(state.harness).queuesInput }, SUPERVISOR, 'supervisor');
+    const { state: after, events } = await appendCommand(p, id, { type: 'deliver', queuesInput: adapterOf(state.harness).queuesInput }, SUPERVISOR, 'supervisor');
     const done = events.find((e) => e.type === 'delivered');
     if (done?.type !== 'delivered') return delivered;
     const result = await deliver(rt, after, after.timeline[done.data.index]!.body);
@@ -207,7 +206,7 @@ export async function interruptSession(p: Project, rt: SessionRuntime, id: strin
   precheck(p, state, { type: 'interrupt', reason: 'by-user' }, by);
   await guard(p, state, 'interrupt');
   // Logged first: the pane-died hook that the kill fires then finds the session already interrupted.
-  const { state: after } = await write(p, id, { type: 'interrupt', reason: 'by-user' }, by);
+  const { state: after } = await appendCommand(p, id, { type: 'interrupt', reason: 'by-user' }, by);
   if (state.tmux) await rt.tmux.kill(state.tmux.session);
   await queuePass(p, rt);
   return sessionView(after);
@@ -216,14 +215,14 @@ export async function interruptSession(p: Project, rt: SessionRuntime, id: strin
 /** Relaunches an interrupted or quarantined session in its worktree (the agent's own resume if it has one). */
 export async function resumeSession(p: Project, rt: SessionRuntime, id: string, by: string): Promise<SessionView> {
   await sessionState(p, id);
-  const { state } = await write(p, id, { type: 'resume' }, by);
+  const { state } = await appendCommand(p, id, { type: 'resume' }, by);
   return sessionView(await launch(p, rt, state, { resume: true }));
 }
 
 /** Puts the session up for review. */
 export async function requestReview(p: Project, id: string, by: string): Promise<SessionView> {
   await sessionState(p, id);
-  return sessionView((await write(p, id, { type: 'review' }, by)).state);
+  return sessionView((await appendCommand(p, id, { type: 'review' }, by)).state);
 }
 
 /**
@@ -237,7 +236,7 @@ export async function mergeSession(p: Project, rt: SessionRuntime, id: string, b
   precheck(p, state, { type: 'merge' }, by);
   // Loaded when used: the gate reads spec trees, which `session signal` (every agent hook) never needs.
   const { gateMerge } = await import('./merge-gate.js');
-  const gate = await gateMerge(p, state, override, { by, fromSession }, (reason, scenarios) => write(p, id, { type: 'override-merge', reason, scenarios }, by));
+  const gate = await gateMerge(p, state, override, { by, fromSession }, (reason, scenarios) => appendCommand(p, id, { type: 'override-merge', reason, scenarios }, by));
   const { trunk } = await trunkCommit(p);
   try {
     mergeRefusal(state, trunk, mainRoot(p));
@@ -246,7 +245,7 @@ export async function mergeSession(p: Project, rt: SessionRuntime, id: string, b
     if (gate.through !== 'overridden' || !isTrellisError(err)) throw err;
     throw new TrellisError(err.code, `merge gate overridden for ${gate.scenarios.join(', ')} (logged on the session); ${err.message}`);
   }
-  await write(p, id, { type: 'merge' }, by);
+  await appendCommand(p, id, { type: 'merge' }, by);
   const body = `Merge your branch ${state.branch} into ${trunk}: bring in the latest ${trunk}, resolve any conflicts, run the tests, then move ${trunk} to the result (git push . HEAD:${trunk}). Do not edit the main checkout.`;
   const { session: _session, appended: _appended, ...delivery } = await promptSession(p, rt, id, body, by);
   return { dispatched: true, gate, ...delivery };
@@ -285,7 +284,7 @@ export async function closeSession(p: Project, rt: SessionRuntime, id: string, b
   const root = mainRoot(p);
   await removeWorktree(root, state.worktree);
   if (state.base) await dropBranchIfEmpty(root, state.branch, state.base);
-  const { state: after } = await write(p, id, { type: 'close', wip }, by);
+  const { state: after } = await appendCommand(p, id, { type: 'close', wip }, by);
   await queuePass(p, rt);
   return sessionView(after);
 }
@@ -296,7 +295,7 @@ export async function quarantineSession(p: Project, rt: SessionRuntime, id: stri
   precheck(p, state, { type: 'quarantine', reason, wip: null }, by);
   await guard(p, state, 'quarantine');
   const wip = await saveAndStop(rt, state);
-  const { state: after } = await write(p, id, { type: 'quarantine', reason, wip }, by, source);
+  const { state: after } = await appendCommand(p, id, { type: 'quarantine', reason, wip }, by, source);
   await queuePass(p, rt);
   return sessionView(after);
 }
@@ -304,90 +303,7 @@ export async function quarantineSession(p: Project, rt: SessionRuntime, id: stri
 /** Clears `unread`: somebody has looked at the session's finished work. */
 export async function viewSession(p: Project, id: string, by: string): Promise<SessionView> {
   await sessionState(p, id);
-  return sessionView((await write(p, id, { type: 'view' }, by)).state);
-}
-
-export interface SignalResult {
-  readonly session: SessionView;
-  /** Whether the signal appended anything (a repeated idle notification does not). */
-  readonly changed: boolean;
-  /** What was ignored and why: an unknown event, a payload that is not the hook's, a signal the state refuses. */
-  readonly ignored: readonly string[];
-}
-
-/**
- * The adapters' entry point (`trellis session signal <id> <event>`, the hook's JSON on stdin): maps the
- * native event to transitions and appends them. Input the protocol does not explain (an unknown event,
- * a payload that is not the event's JSON object, a signal the current state refuses) is ignored and
- * said in `ignored`, never a crash inside the agent's hook and never a guessed state. A process exit
- * keeps the pane's last screen as evidence and its last lines in the reason. When the agent now takes
- * input, its held prompts are delivered.
- */
-export async function signalSession(p: Project, rt: SessionRuntime, id: string, event: string, payload: unknown, opts: { fromPane?: string } = {}): Promise<SignalResult> {
-  const state = await sessionState(p, id);
-  // A hook of an agent Trellis already replaced (interrupted, then resumed in a new pane: the old
-  // program's SessionEnd as it dies) speaks of a pane that is no longer the session's.
-  const stale = stalePane(state, opts.fromPane);
-  if (stale) return { session: sessionView(state), changed: false, ignored: [`${event}: ${stale}`] };
-  const mapped = mapSignal(adapterOf(state.harness), event, payload, state);
-  if ('ignored' in mapped) return { session: sessionView(state), changed: false, ignored: [mapped.ignored] };
-  const source: SessionCommand['source'] = event === 'exit' ? 'process' : 'hook';
-  let current = state;
-  let changed = false;
-  const ignored: string[] = [];
-  for (const command of mapped.commands) {
-    // The agent's process exiting after a close or an interrupt is expected: nothing to record.
-    if (command.type === 'interrupt' && !LIVE_STATUSES.has(current.status as SessionStatus)) continue;
-    // Before the launch is logged the pane is unknown: an exit then is the old program's, not the new one's.
-    if (command.type === 'interrupt' && opts.fromPane && current.tmux === null) continue;
-    const full = command.type === 'interrupt' && current.tmux ? await exitCommand(p, rt, current, command) : command;
-    try {
-      const { state: after, events } = await write(p, id, full, id, source);
-      current = after;
-      changed ||= events.length > 0;
-    } catch (err) {
-      if (!(isTrellisError(err) && err.code === 'SESSION_REFUSED')) throw err;
-      ignored.push(`${event}: ${err.message}`);
-    }
-  }
-  if (changed && current.pending.length > 0) await deliverHeld(p, rt, id);
-  return { session: sessionView(changed ? await sessionState(p, id) : current), changed, ignored };
-}
-
-/** Why a signal from tmux pane `fromPane` is not about the session's current agent, or null. */
-function stalePane(state: SessionState, fromPane: string | undefined): string | null {
-  if (!fromPane || !state.tmux || state.tmux.pane === fromPane) return null;
-  return `sent from pane ${fromPane}, but the session's agent runs in pane ${state.tmux.pane} (a program it replaced)`;
-}
-
-/**
- * An agent's exit as the log says it: a pane that is gone with its tmux session (killed from outside)
- * is `tmux-gone`, not a process exit; a process that exited leaves its pane, whose last screen is kept.
- */
-async function exitCommand(p: Project, rt: SessionRuntime, state: SessionState, command: BareCommand & { type: 'interrupt' }): Promise<BareCommand> {
-  const info = await rt.tmux.pane(state.tmux!.pane).catch(() => null);
-  if (!info) return { type: 'interrupt', reason: 'tmux-gone', detail: `the tmux session ${state.tmux!.session} (pane ${state.tmux!.pane}) is gone: it was killed outside Trellis` };
-  return { ...command, detail: await exitEvidence(p, rt, state) };
-}
-
-/** How many of a dead pane's last lines go into the reason. */
-const EXIT_LINES = 5;
-
-/**
- * The last screen of an agent whose process exited, kept as evidence, and its last lines for the reason
- * (`claude: not found` is seen at once). The pane stays readable after the exit (tmux `remain-on-exit`).
- */
-async function exitEvidence(p: Project, rt: SessionRuntime, state: SessionState): Promise<string | undefined> {
-  try {
-    const screen = await capturePane({ socket: rt.tmux.socket, session: state.tmux!.session, pane: state.tmux!.pane }, { lines: 500 });
-    const lines = screen.text.split('\n').map((l) => l.trimEnd()).filter((l) => l.trim() !== '' && !/^Pane is dead/.test(l.trim()));
-    if (lines.length === 0) return undefined;
-    const { hash } = await p.evidence.put(Buffer.from(`${screen.text}\n`, 'utf8'));
-    return `${lines.slice(-EXIT_LINES).join('\n')}\n(last screen: evidence ${hash})`;
-  } catch {
-    // The pane is gone too (its tmux session was killed): nothing to keep.
-    return undefined;
-  }
+  return sessionView((await appendCommand(p, id, { type: 'view' }, by)).state);
 }
 
 /** The budget and its use, and the warm worktree pool's state and disk use, for `/api/resources`. */

@@ -5,7 +5,7 @@ import { nodeIdOf, parseSpecNode } from '../../projections/spec-node.js';
 import { git, gitRaw } from '../git/run-git.js';
 import { countLines } from './history.js';
 import { isBelow, unsafeRelativePath } from '../safe-path.js';
-import { isPooledPath } from '../sessions/worktree-pool.js';
+import { isPooledPath } from '../sessions/pool-entries.js';
 
 export interface Worktree {
   readonly path: string;

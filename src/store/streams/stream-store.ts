@@ -1,9 +1,8 @@
 import { TrellisError } from '../../events/errors.js';
-import { isAfter, orderEvents } from '../../events/event-order.js';
-import type { ChainResult } from '../git/chain.js';
 import type { GitAppendLog } from '../git/append-log.js';
 import { readTip, tipsUnchanged, type TipsRead, type TipsStamp } from '../git/refs.js';
-import { parseChain } from './parse-chain.js';
+import { CacheSaves } from './cache-saves.js';
+import { foldChain } from './fold-chain.js';
 import type { ProjectionCache, StreamProblem, StreamSnapshot } from './projection-cache.js';
 import type { StoredEvent, StreamKind } from './stream-kind.js';
 import { exportEvents, importEvents } from './stream-transfer.js';
@@ -50,9 +49,6 @@ export class StreamStore<E extends StoredEvent, S, C> {
   private lastRead: StreamsRead<S> | undefined;
   /** Whether all() has read every tip at least once (a precondition for reading only some). */
   private fullyRead = false;
-  private cacheSave: { delayMs: number; timer?: NodeJS.Timeout } | undefined;
-  /** Streams whose snapshot changed since the cache last saved them: a save appends only these. */
-  private readonly unsaved = new Set<string>();
   /** What the last full read of the tips saw of the ref folders (see TipsStamp), and the tips it read. */
   private stamp: TipsStamp | undefined;
   private layers: TipsRead | undefined;
@@ -60,11 +56,16 @@ export class StreamStore<E extends StoredEvent, S, C> {
   private builtRead: StreamsRead<S> | undefined;
   private readonly moved = new Set<string>();
 
+  /** When and what of `known` reaches the projection cache. */
+  private readonly saves: CacheSaves<S>;
+
   constructor(
     readonly kind: StreamKind<E, S, C>,
     private readonly log: GitAppendLog,
     private readonly cache: ProjectionCache<S>,
-  ) {}
+  ) {
+    this.saves = new CacheSaves(cache, this.known, () => this.fullyRead && this.cacheLoaded);
+  }
 
   /** The ref of stream `id`. */
   ref(id: string): string {
@@ -76,16 +77,12 @@ export class StreamStore<E extends StoredEvent, S, C> {
    * after every change, so a burst of writes appends once.
    */
   deferCacheSaves(delayMs: number): void {
-    this.cacheSave = { delayMs };
+    this.saves.defer(delayMs);
   }
 
   /** Writes a deferred cache save now (on shutdown). */
-  async flushCache(): Promise<void> {
-    if (this.cacheSave?.timer) {
-      clearTimeout(this.cacheSave.timer);
-      this.cacheSave.timer = undefined;
-      await this.persist();
-    }
+  flushCache(): Promise<void> {
+    return this.saves.flush();
   }
 
   /**
@@ -151,7 +148,7 @@ export class StreamStore<E extends StoredEvent, S, C> {
       const tip = tipOf(id);
       if (tip === undefined) {
         if (this.known.delete(id)) {
-          if (!damaged.has(id)) this.unsaved.add(id);
+          if (!damaged.has(id)) this.saves.unsaved.add(id);
           this.moved.add(id);
           changed = true;
         }
@@ -163,7 +160,7 @@ export class StreamStore<E extends StoredEvent, S, C> {
     }
     if (changed) {
       this.lastRead = undefined;
-      await this.saveCache();
+      await this.saves.save();
     }
     if (this.lastRead) return this.lastRead;
     const states: S[] = [];
@@ -202,43 +199,6 @@ export class StreamStore<E extends StoredEvent, S, C> {
   /** The tip the projection cache on disk holds for stream `id` (doctor's repair of a damaged ref). */
   cachedTip(id: string): string | undefined {
     return this.cache.load().get(id)?.tip;
-  }
-
-  /**
-   * Saves the cache, and never fails the read or the write that asked: the cache is rebuildable and
-   * keyed on tips, so a save that did not happen (a full disk, a read-only repository) is only a slower
-   * next read. A read-only verb on a full disk still answers; a write whose ref moved is still acknowledged.
-   */
-  private async saveCache(): Promise<void> {
-    if (!this.cacheSave) return this.persist().catch((err) => this.cacheNotSaved(err));
-    const deferred = this.cacheSave;
-    deferred.timer ??= setTimeout(() => {
-      deferred.timer = undefined;
-      this.persist().catch((err) => this.cacheNotSaved(err));
-    }, deferred.delayMs).unref();
-  }
-
-  private cacheWarned = false;
-  /** One warning per store (stderr for the CLI, the log for a server), not one per read. */
-  private cacheNotSaved(err: unknown): void {
-    if (this.cacheWarned) return;
-    this.cacheWarned = true;
-    console.error(`trellis: cannot write the projection cache (${(err as Error).message}); reading on without it`);
-  }
-
-  /**
-   * Appends the streams that changed since the last save (O(change)); only a process that has read
-   * every tip rewrites the whole cache, when it is absent, of another format, or has too much slack.
-   */
-  private async persist(): Promise<void> {
-    if (this.fullyRead && this.cacheLoaded && this.cache.wantsRewrite(this.known.size)) {
-      this.unsaved.clear();
-      return this.cache.rewrite(this.known);
-    }
-    const changes = new Map<string, StreamSnapshot<S> | null>();
-    for (const id of this.unsaved) changes.set(id, this.known.get(id) ?? null);
-    this.unsaved.clear();
-    return this.cache.append(changes);
   }
 
   /** One stream at its current tip, without reading the others (the kind's initial state if absent). */
@@ -294,10 +254,10 @@ export class StreamStore<E extends StoredEvent, S, C> {
   private async appended(id: string, step: DecidedStep<S, E>): Promise<{ state: S; events: E[] }> {
     const after = step.events.reduce((s, e) => this.kind.evolve(s, e), step.state);
     this.known.set(id, { tip: step.next!, state: after });
-    this.unsaved.add(id);
+    this.saves.unsaved.add(id);
     this.moved.add(id);
     this.lastRead = undefined;
-    await this.saveCache();
+    await this.saves.save();
     return { state: after, events: step.events };
   }
 
@@ -340,13 +300,13 @@ export class StreamStore<E extends StoredEvent, S, C> {
       stale.map(({ tip }, i) => ({ tip, stopAt: bases[i]?.tip ?? null })),
       (i, result) => {
         const { id, tip } = stale[i]!;
-        const snap = this.foldChain(id, tip, bases[i], result);
+        const snap = foldChain(this.kind, id, this.ref(id), tip, bases[i], result);
         if (snap === 'from-root') {
           again.push(stale[i]!);
           return;
         }
         this.known.set(id, snap);
-        this.unsaved.add(id);
+        this.saves.unsaved.add(id);
         this.moved.add(id);
         // A commit that could not be read may be there next time (a repack, a fetch in progress): only a
         // payload that does not parse is remembered as a problem of that tip.
@@ -360,24 +320,6 @@ export class StreamStore<E extends StoredEvent, S, C> {
       await this.refresh(again);
     }
     this.lastRead = undefined;
-  }
-
-  /**
-   * Folds a chain's events in (clock, at, id) order, each event once, so every clone folds a merged
-   * history to the same state. On top of a known base only when every new event sorts after the base's
-   * last (the usual append); otherwise ('from-root') the stream must be read and folded whole.
-   */
-  private foldChain(id: string, tip: string, base: { tip: string; state: S } | undefined, result: ChainResult): StreamSnapshot<S> | 'from-root' {
-    const ref = this.ref(id);
-    const parsed = parseChain(this.kind, result);
-    if ('reason' in parsed) return { tip, problem: { id, ref, commit: parsed.commit, reason: parsed.reason } };
-    const onBase = result.ok && result.reachedStop && base !== undefined;
-    const ordered = orderEvents(parsed.events.map((p) => p.event));
-    if (onBase && ordered.length && !isAfter(ordered[0]!, this.kind.lastKey(base.state))) return 'from-root';
-    let state = onBase ? base.state : this.kind.initial(id);
-    for (const event of ordered) state = this.kind.evolve(state, event);
-    if (!this.kind.exists(state)) return { tip, problem: { id, ref, commit: tip, reason: `the log does not begin with an '${this.kind.firstEvent}' event` } };
-    return { tip, state };
   }
 
   /**

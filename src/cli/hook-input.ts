@@ -1,0 +1,55 @@
+/**
+ * What the hook-side verbs (`session signal`, `watch-opencode`, `react`, `watch-setup`) need from the
+ * process an agent's hook runs them in: its payload on stdin, a log of what was ignored, and a way to
+ * start work detached from the hook. A failing hook shows inside the agent's screen, so nothing here throws.
+ */
+import { spawn } from 'node:child_process';
+import { appendFileSync, fstatSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { trellisHome } from '../store/host/endpoint-record.js';
+
+/** Runs `trellis <args>` in a session of its own, detached from the hook (and the agent) that asked for it. */
+export function spawnDetached(args: readonly string[], cwd: string): void {
+  const child = spawn(process.execPath, [process.argv[1]!, ...args], { cwd, detached: true, stdio: 'ignore' });
+  child.on('error', (e) => process.stderr.write(`trellis: cannot start '${args.join(' ')}': ${e.message}\n`));
+  child.unref();
+}
+
+/** A hook payload that is not JSON: ignored, never a failing hook inside the agent's screen. */
+export class NotJson {
+  constructor(readonly message: string) {}
+}
+
+/**
+ * Ignored hook input is logged, not fatal (a failing hook shows up inside the agent's screen): on
+ * stderr, and as a line of `$TRELLIS_HOME/signals.log` for whoever explains a status later.
+ */
+export function logIgnored(id: string, event: string, what: readonly string[]): void {
+  for (const line of what) process.stderr.write(`trellis: session ${id}: ignored ${event} signal: ${line}\n`);
+  try {
+    appendFileSync(join(trellisHome(), 'signals.log'), `${JSON.stringify({ at: new Date().toISOString(), session: id, event, ignored: what })}\n`);
+  } catch {
+    // The log is a courtesy: stderr already said it.
+  }
+}
+
+/**
+ * A hook's JSON payload from standard input: a pipe, a file, or a socket (Node-based agents such as
+ * Claude Code hand their hooks a socket pair); a terminal is never read. Nothing: null.
+ */
+export function readPayload(): unknown {
+  let st;
+  try {
+    st = fstatSync(0);
+  } catch {
+    return null;
+  }
+  if (!st.isFIFO() && !st.isFile() && !st.isSocket()) return null;
+  const text = readFileSync(0, 'utf8').trim();
+  if (!text) return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return new NotJson(`the payload on stdin is not JSON (${JSON.stringify(text.slice(0, 60))})`);
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * How a session reads on a terminal (`session ls`, `show`, a transition's answer, `review`): pure
+ * renderings of the views the session verbs return, kept apart from the commands that print them.
+ */
+import type { OverlapWith, SessionView } from '../projections/index.js';
+import type { ReviewBundle } from '../store/sessions/review.js';
+import type { ListedSession } from '../store/sessions/verbs.js';
+import { checksText } from './checks-text.js';
+
+/** A status as the CLI writes it: `interrupted{tmux-gone}`, or the bare state when there is no reason. */
+export const statusLabel = (s: { state: string; reason: string | null }) => (s.reason ? `${s.state}{${s.reason}}` : s.state);
+
+/** One session of `trellis session ls`: id, status, harness, unread mark, title, nodes and overlaps. */
+export function sessionLine(s: ListedSession): string {
+  const overlap = s.overlaps.map((o) => `  overlaps ${o.session} on ${[...o.nodes.map((n) => `node ${n}`), ...o.paths].join(', ')}`).join('');
+  return `${s.id}  ${statusLabel(s).padEnd(22)}  ${s.harness.padEnd(6)}  ${s.unread ? '*' : ' '} ${s.title}${s.nodes.length ? `  [${s.nodes.join(', ')}]` : ''}${overlap}\n`;
+}
+
+/** `trellis session show`: the session whole, its prompts in order. */
+export function sessionText(s: SessionView & { overlaps?: readonly OverlapWith[] }): string {
+  const lines = [
+    `${s.id}  ${statusLabel(s)} (${s.source})${s.unread ? '  unread' : ''}`,
+    ...(s.detail ? [s.detail] : []),
+    `${s.harness}${s.agentVersion ? ` ${s.agentVersion}` : ''} · by ${s.by} · ${s.created} · branch ${s.branch} · base ${s.base.slice(0, 12)}`,
+    `worktree ${s.worktree}${s.tmux ? ` · tmux ${s.tmux.session} ${s.tmux.pane}` : ''}${s.agentSessionId ? ` · agent session ${s.agentSessionId}` : ''}`,
+    ...(s.nodes.length ? [`nodes: ${s.nodes.join(', ')}`] : []),
+    ...(s.issue ? [`issue: ${s.issue}`] : []),
+    ...(s.overlaps ?? []).map((o) => `overlaps session ${o.session}: ${[...o.nodes.map((n) => `node ${n}`), ...o.paths].join(', ')}`),
+    ...(s.wip ? [`uncommitted work saved: refs/trellis/wip/${s.id} (${s.wip.slice(0, 12)})`] : []),
+    '',
+    s.task,
+    ...s.timeline.map((t, i) => `\n── prompt ${i + 1} · ${t.by} · ${t.at}${t.held ? ` · queued: ${t.held}` : ''}\n${t.body}`),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+/** `trellis review`: preflight, checks, commits, files and the diff. */
+export function reviewText(r: ReviewBundle): string {
+  const pre = r.preflight;
+  return [
+    `${r.session}  ${r.branch}  ${r.base.slice(0, 12)}..${r.head.slice(0, 12)}`,
+    pre.merged
+      ? `merged into ${pre.trunk} at ${pre.merged.commit.slice(0, 12)}`
+      : `merge into ${pre.trunk}: ${pre.result === 'clean' ? 'clean' : `conflicts in ${pre.conflicts.join(', ')}`}${pre.trunkMovedAhead ? ` (${pre.trunk} moved ahead since the fork)` : ''}`,
+    '',
+    checksText(r.checks),
+    ...r.commits.map((c) => `${c.hash.slice(0, 12)} ${c.subject} (${c.author})`),
+    '',
+    ...r.files.map((f) => `${f.status} ${f.path}`),
+    ...(r.nodes.length ? ['', ...r.nodes.map((n) => `node ${n.id}: ${n.openIssues.length} open ${n.openIssues.length === 1 ? 'issue' : 'issues'}${n.openIssues.map((i) => `\n  ${i.id} ${i.concern}`).join('')}`)] : []),
+    '',
+    ...r.files.map((f) => f.diff),
+  ].join('\n');
+}

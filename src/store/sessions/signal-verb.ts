@@ -1,0 +1,96 @@
+/**
+ * The signal verb: what an agent's hook (or its process exit) says, mapped by its adapter to session
+ * transitions and appended. Apart from the user's verbs (verbs.ts) because its input is a program's,
+ * not a person's: whatever it cannot explain is ignored and said, never a crash inside the hook.
+ */
+import { isTrellisError, LIVE_STATUSES, type SessionCommand, type SessionStatus } from '../../events/index.js';
+import { sessionView, type SessionState, type SessionView } from '../../projections/index.js';
+import type { Project } from '../project/project.js';
+import { adapterOf } from './adapters/index.js';
+import { mapSignal } from './adapters/signal.js';
+import { capturePane } from './pane-capture.js';
+import type { BareCommand, SessionRuntime } from './runtime.js';
+import { appendCommand, deliverHeld, sessionState } from './verbs.js';
+
+export interface SignalResult {
+  readonly session: SessionView;
+  /** Whether the signal appended anything (a repeated idle notification does not). */
+  readonly changed: boolean;
+  /** What was ignored and why: an unknown event, a payload that is not the hook's, a signal the state refuses. */
+  readonly ignored: readonly string[];
+}
+
+/**
+ * The adapters' entry point (`trellis session signal <id> <event>`, the hook's JSON on stdin): maps the
+ * native event to transitions and appends them. Input the protocol does not explain (an unknown event,
+ * a payload that is not the event's JSON object, a signal the current state refuses) is ignored and
+ * said in `ignored`, never a crash inside the agent's hook and never a guessed state. A process exit
+ * keeps the pane's last screen as evidence and its last lines in the reason. When the agent now takes
+ * input, its held prompts are delivered.
+ */
+export async function signalSession(p: Project, rt: SessionRuntime, id: string, event: string, payload: unknown, opts: { fromPane?: string } = {}): Promise<SignalResult> {
+  const state = await sessionState(p, id);
+  // A hook of an agent Trellis already replaced (interrupted, then resumed in a new pane: the old
+  // program's SessionEnd as it dies) speaks of a pane that is no longer the session's.
+  const stale = stalePane(state, opts.fromPane);
+  if (stale) return { session: sessionView(state), changed: false, ignored: [`${event}: ${stale}`] };
+  const mapped = mapSignal(adapterOf(state.harness), event, payload, state);
+  if ('ignored' in mapped) return { session: sessionView(state), changed: false, ignored: [mapped.ignored] };
+  const source: SessionCommand['source'] = event === 'exit' ? 'process' : 'hook';
+  let current = state;
+  let changed = false;
+  const ignored: string[] = [];
+  for (const command of mapped.commands) {
+    // The agent's process exiting after a close or an interrupt is expected: nothing to record.
+    if (command.type === 'interrupt' && !LIVE_STATUSES.has(current.status as SessionStatus)) continue;
+    // Before the launch is logged the pane is unknown: an exit then is the old program's, not the new one's.
+    if (command.type === 'interrupt' && opts.fromPane && current.tmux === null) continue;
+    const full = command.type === 'interrupt' && current.tmux ? await exitCommand(p, rt, current, command) : command;
+    try {
+      const { state: after, events } = await appendCommand(p, id, full, id, source);
+      current = after;
+      changed ||= events.length > 0;
+    } catch (err) {
+      if (!(isTrellisError(err) && err.code === 'SESSION_REFUSED')) throw err;
+      ignored.push(`${event}: ${err.message}`);
+    }
+  }
+  if (changed && current.pending.length > 0) await deliverHeld(p, rt, id);
+  return { session: sessionView(changed ? await sessionState(p, id) : current), changed, ignored };
+}
+
+/** Why a signal from tmux pane `fromPane` is not about the session's current agent, or null. */
+function stalePane(state: SessionState, fromPane: string | undefined): string | null {
+  if (!fromPane || !state.tmux || state.tmux.pane === fromPane) return null;
+  return `sent from pane ${fromPane}, but the session's agent runs in pane ${state.tmux.pane} (a program it replaced)`;
+}
+
+/**
+ * An agent's exit as the log says it: a pane that is gone with its tmux session (killed from outside)
+ * is `tmux-gone`, not a process exit; a process that exited leaves its pane, whose last screen is kept.
+ */
+async function exitCommand(p: Project, rt: SessionRuntime, state: SessionState, command: BareCommand & { type: 'interrupt' }): Promise<BareCommand> {
+  const info = await rt.tmux.pane(state.tmux!.pane).catch(() => null);
+  if (!info) return { type: 'interrupt', reason: 'tmux-gone', detail: `the tmux session ${state.tmux!.session} (pane ${state.tmux!.pane}) is gone: it was killed outside Trellis` };
+  return { ...command, detail: await exitEvidence(p, rt, state) };
+}
+
+/** How many of a dead pane's last lines go into the reason. */
+const EXIT_LINES = 5;
+
+/**
+ * The last screen of an agent whose process exited, kept as evidence, and its last lines for the reason
+ * (`claude: not found` is seen at once). The pane stays readable after the exit (tmux `remain-on-exit`).
+ */
+async function exitEvidence(p: Project, rt: SessionRuntime, state: SessionState): Promise<string | undefined> {
+  try {
+    const screen = await capturePane({ socket: rt.tmux.socket, session: state.tmux!.session, pane: state.tmux!.pane }, { lines: 500 });
+    const lines = screen.text.split('\n').map((l) => l.trimEnd()).filter((l) => l.trim() !== '' && !/^Pane is dead/.test(l.trim()));
+    if (lines.length === 0) return undefined;
+    const { hash } = await p.evidence.put(Buffer.from(`${screen.text}\n`, 'utf8'));
+    return `${lines.slice(-EXIT_LINES).join('\n')}\n(last screen: evidence ${hash})`;
+  } catch {
+    // The pane is gone too (its tmux session was killed): nothing to keep.
+    return undefined;
+  }
+}
