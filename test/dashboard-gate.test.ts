@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { desktopPage, screenshot, VIEWPORTS } from './helpers/browser.js';
+import { desktopPage, screenshot, VIEWPORTS, scrollTo } from './helpers/browser.js';
 import { cleanupRepos, git, ok, tempRepo, testEnv, trellis } from './helpers/repo.js';
 import { packageCopy, startServe, type ServeProcess } from './helpers/serve.js';
 import { killTmux } from './helpers/sessions.js';
@@ -125,9 +125,9 @@ describe('the session page and the gate', () => {
       expect(Math.round(review!.width)).toBe(Math.round(main!.width));
       expect(await page.locator('.review').evaluate((r) => r.querySelector('[data-testid="checks"]')!.compareDocumentPosition(r.querySelector('[data-testid="preflight"]')!) & Node.DOCUMENT_POSITION_FOLLOWING)).toBeTruthy();
       expect(await clipped()).toEqual([]);
-      await page.getByTestId('merge-by-hand').scrollIntoViewIfNeeded();
+      await scrollTo(page.getByTestId('merge-by-hand'));
       await screenshot(page, 'session-merge-by-hand');
-      await page.locator('.review').scrollIntoViewIfNeeded();
+      await scrollTo(page.locator('.review'));
       await screenshot(page, 'session-gate');
     }
     await page.setViewportSize(VIEWPORTS.desktop);
@@ -216,7 +216,7 @@ describe('the session page and the gate', () => {
     const both = row('cart/total').getByTestId('changed-definition');
     expect(await both.textContent()).toBe("Fixed at dispatchgrep -q total=42 cart.txt → failThe branch'strue → pass");
     expect(await page.getByTestId('checks-line').textContent()).toContain('Run the checks again, accept a changed definition, or a person merges anyway with a reason.');
-    await page.locator('.accept-changed').scrollIntoViewIfNeeded();
+    await scrollTo(page.locator('.accept-changed'));
     await screenshot(page, 'session-changed-check');
     await page.getByLabel("Accept the branch's definition of cart/total, because").fill('the total is not checked any more');
     await page.getByRole('button', { name: 'Accept the new definition' }).click();
@@ -231,7 +231,7 @@ describe('the session page and the gate', () => {
       const widths = await page.locator('.changed-definition dd').evaluateAll((dds) => dds.map((d) => d.getBoundingClientRect().width));
       expect(Math.min(...widths)).toBeGreaterThan(150);
       expect(await clipped()).toEqual([]);
-      await page.locator('.review').scrollIntoViewIfNeeded();
+      await scrollTo(page.locator('.review'));
       await screenshot(page, 'session-review-files');
     }
     await page.setViewportSize(VIEWPORTS.desktop);

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { desktopPage, VIEWPORTS } from './helpers/browser.js';
+import { desktopPage, VIEWPORTS, scrollTo } from './helpers/browser.js';
 import { cleanupRepos, ok, ROOT, tempDir } from './helpers/repo.js';
 import { packageCopy, startServe, type ServeProcess } from './helpers/serve.js';
 import { killTmux } from './helpers/sessions.js';
@@ -135,10 +135,10 @@ describe('the five-minute tour on the demo, in the page', () => {
     await page.getByTestId('merge-by-hand').waitFor({ timeout: 15_000 });
     expect(await page.getByTestId('preflight').textContent()).toContain('merges cleanly');
     expect(await page.locator('.review').textContent()).toContain('Inventory: the back-orders rule');
-    await page.locator('.review').scrollIntoViewIfNeeded();
+    await scrollTo(page.locator('.review'));
     await shot('review');
     views.push('review');
-    await page.getByTestId('merge-by-hand').scrollIntoViewIfNeeded();
+    await scrollTo(page.getByTestId('merge-by-hand'));
     await shot('merge-by-hand');
 
     // Before the merge, closing the issue "as fixed by" the session is refused, saying why.
@@ -176,7 +176,7 @@ describe('the five-minute tour on the demo, in the page', () => {
 
     // Its issue is still open (merging closes nothing by itself): the page says so and offers to close it,
     // asking first; the issue's timeline then names the session whose merged change closed it.
-    await page.getByTestId('fixed-issue').scrollIntoViewIfNeeded();
+    await scrollTo(page.getByTestId('fixed-issue'));
     expect(await page.getByTestId('fixed-issue').textContent()).toContain('is still open');
     await click(page.getByRole('button', { name: 'Close the issue' }));
     await shot('close-issue');

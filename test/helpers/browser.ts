@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { ROOT } from './repo.js';
 
 /** Debian's chromium (`.ci/run` installs it); playwright-core drives it, no browser is downloaded. */
@@ -43,4 +43,20 @@ export async function desktopPage(): Promise<{ browser: Browser; page: Page; see
   const browser = await launchChromium();
   const page = await browser.newPage({ viewport: VIEWPORTS.desktop });
   return { browser, page, seen: watchPage(page) };
+}
+
+/**
+ * Scrolls `target` into view, resolving it again when a re-render replaced the node between Playwright's
+ * finding it and scrolling to it ("Element is not attached to the DOM": the session page re-renders its
+ * actions when the session's own event arrives). Any other failure, or one past the deadline, is thrown.
+ */
+export async function scrollTo(target: Locator, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await target.scrollIntoViewIfNeeded({ timeout: Math.max(1, Math.min(5_000, deadline - Date.now())) });
+    } catch (e) {
+      if (Date.now() >= deadline || !/not attached/i.test((e as Error).message)) throw e;
+    }
+  }
 }
