@@ -131,8 +131,25 @@ describe('the five-minute tour on the demo, in the page', () => {
     // Step 5: its checks, then review: the bundle says it is ready, and the page shows how to merge it.
     await click(page.getByRole('button', { name: 'Run checks' }));
     await expect.poll(() => page.getByTestId('checks-line').textContent({ timeout: 1_000 }).catch(() => null), { timeout: 30_000 }).toMatch(/^Ready to merge/);
+    // Every state the page's header shows from here on: an action's answer must not flicker back to the
+    // state before it when the next read lands (it did: the answer was dropped a render before the read).
+    await page.evaluate(() => {
+      const seen: string[] = ((window as unknown as { statesSeen: string[] }).statesSeen = []);
+      const note = () => {
+        const t = document.querySelector('[data-testid="session-state"]')?.textContent?.trim() ?? '';
+        if (t && seen.at(-1) !== t) seen.push(t);
+      };
+      note();
+      new MutationObserver(note).observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
+    const reread = page.waitForResponse((r) => r.request().method() === 'GET' && new URL(r.url()).pathname === `/api/sessions/${id}`);
     await click(page.getByRole('button', { name: 'Request review' }));
     await page.getByTestId('merge-by-hand').waitFor({ timeout: 15_000 });
+    await reread;
+    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+    const states = await page.evaluate(() => (window as unknown as { statesSeen: string[] }).statesSeen);
+    const fromReview = states.slice(states.findIndex((t) => t.startsWith('review')));
+    expect({ states, back: fromReview.filter((t) => !t.startsWith('review')) }).toMatchObject({ back: [] });
     expect(await page.getByTestId('preflight').textContent()).toContain('merges cleanly');
     expect(await page.locator('.review').textContent()).toContain('Inventory: the back-orders rule');
     await scrollTo(page.locator('.review'));

@@ -27,7 +27,11 @@ export function SessionView({ id }: { id: string }) {
   const [checked, setChecked] = useState(false);
   const [merged, setMerged] = useState(false);
   useEffect(() => setMerged(false), [id]);
-  const f = useFetch(() => get<Session>(`api/sessions/${enc(id)}`).then((s) => (setLocal(null), s)), [id, rev]);
+  const f = useFetch(() => get<Session>(`api/sessions/${enc(id)}`), [id, rev]);
+  // An action's answer shows until the next read lands, then that read does: cleared once the new data is
+  // rendered, never before (clearing it as the read resolved rendered the older read for a moment, so the
+  // page flickered back to the state before the action and its buttons were replaced under the pointer).
+  useEffect(() => setLocal(null), [f.data]);
   const s = local?.id === id ? local : f.data?.id === id ? f.data : undefined;
   // Looking at the page is viewing the session: its unread marker clears (a refusal changes nothing).
   useEffect(() => {
