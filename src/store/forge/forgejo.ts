@@ -3,7 +3,7 @@ import { TrellisError } from '../../events/index.js';
 import type { Issue, Label, Reply } from '../../projections/index.js';
 import type { ForgeConfig } from '../project/config.js';
 import { forgeId, type ForgeDriver, type ForgeEntry, type ForgeListing, type ProbeStep } from './driver.js';
-import { ForgeHttp, hex, nextPageUrl, utc } from './http.js';
+import { allPages, ForgeHttp, hex, utc } from './http.js';
 import { readMarker } from './marker.js';
 import { probeForge } from './probe.js';
 import { readAs, readList } from './reads.js';
@@ -78,8 +78,8 @@ export class ForgejoDriver implements ForgeDriver {
   async list(): Promise<ForgeListing> {
     const stats = { requests: 0, notModifiedRequests: 0 };
     const repo = `/repos/${this.config.repo}`;
-    const issues = await this.pages(`${repo}/issues?state=all&type=issues&limit=${LIMIT}${since(this.issueCursor)}`, stats, (v) => readList(forgejoReads.issue, v, this.store, 'an issue'));
-    const comments = await this.pages(`${repo}/issues/comments?limit=${LIMIT}${since(this.commentCursor)}`, stats, (v) => readList(forgejoReads.comment, v, this.store, 'a comment'));
+    const issues = await allPages(this.http, `${this.api}${repo}/issues?state=all&type=issues&limit=${LIMIT}${since(this.issueCursor)}`, stats, (v) => readList(forgejoReads.issue, v, this.store, 'an issue'));
+    const comments = await allPages(this.http, `${this.api}${repo}/issues/comments?limit=${LIMIT}${since(this.commentCursor)}`, stats, (v) => readList(forgejoReads.comment, v, this.store, 'a comment'));
     // Adopted only once both listings answered to their last page: a failed pull leaves the last one whole.
     const touched = new Set<number>();
     for (const i of issues) {
@@ -172,18 +172,6 @@ export class ForgejoDriver implements ForgeDriver {
     return { issue, updated };
   }
 
-  private async pages<T>(first: string, stats: { requests: number }, read: (v: unknown) => T[]): Promise<T[]> {
-    const out: T[] = [];
-    for (let url: string | null = `${this.api}${first}`; url; ) {
-      const res = await this.http.request('GET', url);
-      stats.requests++;
-      const page = read(res.json);
-      out.push(...page);
-      // An empty page ends the listing even when a count promised more (items deleted mid-pull).
-      url = page.length ? nextPageUrl(url, res.headers, out.length) : null;
-    }
-    return out;
-  }
 }
 
 /** Only the fields read are kept (and saved): an issue's user, labels and repository objects are not. */

@@ -3,7 +3,7 @@ import { TrellisError } from '../../events/index.js';
 import type { Issue, Label, Reply } from '../../projections/index.js';
 import type { ForgeConfig } from '../project/config.js';
 import { forgeId, type ForgeDriver, type ForgeEntry, type ForgeListing, type ProbeStep } from './driver.js';
-import { ForgeHttp, hex, nextPageUrl, utc } from './http.js';
+import { allPages, ForgeHttp, hex, utc } from './http.js';
 import { readMarker } from './marker.js';
 import { probeForge } from './probe.js';
 import { readAs, readList } from './reads.js';
@@ -87,7 +87,7 @@ export class GitLabDriver implements ForgeDriver {
     const stats = { requests: 0, notModifiedRequests: 0 };
     // One second back: a forge comparing whole seconds must not skip an update made in the cursor's second.
     const since = this.cursor ? `&updated_after=${encodeURIComponent(new Date(Date.parse(this.cursor) - 1000).toISOString())}` : '';
-    const issues = await this.pages(`/projects/${this.project}/issues?with_labels_details=true&order_by=updated_at&sort=asc&per_page=${PER_PAGE}${since}`, stats, (v) =>
+    const issues = await allPages(this.http, `${this.api}/projects/${this.project}/issues?with_labels_details=true&order_by=updated_at&sort=asc&per_page=${PER_PAGE}${since}`, stats, (v) =>
       readList(gitlabReads.issue, v, this.store, 'an issue'),
     );
     const changed = [...new Map(issues.map((i) => [i.iid, i])).values()].filter((i) => this.seen.get(i.iid) !== i.updated_at);
@@ -96,7 +96,7 @@ export class GitLabDriver implements ForgeDriver {
     await Promise.all(
       Array.from({ length: Math.min(NOTES_IN_FLIGHT, queue.length) }, async () => {
         for (let i = queue.shift(); i; i = queue.shift()) {
-          notes.set(i.iid, await this.pages(`/projects/${this.project}/issues/${i.iid}/notes?sort=asc&order_by=created_at&per_page=${PER_PAGE}`, stats, (v) => readList(gitlabReads.note, v, this.store, 'a note')));
+          notes.set(i.iid, await allPages(this.http, `${this.api}/projects/${this.project}/issues/${i.iid}/notes?sort=asc&order_by=created_at&per_page=${PER_PAGE}`, stats, (v) => readList(gitlabReads.note, v, this.store, 'a note')));
         }
       }),
     );
@@ -170,15 +170,4 @@ export class GitLabDriver implements ForgeDriver {
     return { issue, updated };
   }
 
-  /** Every page of a listing, by `X-Next-Page` (or `Link`), each read by `read`. */
-  private async pages<T>(first: string, stats: { requests: number }, read: (v: unknown) => T[]): Promise<T[]> {
-    const out: T[] = [];
-    for (let url: string | null = `${this.api}${first}`; url; ) {
-      const res = await this.http.request('GET', url);
-      stats.requests++;
-      out.push(...read(res.json));
-      url = nextPageUrl(url, res.headers, out.length);
-    }
-    return out;
-  }
 }

@@ -165,3 +165,19 @@ export const utc = (at: string): string => new Date(at).toISOString();
 
 /** A label color as the Issue shape carries it: hex without `#`. */
 export const hex = (color: string | null | undefined): string | undefined => (color ? color.replace(/^#/, '') : undefined);
+
+/**
+ * Every page of a listing from `first`, each read by `read`, following `nextPageUrl` (Link, X-Next-Page or
+ * a total count). An empty page ends the listing even when a count promised more (items deleted mid-pull).
+ */
+export async function allPages<T>(http: ForgeHttp, first: string, stats: { requests: number }, read: (v: unknown) => T[]): Promise<T[]> {
+  const out: T[] = [];
+  for (let url: string | null = first; url; ) {
+    const res = await http.request('GET', url);
+    stats.requests++;
+    const page = read(res.json);
+    out.push(...page);
+    url = page.length ? nextPageUrl(url, res.headers, out.length) : null;
+  }
+  return out;
+}
