@@ -15,6 +15,14 @@ export function spawnDetached(args: readonly string[], cwd: string): void {
   child.unref();
 }
 
+/**
+ * The tmux pane the hook's agent runs in, when it runs on Trellis's own tmux server (`socket`), else
+ * undefined: a hook of a program Trellis already replaced is told apart by its pane.
+ */
+export function hookPane(socket: string): string | undefined {
+  return process.env.TMUX?.split(',')[0] === socket ? process.env.TMUX_PANE || undefined : undefined;
+}
+
 /** A hook payload that is not JSON: ignored, never a failing hook inside the agent's screen. */
 export class NotJson {
   constructor(readonly message: string) {}

@@ -4,7 +4,6 @@ import type { SessionView } from '../projections/index.js';
 import { readEndpointRecord, trellisHome } from '../store/host/endpoint-record.js';
 import type { Project } from '../store/project/project.js';
 import { openProject } from './open-project.js';
-import { QUARANTINE_AFTER } from '../store/sessions/supervisors.js';
 import { defaultRuntime, type SessionRuntime } from '../store/sessions/runtime.js';
 import {
   closeSession,
@@ -21,7 +20,7 @@ import {
   spawnSession,
   viewSession,
 } from '../store/sessions/verbs.js';
-import { signalSession } from '../store/sessions/signal-verb.js';
+import { reactionDue, signalSession } from '../store/sessions/signal-verb.js';
 import { mainRoot } from '../store/sessions/worktree.js';
 import { sessionPaneTargets } from '../store/sessions/pane-target.js';
 import { readBody, resolveAuthor } from './input.js';
@@ -30,7 +29,7 @@ import { problemLines } from './render.js';
 import { checkShape, type Shape, type VerbContext } from './shape.js';
 import { UsageError } from './usage-error.js';
 import { checksText } from './checks-text.js';
-import { logIgnored, NotJson, readPayload, spawnDetached } from './hook-input.js';
+import { hookPane, logIgnored, NotJson, readPayload, spawnDetached } from './hook-input.js';
 import { reviewText, sessionLine, sessionText, statusLabel } from './session-text.js';
 
 interface ActionSpec extends Shape {
@@ -223,14 +222,13 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
         return 0;
       }
       const rt = cliRuntime(p);
-      // tmux names the pane a hook's agent runs in (on Trellis's own server): a hook of a replaced program is told apart.
-      const onOurServer = process.env.TMUX?.split(',')[0] === rt.tmux.socket && process.env.TMUX_PANE;
-      const r = await signalSession(p, rt, ctx.args[0]!, ctx.args[1]!, payload, onOurServer ? { fromPane: process.env.TMUX_PANE } : {});
+      const fromPane = hookPane(rt.tmux.socket);
+      const r = await signalSession(p, rt, ctx.args[0]!, ctx.args[1]!, payload, fromPane ? { fromPane } : {});
       if (r.ignored.length) logIgnored(ctx.args[0]!, ctx.args[1]!, r.ignored);
       // The hook only records: a multi-step reaction (the quarantine of repeated turn failures: WIP saved,
       // pane killed, logged) runs in a detached worker of its own session, which the agent cannot kill
       // (2.1.331 kills its running hooks as it exits); the serve's supervisor does the same, idempotently.
-      if (r.changed && r.session.turnFailures >= QUARANTINE_AFTER && ['running', 'awaiting', 'review', 'merging'].includes(r.session.state)) {
+      if (reactionDue(r)) {
         spawnDetached(['session', 'react', r.session.id], ctx.cwd);
       }
       // Silent by default: Claude Code adds what some hooks print to the agent's context.

@@ -9,6 +9,7 @@ export * from './scenarios.js';
 export * from './eval-readings.js';
 export * from './scoreboard.js';
 export * from './session.js';
+export * from './session-quarantine.js';
 export * from './session-list.js';
 export * from './session-view.js';
 export * from './session-checks.js';

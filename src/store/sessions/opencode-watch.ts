@@ -6,9 +6,8 @@ import type { Project } from '../project/project.js';
 import { adapterOf } from './adapters/index.js';
 import { endpointFile, opencodeCall, readEndpoint, streamEvents, type OpencodeEndpoint } from './adapters/opencode-server.js';
 import type { SessionRuntime } from './runtime.js';
-import { QUARANTINE_AFTER } from './supervisors.js';
-import { signalSession } from './signal-verb.js';
-import { quarantineSession } from './verbs.js';
+import { reactToSignal } from './reactions.js';
+import { reactionDue, signalSession } from './signal-verb.js';
 
 /** Statuses in which the session's opencode should be alive and watched. */
 const WATCHED = new Set(['starting', 'running', 'awaiting', 'review', 'merging']);
@@ -45,11 +44,7 @@ export async function watchOpencode(p: Project, rt: SessionRuntime, id: string, 
       throw err;
     });
     if (r.ignored.length) opts.log(event, r.ignored);
-    if (r.changed && r.session && r.session.turnFailures >= QUARANTINE_AFTER && ['running', 'awaiting', 'review', 'merging'].includes(r.session.state)) {
-      await quarantineSession(p, rt, id, 'trellis', `${r.session.turnFailures} turn failures in a row`, 'supervisor').catch((e: unknown) => {
-        if (!(isTrellisError(e) && e.code === 'SESSION_REFUSED')) throw e;
-      });
-    }
+    if (reactionDue(r)) await reactToSignal(p, rt, id);
   };
   for (;;) {
     const state = await p.sessionLog.get(id);

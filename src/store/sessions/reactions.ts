@@ -1,10 +1,8 @@
 import { isTrellisError } from '../../events/index.js';
+import { quarantineDue } from '../../projections/index.js';
 import type { Project } from '../project/project.js';
 import type { SessionRuntime } from './runtime.js';
-import { QUARANTINE_AFTER } from './supervisors.js';
 import { quarantineSession } from './verbs.js';
-
-const SUPERVISED = new Set(['running', 'awaiting', 'review', 'merging']);
 
 /**
  * The reactions a recorded signal calls for, outside the hook that recorded it (run by `trellis session
@@ -12,10 +10,10 @@ const SUPERVISED = new Set(['running', 'awaiting', 'review', 'merging']);
  * Idempotent: the quarantine is a logged transition, so a second runner finds it done and does nothing.
  */
 export async function reactToSignal(p: Project, rt: SessionRuntime, id: string): Promise<'quarantined' | 'nothing'> {
-  const s = await p.sessionLog.get(id);
-  if (!SUPERVISED.has(s.status) || s.turnFailures < QUARANTINE_AFTER) return 'nothing';
+  const reason = quarantineDue(await p.sessionLog.get(id));
+  if (!reason) return 'nothing';
   try {
-    await quarantineSession(p, rt, id, 'trellis', `${s.turnFailures} turn failures in a row`, 'supervisor');
+    await quarantineSession(p, rt, id, 'trellis', reason, 'supervisor');
     return 'quarantined';
   } catch (err) {
     // The serve's supervisor (or another worker) was first.

@@ -4,7 +4,7 @@
  * not a person's: whatever it cannot explain is ignored and said, never a crash inside the hook.
  */
 import { isTrellisError, LIVE_STATUSES, type SessionCommand, type SessionStatus } from '../../events/index.js';
-import { sessionView, type SessionState, type SessionView } from '../../projections/index.js';
+import { quarantineDue, sessionView, type SessionState, type SessionView } from '../../projections/index.js';
 import type { Project } from '../project/project.js';
 import { adapterOf } from './adapters/index.js';
 import { mapSignal } from './adapters/signal.js';
@@ -57,6 +57,15 @@ export async function signalSession(p: Project, rt: SessionRuntime, id: string, 
   }
   if (changed && current.pending.length > 0) await deliverHeld(p, rt, id);
   return { session: sessionView(changed ? await sessionState(p, id) : current), changed, ignored };
+}
+
+/**
+ * Whether what a signal recorded calls for a reaction outside the hook that recorded it (reactions.ts:
+ * `trellis session react`, run detached, or the opencode watch): it made the session's quarantine due.
+ * Only a signal that changed something: a repeated one leaves the reaction to whoever ran the first.
+ */
+export function reactionDue(r: { readonly changed: boolean; readonly session: Pick<SessionView, 'state' | 'turnFailures'> | null }): boolean {
+  return r.changed && r.session !== null && quarantineDue({ status: r.session.state, turnFailures: r.session.turnFailures }) !== null;
 }
 
 /** Why a signal from tmux pane `fromPane` is not about the session's current agent, or null. */

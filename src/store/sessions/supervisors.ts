@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import type { SessionState } from '../../projections/index.js';
+import { quarantineDue, supervised, type SessionState } from '../../projections/index.js';
 import type { LiveProject } from '../board/live.js';
 import type { Project } from '../project/project.js';
 import { adapterOf } from './adapters/index.js';
@@ -9,15 +9,10 @@ import { record, trellisCommand, type SessionRuntime } from './runtime.js';
 import { deliverHeld, quarantineSession } from './verbs.js';
 import { kickRefill } from './worktree-pool.js';
 
-/** Turn failures in a row after which a session is quarantined (held aside, never auto-resumed). */
-export const QUARANTINE_AFTER = 3;
 /** How often the supervisors re-check without being told (tmux killed from outside sends no event). */
 const RESYNC_MS = 30_000;
 /** How often a working or waiting session's pane is read (a dialog no hook announces, a turn ended by Esc). */
 const PANE_READ_MS = 700;
-
-/** Statuses in which a session's agent should be alive in its pane. */
-const SUPERVISED = new Set(['running', 'awaiting', 'review', 'merging']);
 
 /**
  * The turn-failure supervisor's pass (spec §4.2 rule 2): re-installs each live session's adapter
@@ -27,7 +22,7 @@ const SUPERVISED = new Set(['running', 'awaiting', 'review', 'merging']);
  */
 export async function reconcile(p: Project, rt: SessionRuntime, opts: { install?: boolean } = {}): Promise<string[]> {
   const { states } = await p.sessionLog.all();
-  const live = states.filter((s) => SUPERVISED.has(s.status));
+  const live = states.filter((s) => supervised(s.status));
   if (live.length === 0) return [];
   const listing = await rt.tmux.run(['list-panes', '-a', '-F', '#{session_name} #{pane_id} #{pane_dead}']);
   const panes = new Map<string, { session: string; dead: boolean }>();
@@ -56,8 +51,9 @@ async function reconcileOne(p: Project, rt: SessionRuntime, s: SessionState, pan
     await record(p, s.id, { type: 'interrupt', reason: 'process-exit', source: 'process' });
     return true;
   }
-  if (s.turnFailures >= QUARANTINE_AFTER) {
-    await quarantineSession(p, rt, s.id, 'trellis', `${s.turnFailures} turn failures in a row`, 'supervisor');
+  const quarantine = quarantineDue(s);
+  if (quarantine) {
+    await quarantineSession(p, rt, s.id, 'trellis', quarantine, 'supervisor');
     return true;
   }
   if (install && existsSync(s.worktree)) await adapterOf(s.harness).install(s.worktree, { session: s, resume: false, trellis: trellisCommand(), apiUrl: await rt.apiUrl() });
@@ -67,7 +63,7 @@ async function reconcileOne(p: Project, rt: SessionRuntime, s: SessionState, pan
 /** Every live session's hooks as command hooks (no serve to POST to): the fallback when the serve stops. */
 async function reinstallCommandHooks(p: Project): Promise<void> {
   const { states } = await p.sessionLog.all();
-  for (const s of states.filter((x) => SUPERVISED.has(x.status) && existsSync(x.worktree))) {
+  for (const s of states.filter((x) => supervised(x.status) && existsSync(x.worktree))) {
     await adapterOf(s.harness).install(s.worktree, { session: s, resume: false, trellis: trellisCommand(), apiUrl: null });
   }
 }
@@ -158,9 +154,10 @@ export class SessionSupervisors {
     return this.serial(async () => {
       const { states } = await this.project.sessionLog.all();
       for (const s of states) {
-        if (SUPERVISED.has(s.status) && s.turnFailures >= QUARANTINE_AFTER) {
-          await quarantineSession(this.project, this.rt, s.id, 'trellis', `${s.turnFailures} turn failures in a row`, 'supervisor');
-        } else if (SUPERVISED.has(s.status) && s.pending.length > 0) {
+        const quarantine = quarantineDue(s);
+        if (quarantine) {
+          await quarantineSession(this.project, this.rt, s.id, 'trellis', quarantine, 'supervisor');
+        } else if (supervised(s.status) && s.pending.length > 0) {
           await deliverHeld(this.project, this.rt, s.id);
         }
       }
