@@ -5,6 +5,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { bindPublic } from '../src/http/bind.js';
 import { readEndpointRecord, recordPath } from '../src/store/host/endpoint-record.js';
 import { hashPassword } from '../src/store/host/hub-config.js';
 import { cleanupRepos, git, ok, tempDir, testEnv } from './helpers/repo.js';
@@ -237,7 +238,16 @@ describe('trellis serve: the bind contract', () => {
       const r = await runServe(pkg, dir, ['--port', String(port)]);
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(`trellis: port ${port} is already in use on 127.0.0.1. Repair:`);
+      expect(r.stderr).toContain('or choose another with --port <port>');
       expect(childrenOf(pkg)).toBe('');
+      // The refusal serve said is a code of the one union: a busy port is PORT_IN_USE, another failure BIND_FAILED.
+      let reaped = false;
+      await expect(bindPublic(net.createServer(), port, '127.0.0.1', async () => void (reaped = true))).rejects.toMatchObject({
+        code: 'PORT_IN_USE',
+        message: expect.stringContaining(`port ${port} is already in use on 127.0.0.1. Repair: stop whatever holds port ${port}`),
+      });
+      expect(reaped).toBe(true);
+      await expect(bindPublic(net.createServer(), 18787, '192.0.2.1')).rejects.toMatchObject({ code: 'BIND_FAILED' });
       // A non-loopback address is a public face: refused without an admin password, before anything binds;
       // with one, its bind failure is as loud.
       const refused = await runServe(pkg, dir, ['--port', '18787', '--host', '192.0.2.1']);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { TrellisError } from '../events/index.js';
-import { BindError, bindPublic } from '../http/bind.js';
+import { bindPublic } from '../http/bind.js';
 import { installProcessGuards } from '../http/process-guards.js';
 import { createHubServer } from '../gateway/hub-server.js';
 import { isLoopback, trellisHome } from '../store/host/endpoint-record.js';
@@ -89,13 +89,8 @@ export async function startGateway(o: { home: string; host: string; port: number
   }
   const extraHosts = loopbackBind || isWildcard(o.host) ? [] : [o.host];
   const hub = createHubServer({ home: o.home, tls: !!o.tls, extraHosts, ...(o.only ? { only: o.only } : {}) }, o.tls);
-  let port: number;
-  try {
-    port = await bindPublic(hub.server, o.port, o.host);
-  } catch (e) {
-    if (e instanceof BindError) throw new TrellisError('INVALID_INPUT', e.message);
-    throw e;
-  }
+  // A port that cannot be bound is refused with its code (PORT_IN_USE, BIND_FAILED), naming the port and the repair.
+  const port = await bindPublic(hub.server, o.port, o.host);
   const scheme = o.tls ? 'https' : 'http';
   const at = (h: string) => `${scheme}://${h.includes(':') ? `[${h}]` : h}:${port}/`;
   const url = at(o.host);

@@ -1,13 +1,8 @@
-import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { TrellisError } from '../events/index.js';
-import { BindError } from '../http/bind.js';
-import { CONFIG_FILE } from '../store/project/config.js';
-import { createDemoProject } from '../store/project/demo.js';
-import { encodeProject, isLoopback, trellisHome, type EndpointIdentity } from '../store/host/endpoint-record.js';
+import { isTrellisError, TrellisError } from '../events/index.js';
+import { encodeProject, trellisHome } from '../store/host/endpoint-record.js';
 import { packageRoot } from '../store/package-root.js';
-import type { Project } from '../store/project/project.js';
-import { openProject } from './open-project.js';
+import { projectToServe, serveFace } from '../store/project/serve-policy.js';
 import { Supervisor } from '../supervisor/supervisor.js';
 import { checkShape, type VerbContext } from './shape.js';
 import { err, out } from './output.js';
@@ -22,35 +17,24 @@ const positiveMs = (s: string | undefined, fallback: number) => {
 };
 
 /**
- * `trellis serve`: the supervisor for the project the current folder belongs to. Outside a Trellis
- * project (no git repository, or one without trellis.json) it serves the demo project: one copy under
- * `$TRELLIS_HOME/demo/leaf-and-kettle`, made on the first run and reused after, so what was done in it
- * stays; `--fresh` sets the old copy aside (renamed, never deleted) and makes a new one.
+ * `trellis serve`: the supervisor for the project the current folder belongs to, or the demo copy outside
+ * one. It parses the flags and prints; what to serve and how it faces the network (a public face needs
+ * the admin password) are decided by store/project/serve-policy.ts. Start-up refusals carry their codes
+ * (PORT_IN_USE, BIND_FAILED, ALREADY_SERVING, BOOT_FAILED) to cli/main.ts, which says them and exits 1.
  */
 export async function runServe(ctx: VerbContext): Promise<number> {
   checkShape({ args: [], options: ['port', 'host', 'public', 'fresh'], usage: USAGE }, ctx);
   const port = ctx.options.port === undefined ? Number(process.env.TRELLIS_PORT ?? DEFAULT_PORT) : Number(ctx.options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port takes a port number from 0 to 65535, not '${String(ctx.options.port)}'`, USAGE);
   const host = ctx.options.host === undefined ? '127.0.0.1' : String(ctx.options.host);
-  // A non-loopback bind is a public face (DESIGN §10): the raw API, terminals included, never listens
-  // there; a gateway does, gated by the admin password exactly as with --public.
-  const isPublic = ctx.options.public === true || !isLoopback(host);
-  // A public face without a password would make everyone who reaches it admin: refused before anything starts.
-  if (isPublic && !(await import('../store/host/hub-config.js')).readHubConfig(trellisHome()).adminPassword) {
-    const flag = ctx.options.public === true ? '--public' : `--host ${host}`;
-    const why = ctx.options.public === true ? '' : ` (${host} is not a loopback address: anyone who can reach it would run this project's terminals)`;
-    throw new TrellisError('INVALID_INPUT', `serve ${flag} refuses to start without an admin password${why}. Repair: run 'trellis dashboard password' first${ctx.options.public === true ? '' : ', or serve on --host 127.0.0.1'}`);
-  }
-
-  const project = (await trellisProject(ctx.cwd)) ?? (await demoProject(ctx.options.fresh === true));
-  const root = project.root!;
+  const face = serveFace({ port, host, public: ctx.options.public === true }, trellisHome());
+  const { root, identity } = await projectToServe(ctx.cwd, { home: trellisHome(), fresh: ctx.options.fresh === true, say: (line) => err(`trellis: ${line}\n`) });
   const pkg = packageRoot().dir;
   const supervisor = new Supervisor({
     root,
-    identity: identityOf(project),
-    // With --public the raw proxy moves to a free loopback port (still TRELLIS_API_URL); the gateway takes the public one.
-    port: isPublic ? 0 : port,
-    host: isPublic ? '127.0.0.1' : host,
+    identity,
+    port: face.api.port,
+    host: face.api.host,
     home: trellisHome(),
     entry: join(pkg, 'dist', 'src', 'http', 'child-main.js'),
     // The child's own code, the forge and eval code among it: all compiled under dist/src. Spec nodes
@@ -84,7 +68,7 @@ export async function runServe(ctx: VerbContext): Promise<number> {
   try {
     started = (async () => {
       await supervisor.start();
-      if (!isPublic) return;
+      if (!face.public) return;
       try {
         const { isWildcard, startGateway, tlsOptions } = await import('./dashboard-command.js');
         // hub.json's certificate, as `trellis dashboard` uses it: the public face speaks HTTPS then.
@@ -104,47 +88,10 @@ export async function runServe(ctx: VerbContext): Promise<number> {
     })();
     await started;
   } catch (e) {
-    if (e instanceof BindError) throw new TrellisError('INVALID_INPUT', e.message);
-    if (e instanceof Error && e.name === 'AlreadyServingError') throw new TrellisError('INVALID_INPUT', e.message);
-    if (e instanceof Error && e.name === 'BootError') throw new TrellisError('INVALID_INPUT', `the server could not start: ${e.message}`);
+    // The child's failure to come up, said as the serve's (the supervisor's log keeps the bare reason).
+    if (isTrellisError(e) && e.code === 'BOOT_FAILED') throw new TrellisError('BOOT_FAILED', `the server could not start: ${e.message}`, { cause: e });
     throw e;
   }
   await stopped;
   return 0;
-}
-
-function identityOf(p: Project): EndpointIdentity {
-  const dotGit = join(p.root!, '.git');
-  const worktree = existsSync(dotGit) && statSync(dotGit).isFile();
-  return { toplevel: p.root!, gitCommonDir: p.gitdir, worktree };
-}
-
-async function trellisProject(cwd: string): Promise<Project | null> {
-  try {
-    const p = openProject(cwd);
-    return p.root && existsSync(join(p.root, CONFIG_FILE)) ? p : null;
-  } catch (e) {
-    if (e instanceof TrellisError && e.code === 'NOT_A_REPOSITORY') return null;
-    throw e;
-  }
-}
-
-async function demoProject(fresh: boolean): Promise<Project> {
-  const base = join(trellisHome(), 'demo');
-  mkdirSync(base, { recursive: true });
-  const dir = join(base, 'leaf-and-kettle');
-  const kept = existsSync(join(dir, CONFIG_FILE));
-  if (kept && !fresh) {
-    await err(`trellis: not inside a Trellis project; serving the demo project at ${dir} ('trellis serve --fresh' starts a new copy)\n`);
-    return openProject(dir);
-  }
-  if (existsSync(dir)) {
-    // Set aside, not deleted: whatever was done in the old copy stays on disk.
-    const aside = `${dir}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-    renameSync(dir, aside);
-    await err(`trellis: the previous demo copy is kept at ${aside}\n`);
-  }
-  await createDemoProject(dir);
-  await err(`trellis: not inside a Trellis project; serving a fresh copy of the demo project at ${dir}\n`);
-  return openProject(dir);
 }

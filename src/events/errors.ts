@@ -56,6 +56,14 @@ export type ErrorCode =
   | 'STEP_FAILED'
   /** A detached `trellis serve` did not come online; its details carry the log's tail. */
   | 'SERVE_FAILED'
+  /** A public face's port is held by another program (EADDRINUSE): another port, or stop what holds it. */
+  | 'PORT_IN_USE'
+  /** A public face's address or port cannot be bound for another reason (not this machine's address, not permitted). */
+  | 'BIND_FAILED'
+  /** A live serve of this project already holds its endpoint record: a second one is refused before it boots. */
+  | 'ALREADY_SERVING'
+  /** A serve's HTTP child did not come up healthy (crashed, exited, never listened or answered in time). */
+  | 'BOOT_FAILED'
   /** A revision-checked write came without the revision it was based on (HTTP: no If-Match). */
   | 'PRECONDITION_REQUIRED'
   /** A revision-checked write named a revision that is no longer current; nothing was written. */

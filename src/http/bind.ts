@@ -1,29 +1,32 @@
 import type { Server } from 'node:net';
+import { isTrellisError, TrellisError } from '../events/index.js';
 
-/** A public port that could not be bound: the message names the port and the repair. */
-export class BindError extends Error {
-  override name = 'BindError';
-  constructor(
-    readonly port: number,
-    readonly host: string,
-    readonly code: string | undefined,
-  ) {
-    const why =
-      code === 'EADDRINUSE'
-        ? `port ${port} is already in use on ${host}`
-        : code === 'EACCES'
-          ? `port ${port} on ${host} is not permitted for this user`
-          : code === 'EADDRNOTAVAIL'
-            ? `address ${host} is not on this machine, so port ${port} cannot be bound there`
-            : `port ${port} on ${host} cannot be bound (${code ?? 'unknown error'})`;
-    super(`${why}. Repair: stop whatever holds port ${port} (e.g. 'lsof -i :${port}' or 'ss -ltnp'), or choose another with --port <port>.`);
-  }
+/**
+ * A public port that could not be bound, as the refusal a person can act on: PORT_IN_USE when another
+ * program holds it (EADDRINUSE), else BIND_FAILED; the message names the port and the repair.
+ */
+export function bindError(port: number, host: string, errno: string | undefined): TrellisError {
+  const why =
+    errno === 'EADDRINUSE'
+      ? `port ${port} is already in use on ${host}`
+      : errno === 'EACCES'
+        ? `port ${port} on ${host} is not permitted for this user`
+        : errno === 'EADDRNOTAVAIL'
+          ? `address ${host} is not on this machine, so port ${port} cannot be bound there`
+          : `port ${port} on ${host} cannot be bound (${errno ?? 'unknown error'})`;
+  return new TrellisError(
+    errno === 'EADDRINUSE' ? 'PORT_IN_USE' : 'BIND_FAILED',
+    `${why}. Repair: stop whatever holds port ${port} (e.g. 'lsof -i :${port}' or 'ss -ltnp'), or choose another with --port <port>.`,
+  );
 }
+
+/** Whether `err` is bindError's refusal. */
+export const isBindError = (err: unknown): err is TrellisError => isTrellisError(err) && (err.code === 'PORT_IN_USE' || err.code === 'BIND_FAILED');
 
 /**
  * The one bind helper of every public face (`trellis serve`, `trellis dashboard`). It listens, and on
  * failure first runs `reap` (kill the already-booted child and wait for it) so no portless process
- * outlives the failure, then rejects with a BindError.
+ * outlives the failure, then rejects with bindError's refusal (PORT_IN_USE, BIND_FAILED).
  */
 export async function bindPublic(server: Server, port: number, host: string, reap: () => Promise<void> = async () => {}): Promise<number> {
   try {
@@ -37,7 +40,7 @@ export async function bindPublic(server: Server, port: number, host: string, rea
     });
   } catch (err) {
     await reap();
-    throw new BindError(port, host, (err as NodeJS.ErrnoException).code);
+    throw bindError(port, host, (err as NodeJS.ErrnoException).code);
   }
   const addr = server.address();
   return typeof addr === 'object' && addr ? addr.port : port;

@@ -22,5 +22,10 @@ describe('onError for the host verbs’ codes', () => {
     expect((await answer(new TrellisError('SERVE_FAILED', 'no', { details: { logTail: 'tail' } }))).status).toBe(504);
     expect((await answer(new TrellisError('CATALOG_MALFORMED', 'no'))).status).toBe(409);
     expect((await answer(new TrellisError('PRECONDITION_REQUIRED', 'no'))).status).toBe(428);
+    // A serve's start-up refusals (said by the CLI) have their statuses in the one table too.
+    expect((await answer(new TrellisError('PORT_IN_USE', 'no'))).status).toBe(409);
+    expect((await answer(new TrellisError('ALREADY_SERVING', 'no'))).status).toBe(409);
+    expect((await answer(new TrellisError('BIND_FAILED', 'no'))).status).toBe(500);
+    expect((await answer(new TrellisError('BOOT_FAILED', 'no'))).status).toBe(500);
   });
 });

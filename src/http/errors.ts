@@ -49,6 +49,11 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   CATALOG_MALFORMED: 409,
   STEP_FAILED: 422,
   SERVE_FAILED: 504,
+  // A serve's start-up refusals: the CLI says them (exit 1); a status is given for completeness.
+  PORT_IN_USE: 409,
+  BIND_FAILED: 500,
+  ALREADY_SERVING: 409,
+  BOOT_FAILED: 500,
   PRECONDITION_REQUIRED: 428,
   STALE_REVISION: 412,
   UNSAFE_FOLDER: 409,

@@ -1,5 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { isTrellisError, TrellisError } from '../events/index.js';
 
 export interface ChildHandle {
   readonly id: number;
@@ -17,10 +18,9 @@ export interface BootOptions {
   readonly bootMs: number;
 }
 
-/** A child that could not be brought up; `reason` is what the log says. */
-export class BootError extends Error {
-  override name = 'BootError';
-}
+/** A child that could not be brought up (BOOT_FAILED); the message is what the log says. */
+export const bootFailed = (message: string): TrellisError => new TrellisError('BOOT_FAILED', message);
+export const isBootFailure = (err: unknown): err is TrellisError => isTrellisError(err) && err.code === 'BOOT_FAILED';
 
 /**
  * Spawns an HTTP child and waits until it listens and answers GET /health. Anything less within
@@ -34,7 +34,7 @@ export async function bootChild(opts: BootOptions): Promise<ChildHandle> {
   const fail = async (reason: string): Promise<never> => {
     proc.kill('SIGKILL');
     await exited;
-    throw new BootError(`child ${opts.id} ${reason}`);
+    throw bootFailed(`child ${opts.id} ${reason}`);
   };
   const port = await Promise.race([
     new Promise<number>((resolve) => proc.on('message', (m: { type?: string; port?: number }) => m?.type === 'listening' && resolve(m.port!))),

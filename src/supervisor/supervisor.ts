@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { BindError, bindPublic } from '../http/bind.js';
+import { TrellisError } from '../events/index.js';
+import { bindError, bindPublic, isBindError } from '../http/bind.js';
 import { installProcessGuards } from '../http/process-guards.js';
 import { readEndpointRecord, removeEndpointRecord, withRecordClaim, writeEndpointRecord, type EndpointIdentity, type EndpointRecord } from '../store/host/endpoint-record.js';
 import { TreeWatcher } from '../store/board/watch-tree.js';
-import { bootChild, BootError, drainChild, type ChildHandle } from './child.js';
+import { bootChild, drainChild, isBootFailure, type ChildHandle } from './child.js';
 import { SwitchableProxy } from './proxy.js';
 import { TestPauses } from './test-pauses.js';
 
@@ -24,15 +25,13 @@ export interface SupervisorOptions {
   readonly log: (line: string) => void;
 }
 
-/** A live, instance-validated serve of this project already holds its endpoint record. */
-export class AlreadyServingError extends Error {
-  override name = 'AlreadyServingError';
-  constructor(readonly running: EndpointRecord) {
-    super(
-      `${running.root} is already served at ${running.url} by pid ${running.pid} (instance ${running.instanceId}); ` +
-        `use that one, or stop it first (kill ${running.pid}) and run 'trellis serve' again`,
-    );
-  }
+/** A live, instance-validated serve of this project already holds its endpoint record (ALREADY_SERVING). */
+export function alreadyServing(running: EndpointRecord): TrellisError {
+  return new TrellisError(
+    'ALREADY_SERVING',
+    `${running.root} is already served at ${running.url} by pid ${running.pid} (instance ${running.instanceId}); ` +
+      `use that one, or stop it first (kill ${running.pid}) and run 'trellis serve' again`,
+  );
 }
 
 /** Settle time after a source change, so a rebuild that writes many files reloads once. */
@@ -88,7 +87,7 @@ export class Supervisor {
         await first.exited;
       });
     } catch (err) {
-      throw err instanceof BindError ? err : new BindError(this.opts.port, this.opts.host, undefined);
+      throw isBindError(err) ? err : bindError(this.opts.port, this.opts.host, undefined);
     }
     this.publicUrl = this.faceUrl(port);
     first.process.send({ type: 'api-url', url: this.publicUrl });
@@ -126,7 +125,7 @@ export class Supervisor {
 
   private async refuseIfServed(): Promise<void> {
     const verdict = await readEndpointRecord(this.opts.home, this.opts.root);
-    if (verdict.online && verdict.record.instanceId !== this.instanceId) throw new AlreadyServingError(verdict.record);
+    if (verdict.online && verdict.record.instanceId !== this.instanceId) throw alreadyServing(verdict.record);
   }
 
   /** Boots a new child and switches to it; a child that does not come up healthy is discarded. */
@@ -167,7 +166,7 @@ export class Supervisor {
     try {
       next = await this.boot(this.publicUrl);
     } catch (err) {
-      if (!(err instanceof BootError)) throw err;
+      if (!isBootFailure(err)) throw err;
       this.opts.log(`reload discarded: ${err.message}; ${this.current ? `still serving child ${this.current.id}` : 'no child is serving; retrying'}`);
       return;
     }
