@@ -5,6 +5,10 @@ import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupRepos, git, ok, trellis } from './helpers/repo.js';
 import { demoRepo, post, serveDir } from './helpers/server.js';
+import { projectApp } from '../src/http/app.js';
+import { serveProject } from '../src/http/serve.js';
+import { LiveProject } from '../src/store/board/live.js';
+import { openProject } from '../src/store/project/project.js';
 
 let dir: string;
 let api: Awaited<ReturnType<typeof serveDir>>;
@@ -25,6 +29,20 @@ describe('identity and readiness', () => {
     expect(await json(await api.get('/health'))).toEqual({ status: 200, body: { ok: true, instanceId: api.instanceId, pid: process.pid } });
     const inst = await json(await api.get('/api/instance'));
     expect(inst.body).toMatchObject({ instanceId: api.instanceId, root: dir });
+  });
+
+  it('building the app starts no session supervisor; the entry that serves it starts them, and its close stops them', async () => {
+    const project = openProject(dir);
+    // The supervisors follow the live view's bus (a session's change runs the queue): their listener shows
+    // them, beside the graph stream's fan-out, which the app's routes subscribe as they are built.
+    const listeners = (live: LiveProject) => live.bus.all.get('change')?.length ?? 0;
+    const bare = new LiveProject(project);
+    projectApp(project, bare, 'built-only');
+    const routes = listeners(bare);
+    const served = await serveProject(project, { port: 0 });
+    expect(listeners(served.live)).toBe(routes + 1);
+    await served.close();
+    expect(listeners(served.live)).toBe(routes);
   });
 
   it('unknown routes are JSON 404s', async () => {

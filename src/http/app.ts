@@ -3,8 +3,6 @@ import { Hono } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 import { requireRoot } from '../store/board/board.js';
 import type { LiveProject } from '../store/board/live.js';
-import { SessionSupervisors } from '../store/sessions/supervisors.js';
-import { defaultRuntime } from '../store/sessions/runtime.js';
 import type { Project } from '../store/project/project.js';
 import type { AppContext } from './context.js';
 import { dashboardAssets, dashboardDistDir } from './dashboard-assets.js';
@@ -27,10 +25,12 @@ import { Tmux } from '../store/sessions/tmux.js';
 /** Largest JSON request body; evidence uploads have their own, larger limit. */
 export const JSON_LIMIT_BYTES = 1 << 20;
 
-/** The app for `project`, answering as instance `instanceId` (in-process serve and the supervisor's child alike). */
+/**
+ * The app for `project`, answering as instance `instanceId` (in-process serve and the supervisor's child
+ * alike). Building it starts nothing: the session supervisors are started by the entry that serves it
+ * (`http/child-main.ts`, `http/serve.ts`), which also stops them.
+ */
 export function projectApp(project: Project, live: LiveProject, instanceId: string): Hono {
-  // Spec §4.2 rule 2: the server runs the queue and turn-failure supervisors from boot.
-  new SessionSupervisors(project, defaultRuntime(), live).start();
   return createApp({ project, live, instance: { instanceId, root: requireRoot(project), startedAt: project.now().toISOString() } });
 }
 

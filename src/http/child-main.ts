@@ -13,6 +13,8 @@ import { Hono } from 'hono';
 import { LiveProject } from '../store/board/live.js';
 import { openProject } from '../store/project/project.js';
 import { loopInSessions } from '../store/sessions/loop-in.js';
+import { defaultRuntime } from '../store/sessions/runtime.js';
+import { SessionSupervisors } from '../store/sessions/supervisors.js';
 import { projectApp } from './app.js';
 import { notFound, onError } from './errors.js';
 import { createReapedServer } from './create-server.js';
@@ -38,6 +40,8 @@ app.use(async (c, next) => {
 });
 const inner = projectApp(project, live, instanceId);
 app.route('/', inner);
+// Spec §4.2 rule 2: the server runs the queue and turn-failure supervisors from boot; a drain stops them.
+const supervisors = new SessionSupervisors(project, defaultRuntime(), live).start();
 app.notFound(notFound);
 app.onError(onError);
 
@@ -86,6 +90,7 @@ async function drain(deadlineMs: number): Promise<void> {
   clearTimeout(idle);
   clearTimeout(deadline);
   server.close();
+  supervisors.stop();
   await live.stop();
   process.exit(0);
 }

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { LiveProject } from '../store/board/live.js';
 import type { Project } from '../store/project/project.js';
+import { defaultRuntime } from '../store/sessions/runtime.js';
+import { SessionSupervisors } from '../store/sessions/supervisors.js';
 import { projectApp } from './app.js';
 import { bindPublic } from './bind.js';
 import { createReapedServer } from './create-server.js';
@@ -15,8 +17,9 @@ export interface Served {
 }
 
 /**
- * Serves a project's API in this process on `host:port` (port 0: any free port), without a supervisor:
- * what tests and benchmarks use. A bind failure rejects with a BindError naming the port and the repair.
+ * Serves a project's API in this process on `host:port` (port 0: any free port), without a supervisor,
+ * its session supervisors running until close: what tests and benchmarks use. A bind failure rejects
+ * with PORT_IN_USE or BIND_FAILED, naming the port and the repair.
  */
 export async function serveProject(project: Project, opts: { port: number; host?: string; instanceId?: string }): Promise<Served> {
   const host = opts.host ?? '127.0.0.1';
@@ -32,6 +35,8 @@ export async function serveProject(project: Project, opts: { port: number; host?
     await live.stop();
     throw err;
   }
+  // Spec §4.2 rule 2: the server runs the queue and turn-failure supervisors from boot.
+  const supervisors = new SessionSupervisors(project, defaultRuntime(), live).start();
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/`,
     port,
@@ -43,6 +48,7 @@ export async function serveProject(project: Project, opts: { port: number; host?
         server.close(() => done());
         server.closeAllConnections();
       });
+      supervisors.stop();
       await live.stop();
     },
   };

@@ -139,16 +139,8 @@ export class LiveProject {
     return this;
   }
 
-  private readonly stopHooks: (() => void)[] = [];
-
-  /** Runs `hook` when the live view stops (the session supervisors stop with it). */
-  onStop(hook: () => void): void {
-    this.stopHooks.push(hook);
-  }
-
   /** Stops watching and writes a deferred projection-cache save. */
   async stop(): Promise<void> {
-    for (const hook of this.stopHooks.splice(0)) hook();
     for (const w of this.watchers.splice(0)) w.close();
     for (const t of this.trees.splice(0)) t.close();
     this.specWatcher?.close();

@@ -69,7 +69,8 @@ async function reinstallCommandHooks(p: Project): Promise<void> {
 }
 
 /**
- * The server's session supervisors, started at boot: the turn-failure reconcile (at boot, then on a slow
+ * The server's session supervisors, started at boot by the entry that serves (`http/child-main.ts`,
+ * `http/serve.ts`), which stops them as it shuts down: the turn-failure reconcile (at boot, then on a slow
  * resync) and the queue (at boot, on every session transition any process makes, and on the resync, so
  * freed memory is noticed). Detached tmux sessions are never touched by a server starting or stopping.
  */
@@ -90,7 +91,6 @@ export class SessionSupervisors {
 
   start(): this {
     this.live.bus.on('change', this.onChange);
-    this.live.onStop(() => this.stop());
     void this.pass({ install: true });
     this.timer = setInterval(() => void this.pass({}), RESYNC_MS).unref();
     this.paneTimer = setInterval(() => void this.readPanes(), PANE_READ_MS).unref();
