@@ -1,5 +1,6 @@
 import { boardBytes, type Board } from '../projections/index.js';
-import { buildBoard, requireRoot } from '../store/board/board.js';
+import { buildBoard } from '../store/board/board.js';
+import { requireRoot } from '../store/project/repository.js';
 import { diagnoseProject, type Finding } from '../store/project/doctor.js';
 import { initProject } from '../store/project/init-project.js';
 import { readPlugins, guidanceCatalog } from '../store/project/plugins.js';

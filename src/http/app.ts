@@ -1,7 +1,7 @@
 import { syncRoutes } from './routes/sync.js';
 import { Hono } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
-import { requireRoot } from '../store/board/board.js';
+import { requireRoot } from '../store/project/repository.js';
 import type { LiveProject } from '../store/board/live.js';
 import { SessionSupervisors } from '../store/sessions/supervisors.js';
 import { defaultRuntime } from '../store/sessions/runtime.js';

@@ -1,8 +1,8 @@
-import { TrellisError } from '../../events/index.js';
 import { assembleBoard, boardBytes, sessionList, specMeta, trunkOutcomes, type Board } from '../../projections/index.js';
 import type { ThreadsRead } from '../issues/thread-store.js';
 import { mergedFrom, nodeIssuesFrom } from '../issues/merged-list.js';
 import type { Project } from '../project/project.js';
+import { requireRoot } from '../project/repository.js';
 import { readSpecTree, type SpecTree } from '../spec/spec-tree.js';
 import { overlapTracker } from '../sessions/overlap.js';
 import { worktreeOverlay, type OverlayEntry } from '../spec/worktrees.js';
@@ -11,11 +11,6 @@ import { worktreeOverlay, type OverlayEntry } from '../spec/worktrees.js';
 export interface BoardSources {
   specTree(): SpecTree;
   overlay(specRoot: string, trunk: string | null): Promise<OverlayEntry[]>;
-}
-
-export function requireRoot(p: Project): string {
-  if (!p.root) throw new TrellisError('NOT_A_REPOSITORY', `${p.gitdir} is a bare repository: the spec tree needs a working tree`);
-  return p.root;
 }
 
 export const freshSources = (p: Project): BoardSources => ({

@@ -1,7 +1,7 @@
 import { TrellisError } from '../../events/index.js';
 import type { Reply, ThreadState } from '../../projections/index.js';
 import { isEvidenceHash } from '../evidence/evidence.js';
-import { isLocalId } from '../issues/thread-id.js';
+import { isLocalId } from '../project/ids.js';
 import type { Project } from '../project/project.js';
 import { replyPrompt } from '../issues/reply-prompt.js';
 

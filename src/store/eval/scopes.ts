@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TrellisError } from '../../events/index.js';
 import type { ScopeDeclarations, ScopeInfo } from '../../projections/index.js';
-import { requireRoot } from '../board/board.js';
+import { requireRoot } from '../project/repository.js';
 import { readTip } from '../git/refs.js';
 import type { Project } from '../project/project.js';
 import { readSpecTree, type SpecTree } from '../spec/spec-tree.js';

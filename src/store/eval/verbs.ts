@@ -18,7 +18,7 @@ import type { DetailState, EvalDetail } from '../../projections/eval-detail.js';
 
 export type { DetailState, EvalDetail } from '../../projections/eval-detail.js';
 import { isEvidenceHash } from '../evidence/evidence.js';
-import { newThreadId } from '../issues/thread-id.js';
+import { newThreadId } from '../project/ids.js';
 import type { ThreadsRead } from '../issues/thread-store.js';
 import type { Project } from '../project/project.js';
 import type { SpecTree } from '../spec/spec-tree.js';

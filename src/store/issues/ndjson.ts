@@ -1,7 +1,7 @@
 import { isObject } from '../../events/stored-json.js';
 import { compareKeys, keyOf, threadEventProblem, TrellisError, type ThreadEvent } from '../../events/index.js';
 import type { Project } from '../project/project.js';
-import { isLocalId } from './thread-id.js';
+import { isLocalId } from '../project/ids.js';
 
 /**
  * `trellis issues export`: every issue thread's events as NDJSON, one `{"stream","event"}` line each (the

@@ -1,5 +1,5 @@
 import { LIVE_STATUSES } from '../../events/index.js';
-import { isLocalId } from '../issues/thread-id.js';
+import { isLocalId } from '../project/ids.js';
 import type { Project } from '../project/project.js';
 
 /** Where a session's live pane is: the tmux server's socket, the tmux session name, the pane id (`%N`). */

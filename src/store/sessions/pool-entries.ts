@@ -23,9 +23,6 @@ export function poolDir(p: Project, env: NodeJS.ProcessEnv = process.env): strin
   return join(dirname(worktreePath(p, 'x', env)), '.pool');
 }
 
-/** Whether `path` is a pooled worktree (the board and the eval scopes leave them out). */
-export const isPooledPath = (path: string): boolean => /[\\/]\.pool[\\/][^\\/]+$/.test(path);
-
 type EntryState = 'making' | 'ready' | 'claimed' | 'loose';
 
 export interface PoolEntry {

@@ -1,5 +1,5 @@
 import { LIVE_STATUSES, type SessionStatus } from '../../events/index.js';
-import { isLocalId } from '../issues/thread-id.js';
+import { isLocalId } from '../project/ids.js';
 import type { Project, SessionRegistry } from '../project/project.js';
 import { adapterOf } from './adapters/index.js';
 import { defaultRuntime } from './runtime.js';

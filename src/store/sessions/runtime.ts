@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { isTrellisError, TrellisError, type SessionCommand } from '../../events/index.js';
 import type { SessionState } from '../../projections/index.js';
-import { trellisHome } from '../host/endpoint-record.js';
+import { trellisHome } from '../trellis-home.js';
 import { gitRaw } from '../git/run-git.js';
 import { packageRoot } from '../package-root.js';
 import type { Project } from '../project/project.js';

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { SessionState } from '../../projections/index.js';
-import type { LiveProject } from '../board/live.js';
+import type { ChangeFeed } from './change-feed.js';
 import type { Project } from '../project/project.js';
 import { adapterOf } from './adapters/index.js';
 import { readScreen, screenWatched } from './screen-watch.js';
@@ -89,7 +89,7 @@ export class SessionSupervisors {
   constructor(
     private readonly project: Project,
     private readonly rt: SessionRuntime,
-    private readonly live: LiveProject,
+    private readonly live: ChangeFeed,
   ) {}
 
   start(): this {

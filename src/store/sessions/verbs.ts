@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { decideSession, isNodeId, isTrellisError, TrellisError, type SessionCommand, type SessionStatus } from '../../events/index.js';
 import { sessionList, sessionView, type OverlapWith, type SessionState, type SessionSummary, type SessionView } from '../../projections/index.js';
-import { newThreadId, isLocalId } from '../issues/thread-id.js';
+import { newThreadId, isLocalId } from '../project/ids.js';
 import type { Project } from '../project/project.js';
 import type { StreamProblem } from '../streams/projection-cache.js';
 import { adapterOf, harnessNames } from './adapters/index.js';

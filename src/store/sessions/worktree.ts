@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { TrellisError } from '../../events/index.js';
-import { encodeProject, trellisHome } from '../host/endpoint-record.js';
+import { encodeProject, trellisHome } from '../trellis-home.js';
 import { git, gitRaw } from '../git/run-git.js';
 import type { Project } from '../project/project.js';
 
