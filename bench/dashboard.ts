@@ -14,7 +14,7 @@ import { signalSession } from '../src/store/sessions/signal-verb.js';
 import { defaultRuntime } from '../src/store/sessions/runtime.js';
 import { createHubServer } from '../src/gateway/hub-server.js';
 import { bindPublic } from '../src/http/bind.js';
-import { openProject } from '../src/store/project/project.js';
+import { openProject } from '../src/store/compose/open-project.js';
 import { packageRoot } from '../src/store/package-root.js';
 import { boardRepo } from './graph.js';
 import { BIN } from './issues.js';

@@ -6,7 +6,7 @@ import { CONFIG_FILE } from '../store/project/config.js';
 import { createDemoProject } from '../store/project/demo.js';
 import { encodeProject, isLoopback, trellisHome, type EndpointIdentity } from '../store/host/endpoint-record.js';
 import { packageRoot } from '../store/package-root.js';
-import type { Project } from '../store/project/project.js';
+import type { Project } from '../store/compose/open-project.js';
 import { openProject } from './open-project.js';
 import { Supervisor } from '../supervisor/supervisor.js';
 import { checkShape, type VerbContext } from './shape.js';

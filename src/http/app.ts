@@ -5,7 +5,7 @@ import { requireRoot } from '../store/project/repository.js';
 import type { LiveProject } from '../store/board/live.js';
 import { SessionSupervisors } from '../store/sessions/supervisors.js';
 import { defaultRuntime } from '../store/sessions/runtime.js';
-import type { Project } from '../store/project/project.js';
+import type { Project } from '../store/compose/open-project.js';
 import type { AppContext } from './context.js';
 import { dashboardAssets, dashboardDistDir } from './dashboard-assets.js';
 import { sameSiteOnly } from './origin.js';

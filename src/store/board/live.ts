@@ -8,7 +8,7 @@ import { buildBoard, type BoardSources } from './board.js';
 import { requireRoot } from '../project/repository.js';
 import { freshnessFrom } from '../issues/merged-list.js';
 import type { ThreadsRead } from '../issues/thread-store.js';
-import type { Project } from '../project/project.js';
+import type { SessionsProject } from '../sessions/sessions-project.js';
 import { readSpecTree, type SpecFileMemo, type SpecTree } from '../spec/spec-tree.js';
 import { OverlayMemo } from '../spec/overlay-memo.js';
 import { TreeWatcher } from '../spec/watch-tree.js';
@@ -84,7 +84,7 @@ export class LiveProject {
   /** The worktree overlay, memoized on what it summarizes (public for its diagnostics). */
   readonly overlay: OverlayMemo;
 
-  constructor(readonly project: Project) {
+  constructor(readonly project: SessionsProject) {
     this.overlay = new OverlayMemo(project.root ?? project.gitdir, project.gitdir, () => this.changed('worktrees'));
     project.threads.deferCacheSaves(CACHE_SAVE_MS);
     project.evals.deferCacheSaves(CACHE_SAVE_MS);

@@ -9,7 +9,7 @@ import { findReading } from './find-reading.js';
 import { isEvidenceHash } from '../evidence/evidence.js';
 import { parseForgeId } from '../forge/driver.js';
 import { withMarker } from '../forge/marker.js';
-import type { Project } from '../project/project.js';
+import type { IssuesProject as Project } from './issues-project.js';
 import { mergedIssues, pullForges, type IssueList } from './merged-list.js';
 import { newThreadId, requireLocalId } from '../project/ids.js';
 import { replyPrompt } from './reply-prompt.js';

@@ -5,7 +5,7 @@ import { TrellisError } from '../../events/index.js';
 import { requireRoot } from '../project/repository.js';
 import { readSpecTree } from '../spec/spec-tree.js';
 import { CONFIG_FILE, LOCAL_CONFIG_FILE, loadSettings, readConfigFile } from './config.js';
-import { openProject } from './project.js';
+import { openProject } from '../compose/open-project.js';
 import { findRepository } from './repository.js';
 
 const FIRST_NODE = `---

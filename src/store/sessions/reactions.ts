@@ -1,5 +1,5 @@
 import { isTrellisError } from '../../events/index.js';
-import type { Project } from '../project/project.js';
+import type { SessionsProject } from './sessions-project.js';
 import type { SessionRuntime } from './runtime.js';
 import { QUARANTINE_AFTER } from './supervisors.js';
 import { quarantineSession } from './verbs.js';
@@ -11,7 +11,7 @@ const SUPERVISED = new Set(['running', 'awaiting', 'review', 'merging']);
  * react`, detached, or by the serve's supervisor): a session with repeated turn failures is quarantined.
  * Idempotent: the quarantine is a logged transition, so a second runner finds it done and does nothing.
  */
-export async function reactToSignal(p: Project, rt: SessionRuntime, id: string): Promise<'quarantined' | 'nothing'> {
+export async function reactToSignal(p: SessionsProject, rt: SessionRuntime, id: string): Promise<'quarantined' | 'nothing'> {
   const s = await p.sessionLog.get(id);
   if (!SUPERVISED.has(s.status) || s.turnFailures < QUARANTINE_AFTER) return 'nothing';
   try {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { SessionState } from '../../projections/index.js';
 import type { ChangeFeed } from './change-feed.js';
-import type { Project } from '../project/project.js';
+import type { SessionsProject as Project } from './sessions-project.js';
 import { adapterOf } from './adapters/index.js';
 import { readScreen, screenWatched } from './screen-watch.js';
 import { queuePass } from './queue.js';
