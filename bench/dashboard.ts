@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 import { openIssue } from '../src/store/issues/verbs.js';
-import { createDemoProject } from '../src/store/project/demo.js';
+import { createDemoProject } from '../src/store/setup/demo.js';
 import { signalSession } from '../src/store/sessions/signal-verb.js';
 import { defaultRuntime } from '../src/store/sessions/runtime.js';
 import { createHubServer } from '../src/gateway/hub-server.js';

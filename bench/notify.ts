@@ -13,7 +13,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHubServer } from '../src/gateway/hub-server.js';
 import { bindPublic } from '../src/http/bind.js';
-import { createDemoProject } from '../src/store/project/demo.js';
+import { createDemoProject } from '../src/store/setup/demo.js';
 import { openProject } from '../src/store/compose/open-project.js';
 import { defaultRuntime } from '../src/store/sessions/runtime.js';
 import { signalSession } from '../src/store/sessions/signal-verb.js';

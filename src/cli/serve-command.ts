@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { TrellisError } from '../events/index.js';
 import { BindError } from '../http/bind.js';
 import { CONFIG_FILE } from '../store/project/config.js';
-import { createDemoProject } from '../store/project/demo.js';
+import { createDemoProject } from '../store/setup/demo.js';
 import { encodeProject, isLoopback, trellisHome, type EndpointIdentity } from '../store/host/endpoint-record.js';
 import { packageRoot } from '../store/package-root.js';
 import type { Project } from '../store/compose/open-project.js';
