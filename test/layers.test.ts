@@ -26,6 +26,45 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
 };
 
 /**
+ * The rooms of `store/`, lowest first (ARCHITECTURE.md, "Rooms of store/"). A room imports only rooms
+ * below it; `base` is the loose files at the top of `store/`. The project context (`project`) imports no
+ * resource, the resources declare what they need of it, `compose` builds them all and `setup` works on
+ * the whole. A test beside the code may import upward for its "given" state (it opens a project).
+ */
+const STORE_ROOMS: readonly string[] = [
+  'base',
+  'git',
+  'streams',
+  'project',
+  'sync',
+  'evidence',
+  'forge',
+  'spec',
+  'issues',
+  'eval',
+  'sessions',
+  'board',
+  'host',
+  'compose',
+  'setup',
+];
+
+/** The room of a path under `src/store/`: its first folder, or `base` for a loose file. */
+const roomOf = (path: string): string => {
+  const parts = path.split('/');
+  return parts.length === 2 ? 'base' : parts[1]!;
+};
+
+/** Why an import from one room of `store/` to another breaks their order, or null when it keeps it. */
+function roomViolation(from: string, to: string): string | null {
+  const [a, b] = [roomOf(from), roomOf(to)];
+  if (a === b) return null;
+  for (const room of [a, b]) if (!STORE_ROOMS.includes(room)) return `store/${room} is not in the rooms of store/ (STORE_ROOMS)`;
+  if (STORE_ROOMS.indexOf(b) < STORE_ROOMS.indexOf(a)) return null;
+  return `store/${a} may not import store/${b}: a room of store/ imports only the rooms below it (${STORE_ROOMS.join(' < ')})`;
+}
+
+/**
  * The backend app itself: spawned as a child process by the supervisor, never imported by it or by the
  * other process layers, which may use the shared http helpers (bind, reaper, errors, assets) only.
  */
@@ -75,6 +114,7 @@ function violation(edge: Edge): string | null {
     return isTest(edge.from) ? null : 'only tests may import from outside src/';
   }
   const to = layerOf(edge.to);
+  if (from === 'store' && to === 'store') return isTest(edge.from) ? null : roomViolation(edge.from, edge.to);
   if (to === from) return null;
   if (!(from in MAY_IMPORT)) return `${from} is not in the layer table`;
   // A unit test beside the code may fold with the pure layers to build its "given" state.
@@ -93,6 +133,12 @@ describe('the layer table', () => {
     // A reader that found nothing would pass every rule below.
     expect(edges.filter((e) => e.to !== null).length).toBeGreaterThan(500);
     expect(edges.some((e) => e.from.startsWith('cli/') && e.to?.startsWith('store/'))).toBe(true);
+    // And the rooms of store/ among them, else the order below would judge nothing.
+    const rooms = edges.filter((e) => e.from.startsWith('store/') && e.to?.startsWith('store/') && roomOf(e.from) !== roomOf(e.to));
+    expect(rooms.length).toBeGreaterThan(100);
+    // Every room of the table is a room of the tree, and every room of the tree is in the table.
+    const tree = sourceFiles(join(SRC, 'store')).map((f) => roomOf(relative(SRC, f).split(sep).join('/')));
+    expect(new Set(tree)).toEqual(new Set(STORE_ROOMS));
   });
 
   it('has no import that runs upward or across a forbidden boundary', () => {
@@ -116,6 +162,12 @@ describe('the layer table', () => {
     [{ from: 'events/x.test.ts', spec: '../store/y.js', to: 'store/y.ts' }, 'events may not import store'],
     [{ from: 'projections/x.ts', spec: 'node:crypto', to: null }, 'projections is pure'],
     [{ from: 'store/x.ts', spec: '../../test/helpers/repo.js', to: '../test/helpers/repo.ts' }, 'only tests'],
+    [{ from: 'store/git/x.ts', spec: '../issues/y.js', to: 'store/issues/y.ts' }, 'store/git may not import store/issues: a room of store/ imports only the rooms below it (base < git <'],
+    [{ from: 'store/safe-path.ts', spec: './project/config.js', to: 'store/project/config.ts' }, 'store/base may not import store/project'],
+    [{ from: 'store/project/x.ts', spec: '../compose/open-project.js', to: 'store/compose/open-project.ts' }, 'store/project may not import store/compose'],
+    [{ from: 'store/issues/x.ts', spec: '../eval/y.js', to: 'store/eval/y.ts' }, 'store/issues may not import store/eval'],
+    [{ from: 'store/sessions/adapters/x.ts', spec: '../../board/live.js', to: 'store/board/live.ts' }, 'store/sessions may not import store/board'],
+    [{ from: 'store/attic/x.ts', spec: '../git/y.js', to: 'store/git/y.ts' }, 'store/attic is not in the rooms of store/'],
   ])('refuses %j', (edge, why) => {
     expect(violation(edge)).toContain(why);
   });
@@ -127,6 +179,11 @@ describe('the layer table', () => {
     { from: 'projections/x.ts', spec: 'yaml', to: null },
     { from: 'store/x.test.ts', spec: '../../test/helpers/repo.js', to: '../test/helpers/repo.ts' },
     { from: 'events/x.test.ts', spec: '../projections/y.js', to: 'projections/y.ts' },
+    { from: 'store/issues/x.ts', spec: '../project/context.js', to: 'store/project/context.ts' },
+    { from: 'store/sessions/adapters/x.ts', spec: '../verbs.js', to: 'store/sessions/verbs.ts' },
+    { from: 'store/compose/x.ts', spec: '../sessions/y.js', to: 'store/sessions/y.ts' },
+    { from: 'store/git/x.ts', spec: '../fs-errors.js', to: 'store/fs-errors.ts' },
+    { from: 'store/git/x.test.ts', spec: '../compose/open-project.js', to: 'store/compose/open-project.ts' },
   ])('keeps %j', (edge) => {
     expect(violation(edge)).toBeNull();
   });
