@@ -89,12 +89,12 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-function importsOf(file: string): Edge[] {
+function importsOf(file: string, src = SRC): Edge[] {
   const info = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
-  const from = relative(SRC, file).split(sep).join('/');
+  const from = relative(src, file).split(sep).join('/');
   return info.importedFiles.map(({ fileName: spec }) => {
     if (!spec.startsWith('.')) return { from, spec, to: null };
-    const target = relative(SRC, resolve(dirname(file), spec)).split(sep).join('/');
+    const target = relative(src, resolve(dirname(file), spec)).split(sep).join('/');
     return { from, spec, to: target.replace(/\.js$/, '.ts') };
   });
 }
@@ -127,7 +127,7 @@ function violation(edge: Edge): string | null {
 }
 
 describe('the layer table', () => {
-  const edges = sourceFiles(SRC).flatMap(importsOf);
+  const edges = sourceFiles(SRC).flatMap((f) => importsOf(f));
 
   it('reads the imports of every source file', () => {
     // A reader that found nothing would pass every rule below.
@@ -141,12 +141,37 @@ describe('the layer table', () => {
     expect(new Set(tree)).toEqual(new Set(STORE_ROOMS));
   });
 
-  it('has no import that runs upward or across a forbidden boundary', () => {
-    const broken = edges.flatMap((edge) => {
+  /** What breaks the table among `edges`, one message per edge naming the file, the import and the rule. */
+  const brokenIn = (found: readonly Edge[]): string[] =>
+    found.flatMap((edge) => {
       const why = violation(edge);
       return why ? [`${edge.from} imports '${edge.spec}': ${why}`] : [];
     });
-    expect(broken).toEqual([]);
+
+  it('has no import that runs upward or across a forbidden boundary', () => {
+    expect(brokenIn(edges)).toEqual([]);
+  });
+
+  it('fails on a planted tree: wrong-way imports between rooms of store/, read from files as written', () => {
+    const src = mkdtempSync(join(tmpdir(), 'trellis-rooms-'));
+    const plant = (path: string, text: string): void => {
+      mkdirSync(dirname(join(src, path)), { recursive: true });
+      writeFileSync(join(src, path), text);
+    };
+    try {
+      plant('store/git/x.ts', "import type { IssuesProject } from '../issues/issues-project.js';\n");
+      plant('store/sessions/adapters/y.ts', "export { LiveProject } from '../../board/live.js';\nexport const open = () => import('../../compose/open-project.js');\n");
+      plant('store/issues/z.ts', "import { newThreadId } from '../project/ids.js';\nimport { git } from '../git/run-git.js';\n");
+      plant('store/git/z.test.ts', "import { openProject } from '../compose/open-project.js';\n");
+      const order = STORE_ROOMS.join(' < ');
+      expect(brokenIn(sourceFiles(src).flatMap((f) => importsOf(f, src))).sort()).toEqual([
+        `store/git/x.ts imports '../issues/issues-project.js': store/git may not import store/issues: a room of store/ imports only the rooms below it (${order})`,
+        `store/sessions/adapters/y.ts imports '../../board/live.js': store/sessions may not import store/board: a room of store/ imports only the rooms below it (${order})`,
+        `store/sessions/adapters/y.ts imports '../../compose/open-project.js': store/sessions may not import store/compose: a room of store/ imports only the rooms below it (${order})`,
+      ]);
+    } finally {
+      rmSync(src, { recursive: true, force: true });
+    }
   });
 
   it.each([
