@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { roomOf, roomViolation, STORE_ROOMS } from './store-rooms.js';
 
 const SRC = resolve(import.meta.dirname, '..', 'src');
 
@@ -24,45 +25,6 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // Browser code: pure view shapes and folds only, never anything that runs on the server.
   dashboard: ['projections'],
 };
-
-/**
- * The rooms of `store/`, lowest first (ARCHITECTURE.md, "Rooms of store/"). A room imports only rooms
- * below it; `base` is the loose files at the top of `store/`. The project context (`project`) imports no
- * resource, the resources declare what they need of it, `compose` builds them all and `setup` works on
- * the whole. A test beside the code may import upward for its "given" state (it opens a project).
- */
-const STORE_ROOMS: readonly string[] = [
-  'base',
-  'git',
-  'streams',
-  'project',
-  'sync',
-  'evidence',
-  'forge',
-  'spec',
-  'issues',
-  'eval',
-  'sessions',
-  'board',
-  'host',
-  'compose',
-  'setup',
-];
-
-/** The room of a path under `src/store/`: its first folder, or `base` for a loose file. */
-const roomOf = (path: string): string => {
-  const parts = path.split('/');
-  return parts.length === 2 ? 'base' : parts[1]!;
-};
-
-/** Why an import from one room of `store/` to another breaks their order, or null when it keeps it. */
-function roomViolation(from: string, to: string): string | null {
-  const [a, b] = [roomOf(from), roomOf(to)];
-  if (a === b) return null;
-  for (const room of [a, b]) if (!STORE_ROOMS.includes(room)) return `store/${room} is not in the rooms of store/ (STORE_ROOMS)`;
-  if (STORE_ROOMS.indexOf(b) < STORE_ROOMS.indexOf(a)) return null;
-  return `store/${a} may not import store/${b}: a room of store/ imports only the rooms below it (${STORE_ROOMS.join(' < ')})`;
-}
 
 /**
  * The backend app itself: spawned as a child process by the supervisor, never imported by it or by the
@@ -133,10 +95,8 @@ describe('the layer table', () => {
     // A reader that found nothing would pass every rule below.
     expect(edges.filter((e) => e.to !== null).length).toBeGreaterThan(500);
     expect(edges.some((e) => e.from.startsWith('cli/') && e.to?.startsWith('store/'))).toBe(true);
-    // And the rooms of store/ among them, else the order below would judge nothing.
-    const rooms = edges.filter((e) => e.from.startsWith('store/') && e.to?.startsWith('store/') && roomOf(e.from) !== roomOf(e.to));
-    expect(rooms.length).toBeGreaterThan(100);
-    // Every room of the table is a room of the tree, and every room of the tree is in the table.
+    // And the rooms of store/ among them; every room of the table is a room of the tree, and the other way.
+    expect(edges.filter((e) => e.from.startsWith('store/') && e.to?.startsWith('store/') && roomOf(e.from) !== roomOf(e.to)).length).toBeGreaterThan(100);
     const tree = sourceFiles(join(SRC, 'store')).map((f) => roomOf(relative(SRC, f).split(sep).join('/')));
     expect(new Set(tree)).toEqual(new Set(STORE_ROOMS));
   });
