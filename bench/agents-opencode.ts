@@ -10,7 +10,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SessionState } from '../src/projections/index.js';
-import { openProject, type Project } from '../src/store/project/project.js';
+import { openProject, type Project } from '../src/store/compose/open-project.js';
 import { capturePane } from '../src/store/sessions/pane-capture.js';
 import { defaultRuntime, type SessionRuntime } from '../src/store/sessions/runtime.js';
 import { closeSession, spawnSession } from '../src/store/sessions/verbs.js';

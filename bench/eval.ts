@@ -6,7 +6,7 @@ import { EVAL_EVENT_FORMAT, scenarioKey, type EvalEvent } from '../src/events/in
 import { recordReading, scoreboard, type EvalSources } from '../src/store/eval/verbs.js';
 import { openIssue, replyToIssue } from '../src/store/issues/verbs.js';
 import { LiveProject } from '../src/store/board/live.js';
-import { openProject } from '../src/store/project/project.js';
+import { openProject } from '../src/store/compose/open-project.js';
 import { exec, repeat, report, round, stats, tempRepo, time } from './lib.js';
 
 const SCENARIOS = Number(process.env.BENCH_SCENARIOS ?? 500);

@@ -9,7 +9,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { scenarioKey } from '../src/events/index.js';
-import { openProject, type Project } from '../src/store/project/project.js';
+import { openProject, type Project } from '../src/store/compose/open-project.js';
 import { checkSession } from '../src/store/sessions/check-session.js';
 import { checksAtDispatch, checksOf } from '../src/store/sessions/checks.js';
 import { OverlapTracker } from '../src/store/sessions/overlap.js';

@@ -8,7 +8,7 @@ import { GitHubForge } from '../test/forge/github-forge.js';
 import { subjects, type AnyForge, type Subject } from '../test/forge/standins.js';
 import { GitHubDriver } from '../src/store/forge/github.js';
 import { serveProject } from '../src/http/serve.js';
-import { openProject } from '../src/store/project/project.js';
+import { openProject } from '../src/store/compose/open-project.js';
 import { generateThreads } from './generate.js';
 import { repeat, report, stats, tempRepo, time } from './lib.js';
 

@@ -7,7 +7,7 @@ import http from 'node:http';
 import { once } from 'node:events';
 import { replyToIssue } from '../src/store/issues/verbs.js';
 import { LiveProject } from '../src/store/board/live.js';
-import { openProject } from '../src/store/project/project.js';
+import { openProject } from '../src/store/compose/open-project.js';
 import { generateThreads } from './generate.js';
 import { BIN } from './issues.js';
 import { report, round, stats, tempRepo, time } from './lib.js';

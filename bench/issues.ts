@@ -10,7 +10,7 @@ import { readTips } from '../src/store/git/refs.js';
 import { THREAD_REF_PREFIX } from '../src/store/issues/thread-store.js';
 import { openIssue, replyToIssue } from '../src/store/issues/verbs.js';
 import { mergedIssues } from '../src/store/issues/merged-list.js';
-import { openProject } from '../src/store/project/project.js';
+import { openProject } from '../src/store/compose/open-project.js';
 import { generateThreads } from './generate.js';
 import { exec, repeat, report, round, stats, tempRepo, time } from './lib.js';
 
@@ -89,7 +89,7 @@ function fileSystemOf(dir: string): string {
 function rssOfList(dir: string): Promise<{ maxrss_mb: number; ms: number; issues: number }> {
   const script = `
     import { mergedIssues } from ${JSON.stringify(new URL('../src/store/issues/merged-list.js', import.meta.url).href)};
-    import { openProject } from ${JSON.stringify(new URL('../src/store/project/project.js', import.meta.url).href)};
+    import { openProject } from ${JSON.stringify(new URL('../src/store/compose/open-project.js', import.meta.url).href)};
     const t0 = performance.now();
     const { issues } = await mergedIssues(openProject(process.cwd()));
     const ms = performance.now() - t0;

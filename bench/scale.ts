@@ -17,7 +17,7 @@ import { readTips } from '../src/store/git/refs.js';
 import { THREAD_REF_PREFIX } from '../src/store/issues/thread-store.js';
 import { openIssue, replyToIssue } from '../src/store/issues/verbs.js';
 import { mergedIssues } from '../src/store/issues/merged-list.js';
-import { openProject } from '../src/store/project/project.js';
+import { openProject } from '../src/store/compose/open-project.js';
 import { generateThreads } from './generate.js';
 import { startServer, stopServer } from './graph.js';
 import { BIN } from './issues.js';
@@ -60,7 +60,7 @@ function coldList(dir: string): Promise<{ ms: number; maxrss_mb: number; issues:
   rmSync(join(dir, '.git', 'trellis', 'cache'), { recursive: true, force: true });
   const script = `
     import { mergedIssues } from ${JSON.stringify(new URL('../src/store/issues/merged-list.js', import.meta.url).href)};
-    import { openProject } from ${JSON.stringify(new URL('../src/store/project/project.js', import.meta.url).href)};
+    import { openProject } from ${JSON.stringify(new URL('../src/store/compose/open-project.js', import.meta.url).href)};
     const t0 = performance.now();
     const { issues } = await mergedIssues(openProject(process.cwd()));
     console.log(JSON.stringify({ ms: performance.now() - t0, maxrss_mb: Math.round(process.resourceUsage().maxRSS / 1024), issues: issues.length }));`;

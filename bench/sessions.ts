@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { LiveProject } from '../src/store/board/live.js';
-import { openProject, type Project } from '../src/store/project/project.js';
+import { openProject, type Project } from '../src/store/compose/open-project.js';
 import { defaultRuntime, record } from '../src/store/sessions/runtime.js';
 import { closeSession, spawnSession } from '../src/store/sessions/verbs.js';
 import { poolDir, readPool } from '../src/store/sessions/pool-entries.js';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mergedIssues } from '../src/store/issues/merged-list.js';
-import { openProject } from '../src/store/project/project.js';
+import { openProject } from '../src/store/compose/open-project.js';
 import { openIssue } from '../src/store/issues/verbs.js';
 import { cleanupRepos, fsck, git, run, ROOT, tempRepo, testEnv } from './helpers/repo.js';
 

@@ -8,7 +8,7 @@ import { bindPublic } from '../src/http/bind.js';
 import { serveProject, type Served } from '../src/http/serve.js';
 import { encodeProject, readEndpointRecord, removeEndpointRecord } from '../src/store/host/endpoint-record.js';
 import { hashPassword, verifyPassword } from '../src/store/host/hub-config.js';
-import { openProject } from '../src/store/project/project.js';
+import { openProject } from '../src/store/compose/open-project.js';
 import { screenshot, VIEWPORTS, desktopPage } from './helpers/browser.js';
 import { screens34 as shots } from './helpers/screens-34.js';
 import { json, publishRecord, raw, startTestGateway, until, type TestGateway, catalogProjects } from './helpers/gateway.js';

@@ -356,7 +356,7 @@ describe('replies on an eval remark', () => {
     const { openIssue, replyToIssue } = await import('../src/store/issues/verbs.js');
     const { recordReading } = await import('../src/store/eval/verbs.js');
     const { replyToRemark, showRemark } = await import('../src/store/eval/remarks.js');
-    const { openProject } = await import('../src/store/project/project.js');
+    const { openProject } = await import('../src/store/compose/open-project.js');
     const dir = tempRepo();
     declare(dir, 'n', ['{ id: n/works, run: "true" }']);
     const online = new Set<string>();

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openIssue, replyToIssue } from '../src/store/issues/verbs.js';
-import { openProject, type SessionRegistry } from '../src/store/project/project.js';
+import { openProject, type SessionRegistry } from '../src/store/compose/open-project.js';
 import { GitHubForge } from './forge/github-forge.js';
 import { cleanupRepos, git, ok, tempRepo, trellis } from './helpers/repo.js';
 import { demoRepo, post, serveDir } from './helpers/server.js';

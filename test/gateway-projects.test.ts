@@ -9,7 +9,7 @@ import WebSocket from 'ws';
 import { DASHBOARD_CSP } from '../src/http/dashboard-assets.js';
 import { serveProject, type Served } from '../src/http/serve.js';
 import { encodeProject, readEndpointRecord, recordPath } from '../src/store/host/endpoint-record.js';
-import { openProject } from '../src/store/project/project.js';
+import { openProject } from '../src/store/compose/open-project.js';
 import { json, publishRecord, raw, standInBackend, startTestGateway, until, type StandIn, type TestGateway } from './helpers/gateway.js';
 import { cleanupRepos, git, ok, tempDir, tempRepo, testEnv } from './helpers/repo.js';
 import { demoRepo } from './helpers/server.js';

@@ -14,7 +14,7 @@ import { serveProject } from '../src/http/serve.js';
 import { encodeProject } from '../src/store/host/endpoint-record.js';
 import { hashPassword } from '../src/store/host/hub-config.js';
 import { VERIFIED_MS } from '../src/store/host/project-list.js';
-import { openProject } from '../src/store/project/project.js';
+import { openProject } from '../src/store/compose/open-project.js';
 import { publishRecord, raw, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { cleanupRepos, tempDir, tempRepo } from './helpers/repo.js';
 import { waitFor } from './helpers/wait.js';

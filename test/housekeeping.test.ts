@@ -5,7 +5,7 @@ import { GitAppendLog } from '../src/store/git/append-log.js';
 import { Housekeeping, looseCounts, looseObjectEstimate } from '../src/store/git/housekeeping.js';
 import { openIssue } from '../src/store/issues/verbs.js';
 import { mergedIssues } from '../src/store/issues/merged-list.js';
-import { openProject } from '../src/store/project/project.js';
+import { openProject } from '../src/store/compose/open-project.js';
 import { cleanupRepos, fsck, git, ok, run, ROOT, tempRepo, testEnv, trellis } from './helpers/repo.js';
 
 afterAll(cleanupRepos);

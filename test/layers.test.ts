@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { roomOf, roomViolation, STORE_ROOMS } from './store-rooms.js';
 
 const SRC = resolve(import.meta.dirname, '..', 'src');
 
@@ -50,12 +51,12 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-function importsOf(file: string): Edge[] {
+function importsOf(file: string, src = SRC): Edge[] {
   const info = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
-  const from = relative(SRC, file).split(sep).join('/');
+  const from = relative(src, file).split(sep).join('/');
   return info.importedFiles.map(({ fileName: spec }) => {
     if (!spec.startsWith('.')) return { from, spec, to: null };
-    const target = relative(SRC, resolve(dirname(file), spec)).split(sep).join('/');
+    const target = relative(src, resolve(dirname(file), spec)).split(sep).join('/');
     return { from, spec, to: target.replace(/\.js$/, '.ts') };
   });
 }
@@ -75,6 +76,7 @@ function violation(edge: Edge): string | null {
     return isTest(edge.from) ? null : 'only tests may import from outside src/';
   }
   const to = layerOf(edge.to);
+  if (from === 'store' && to === 'store') return isTest(edge.from) ? null : roomViolation(edge.from, edge.to);
   if (to === from) return null;
   if (!(from in MAY_IMPORT)) return `${from} is not in the layer table`;
   // A unit test beside the code may fold with the pure layers to build its "given" state.
@@ -87,20 +89,49 @@ function violation(edge: Edge): string | null {
 }
 
 describe('the layer table', () => {
-  const edges = sourceFiles(SRC).flatMap(importsOf);
+  const edges = sourceFiles(SRC).flatMap((f) => importsOf(f));
 
   it('reads the imports of every source file', () => {
     // A reader that found nothing would pass every rule below.
     expect(edges.filter((e) => e.to !== null).length).toBeGreaterThan(500);
     expect(edges.some((e) => e.from.startsWith('cli/') && e.to?.startsWith('store/'))).toBe(true);
+    // And the rooms of store/ among them; every room of the table is a room of the tree, and the other way.
+    expect(edges.filter((e) => e.from.startsWith('store/') && e.to?.startsWith('store/') && roomOf(e.from) !== roomOf(e.to)).length).toBeGreaterThan(100);
+    const tree = sourceFiles(join(SRC, 'store')).map((f) => roomOf(relative(SRC, f).split(sep).join('/')));
+    expect(new Set(tree)).toEqual(new Set(STORE_ROOMS));
   });
 
-  it('has no import that runs upward or across a forbidden boundary', () => {
-    const broken = edges.flatMap((edge) => {
+  /** What breaks the table among `edges`, one message per edge naming the file, the import and the rule. */
+  const brokenIn = (found: readonly Edge[]): string[] =>
+    found.flatMap((edge) => {
       const why = violation(edge);
       return why ? [`${edge.from} imports '${edge.spec}': ${why}`] : [];
     });
-    expect(broken).toEqual([]);
+
+  it('has no import that runs upward or across a forbidden boundary', () => {
+    expect(brokenIn(edges)).toEqual([]);
+  });
+
+  it('fails on a planted tree: wrong-way imports between rooms of store/, read from files as written', () => {
+    const src = mkdtempSync(join(tmpdir(), 'trellis-rooms-'));
+    const plant = (path: string, text: string): void => {
+      mkdirSync(dirname(join(src, path)), { recursive: true });
+      writeFileSync(join(src, path), text);
+    };
+    try {
+      plant('store/git/x.ts', "import type { IssuesProject } from '../issues/issues-project.js';\n");
+      plant('store/sessions/adapters/y.ts', "export { LiveProject } from '../../board/live.js';\nexport const open = () => import('../../compose/open-project.js');\n");
+      plant('store/issues/z.ts', "import { newThreadId } from '../project/ids.js';\nimport { git } from '../git/run-git.js';\n");
+      plant('store/git/z.test.ts', "import { openProject } from '../compose/open-project.js';\n");
+      const order = STORE_ROOMS.join(' < ');
+      expect(brokenIn(sourceFiles(src).flatMap((f) => importsOf(f, src))).sort()).toEqual([
+        `store/git/x.ts imports '../issues/issues-project.js': store/git may not import store/issues: a room of store/ imports only the rooms below it (${order})`,
+        `store/sessions/adapters/y.ts imports '../../board/live.js': store/sessions may not import store/board: a room of store/ imports only the rooms below it (${order})`,
+        `store/sessions/adapters/y.ts imports '../../compose/open-project.js': store/sessions may not import store/compose: a room of store/ imports only the rooms below it (${order})`,
+      ]);
+    } finally {
+      rmSync(src, { recursive: true, force: true });
+    }
   });
 
   it.each([
@@ -116,6 +147,12 @@ describe('the layer table', () => {
     [{ from: 'events/x.test.ts', spec: '../store/y.js', to: 'store/y.ts' }, 'events may not import store'],
     [{ from: 'projections/x.ts', spec: 'node:crypto', to: null }, 'projections is pure'],
     [{ from: 'store/x.ts', spec: '../../test/helpers/repo.js', to: '../test/helpers/repo.ts' }, 'only tests'],
+    [{ from: 'store/git/x.ts', spec: '../issues/y.js', to: 'store/issues/y.ts' }, 'store/git may not import store/issues: a room of store/ imports only the rooms below it (base < git <'],
+    [{ from: 'store/safe-path.ts', spec: './project/config.js', to: 'store/project/config.ts' }, 'store/base may not import store/project'],
+    [{ from: 'store/project/x.ts', spec: '../compose/open-project.js', to: 'store/compose/open-project.ts' }, 'store/project may not import store/compose'],
+    [{ from: 'store/issues/x.ts', spec: '../eval/y.js', to: 'store/eval/y.ts' }, 'store/issues may not import store/eval'],
+    [{ from: 'store/sessions/adapters/x.ts', spec: '../../board/live.js', to: 'store/board/live.ts' }, 'store/sessions may not import store/board'],
+    [{ from: 'store/attic/x.ts', spec: '../git/y.js', to: 'store/git/y.ts' }, 'store/attic is not in the rooms of store/'],
   ])('refuses %j', (edge, why) => {
     expect(violation(edge)).toContain(why);
   });
@@ -127,6 +164,11 @@ describe('the layer table', () => {
     { from: 'projections/x.ts', spec: 'yaml', to: null },
     { from: 'store/x.test.ts', spec: '../../test/helpers/repo.js', to: '../test/helpers/repo.ts' },
     { from: 'events/x.test.ts', spec: '../projections/y.js', to: 'projections/y.ts' },
+    { from: 'store/issues/x.ts', spec: '../project/context.js', to: 'store/project/context.ts' },
+    { from: 'store/sessions/adapters/x.ts', spec: '../verbs.js', to: 'store/sessions/verbs.ts' },
+    { from: 'store/compose/x.ts', spec: '../sessions/y.js', to: 'store/sessions/y.ts' },
+    { from: 'store/git/x.ts', spec: '../fs-errors.js', to: 'store/fs-errors.ts' },
+    { from: 'store/git/x.test.ts', spec: '../compose/open-project.js', to: 'store/compose/open-project.ts' },
   ])('keeps %j', (edge) => {
     expect(violation(edge)).toBeNull();
   });

@@ -2,7 +2,7 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LiveProject, type BoardChange } from '../src/store/board/live.js';
-import { openProject } from '../src/store/project/project.js';
+import { openProject } from '../src/store/compose/open-project.js';
 import { cleanupRepos, git, ok, tempDir } from './helpers/repo.js';
 import { demoRepo } from './helpers/server.js';
 

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openIssue, replyToIssue } from '../src/store/issues/verbs.js';
-import { openProject } from '../src/store/project/project.js';
+import { openProject } from '../src/store/compose/open-project.js';
 import { BIN, cleanupRepos, shell, tempRepo } from './helpers/repo.js';
 
 afterAll(cleanupRepos);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/http/app.js';
 import { LiveProject } from '../src/store/board/live.js';
-import { openProject } from '../src/store/project/project.js';
+import { openProject } from '../src/store/compose/open-project.js';
 import { cleanupRepos, tempDir, trellis } from './helpers/repo.js';
 import { demoRepo } from './helpers/server.js';
 import { testTmux, type TestTmux } from './helpers/tmux.js';

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupRepos, fsck, git, ok, ROOT, run, tempDir, testEnv, trellis } from './helpers/repo.js';
 import { serveDir } from './helpers/server.js';
 import { scenarioKey } from '../src/events/index.js';
-import { openProject } from '../src/store/project/project.js';
+import { openProject } from '../src/store/compose/open-project.js';
 
 afterAll(cleanupRepos);
 

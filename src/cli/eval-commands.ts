@@ -2,7 +2,7 @@ import { isOutcome, OUTCOMES, scenarioOfKey, type Reading } from '../events/inde
 import type { Scoreboard } from '../projections/index.js';
 import { replyToRemark, showRemark } from '../store/eval/remarks.js';
 import { evalDetail, recordReading, runScenarios, scoreboard, type EvalDetail } from '../store/eval/verbs.js';
-import type { Project } from '../store/project/project.js';
+import type { Project } from '../store/compose/open-project.js';
 import { openProject } from './open-project.js';
 import { readBody, resolveAuthor } from './input.js';
 import { err, out } from './output.js';

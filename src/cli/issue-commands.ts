@@ -1,5 +1,5 @@
 import type { Issue } from '../projections/index.js';
-import type { Project } from '../store/project/project.js';
+import type { Project } from '../store/compose/open-project.js';
 import { openProject } from './open-project.js';
 import { closeIssueVerb } from '../store/sessions/close-fixed-issue.js';
 import { actOnReply, editIssue, listIssues, openIssue, promoteIssue, remarkOnIssue, reopenIssue, replyToIssue, showIssue } from '../store/issues/verbs.js';

@@ -1,4 +1,4 @@
-import { openProject as openBare, type Project } from '../store/project/project.js';
+import { openProject as openBare, type Project } from '../store/compose/open-project.js';
 import { loopInSessions } from '../store/sessions/loop-in.js';
 
 /** A project as every CLI verb opens it: replies loop in their thread's originating session. */

@@ -1,7 +1,8 @@
 import { boardBytes, type Board } from '../projections/index.js';
-import { buildBoard, requireRoot } from '../store/board/board.js';
-import { diagnoseProject, type Finding } from '../store/project/doctor.js';
-import { initProject } from '../store/project/init-project.js';
+import { buildBoard } from '../store/board/board.js';
+import { requireRoot } from '../store/project/repository.js';
+import { diagnoseProject, type Finding } from '../store/setup/doctor.js';
+import { initProject } from '../store/setup/init-project.js';
 import { readPlugins, guidanceCatalog } from '../store/project/plugins.js';
 import { openProject } from './open-project.js';
 import { checkShape, type VerbContext } from './shape.js';

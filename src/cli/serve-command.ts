@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { isTrellisError, TrellisError } from '../events/index.js';
 import { encodeProject, trellisHome } from '../store/host/endpoint-record.js';
 import { packageRoot } from '../store/package-root.js';
-import { projectToServe, serveFace } from '../store/project/serve-policy.js';
+import { projectToServe, serveFace } from '../store/setup/serve-policy.js';
 import { Supervisor } from '../supervisor/supervisor.js';
 import { checkShape, type VerbContext } from './shape.js';
 import { err, out } from './output.js';
@@ -19,7 +19,7 @@ const positiveMs = (s: string | undefined, fallback: number) => {
 /**
  * `trellis serve`: the supervisor for the project the current folder belongs to, or the demo copy outside
  * one. It parses the flags and prints; what to serve and how it faces the network (a public face needs
- * the admin password) are decided by store/project/serve-policy.ts. Start-up refusals carry their codes
+ * the admin password) are decided by store/setup/serve-policy.ts. Start-up refusals carry their codes
  * (PORT_IN_USE, BIND_FAILED, ALREADY_SERVING, BOOT_FAILED) to cli/main.ts, which says them and exits 1.
  */
 export async function runServe(ctx: VerbContext): Promise<number> {

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { isTrellisError, TrellisError } from '../events/index.js';
 import type { SessionView } from '../projections/index.js';
 import { readEndpointRecord, trellisHome } from '../store/host/endpoint-record.js';
-import type { Project } from '../store/project/project.js';
+import type { Project } from '../store/compose/open-project.js';
 import { openProject } from './open-project.js';
 import { defaultRuntime, type SessionRuntime } from '../store/sessions/runtime.js';
 import {

@@ -1,9 +1,9 @@
 import { syncRoutes } from './routes/sync.js';
 import { Hono } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
-import { requireRoot } from '../store/board/board.js';
+import { requireRoot } from '../store/project/repository.js';
 import type { LiveProject } from '../store/board/live.js';
-import type { Project } from '../store/project/project.js';
+import type { Project } from '../store/compose/open-project.js';
 import type { AppContext } from './context.js';
 import { dashboardAssets, dashboardDistDir } from './dashboard-assets.js';
 import { sameSiteOnly } from './origin.js';

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { writeAuthor } from '../store/project/author.js';
-import type { Project } from '../store/project/project.js';
+import type { Project } from '../store/compose/open-project.js';
 
 /**
  * The author of a write over HTTP: the body's `by`, else the session named by the `Trellis-Session` header,

@@ -11,7 +11,7 @@
 import './child-guards.js';
 import { Hono } from 'hono';
 import { LiveProject } from '../store/board/live.js';
-import { openProject } from '../store/project/project.js';
+import { openProject } from '../store/compose/open-project.js';
 import { loopInSessions } from '../store/sessions/loop-in.js';
 import { defaultRuntime } from '../store/sessions/runtime.js';
 import { SessionSupervisors } from '../store/sessions/supervisors.js';

@@ -1,5 +1,5 @@
 import type { LiveProject } from '../store/board/live.js';
-import type { Project } from '../store/project/project.js';
+import type { Project } from '../store/compose/open-project.js';
 import type { PaneTargets } from '../store/sessions/pane-target.js';
 
 /** What the app serves and who it is. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LiveProject } from '../store/board/live.js';
-import type { Project } from '../store/project/project.js';
+import type { Project } from '../store/compose/open-project.js';
 import { defaultRuntime } from '../store/sessions/runtime.js';
 import { SessionSupervisors } from '../store/sessions/supervisors.js';
 import { projectApp } from './app.js';

@@ -3,7 +3,7 @@ import { TrellisError } from '../events/index.js';
 import { bindError, bindPublic, isBindError } from '../http/bind.js';
 import { installProcessGuards } from '../http/process-guards.js';
 import { readEndpointRecord, removeEndpointRecord, withRecordClaim, writeEndpointRecord, type EndpointIdentity, type EndpointRecord } from '../store/host/endpoint-record.js';
-import { TreeWatcher } from '../store/board/watch-tree.js';
+import { TreeWatcher } from '../store/spec/watch-tree.js';
 import { bootChild, drainChild, isBootFailure, type ChildHandle } from './child.js';
 import { SwitchableProxy } from './proxy.js';
 import { TestPauses } from './test-pauses.js';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { serveProject, type Served } from '../../src/http/serve.js';
-import { createDemoProject } from '../../src/store/project/demo.js';
-import { openProject } from '../../src/store/project/project.js';
+import { createDemoProject } from '../../src/store/setup/demo.js';
+import { openProject } from '../../src/store/compose/open-project.js';
 import { tempDir } from './repo.js';
 
 /** A fresh copy of the bundled demo project in a temp dir. */

@@ -51,7 +51,7 @@ export async function registerPane(dir: string, home: string, id: string): Promi
   if (!existsSync(local)) writeFileSync(local, JSON.stringify({ sessions: { minFreeMb: 1e12 } }));
   const pane = tmux(home, 'display-message', '-p', '-t', `=${id}:`, '#{pane_id}')?.trim();
   if (!pane) throw new Error(`no tmux session ${id} on ${tmuxSocket(home)}`);
-  const { openProject } = await import('../../src/store/project/project.js');
+  const { openProject } = await import('../../src/store/compose/open-project.js');
   const p = openProject(dir);
   // A registered pane never forks a worktree: its base only says where the project stood.
   const base = tryGit(dir, 'rev-parse', 'HEAD') ?? '0'.repeat(40);

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { basename } from 'node:path';
 import { readPlugins, slashCommands, guidanceCatalog } from '../../store/project/plugins.js';
-import { requireRoot } from '../../store/board/board.js';
+import { requireRoot } from '../../store/project/repository.js';
 import { projectIdentity } from '../../store/host/config-seam.js';
 import type { AppContext } from '../context.js';
 import { requestAuthor } from '../author.js';

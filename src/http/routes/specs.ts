@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { TrellisError } from '../../events/index.js';
 import { specMeta } from '../../projections/index.js';
-import { requireRoot } from '../../store/board/board.js';
+import { requireRoot } from '../../store/project/repository.js';
 import { specDiff, specHistory } from '../../store/spec/history.js';
 import { requireNode } from '../../store/spec/spec-tree.js';
 import { editDelta } from '../../store/spec/worktrees.js';

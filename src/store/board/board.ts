@@ -1,8 +1,8 @@
-import { TrellisError } from '../../events/index.js';
 import { assembleBoard, boardBytes, sessionList, specMeta, trunkOutcomes, type Board } from '../../projections/index.js';
 import type { ThreadsRead } from '../issues/thread-store.js';
 import { mergedFrom, nodeIssuesFrom } from '../issues/merged-list.js';
-import type { Project } from '../project/project.js';
+import type { SessionsProject } from '../sessions/sessions-project.js';
+import { requireRoot } from '../project/repository.js';
 import { readSpecTree, type SpecTree } from '../spec/spec-tree.js';
 import { overlapTracker } from '../sessions/overlap.js';
 import { worktreeOverlay, type OverlayEntry } from '../spec/worktrees.js';
@@ -13,19 +13,14 @@ export interface BoardSources {
   overlay(specRoot: string, trunk: string | null): Promise<OverlayEntry[]>;
 }
 
-export function requireRoot(p: Project): string {
-  if (!p.root) throw new TrellisError('NOT_A_REPOSITORY', `${p.gitdir} is a bare repository: the spec tree needs a working tree`);
-  return p.root;
-}
-
-export const freshSources = (p: Project): BoardSources => ({
+export const freshSources = (p: SessionsProject): BoardSources => ({
   specTree: () => readSpecTree(requireRoot(p), p.settings().specRoot),
   overlay: (specRoot, trunk) => worktreeOverlay(requireRoot(p), p.gitdir, specRoot, trunk),
 });
 
 /** Builds the board from the current state of everything it shows; the one builder for CLI and HTTP. */
 export async function buildBoard(
-  p: Project,
+  p: SessionsProject,
   sources: BoardSources = freshSources(p),
   readThreads: () => Promise<ThreadsRead> = () => p.threads.all(),
 ): Promise<{ board: Board; bytes: string; notes: readonly string[] }> {

@@ -4,13 +4,14 @@ import { join } from 'node:path';
 import mittModule, { type Emitter } from 'mitt';
 import type { Board } from '../../projections/index.js';
 import { TrellisError } from '../../events/index.js';
-import { buildBoard, requireRoot, type BoardSources } from './board.js';
+import { buildBoard, type BoardSources } from './board.js';
+import { requireRoot } from '../project/repository.js';
 import { freshnessFrom } from '../issues/merged-list.js';
 import type { ThreadsRead } from '../issues/thread-store.js';
-import type { Project } from '../project/project.js';
+import type { SessionsProject } from '../sessions/sessions-project.js';
 import { readSpecTree, type SpecFileMemo, type SpecTree } from '../spec/spec-tree.js';
 import { OverlayMemo } from '../spec/overlay-memo.js';
-import { TreeWatcher } from './watch-tree.js';
+import { TreeWatcher } from '../spec/watch-tree.js';
 
 export type ChangeCause = 'issues' | 'forge' | 'specs' | 'config' | 'sessions' | 'worktrees' | 'evals' | 'resync';
 
@@ -83,7 +84,7 @@ export class LiveProject {
   /** The worktree overlay, memoized on what it summarizes (public for its diagnostics). */
   readonly overlay: OverlayMemo;
 
-  constructor(readonly project: Project) {
+  constructor(readonly project: SessionsProject) {
     this.overlay = new OverlayMemo(project.root ?? project.gitdir, project.gitdir, () => this.changed('worktrees'));
     project.threads.deferCacheSaves(CACHE_SAVE_MS);
     project.evals.deferCacheSaves(CACHE_SAVE_MS);

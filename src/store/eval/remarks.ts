@@ -1,8 +1,8 @@
 import { TrellisError } from '../../events/index.js';
 import type { Reply, ThreadState } from '../../projections/index.js';
 import { isEvidenceHash } from '../evidence/evidence.js';
-import { isLocalId } from '../issues/thread-id.js';
-import type { Project } from '../project/project.js';
+import { isLocalId } from '../project/ids.js';
+import type { IssuesProject } from '../issues/issues-project.js';
 import { replyPrompt } from '../issues/reply-prompt.js';
 
 /** An eval-remark thread as the eval surfaces show it (never as an Issue). */
@@ -38,7 +38,7 @@ function remarkThread(t: ThreadState): RemarkThread {
 }
 
 /** An eval-remark thread by id; any other id (an issue's included) is THREAD_NOT_FOUND here. */
-export async function showRemark(p: Project, id: string): Promise<RemarkThread> {
+export async function showRemark(p: IssuesProject, id: string): Promise<RemarkThread> {
   const state = isLocalId(id) ? await p.threads.get(id) : undefined;
   if (!state || state.status === 'absent' || !state.scope) throw new TrellisError('THREAD_NOT_FOUND', `no eval remark thread ${JSON.stringify(id)}`);
   return remarkThread(state);
@@ -48,7 +48,7 @@ export async function showRemark(p: Project, id: string): Promise<RemarkThread> 
  * Replies on an eval-remark thread and loops in its originator, the reading's filer, when that is a
  * session that is online (silent otherwise; never spawns one). Issue verbs never see these threads.
  */
-export async function replyToRemark(p: Project, id: string, input: { body: string; evidence?: readonly string[]; by: string }): Promise<{ thread: RemarkThread; reply: number; loopedIn: string | null }> {
+export async function replyToRemark(p: IssuesProject, id: string, input: { body: string; evidence?: readonly string[]; by: string }): Promise<{ thread: RemarkThread; reply: number; loopedIn: string | null }> {
   await showRemark(p, id);
   const body = input.body.trim() === '' ? null : input.body;
   if (body === null) throw new TrellisError('INVALID_INPUT', 'body must be non-empty text');

@@ -2,9 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TrellisError } from '../../events/index.js';
 import type { ScopeDeclarations, ScopeInfo } from '../../projections/index.js';
-import { requireRoot } from '../board/board.js';
+import { requireRoot } from '../project/repository.js';
 import { readTip } from '../git/refs.js';
-import type { Project } from '../project/project.js';
+import type { ProjectContext } from '../project/context.js';
 import { readSpecTree, type SpecTree } from '../spec/spec-tree.js';
 import { hasLinkedWorktrees, listWorktrees } from '../spec/worktrees.js';
 
@@ -18,7 +18,7 @@ const SESSION_BRANCH = 'trellis/';
  * on a branch: named by its session id (branch `trellis/<id>`) or its branch name. Without linked
  * worktrees nothing is spawned.
  */
-export async function liveScopes(p: Project): Promise<ScopeInfo[]> {
+export async function liveScopes(p: ProjectContext): Promise<ScopeInfo[]> {
   const root = requireRoot(p);
   if (!hasLinkedWorktrees(p.gitdir)) return [{ name: TRUNK, worktree: root, ...mainHead(p.gitdir) }];
   const worktrees = await listWorktrees(root);
@@ -87,7 +87,7 @@ export function requireScope(scopes: readonly ScopeInfo[], requested: string | u
  * Each live scope with the scenarios its worktree's spec tree declares. Trunk's tree can come from a
  * memoized source (the server's watched tree); linked worktrees are read as they are now.
  */
-export function scopeDeclarations(p: Project, scopes: readonly ScopeInfo[], trunkTree?: () => SpecTree): ScopeDeclarations[] {
+export function scopeDeclarations(p: ProjectContext, scopes: readonly ScopeInfo[], trunkTree?: () => SpecTree): ScopeDeclarations[] {
   const { specRoot } = p.settings();
   return scopes.map((scope, i) => {
     const tree = i === 0 && trunkTree ? trunkTree() : readSpecTree(scope.worktree, specRoot);

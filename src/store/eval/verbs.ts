@@ -18,9 +18,9 @@ import type { DetailState, EvalDetail } from '../../projections/eval-detail.js';
 
 export type { DetailState, EvalDetail } from '../../projections/eval-detail.js';
 import { isEvidenceHash } from '../evidence/evidence.js';
-import { newThreadId } from '../issues/thread-id.js';
+import { newThreadId } from '../project/ids.js';
 import type { ThreadsRead } from '../issues/thread-store.js';
-import type { Project } from '../project/project.js';
+import type { EvalProject } from './eval-project.js';
 import type { SpecTree } from '../spec/spec-tree.js';
 import type { StreamProblem } from '../streams/projection-cache.js';
 import type { EvalsRead } from './eval-store.js';
@@ -46,7 +46,7 @@ interface Inputs {
   readonly threads: ThreadsRead;
 }
 
-async function inputs(p: Project, sources: EvalSources): Promise<Inputs> {
+async function inputs(p: EvalProject, sources: EvalSources): Promise<Inputs> {
   const scopes = await liveScopes(p);
   // Trunk's memoized tree is the main checkout's only when this process runs there.
   const trunkTree = sources.trunkTree && scopes[0]!.worktree === p.root ? sources.trunkTree : undefined;
@@ -64,7 +64,7 @@ export interface ScoreboardAnswer extends Scoreboard {
 const boards = new WeakMap<object, { threads: object; declarations: string; answer: ScoreboardAnswer }>();
 
 /** The scoreboard: every declared scenario × scope with its latest reading, last outcomes and open remarks. */
-export async function scoreboard(p: Project, sources: EvalSources = {}): Promise<ScoreboardAnswer> {
+export async function scoreboard(p: EvalProject, sources: EvalSources = {}): Promise<ScoreboardAnswer> {
   const { declarations, evals, threads } = await inputs(p, sources);
   const key = JSON.stringify(declarations);
   const memo = boards.get(evals);
@@ -83,7 +83,7 @@ export async function scoreboard(p: Project, sources: EvalSources = {}): Promise
  * (its worktree was removed) is `absent-from-trunk` with those readings (spec §3, eval-detail rules 4, 5);
  * only a scenario nobody declares and nobody measured is SCENARIO_NOT_FOUND.
  */
-export async function evalDetail(p: Project, scenario: string, scope: string | undefined, sources: EvalSources = {}): Promise<EvalDetail> {
+export async function evalDetail(p: EvalProject, scenario: string, scope: string | undefined, sources: EvalSources = {}): Promise<EvalDetail> {
   const { scopes, declarations, evals, threads } = await inputs(p, sources);
   const resolved = resolveScope(scopes, scope);
   const name = resolved.scope.name;
@@ -140,7 +140,7 @@ export interface RecordInput {
 }
 
 /** Files an externally measured reading of a declared scenario in a live scope (default trunk). */
-export async function recordReading(p: Project, scenario: string, input: RecordInput, sources: EvalSources = {}): Promise<Reading> {
+export async function recordReading(p: EvalProject, scenario: string, input: RecordInput, sources: EvalSources = {}): Promise<Reading> {
   const { scopes, declarations } = await inputs(p, { ...sources, ...NO_READS });
   const scope = requireScope(scopes, input.scope);
   requireDeclared(declarations, scenario);
@@ -170,7 +170,7 @@ export interface RunInput {
  * Runs scenarios in a scope's worktree, one after another, each bounded by its timeout, and files a
  * reading for each with its output as evidence. Every scenario is checked before the first one runs.
  */
-export async function runScenarios(p: Project, input: RunInput): Promise<Reading[]> {
+export async function runScenarios(p: EvalProject, input: RunInput): Promise<Reading[]> {
   const { scopes, declarations } = await inputs(p, NO_READS);
   const scope = requireScope(scopes, input.scope);
   const here = declarations.find((d) => d.scope.name === scope.name)!.scenarios;
@@ -196,7 +196,7 @@ export interface RunPlace {
  * checks run as fixed at dispatch) one after another in `place`, each bounded by its timeout, and files
  * a reading for each naming the command that ran, with its output as evidence.
  */
-export async function runDefinitions(p: Project, place: RunPlace, decls: readonly Pick<ScenarioDecl, 'id' | 'run' | 'timeoutS'>[], by: string): Promise<Reading[]> {
+export async function runDefinitions(p: EvalProject, place: RunPlace, decls: readonly Pick<ScenarioDecl, 'id' | 'run' | 'timeoutS'>[], by: string): Promise<Reading[]> {
   const readings: Reading[] = [];
   for (const d of decls) {
     const run = await runScenario(d.run, { cwd: place.worktree, timeoutS: d.timeoutS, env: { TRELLIS_SCENARIO: d.id, TRELLIS_SCOPE: place.scope } });
@@ -212,7 +212,7 @@ function requireDeclared(declarations: readonly ScopeDeclarations[], scenario: s
   return found.decl;
 }
 
-async function file(p: Project, scenario: string, r: Omit<Reading, 'id' | 'scenario' | 'at'>): Promise<Reading> {
+async function file(p: EvalProject, scenario: string, r: Omit<Reading, 'id' | 'scenario' | 'at'>): Promise<Reading> {
   const by = r.by.trim();
   if (!by) throw new TrellisError('INVALID_INPUT', 'author (--by) must be non-empty text');
   const at = p.now().toISOString();

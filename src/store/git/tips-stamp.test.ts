@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupRepos, git, tempRepo } from '../../../test/helpers/repo.js';
 import { openIssue, replyToIssue } from '../issues/verbs.js';
 import { mergedIssues } from '../issues/merged-list.js';
-import { openProject } from '../project/project.js';
+import { openProject } from '../compose/open-project.js';
 import { readTipsStamped, tipsUnchanged } from './refs.js';
 
 afterAll(cleanupRepos);

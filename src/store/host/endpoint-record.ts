@@ -1,9 +1,10 @@
-import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { basename, join } from 'node:path';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { TrellisError } from '../../events/errors.js';
+import { encodeProject, safeRealpath } from '../trellis-home.js';
+
+export { encodeProject, trellisHome } from '../trellis-home.js';
 
 /**
  * Endpoint records: how a running `trellis serve` is found (spec §2.3). One per project slot,
@@ -15,9 +16,6 @@ import { TrellisError } from '../../events/errors.js';
  *       know it ignore it, so the version stays).
  */
 export const RECORD_VERSION = 1;
-
-/** The per-user home of Trellis: `~/.trellis`, or TRELLIS_HOME. */
-export const trellisHome = (env: NodeJS.ProcessEnv = process.env): string => env.TRELLIS_HOME || join(homedir(), '.trellis');
 
 export interface EndpointIdentity {
   /** The served working tree's toplevel (a linked worktree's own, never the main checkout's). */
@@ -41,13 +39,6 @@ export interface EndpointRecord {
    * when it is refused. Trusted only once it answers as the same instance.
    */
   readonly child?: string;
-}
-
-/** Readable and collision-free: the folder's name, sanitized, plus a short hash of its real path. */
-export function encodeProject(root: string): string {
-  const real = safeRealpath(root);
-  const name = basename(real).toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[-.]+|-+$/g, '').slice(0, 40) || 'project';
-  return `${name}-${createHash('sha256').update(real).digest('hex').slice(0, 12)}`;
 }
 
 /** `<slot>/root`: the folder a slot's serve was started in, kept after its record is gone (last-served.ts). */
@@ -197,13 +188,5 @@ function readRaw(path: string): unknown {
     return JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : null;
-  }
-}
-
-function safeRealpath(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return p;
   }
 }

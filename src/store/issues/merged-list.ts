@@ -6,7 +6,7 @@ import { nodeSlice, sliceOf, type NodeIssues } from '../../projections/node-slic
 import type { Issue } from '../../projections/issue.js';
 import type { ThreadState } from '../../projections/thread.js';
 import type { ForgeEntry } from '../forge/driver.js';
-import type { Project } from '../project/project.js';
+import type { IssuesProject } from './issues-project.js';
 import type { StreamProblem } from '../streams/projection-cache.js';
 import { IssueIndex, mergeNewestFirst } from './issue-index.js';
 import type { ThreadsRead } from './thread-store.js';
@@ -30,7 +30,7 @@ export interface IssueList {
  * The merged list, newest first: every store interleaved, eval-remark threads excluded. A server passes
  * its own incremental read of the threads; otherwise a repeated read reads no tip while no ref moved.
  */
-export async function mergedIssues(p: Project, readThreads: () => Promise<ThreadsRead> = () => p.threads.all({ ifMoved: true })): Promise<IssueList> {
+export async function mergedIssues(p: IssuesProject, readThreads: () => Promise<ThreadsRead> = () => p.threads.all({ ifMoved: true })): Promise<IssueList> {
   const notes = p.forgeReads === 'live' ? await pullForges(p) : [];
   const list = mergedFrom(p, await readThreads());
   if (p.forges.configProblem) notes.push(`forge issues are not listed: ${p.forges.configProblem}`);
@@ -40,9 +40,9 @@ export async function mergedIssues(p: Project, readThreads: () => Promise<Thread
 // Memoized per read of the threads and version of the forge slice: a warm server builds nothing twice.
 const mergedOf = new WeakMap<object, { version: number; list: IssueList }>();
 /** Each project's local issues, kept up to date from one read to the next in O(change). */
-const indexes = new WeakMap<Project, IssueIndex>();
+const indexes = new WeakMap<IssuesProject, IssueIndex>();
 
-function localIndex(p: Project, read: ThreadsRead): IssueIndex {
+function localIndex(p: IssuesProject, read: ThreadsRead): IssueIndex {
   let index = indexes.get(p);
   if (!index) indexes.set(p, (index = new IssueIndex()));
   index.update(read);
@@ -50,7 +50,7 @@ function localIndex(p: Project, read: ThreadsRead): IssueIndex {
 }
 
 /** The merged list of one read of the threads and the forge slice as it is. */
-export function mergedFrom(p: Project, read: ThreadsRead): IssueList {
+export function mergedFrom(p: IssuesProject, read: ThreadsRead): IssueList {
   const memo = mergedOf.get(read);
   if (memo && memo.version === p.forges.version) return memo.list;
   const index = localIndex(p, read);
@@ -70,7 +70,7 @@ export function mergedFrom(p: Project, read: ThreadsRead): IssueList {
  * The freshness stamp of one read of the threads and the forge slice, without building the merged list
  * (a thread write at 50,000 threads announces its change in a few milliseconds).
  */
-export function freshnessFrom(p: Project, read: ThreadsRead): Freshness {
+export function freshnessFrom(p: IssuesProject, read: ThreadsRead): Freshness {
   const memo = mergedOf.get(read);
   if (memo && memo.version === p.forges.version) return memo.list.freshness;
   return withForge(localIndex(p, read).freshness(), p.forges.entries());
@@ -80,7 +80,7 @@ export function freshnessFrom(p: Project, read: ThreadsRead): Freshness {
  * Each node's slice of the merged list of `read` (what `nodeSlice` of the merged list gives for it),
  * from the local index and the forge slice: the board reads only its tree's nodes.
  */
-export function nodeIssuesFrom(p: Project, read: ThreadsRead): (node: string) => NodeIssues | undefined {
+export function nodeIssuesFrom(p: IssuesProject, read: ThreadsRead): (node: string) => NodeIssues | undefined {
   const index = localIndex(p, read);
   const forge = nodeSlice(mergeIssues(p.forges.entries().map((e) => e.issue)));
   const forgeIssues = new Map(p.forges.entries().map((e) => [e.issue.id, e.issue]));
@@ -101,13 +101,13 @@ function withForge(local: Freshness, forge: readonly ForgeEntry[]): Freshness {
 }
 
 /** The separate read that keeps only eval-remark threads, for the eval scoreboard. */
-export async function evalRemarks(p: Project): Promise<{ threads: ThreadState[]; problems: readonly StreamProblem[] }> {
+export async function evalRemarks(p: IssuesProject): Promise<{ threads: ThreadState[]; problems: readonly StreamProblem[] }> {
   const { states: threads, problems } = await p.threads.all();
   return { threads: evalRemarkThreads(threads), problems };
 }
 
 /** Pulls the forges now; returns one note per forge that could not be read. */
-export async function pullForges(p: Project, only?: string, strict = false): Promise<string[]> {
+export async function pullForges(p: IssuesProject, only?: string, strict = false): Promise<string[]> {
   const { failures } = await p.forges.refresh(only);
   if (strict && failures.length) throw new TrellisError('FORGE_UNREACHABLE', failures[0]!);
   return failures.map((f) => `${f}; showing the last known forge issues, if any, with the local ones`);

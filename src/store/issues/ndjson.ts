@@ -1,14 +1,14 @@
 import { isObject } from '../../events/stored-json.js';
 import { compareKeys, keyOf, threadEventProblem, TrellisError, type ThreadEvent } from '../../events/index.js';
-import type { Project } from '../project/project.js';
-import { isLocalId } from './thread-id.js';
+import type { IssuesProject } from './issues-project.js';
+import { isLocalId } from '../project/ids.js';
 
 /**
  * `trellis issues export`: every issue thread's events as NDJSON, one `{"stream","event"}` line each (the
  * shape of fixtures/events/*.ndjson), the event exactly as stored. Lines are ordered by (at, stream,
  * clock, id), so a recorded log round-trips byte for byte. Eval-remark threads only with `all`.
  */
-export async function exportThreads(p: Project, opts: { all?: boolean } = {}): Promise<string> {
+export async function exportThreads(p: IssuesProject, opts: { all?: boolean } = {}): Promise<string> {
   const events = await p.threads.events((state) => opts.all === true || state.scope === undefined);
   events.sort((a, b) => {
     if (a.event.at !== b.event.at) return a.event.at < b.event.at ? -1 : 1;
@@ -25,7 +25,7 @@ export async function exportThreads(p: Project, opts: { all?: boolean } = {}): P
  * does not hold yet (by event key: clock, at, id), so importing twice adds nothing. The whole input is
  * checked first: a line that does not parse is reported with its number and nothing is written.
  */
-export async function importThreads(p: Project, text: string): Promise<{ streams: number; events: number; lines: number }> {
+export async function importThreads(p: IssuesProject, text: string): Promise<{ streams: number; events: number; lines: number }> {
   const streams = parseNdjson(text);
   const result = await p.threads.importEvents(streams.byStream);
   return { ...result, lines: streams.lines };

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { decideThread, describeEvent, parseThreadEvent, type ThreadCommand, type ThreadEvent } from '../../events/index.js';
 import { evolveThread, initialThread, threadLastKey, type ThreadState } from '../../projections/thread.js';
 import type { GitAppendLog } from '../git/append-log.js';
-import { newThreadId } from './thread-id.js';
+import { newThreadId } from '../project/ids.js';
 import type { ProjectionCache } from '../streams/projection-cache.js';
 import type { StreamKind } from '../streams/stream-kind.js';
 import { StreamStore, type StreamsRead } from '../streams/stream-store.js';

@@ -5,13 +5,13 @@ import { withChecks } from '../../projections/issue-checks.js';
 import { issueThreads } from '../../projections/issue-list.js';
 import type { Issue } from '../../projections/issue.js';
 import { threadIssue, type ThreadState } from '../../projections/thread.js';
-import { findReading } from '../eval/readings.js';
+import { findReading } from './find-reading.js';
 import { isEvidenceHash } from '../evidence/evidence.js';
 import { parseForgeId } from '../forge/driver.js';
 import { withMarker } from '../forge/marker.js';
-import type { Project } from '../project/project.js';
+import type { IssuesProject as Project } from './issues-project.js';
 import { mergedIssues, pullForges, type IssueList } from './merged-list.js';
-import { newThreadId, requireLocalId } from './thread-id.js';
+import { newThreadId, requireLocalId } from '../project/ids.js';
 import { replyPrompt } from './reply-prompt.js';
 
 /*

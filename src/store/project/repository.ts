@@ -11,6 +11,12 @@ export interface Repository {
   readonly root: string | null;
 }
 
+/** The working tree's toplevel; a bare repository has none, and the spec tree needs one. */
+export function requireRoot(p: Repository): string {
+  if (!p.root) throw new TrellisError('NOT_A_REPOSITORY', `${p.gitdir} is a bare repository: the spec tree needs a working tree`);
+  return p.root;
+}
+
 /**
  * Finds the repository containing `cwd` the way git does (GIT_DIR, linked worktrees, bare repositories
  * included): the plain layout without a git process (see discoverRepository), every other by asking git.

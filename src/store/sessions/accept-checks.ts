@@ -1,6 +1,6 @@
 import type { CheckDefinition } from '../../events/index.js';
 import { sessionView, type SessionView } from '../../projections/index.js';
-import type { Project } from '../project/project.js';
+import type { SessionsProject } from './sessions-project.js';
 import { acceptChangedChecks, type AcceptInput } from './merge-gate.js';
 import { sessionState } from './verbs.js';
 
@@ -9,7 +9,7 @@ import { sessionState } from './verbs.js';
  * checks the session's branch changed (DESIGN.md §14), with a reason, logged on the session; the
  * session itself never can (SELF_APPROVAL).
  */
-export async function acceptChecks(p: Project, id: string, input: AcceptInput): Promise<{ session: string; accepted: readonly CheckDefinition[]; view: SessionView }> {
+export async function acceptChecks(p: SessionsProject, id: string, input: AcceptInput): Promise<{ session: string; accepted: readonly CheckDefinition[]; view: SessionView }> {
   const state = await sessionState(p, id);
   const { accepted } = await acceptChangedChecks(p, state, input, (reason, scenarios) =>
     p.sessionLog.write(id, { type: 'accept-check', reason, scenarios, by: input.by, at: p.now().toISOString(), source: 'user' }),

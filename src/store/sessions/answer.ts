@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isTrellisError, TrellisError } from '../../events/index.js';
 import { sessionView, type SessionState, type SessionView } from '../../projections/index.js';
-import type { Project } from '../project/project.js';
+import type { SessionsProject } from './sessions-project.js';
 import { adapterOf } from './adapters/index.js';
 import { dialogOptions, optionNamed } from './dialog-options.js';
 import { capturePane } from './pane-capture.js';
@@ -33,7 +33,7 @@ export interface AnswerResult {
  * the dialog does not offer is refused naming those it does; nothing is typed. The screen after it is
  * recorded (source `pane`): the next dialog, the agent back at its input, or at work.
  */
-export async function answerSession(p: Project, rt: SessionRuntime, id: string, choice: string, by: string): Promise<AnswerResult> {
+export async function answerSession(p: SessionsProject, rt: SessionRuntime, id: string, choice: string, by: string): Promise<AnswerResult> {
   if (typeof choice !== 'string' || choice.trim() === '') throw new TrellisError('INVALID_INPUT', 'an answer needs a choice: an option’s text, or approve, deny, trust');
   const state = await p.sessionLog.get(id);
   if (state.status === 'absent') throw new TrellisError('SESSION_NOT_FOUND', `no session ${id}; 'trellis session ls --all' lists them`);
@@ -81,7 +81,7 @@ export async function answerSession(p: Project, rt: SessionRuntime, id: string, 
  * is the end of the turn; otherwise it works. A setup dialog is left to the setup watcher and the
  * agent's first signal.
  */
-async function recordAfter(p: Project, state: SessionState, read: () => Promise<string>, by: string): Promise<void> {
+async function recordAfter(p: SessionsProject, state: SessionState, read: () => Promise<string>, by: string): Promise<void> {
   if (state.status === 'starting' || state.reason === 'setup') return;
   const adapter = adapterOf(state.harness);
   const before = await read().catch(() => '');

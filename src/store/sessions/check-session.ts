@@ -3,7 +3,7 @@ import { TrellisError, type Reading } from '../../events/index.js';
 import type { SessionChecks, SessionState } from '../../projections/index.js';
 import { runDefinitions } from '../eval/verbs.js';
 import { git } from '../git/run-git.js';
-import type { Project } from '../project/project.js';
+import type { SessionsProject } from './sessions-project.js';
 import { adapterOf } from './adapters/index.js';
 import { currentChecks } from './checks.js';
 import { measureTrunkTip } from './trunk-baseline.js';
@@ -29,7 +29,7 @@ export interface CheckResult {
  * files the readings. A worktree with uncommitted changes is refused: a reading names the commit it
  * measured, and that commit would not be what ran.
  */
-export async function checkSession(p: Project, id: string, by: string): Promise<CheckResult> {
+export async function checkSession(p: SessionsProject, id: string, by: string): Promise<CheckResult> {
   const state = await sessionState(p, id);
   if (!existsSync(state.worktree)) {
     throw new TrellisError('SESSION_REFUSED', `session ${id} has no worktree any more (${state.worktree}): its checks cannot run; its readings so far stay in its review`);

@@ -3,7 +3,7 @@ import { isTrellisError, type FixedChecks } from '../../events/index.js';
 import { issueChecks, nodeIdOf, sessionChecks, type SessionChecks, type SessionState } from '../../projections/index.js';
 import { git, gitRaw } from '../git/run-git.js';
 import { showIssue } from '../issues/verbs.js';
-import type { Project } from '../project/project.js';
+import type { EvalProject } from '../eval/eval-project.js';
 import { scenariosAtCommit } from '../spec/scenarios-at-commit.js';
 import { readSpecTree, type SpecTree } from '../spec/spec-tree.js';
 import { mainRoot, trunkCommit } from './worktree.js';
@@ -34,7 +34,7 @@ export function changedNodes(specRoot: string, paths: readonly string[]): string
 }
 
 /** The scenarios the session's issue names in its `checks:`; an issue that cannot be read names none, and says why. */
-async function issueScenarios(p: Project, issue: string | null): Promise<{ checks: string[]; note?: string }> {
+async function issueScenarios(p: EvalProject, issue: string | null): Promise<{ checks: string[]; note?: string }> {
   if (!issue) return { checks: [] };
   try {
     const { checks, problem } = issueChecks((await showIssue(p, issue)).body);
@@ -56,13 +56,13 @@ export interface ChecksSources {
  * What a session's checks are fixed to at dispatch (DESIGN.md §14): every scenario its base commit
  * declares (read from git, not from a working tree) and its issue's `checks:` as the issue says now.
  */
-export async function checksAtDispatch(p: Project, base: string, issue: string | null): Promise<FixedChecks> {
+export async function checksAtDispatch(p: EvalProject, base: string, issue: string | null): Promise<FixedChecks> {
   const [decls, named] = await Promise.all([scenariosAtCommit(mainRoot(p), base, p.settings().specRoot), issueScenarios(p, issue)]);
   return { base, scenarios: decls.map((d) => ({ id: d.id, node: d.node, run: d.run, timeoutS: d.timeoutS })), issueChecks: named.checks };
 }
 
 /** The session's checks at `head`, given the paths its branch changes. */
-export async function checksOf(p: Project, state: SessionState, head: string, changed: readonly string[], sources: ChecksSources = {}): Promise<SessionChecks & { notes: string[] }> {
+export async function checksOf(p: EvalProject, state: SessionState, head: string, changed: readonly string[], sources: ChecksSources = {}): Promise<SessionChecks & { notes: string[] }> {
   const settings = p.settings();
   const { specRoot } = settings;
   // The server's memoized tree is trunk's only when it serves the main checkout.
@@ -92,7 +92,7 @@ export async function checksOf(p: Project, state: SessionState, head: string, ch
 }
 
 /** The session's checks now: at its branch's head. */
-export async function currentChecks(p: Project, state: SessionState, sources: ChecksSources = {}): Promise<SessionChecks & { notes: string[] }> {
+export async function currentChecks(p: EvalProject, state: SessionState, sources: ChecksSources = {}): Promise<SessionChecks & { notes: string[] }> {
   const root = mainRoot(p);
   const head = await branchHead(root, state);
   const changed = await changedFiles(root, state.base, head);

@@ -1,7 +1,7 @@
 import { TrellisError } from '../../events/index.js';
 import type { Issue } from '../../projections/index.js';
 import { closeIssue } from '../issues/verbs.js';
-import type { Project } from '../project/project.js';
+import type { SessionsProject } from './sessions-project.js';
 import { branchHead } from './checks.js';
 import { mergedAt } from './review.js';
 import { sessionState } from './verbs.js';
@@ -13,7 +13,7 @@ import { mainRoot, trunkCommit } from './worktree.js';
  * session. Refused, saying why, when the session names another issue or none, or its branch is not
  * (or not yet) in trunk — the claim "its change is merged" is checked here, never taken from the caller.
  */
-export async function closeIssueFixedBy(p: Project, issue: string, session: string, by: string): Promise<Issue> {
+export async function closeIssueFixedBy(p: SessionsProject, issue: string, session: string, by: string): Promise<Issue> {
   const state = await sessionState(p, session);
   if (state.issue !== issue) {
     throw new TrellisError('INVALID_INPUT', state.issue ? `session ${session} was spawned for issue ${state.issue}, not ${issue}` : `session ${session} was spawned for no issue; close ${issue} without naming a session`);
@@ -26,6 +26,6 @@ export async function closeIssueFixedBy(p: Project, issue: string, session: stri
 }
 
 /** `issue close` (CLI and POST /api/issues/:id/close): naming a session records that its merged change closed the issue. */
-export function closeIssueVerb(p: Project, id: string, by: string, session?: string): Promise<Issue> {
+export function closeIssueVerb(p: SessionsProject, id: string, by: string, session?: string): Promise<Issue> {
   return session ? closeIssueFixedBy(p, id, session, by) : closeIssue(p, id, by);
 }

@@ -1,6 +1,6 @@
 import { TrellisError, type CheckDefinition } from '../../events/index.js';
 import type { SessionChecks, SessionState } from '../../projections/index.js';
-import type { Project } from '../project/project.js';
+import type { EvalProject } from '../eval/eval-project.js';
 import { currentChecks, type ChecksSources } from './checks.js';
 
 /** What the gate decided: through (`ready`, or `overridden` with the scenarios it let through). */
@@ -36,7 +36,7 @@ export function refuseSelfApproval(session: string, who: Decider, what: string):
  * scenarios) before the merge goes on. `sessions.mergeGate: "off"` lets every merge through.
  */
 export async function gateMerge(
-  p: Project,
+  p: EvalProject,
   state: SessionState,
   override: string | undefined,
   who: Decider,
@@ -75,7 +75,7 @@ export interface AcceptInput extends Decider {
  * accepted definition. A definition changed again after that is `changed` again.
  */
 export async function acceptChangedChecks(
-  p: Project,
+  p: EvalProject,
   state: SessionState,
   input: AcceptInput,
   record: (reason: string, definitions: readonly CheckDefinition[]) => Promise<unknown>,

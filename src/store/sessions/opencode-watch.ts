@@ -2,7 +2,7 @@ import { realpathSync, rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isTrellisError } from '../../events/index.js';
 import type { SessionState } from '../../projections/index.js';
-import type { Project } from '../project/project.js';
+import type { SessionsProject } from './sessions-project.js';
 import { adapterOf } from './adapters/index.js';
 import { endpointFile, opencodeCall, readEndpoint, streamEvents, type OpencodeEndpoint } from './adapters/opencode-server.js';
 import type { SessionRuntime } from './runtime.js';
@@ -27,7 +27,7 @@ export type WatchEnd = 'gone' | 'closed' | 'replaced';
  * Ends when the session's pane is gone or dead, the session stops being live (its endpoint file then
  * removed), or a relaunch gave it a new server (a resume starts a watcher of its own).
  */
-export async function watchOpencode(p: Project, rt: SessionRuntime, id: string, opts: { resume: boolean; log: (event: string, ignored: readonly string[]) => void }): Promise<WatchEnd> {
+export async function watchOpencode(p: SessionsProject, rt: SessionRuntime, id: string, opts: { resume: boolean; log: (event: string, ignored: readonly string[]) => void }): Promise<WatchEnd> {
   const adapter = adapterOf('opencode');
   const first = await p.sessionLog.get(id);
   const endpoint = readEndpoint(first, rt.env);

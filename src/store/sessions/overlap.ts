@@ -4,7 +4,7 @@ import { LIVE_STATUSES, type SessionStatus } from '../../events/index.js';
 import { OverlapIndex, type OverlapWith, type SessionChangeSet, type SessionState } from '../../projections/index.js';
 import { git } from '../git/run-git.js';
 import { readTip } from '../git/refs.js';
-import type { Project } from '../project/project.js';
+import type { ProjectContext } from '../project/context.js';
 import { adapterOf } from './adapters/index.js';
 import { changedNodes } from './checks.js';
 
@@ -24,7 +24,7 @@ export class OverlapTracker {
   /** Diagnostics: how many sessions' changes were recomputed (each is git runs). */
   readonly stats = { recomputed: 0 };
 
-  constructor(private readonly p: Project) {}
+  constructor(private readonly p: ProjectContext) {}
 
   /** Brings the index up to date with `states`: recomputes only the sessions whose stamp moved. */
   async refresh(states: readonly SessionState[]): Promise<OverlapIndex> {
@@ -72,7 +72,7 @@ export class OverlapTracker {
 }
 
 /** What a session changes from its base, in its worktree: committed, staged, unstaged and new files; its adapter's own files excepted. */
-export async function sessionChanges(p: Project, s: SessionState): Promise<SessionChangeSet> {
+export async function sessionChanges(p: ProjectContext, s: SessionState): Promise<SessionChangeSet> {
   const owned = new Set(adapterOf(s.harness).ownedPaths);
   const [tracked, untracked] = await Promise.all([
     git(s.worktree, ['diff', '--name-only', '-z', '--no-renames', s.base]),
@@ -83,9 +83,9 @@ export async function sessionChanges(p: Project, s: SessionState): Promise<Sessi
 }
 
 // One tracker per open project: a server keeps its index warm across requests.
-const trackers = new WeakMap<Project, OverlapTracker>();
+const trackers = new WeakMap<ProjectContext, OverlapTracker>();
 
-export function overlapTracker(p: Project): OverlapTracker {
+export function overlapTracker(p: ProjectContext): OverlapTracker {
   let t = trackers.get(p);
   if (!t) trackers.set(p, (t = new OverlapTracker(p)));
   return t;

@@ -1,6 +1,6 @@
 import { LIVE_STATUSES } from '../../events/index.js';
-import { isLocalId } from '../issues/thread-id.js';
-import type { Project } from '../project/project.js';
+import { isLocalId } from '../project/ids.js';
+import type { SessionsProject } from './sessions-project.js';
 
 /** Where a session's live pane is: the tmux server's socket, the tmux session name, the pane id (`%N`). */
 export interface PaneTarget {
@@ -23,7 +23,7 @@ export interface PaneTargets {
 }
 
 /** Panes as the session log records them: a live session's launched tmux session and pane, on `socket`. */
-export function sessionPaneTargets(p: Project, socket: string): PaneTargets {
+export function sessionPaneTargets(p: SessionsProject, socket: string): PaneTargets {
   return {
     resolve: async (sessionId, opts = {}) => {
       if (!isLocalId(sessionId)) return null;

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { isCode } from '../fs-errors.js';
-import type { Project } from '../project/project.js';
+import type { ProjectContext } from '../project/context.js';
 import { worktreePath } from './worktree.js';
 
 /*
@@ -19,12 +19,9 @@ import { worktreePath } from './worktree.js';
  */
 
 /** The pool's folder: beside the sessions' worktrees. */
-export function poolDir(p: Project, env: NodeJS.ProcessEnv = process.env): string {
+export function poolDir(p: ProjectContext, env: NodeJS.ProcessEnv = process.env): string {
   return join(dirname(worktreePath(p, 'x', env)), '.pool');
 }
-
-/** Whether `path` is a pooled worktree (the board and the eval scopes leave them out). */
-export const isPooledPath = (path: string): boolean => /[\\/]\.pool[\\/][^\\/]+$/.test(path);
 
 type EntryState = 'making' | 'ready' | 'claimed' | 'loose';
 

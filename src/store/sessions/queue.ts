@@ -1,7 +1,7 @@
 import { cpus, freemem } from 'node:os';
 import { isTrellisError, LIVE_STATUSES } from '../../events/index.js';
 import type { SessionState } from '../../projections/index.js';
-import type { Project } from '../project/project.js';
+import type { SessionsProject as Project } from './sessions-project.js';
 import { launch, record, type SessionRuntime } from './runtime.js';
 
 /** The budget and what uses it: what `/api/resources` reports and the queue decides on. */

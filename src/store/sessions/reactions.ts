@@ -1,6 +1,6 @@
 import { isTrellisError } from '../../events/index.js';
 import { quarantineDue } from '../../projections/index.js';
-import type { Project } from '../project/project.js';
+import type { SessionsProject } from './sessions-project.js';
 import type { SessionRuntime } from './runtime.js';
 import { quarantineSession } from './verbs.js';
 
@@ -9,7 +9,7 @@ import { quarantineSession } from './verbs.js';
  * react`, detached, or by the serve's supervisor): a session with repeated turn failures is quarantined.
  * Idempotent: the quarantine is a logged transition, so a second runner finds it done and does nothing.
  */
-export async function reactToSignal(p: Project, rt: SessionRuntime, id: string): Promise<'quarantined' | 'nothing'> {
+export async function reactToSignal(p: SessionsProject, rt: SessionRuntime, id: string): Promise<'quarantined' | 'nothing'> {
   const reason = quarantineDue(await p.sessionLog.get(id));
   if (!reason) return 'nothing';
   try {

@@ -1,6 +1,7 @@
 import { LIVE_STATUSES, type SessionStatus } from '../../events/index.js';
-import { isLocalId } from '../issues/thread-id.js';
-import type { Project, SessionRegistry } from '../project/project.js';
+import { isLocalId } from '../project/ids.js';
+import type { SessionsProject } from './sessions-project.js';
+import type { SessionRegistry } from '../issues/issues-project.js';
 import { adapterOf } from './adapters/index.js';
 import { defaultRuntime } from './runtime.js';
 import { promptSession } from './verbs.js';
@@ -12,7 +13,7 @@ import { promptSession } from './verbs.js';
  * delivery rule of every prompt (held until the agent takes input). An offline originator is silent;
  * nothing is ever spawned.
  */
-export function sessionRegistry(p: Project): SessionRegistry {
+export function sessionRegistry(p: SessionsProject): SessionRegistry {
   return {
     isOnline: async (id: string) => {
       if (!isLocalId(id)) return false;

@@ -2,7 +2,7 @@ import type { Issue } from '../../projections/index.js';
 import { branchHead, changedFiles, changedNodes, checksOf, type ChecksSources } from './checks.js';
 import { gitRaw, git } from '../git/run-git.js';
 import { mergedIssues } from '../issues/merged-list.js';
-import type { Project } from '../project/project.js';
+import type { SessionsProject } from './sessions-project.js';
 import { sessionState } from './verbs.js';
 import { mainRoot, trunkCommit } from './worktree.js';
 import type { Preflight, ReviewBundle, ReviewCommit, ReviewFile, ReviewNode } from '../../projections/review-bundle.js';
@@ -14,7 +14,7 @@ export type { Preflight, ReviewBundle, ReviewCommit, ReviewFile, ReviewNode } fr
  * their diffs, changed spec nodes with their open issues, and a pre-flight of the merge into trunk by
  * `git merge-tree --write-tree` (which touches no worktree and no index).
  */
-export async function reviewBundle(p: Project, id: string, sources: ChecksSources = {}): Promise<ReviewBundle> {
+export async function reviewBundle(p: SessionsProject, id: string, sources: ChecksSources = {}): Promise<ReviewBundle> {
   const state = await sessionState(p, id);
   const root = mainRoot(p);
   const head = await branchHead(root, state);

@@ -3,10 +3,10 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { isTrellisError, TrellisError, type SessionCommand } from '../../events/index.js';
 import type { SessionState } from '../../projections/index.js';
-import { trellisHome } from '../host/endpoint-record.js';
+import { trellisHome } from '../trellis-home.js';
 import { gitRaw } from '../git/run-git.js';
 import { packageRoot } from '../package-root.js';
-import type { Project } from '../project/project.js';
+import type { SessionsProject } from './sessions-project.js';
 import { adapterOf } from './adapters/index.js';
 import { shq, type LaunchContext } from './adapters/adapter.js';
 import { deliverChecked, type Delivery } from './delivery.js';
@@ -38,7 +38,7 @@ export const trellisCommand = (): string => `${shq(process.execPath)} ${shq(join
 export type BareCommand = SessionCommand extends infer C ? (C extends unknown ? Omit<C, 'by' | 'at' | 'source'> : never) : never;
 
 /** Appends a runtime-made command (the supervisor's, a hook's) with the current clock. */
-export function record(p: Project, id: string, command: BareCommand & { by?: string; source?: SessionCommand['source'] }) {
+export function record(p: SessionsProject, id: string, command: BareCommand & { by?: string; source?: SessionCommand['source'] }) {
   return p.sessionLog.write(id, { by: SUPERVISOR, source: 'supervisor', ...command, at: p.now().toISOString() } as SessionCommand);
 }
 
@@ -48,7 +48,7 @@ export function record(p: Project, id: string, command: BareCommand & { by?: str
  * `launched`. Any failure undoes what this call created (tmux session, worktree, branch) and records
  * `failed` with the reason: a spawn that fails midway leaves nothing behind but its log.
  */
-export async function launch(p: Project, rt: SessionRuntime, state: SessionState, opts: { resume: boolean }): Promise<SessionState> {
+export async function launch(p: SessionsProject, rt: SessionRuntime, state: SessionState, opts: { resume: boolean }): Promise<SessionState> {
   const root = mainRoot(p);
   const adapter = adapterOf(state.harness);
   const made = { worktree: false, branch: false };

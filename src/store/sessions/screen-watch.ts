@@ -1,6 +1,6 @@
 import { isTrellisError } from '../../events/index.js';
 import type { SessionState } from '../../projections/index.js';
-import type { Project } from '../project/project.js';
+import type { SessionsProject } from './sessions-project.js';
 import { adapterOf } from './adapters/index.js';
 import { capturePane } from './pane-capture.js';
 import { record, type BareCommand, type SessionRuntime } from './runtime.js';
@@ -25,7 +25,7 @@ export function screenWatched(s: SessionState): boolean {
  * consecutive reads ended its turn with no signal (Esc); a dialog wait whose dialog is gone with the input
  * box back was answered in the terminal with no signal (a rejection by Esc). `idleReads` counts per session.
  */
-export async function readScreen(p: Project, rt: SessionRuntime, s: SessionState, idleReads: Map<string, number>): Promise<void> {
+export async function readScreen(p: SessionsProject, rt: SessionRuntime, s: SessionState, idleReads: Map<string, number>): Promise<void> {
   const adapter = adapterOf(s.harness);
   const screen = await capturePane({ socket: rt.tmux.socket, session: s.tmux!.session, pane: s.tmux!.pane }).then((c) => c.text, () => null);
   if (screen === null) return;
@@ -46,7 +46,7 @@ export async function readScreen(p: Project, rt: SessionRuntime, s: SessionState
 }
 
 /** Appends each command from the pane, re-decided against the log: a hook that landed since wins. */
-async function write(p: Project, id: string, commands: readonly BareCommand[]): Promise<void> {
+async function write(p: SessionsProject, id: string, commands: readonly BareCommand[]): Promise<void> {
   for (const command of commands) {
     await record(p, id, { ...command, source: 'pane' }).catch((err: unknown) => {
       if (!(isTrellisError(err) && err.code === 'SESSION_REFUSED')) throw err;
@@ -58,7 +58,7 @@ async function write(p: Project, id: string, commands: readonly BareCommand[]): 
  * Before a prompt is typed: a dialog on the agent's screen that the log does not know yet (no hook said
  * it) is recorded first (source `pane`), so the prompt is held instead of typed into the dialog.
  */
-export async function noteScreenDialog(p: Project, rt: SessionRuntime, s: SessionState): Promise<void> {
+export async function noteScreenDialog(p: SessionsProject, rt: SessionRuntime, s: SessionState): Promise<void> {
   const adapter = adapterOf(s.harness);
   if (!s.tmux || !adapter.dialogOnScreen || !(s.status === 'running' || s.status === 'awaiting')) return;
   const screen = await capturePane({ socket: rt.tmux.socket, session: s.tmux.session, pane: s.tmux.pane }).then((c) => c.text, () => null);

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isTrellisError } from '../../events/index.js';
 import type { SessionState } from '../../projections/index.js';
-import type { Project } from '../project/project.js';
+import type { SessionsProject } from './sessions-project.js';
 import { capturePane } from './pane-capture.js';
 import { record, type SessionRuntime } from './runtime.js';
 import { setupDialog } from './setup-screens.js';
@@ -18,7 +18,7 @@ const inSetup = (s: SessionState): boolean => s.status === 'awaiting' && s.reaso
  * signalled, its pane is gone or dead (tmux's pane-died hook reports the exit), or after `maxMs`.
  * Run detached by the launch (`trellis session watch-setup`), so it works with no server online.
  */
-export async function watchSetup(p: Project, rt: SessionRuntime, id: string, opts: { maxMs?: number } = {}): Promise<'signalled' | 'gone' | 'timeout'> {
+export async function watchSetup(p: SessionsProject, rt: SessionRuntime, id: string, opts: { maxMs?: number } = {}): Promise<'signalled' | 'gone' | 'timeout'> {
   const started = Date.now();
   for (;;) {
     const state = await p.sessionLog.get(id);

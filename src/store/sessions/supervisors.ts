@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { quarantineDue, supervised, type SessionState } from '../../projections/index.js';
-import type { LiveProject } from '../board/live.js';
-import type { Project } from '../project/project.js';
+import type { ChangeFeed } from './change-feed.js';
+import type { SessionsProject as Project } from './sessions-project.js';
 import { adapterOf } from './adapters/index.js';
 import { readScreen, screenWatched } from './screen-watch.js';
 import { queuePass } from './queue.js';
@@ -86,7 +86,7 @@ export class SessionSupervisors {
   constructor(
     private readonly project: Project,
     private readonly rt: SessionRuntime,
-    private readonly live: LiveProject,
+    private readonly live: ChangeFeed,
   ) {}
 
   start(): this {

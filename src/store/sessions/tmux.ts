@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { TrellisError } from '../../events/index.js';
-import { trellisHome } from '../host/endpoint-record.js';
+import { trellisHome } from '../trellis-home.js';
 import { tmuxExec } from './tmux-exec.js';
 
 export interface TmuxResult {

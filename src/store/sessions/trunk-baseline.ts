@@ -5,7 +5,7 @@ import type { Reading } from '../../events/index.js';
 import { TRUNK } from '../eval/scopes.js';
 import { runDefinitions } from '../eval/verbs.js';
 import { git, gitRaw } from '../git/run-git.js';
-import type { Project } from '../project/project.js';
+import type { EvalProject } from '../eval/eval-project.js';
 import { readSpecTree } from '../spec/spec-tree.js';
 import { mainRoot } from './worktree.js';
 
@@ -15,7 +15,7 @@ import { mainRoot } from './worktree.js';
  * of their own), and file trunk readings at the tip. The worktree is removed afterwards, whatever the
  * runs came to. Scenarios the tip does not declare are left out (nothing to compare with: `new`).
  */
-export async function measureTrunkTip(p: Project, tip: string, scenarios: readonly string[], by: string): Promise<Reading[]> {
+export async function measureTrunkTip(p: EvalProject, tip: string, scenarios: readonly string[], by: string): Promise<Reading[]> {
   if (scenarios.length === 0) return [];
   const root = mainRoot(p);
   const dir = join(mkdtempSync(join(tmpdir(), 'trellis-trunk-')), 'tip');

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { decideSession, isNodeId, isTrellisError, TrellisError, type SessionCommand, type SessionStatus } from '../../events/index.js';
 import { sessionList, sessionView, type OverlapWith, type SessionState, type SessionSummary, type SessionView } from '../../projections/index.js';
-import { newThreadId, isLocalId } from '../issues/thread-id.js';
-import type { Project } from '../project/project.js';
+import { newThreadId, isLocalId } from '../project/ids.js';
+import type { SessionsProject } from './sessions-project.js';
 import type { StreamProblem } from '../streams/projection-cache.js';
 import { adapterOf, harnessNames } from './adapters/index.js';
 import { resolveHarness } from './default-harness.js';
@@ -42,7 +42,7 @@ export type SpawnResult = SessionView & { readonly warnings: readonly string[] }
  * (which launches it if the budget allows). A node that a live session is already changing is warned
  * about (DESIGN.md §14), never refused.
  */
-export async function spawnSession(p: Project, rt: SessionRuntime, input: SpawnInput): Promise<SpawnResult> {
+export async function spawnSession(p: SessionsProject, rt: SessionRuntime, input: SpawnInput): Promise<SpawnResult> {
   const harness = resolveHarness(input.harness ?? p.settings().harness, rt.env);
   adapterOf(harness);
   const setupWarnings = await preflight(harness, { mainRoot: mainRoot(p), env: rt.env });
@@ -80,7 +80,7 @@ export async function spawnSession(p: Project, rt: SessionRuntime, input: SpawnI
 }
 
 /** One line per live session already changing one of `nodes`: which session, which node, which paths. */
-async function overlapWarnings(p: Project, nodes: readonly string[]): Promise<string[]> {
+async function overlapWarnings(p: SessionsProject, nodes: readonly string[]): Promise<string[]> {
   if (nodes.length === 0) return [];
   const { overlapTracker, changedNodes } = await overlaps();
   const index = await overlapTracker(p).refresh((await p.sessionLog.all()).states);
@@ -102,7 +102,7 @@ export interface SessionListing {
 }
 
 /** Every session, most recently active first; closed ones only with `all`. */
-export async function listSessions(p: Project, opts: { all?: boolean } = {}): Promise<SessionListing> {
+export async function listSessions(p: SessionsProject, opts: { all?: boolean } = {}): Promise<SessionListing> {
   const { states, problems } = await p.sessionLog.all();
   const list = sessionList(states);
   const index = await (await overlaps()).overlapTracker(p).refresh(states);
@@ -111,7 +111,7 @@ export async function listSessions(p: Project, opts: { all?: boolean } = {}): Pr
 }
 
 /** One session, whole, with the live sessions it overlaps (which session, which nodes and paths). */
-export async function showSession(p: Project, id: string): Promise<SessionView & { readonly overlaps: readonly OverlapWith[] }> {
+export async function showSession(p: SessionsProject, id: string): Promise<SessionView & { readonly overlaps: readonly OverlapWith[] }> {
   const state = await sessionState(p, id);
   const index = await (await overlaps()).overlapTracker(p).refresh((await p.sessionLog.all()).states);
   return { ...sessionView(state), overlaps: index.overlapsOf(id) };
@@ -124,7 +124,7 @@ async function overlaps() {
 }
 
 /** The folded state of session `id`; an unknown (or impossible) id is SESSION_NOT_FOUND. */
-export async function sessionState(p: Project, id: string): Promise<SessionState> {
+export async function sessionState(p: SessionsProject, id: string): Promise<SessionState> {
   if (!isLocalId(id)) throw new TrellisError('SESSION_NOT_FOUND', `no session ${JSON.stringify(id)}`);
   const state = await p.sessionLog.get(id);
   if (state.status === 'absent') throw new TrellisError('SESSION_NOT_FOUND', `no session ${id}; 'trellis session ls --all' lists them`);
@@ -132,16 +132,16 @@ export async function sessionState(p: Project, id: string): Promise<SessionState
 }
 
 /** Refuses now, before any side effect, what the state machine would refuse when appended. */
-function precheck(p: Project, state: SessionState, command: BareCommand, by: string): void {
+function precheck(p: SessionsProject, state: SessionState, command: BareCommand, by: string): void {
   decideSession(state, { ...command, by, at: p.now().toISOString(), source: 'user' } as SessionCommand);
 }
 
 /** Appends `command` to session `id`'s stream as `by` now (the state machine decides; the signal verb uses it too). */
-export const appendCommand = (p: Project, id: string, command: BareCommand, by: string, source: SessionCommand['source'] = 'user') =>
+export const appendCommand = (p: SessionsProject, id: string, command: BareCommand, by: string, source: SessionCommand['source'] = 'user') =>
   p.sessionLog.write(id, { ...command, by, at: p.now().toISOString(), source } as SessionCommand);
 
 /** The adapter's shared-runtime guard; a reason refuses the cleanup. */
-async function guard(p: Project, state: SessionState, action: string): Promise<void> {
+async function guard(p: SessionsProject, state: SessionState, action: string): Promise<void> {
   const { states } = await p.sessionLog.all();
   const reason = adapterOf(state.harness).guard(state, states);
   if (reason) throw new TrellisError('CLEANUP_REFUSED', `${action} of ${state.id} refused: ${reason}`);
@@ -158,7 +158,7 @@ export type PromptResult = { readonly session: SessionView; readonly appended: t
  * agent takes a prompt (DESIGN.md §9, Input): anywhere else it is held on the timeline and delivered
  * when the agent next waits for input (`deliverHeld`), never typed into a dialog.
  */
-export async function promptSession(p: Project, rt: SessionRuntime, id: string, body: string, by: string): Promise<PromptResult> {
+export async function promptSession(p: SessionsProject, rt: SessionRuntime, id: string, body: string, by: string): Promise<PromptResult> {
   if (typeof body !== 'string' || body.trim() === '') throw new TrellisError('INVALID_INPUT', 'a prompt needs a body');
   let before = await sessionState(p, id);
   // A dialog on screen that no hook announced yet holds the prompt rather than taking it.
@@ -178,7 +178,7 @@ export async function promptSession(p: Project, rt: SessionRuntime, id: string, 
  * transition, and the signal that made the agent wait). Each delivery is a logged transition, so two
  * processes trying at once type a prompt once.
  */
-export async function deliverHeld(p: Project, rt: SessionRuntime, id: string): Promise<number> {
+export async function deliverHeld(p: SessionsProject, rt: SessionRuntime, id: string): Promise<number> {
   let delivered = 0;
   for (;;) {
     let state = await p.sessionLog.get(id);
@@ -201,7 +201,7 @@ export async function deliverHeld(p: Project, rt: SessionRuntime, id: string): P
 }
 
 /** Stops the agent (kills its tmux session); the worktree stays and `resume` brings it back. */
-export async function interruptSession(p: Project, rt: SessionRuntime, id: string, by: string): Promise<SessionView> {
+export async function interruptSession(p: SessionsProject, rt: SessionRuntime, id: string, by: string): Promise<SessionView> {
   const state = await sessionState(p, id);
   precheck(p, state, { type: 'interrupt', reason: 'by-user' }, by);
   await guard(p, state, 'interrupt');
@@ -213,14 +213,14 @@ export async function interruptSession(p: Project, rt: SessionRuntime, id: strin
 }
 
 /** Relaunches an interrupted or quarantined session in its worktree (the agent's own resume if it has one). */
-export async function resumeSession(p: Project, rt: SessionRuntime, id: string, by: string): Promise<SessionView> {
+export async function resumeSession(p: SessionsProject, rt: SessionRuntime, id: string, by: string): Promise<SessionView> {
   await sessionState(p, id);
   const { state } = await appendCommand(p, id, { type: 'resume' }, by);
   return sessionView(await launch(p, rt, state, { resume: true }));
 }
 
 /** Puts the session up for review. */
-export async function requestReview(p: Project, id: string, by: string): Promise<SessionView> {
+export async function requestReview(p: SessionsProject, id: string, by: string): Promise<SessionView> {
   await sessionState(p, id);
   return sessionView((await appendCommand(p, id, { type: 'review' }, by)).state);
 }
@@ -231,7 +231,7 @@ export async function requestReview(p: Project, id: string, by: string): Promise
  * delivery rule as any other: held while the agent does not take input). The merge gate runs first: a
  * session whose checks block it is refused unless `override` gives a reason (logged on the session).
  */
-export async function mergeSession(p: Project, rt: SessionRuntime, id: string, by: string, override?: string, fromSession?: string): Promise<{ dispatched: true; gate: GateDecision } & Delivery> {
+export async function mergeSession(p: SessionsProject, rt: SessionRuntime, id: string, by: string, override?: string, fromSession?: string): Promise<{ dispatched: true; gate: GateDecision } & Delivery> {
   const state = await sessionState(p, id);
   precheck(p, state, { type: 'merge' }, by);
   // Loaded when used: the gate reads spec trees, which `session signal` (every agent hook) never needs.
@@ -276,7 +276,7 @@ async function saveAndStop(rt: SessionRuntime, state: SessionState): Promise<str
  * Closes a session: uncommitted work is saved to `refs/trellis/wip/<id>` first, then the tmux session and
  * the worktree are removed; the branch stays only if it holds commits. Frees a slot: runs a queue pass.
  */
-export async function closeSession(p: Project, rt: SessionRuntime, id: string, by: string): Promise<SessionView> {
+export async function closeSession(p: SessionsProject, rt: SessionRuntime, id: string, by: string): Promise<SessionView> {
   const state = await sessionState(p, id);
   precheck(p, state, { type: 'close', wip: null }, by);
   await guard(p, state, 'close');
@@ -290,7 +290,7 @@ export async function closeSession(p: Project, rt: SessionRuntime, id: string, b
 }
 
 /** Holds a session aside: work saved to the WIP ref, agent stopped, worktree kept; never auto-resumed. */
-export async function quarantineSession(p: Project, rt: SessionRuntime, id: string, by: string, reason = 'manual', source: SessionCommand['source'] = 'user'): Promise<SessionView> {
+export async function quarantineSession(p: SessionsProject, rt: SessionRuntime, id: string, by: string, reason = 'manual', source: SessionCommand['source'] = 'user'): Promise<SessionView> {
   const state = await sessionState(p, id);
   precheck(p, state, { type: 'quarantine', reason, wip: null }, by);
   await guard(p, state, 'quarantine');
@@ -301,13 +301,13 @@ export async function quarantineSession(p: Project, rt: SessionRuntime, id: stri
 }
 
 /** Clears `unread`: somebody has looked at the session's finished work. */
-export async function viewSession(p: Project, id: string, by: string): Promise<SessionView> {
+export async function viewSession(p: SessionsProject, id: string, by: string): Promise<SessionView> {
   await sessionState(p, id);
   return sessionView((await appendCommand(p, id, { type: 'view' }, by)).state);
 }
 
 /** The budget and its use, and the warm worktree pool's state and disk use, for `/api/resources`. */
-export async function sessionBudget(p: Project, env: NodeJS.ProcessEnv = process.env): Promise<SessionBudget & { pool: PoolReport }> {
+export async function sessionBudget(p: SessionsProject, env: NodeJS.ProcessEnv = process.env): Promise<SessionBudget & { pool: PoolReport }> {
   return { ...budgetOf(p, (await p.sessionLog.all()).states), pool: await poolReport(p, env) };
 }
 

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { isCode } from '../fs-errors.js';
 import { gitRaw } from '../git/run-git.js';
 import { packageRoot } from '../package-root.js';
-import type { Project } from '../project/project.js';
+import type { ProjectContext } from '../project/context.js';
 import { alive, dropMarker, markReady, poolDir, readPool, take } from './pool-entries.js';
 import { mainRoot, trunkCommit } from './worktree.js';
 import type { PoolReport } from '../../projections/resources.js';
@@ -24,7 +24,7 @@ export type { PoolReport } from '../../projections/resources.js';
  * none ready or the one taken cannot be switched cleanly; the caller then adds a worktree the plain way.
  * A worktree that could not be switched goes back to the pool without a marker, untouched.
  */
-export async function claimPooled(p: Project, path: string, branch: string, base: string, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+export async function claimPooled(p: ProjectContext, path: string, branch: string, base: string, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
   if (p.settings().sessions.pool === 0) return false;
   const dir = poolDir(p, env);
   const root = mainRoot(p);
@@ -82,19 +82,19 @@ async function branchHere(root: string, path: string, branch: string, base: stri
  * Nothing to do when the pool is off, or when `onlyIfMade` and no pool was ever made (a trunk that moves
  * in a project that never spawned makes no pool).
  */
-export function kickRefill(p: Project, env: NodeJS.ProcessEnv = process.env, opts: { onlyIfMade?: boolean } = {}): void {
+export function kickRefill(p: ProjectContext, env: NodeJS.ProcessEnv = process.env, opts: { onlyIfMade?: boolean } = {}): void {
   if (p.settings().sessions.pool === 0) return;
   const dir = poolDir(p, env);
   if (opts.onlyIfMade && !existsSync(dir)) return;
   if (!needsRefill(p, dir)) return;
-  const main = join(packageRoot().dir, 'dist/src/store/sessions/pool-refill-main.js');
+  const main = join(packageRoot().dir, 'dist/src/store/compose/pool-refill-main.js');
   const child = spawn(process.execPath, [main, mainRoot(p)], { env, detached: true, stdio: 'ignore' });
   child.on('error', () => {});
   child.unref();
 }
 
 /** Whether the pool lacks a ready worktree at trunk's tip, from the markers alone (no git process). */
-function needsRefill(p: Project, dir: string): boolean {
+function needsRefill(p: ProjectContext, dir: string): boolean {
   const entries = readPool(dir);
   if (entries.some((e) => e.state === 'making' && alive(e.pid))) return false;
   const tip = trunkTipFromFiles(p);
@@ -103,7 +103,7 @@ function needsRefill(p: Project, dir: string): boolean {
 }
 
 /** Trunk's tip read from the ref files (loose, then packed); null when it cannot be told cheaply. */
-function trunkTipFromFiles(p: Project): string | null {
+function trunkTipFromFiles(p: ProjectContext): string | null {
   try {
     const root = mainRoot(p);
     let ref = p.settings().trunk ? `refs/heads/${p.settings().trunk}` : null;
@@ -163,7 +163,7 @@ export interface RefillResult {
  * forward (checkout of the difference), makes new ones. `rebuild` first removes every clean pooled
  * worktree (doctor --repair). Runs under the pool's lock; a second refill at once does nothing.
  */
-export async function refillPool(p: Project, env: NodeJS.ProcessEnv = process.env, opts: { rebuild?: boolean } = {}): Promise<RefillResult> {
+export async function refillPool(p: ProjectContext, env: NodeJS.ProcessEnv = process.env, opts: { rebuild?: boolean } = {}): Promise<RefillResult> {
   const size = p.settings().sessions.pool;
   const dir = poolDir(p, env);
   const root = mainRoot(p);
@@ -280,7 +280,7 @@ async function removeWorktreeDir(root: string, path: string): Promise<void> {
 let duMemo: { key: string; bytes: number } | undefined;
 
 /** The pool's state and disk use, for `/api/resources` and `trellis doctor`. */
-export async function poolReport(p: Project, env: NodeJS.ProcessEnv = process.env): Promise<PoolReport> {
+export async function poolReport(p: ProjectContext, env: NodeJS.ProcessEnv = process.env): Promise<PoolReport> {
   const dir = poolDir(p, env);
   const entries = readPool(dir);
   const tip = trunkTipFromFiles(p);

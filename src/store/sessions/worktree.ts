@@ -2,19 +2,19 @@ import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { TrellisError } from '../../events/index.js';
-import { encodeProject, trellisHome } from '../host/endpoint-record.js';
+import { encodeProject, trellisHome } from '../trellis-home.js';
 import { git, gitRaw } from '../git/run-git.js';
-import type { Project } from '../project/project.js';
+import type { ProjectContext } from '../project/context.js';
 
 /** The main checkout of the project (sessions fork from it even when a verb runs inside a worktree). */
-export function mainRoot(p: Project): string {
+export function mainRoot(p: ProjectContext): string {
   if (basename(p.gitdir) === '.git') return dirname(p.gitdir);
   if (!p.root) throw new TrellisError('NOT_A_REPOSITORY', `${p.gitdir} is a bare repository: sessions need a working tree`);
   return p.root;
 }
 
 /** Where session `id`'s worktree lives: `$TRELLIS_HOME/worktrees/<slot>/<id>`, or below `worktreeRoot`. */
-export function worktreePath(p: Project, id: string, env: NodeJS.ProcessEnv = process.env): string {
+export function worktreePath(p: ProjectContext, id: string, env: NodeJS.ProcessEnv = process.env): string {
   const root = mainRoot(p);
   const configured = p.settings().worktreeRoot;
   if (configured) return join(isAbsolute(configured) ? configured : resolve(root, configured), id);
@@ -24,7 +24,7 @@ export function worktreePath(p: Project, id: string, env: NodeJS.ProcessEnv = pr
 export const sessionBranch = (id: string): string => `trellis/${id}`;
 
 /** The trunk's commit: the configured trunk branch, else the main checkout's HEAD. Refuses an empty trunk. */
-export async function trunkCommit(p: Project): Promise<{ trunk: string; commit: string }> {
+export async function trunkCommit(p: ProjectContext): Promise<{ trunk: string; commit: string }> {
   const root = mainRoot(p);
   const configured = p.settings().trunk;
   const trunk = configured ?? ((await gitRaw(root, ['symbolic-ref', '--quiet', '--short', 'HEAD'])).stdout.trim() || 'HEAD');

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readTip } from '../git/refs.js';
-import { TreeWatcher } from '../board/watch-tree.js';
+import { TreeWatcher } from './watch-tree.js';
 import { hasLinkedWorktrees, listWorktrees, overlayEntry, trunkOf, undiffedEntry, type OverlayEntry, type Worktree } from './worktrees.js';
 
 /**

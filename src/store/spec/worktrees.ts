@@ -5,7 +5,12 @@ import { nodeIdOf, parseSpecNode } from '../../projections/spec-node.js';
 import { git, gitRaw } from '../git/run-git.js';
 import { countLines } from './history.js';
 import { isBelow, unsafeRelativePath } from '../safe-path.js';
-import { isPooledPath } from '../sessions/pool-entries.js';
+
+/**
+ * Whether `path` is a pooled worktree (the board and the eval scopes leave them out). The folder is the
+ * session pool's (`poolDir` in `sessions/pool-entries.ts`); the spec room says which worktrees count.
+ */
+export const isPooledPath = (path: string): boolean => /[\\/]\.pool[\\/][^\\/]+$/.test(path);
 
 export interface Worktree {
   readonly path: string;

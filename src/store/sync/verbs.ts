@@ -1,5 +1,5 @@
 import { GitAppendLog } from '../git/append-log.js';
-import type { Project } from '../project/project.js';
+import type { ProjectContext } from '../project/context.js';
 import { gitUserName } from '../project/repository.js';
 import { syncRefs, type SyncMode, type SyncSummary } from './sync.js';
 
@@ -8,7 +8,7 @@ import { syncRefs, type SyncMode, type SyncSummary } from './sync.js';
  * and eval logs into this repository and pushes ours (see syncRefs). The stores notice the moved refs
  * on their next read, as they notice any writer's.
  */
-export function syncProject(p: Project, opts: { remote?: string; mode?: SyncMode; interactive?: boolean } = {}): Promise<SyncSummary> {
+export function syncProject(p: ProjectContext, opts: { remote?: string; mode?: SyncMode; interactive?: boolean } = {}): Promise<SyncSummary> {
   const by = gitUserName(p.root ?? p.gitdir) ?? 'trellis';
   return syncRefs(new GitAppendLog(p.gitdir), { ...opts, by, now: p.now, cwd: p.root ?? p.gitdir });
 }

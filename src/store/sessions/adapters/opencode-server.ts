@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { SessionState } from '../../../projections/index.js';
-import { trellisHome } from '../../host/endpoint-record.js';
+import { trellisHome } from '../../trellis-home.js';
 
 /**
  * Where a session's opencode serves its API: a loopback port and the password of its HTTP basic auth

@@ -1,8 +1,15 @@
 import { isScenarioId, scenarioKey, TrellisError, type Reading } from '../../events/index.js';
-import type { Project } from '../project/project.js';
+
+/**
+ * What an issue verb reads of the eval streams: a scenario's readings, by its stream key. The eval room's
+ * `EvalStore` is one; the issues room declares the need rather than importing the room above it.
+ */
+export interface ReadingStreams {
+  get(key: string): Promise<{ readonly readings: readonly Reading[] }>;
+}
 
 /** A reading by id, from its scenario's stream; READING_NOT_FOUND when that stream has no such reading. */
-export async function findReading(p: Project, scenario: string, reading: string): Promise<Reading> {
+export async function findReading(p: { readonly evals: ReadingStreams }, scenario: string, reading: string): Promise<Reading> {
   if (!isScenarioId(scenario)) throw new TrellisError('SCENARIO_NOT_FOUND', `'${scenario}' is not a scenario id`);
   const state = await p.evals.get(scenarioKey(scenario));
   const found = state.readings.find((r) => r.id === reading);

@@ -2,11 +2,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { TrellisError } from '../../events/index.js';
-import { requireRoot } from '../board/board.js';
 import { readSpecTree } from '../spec/spec-tree.js';
-import { CONFIG_FILE, LOCAL_CONFIG_FILE, loadSettings, readConfigFile } from './config.js';
-import { openProject } from './project.js';
-import { findRepository } from './repository.js';
+import { CONFIG_FILE, LOCAL_CONFIG_FILE, loadSettings, readConfigFile } from '../project/config.js';
+import { openProject } from '../compose/open-project.js';
+import { findRepository, requireRoot } from '../project/repository.js';
 
 const FIRST_NODE = `---
 title: Overview

@@ -1,47 +1,26 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { EvidenceStore } from '../evidence/evidence.js';
-import { GitAppendLog } from '../git/append-log.js';
-import { ProjectionCache } from '../streams/projection-cache.js';
-import { ThreadStore } from '../issues/thread-store.js';
+import type { EvalProject } from '../eval/eval-project.js';
 import { EvalStore } from '../eval/eval-store.js';
-import { SessionLog } from '../sessions/session-log.js';
-import { configStamp, loadSettings, type Settings } from './config.js';
+import { EvidenceStore } from '../evidence/evidence.js';
 import { ForgeSlice, type DriverFactory } from '../forge/slice.js';
-import { findRepository, type Repository } from './repository.js';
+import { GitAppendLog } from '../git/append-log.js';
+import { NO_SESSIONS, type IssuesProject, type SessionRegistry } from '../issues/issues-project.js';
+import { ThreadStore } from '../issues/thread-store.js';
+import { configStamp, loadSettings, type Settings } from '../project/config.js';
+import type { ProjectContext } from '../project/context.js';
+import { findRepository, type Repository } from '../project/repository.js';
+import type { SessionsProject } from '../sessions/sessions-project.js';
+import { SessionLog } from '../sessions/session-log.js';
+import { ProjectionCache } from '../streams/projection-cache.js';
 
-/** Everything a verb needs about one repository, opened once per CLI run or server. */
-export interface Project extends Repository {
-  readonly threads: ThreadStore;
-  /** Eval readings, one stream per scenario (DESIGN.md §12). */
-  readonly evals: EvalStore;
-  /** The session log (`refs/trellis/sessions/`): the same stream store, of the session kind. */
-  readonly sessionLog: SessionLog;
-  readonly evidence: EvidenceStore;
-  /** The clock, handed in so tests and replays can pin it. */
-  readonly now: () => Date;
-  /** Random bytes for new ids, handed in for the same reason. */
-  readonly random: (n: number) => Uint8Array;
-  /** The resolved settings, read on first use: issue verbs work without (or despite) a trellis.json. */
-  settings(): Settings;
-  /** The forge issues this process holds. */
-  readonly forges: ForgeSlice;
-  /**
-   * `live`: every read pulls the forges first (the CLI); `resident`: reads use the slice as it is and a
-   * background refresh keeps it current (the server).
-   */
-  forgeReads: 'live' | 'resident';
-  /** Who is online to be looped in on a reply: the live sessions of this project. */
-  readonly sessions: SessionRegistry;
-}
+export { NO_SESSIONS, type SessionRegistry } from '../issues/issues-project.js';
 
-/** The seam through which a reply loops in the thread's originator session, if it is online. */
-export interface SessionRegistry {
-  isOnline(sessionId: string): boolean | Promise<boolean>;
-  notify(sessionId: string, message: string): Promise<void>;
-}
-
-export const NO_SESSIONS: SessionRegistry = { isOnline: () => false, notify: async () => {} };
+/**
+ * Everything a verb needs about one repository, opened once per CLI run or server: the whole of what each
+ * resource's room declares it needs (the context in `project/context.ts`, extended room by room).
+ */
+export type Project = ProjectContext & IssuesProject & EvalProject & SessionsProject;
 
 export interface ProjectOptions {
   readonly now?: () => Date;
@@ -49,8 +28,7 @@ export interface ProjectOptions {
   readonly drivers?: DriverFactory;
   /**
    * Who a reply loops in: a registry, or one made for the project being opened (the entry points pass
-   * the session layer's, `loopInSessions`; this module never imports that layer, which imports it).
-   * None: nobody is online.
+   * the session room's, `loopInSessions`, which needs the whole project). None: nobody is online.
    */
   readonly sessions?: SessionRegistry | ((project: Project) => SessionRegistry);
 }

@@ -10,8 +10,8 @@ import { poolDir } from '../sessions/pool-entries.js';
 import { poolReport, refillPool } from '../sessions/worktree-pool.js';
 import { readSpecTree } from '../spec/spec-tree.js';
 import { CACHE_FORMAT, ProjectionCache } from '../streams/projection-cache.js';
-import { CONFIG_FILE, LOCAL_CONFIG_FILE, loadSettings } from './config.js';
-import { openProject, type Project } from './project.js';
+import { CONFIG_FILE, LOCAL_CONFIG_FILE, loadSettings } from '../project/config.js';
+import { openProject, type Project } from '../compose/open-project.js';
 
 /** One check's outcome: what was found, and how to repair it. */
 export interface Finding {

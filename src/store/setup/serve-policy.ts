@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { TrellisError } from '../../events/index.js';
 import { isLoopback, type EndpointIdentity } from '../host/endpoint-record.js';
 import { readHubConfig } from '../host/hub-config.js';
-import { CONFIG_FILE } from './config.js';
+import { CONFIG_FILE } from '../project/config.js';
 import { createDemoProject } from './demo.js';
-import { openProject, type Project } from './project.js';
+import { openProject, type Project } from '../compose/open-project.js';
 
 /** How a serve faces the network: where its API listens, and whether a gateway takes the asked-for address. */
 export interface ServeFace {

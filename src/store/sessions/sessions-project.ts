@@ -1,0 +1,8 @@
+import type { EvalProject } from '../eval/eval-project.js';
+import type { SessionLog } from './session-log.js';
+
+/** What the session verbs need of a project: the session log, and the issues and evals a session works on. */
+export interface SessionsProject extends EvalProject {
+  /** The session log (`refs/trellis/sessions/`): the same stream store, of the session kind. */
+  readonly sessionLog: SessionLog;
+}
