@@ -6,6 +6,7 @@ import { ProjectionCache } from '../streams/projection-cache.js';
 import { ThreadStore } from '../issues/thread-store.js';
 import { EvalStore } from '../eval/eval-store.js';
 import { SessionLog } from '../sessions/session-log.js';
+import { SessionWork } from '../sessions/session-work.js';
 import { configStamp, loadSettings, type Settings } from './config.js';
 import { ForgeSlice, type DriverFactory } from '../forge/slice.js';
 import { findRepository, type Repository } from './repository.js';
@@ -17,6 +18,8 @@ export interface Project extends Repository {
   readonly evals: EvalStore;
   /** The session log (`refs/trellis/sessions/`): the same stream store, of the session kind. */
   readonly sessionLog: SessionLog;
+  /** This process's queue passes and input lanes for the project's sessions (one per opened project). */
+  readonly sessionWork: SessionWork;
   readonly evidence: EvidenceStore;
   /** The clock, handed in so tests and replays can pin it. */
   readonly now: () => Date;
@@ -81,6 +84,7 @@ export function projectAt(repo: Repository, opts: ProjectOptions = {}): Project 
     threads: new ThreadStore(log, new ProjectionCache(join(data, 'cache', 'issues.json'))),
     evals: new EvalStore(log, new ProjectionCache(join(data, 'cache', 'evals.json'))),
     sessionLog: new SessionLog(log, new ProjectionCache(join(data, 'cache', 'sessions.json'))),
+    sessionWork: new SessionWork(),
     evidence: new EvidenceStore(join(data, 'evidence')),
     now: opts.now ?? (() => new Date()),
     random: opts.random ?? ((n) => new Uint8Array(randomBytes(n))),
