@@ -157,6 +157,36 @@ describe('writes across stores', () => {
     }
   });
 
+  it('two CLI processes promoting one thread make one forge issue and one promotion; the other exits saying the thread is held', async () => {
+    const { id } = JSON.parse(await ok(dir, ['issue', 'open', 'Gift cards double-count tax', '--json']));
+    const before = forge.issues.length;
+    // Each create is held at the forge until a second create arrives (two processes both got past every
+    // check: the race is lost) or one of the two processes has finished; no sleeping either way.
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let creates = 0;
+    forge.holdCreates = { until: released, arrived: () => ++creates === 2 && release() };
+    try {
+      // A short lock wait: the loser, blocked behind the winner's held create, gives up and exits first.
+      const env = { TRELLIS_LOCK_WAIT_MS: '1500' };
+      const runs = [trellis(dir, ['issue', 'promote', id], { env }), trellis(dir, ['issue', 'promote', id], { env })];
+      void Promise.race(runs).then(release, release);
+      const results = await Promise.all(runs);
+      expect(results.map((r) => r.code).sort()).toEqual([0, 1]);
+      expect(creates).toBe(1);
+      expect(forge.issues.length).toBe(before + 1);
+      const loser = results.find((r) => r.code === 1)!;
+      expect(loser.stderr).toMatch(new RegExp(`^trellis: ${id} was not promoted; promote it again once the other writer is done .*another writer holds it`));
+      const subjects = git(dir, 'log', '--format=%s', `refs/trellis/issues/${id}`).trim().split('\n');
+      expect(subjects.filter((s) => s.startsWith('promote:'))).toEqual([`promote: github.com#${forge.issues.length}`]);
+      const again = await trellis(dir, ['issue', 'promote', id]);
+      expect([again.code, again.stderr]).toEqual([1, 'trellis: the thread is landed: only an open thread promotes\n']);
+    } finally {
+      forge.holdCreates = undefined;
+      release();
+    }
+  });
+
   it('over HTTP, promote is authored by the project’s git user.name and answers with the read-back', async () => {
     const api = await serveDir(dir);
     try {

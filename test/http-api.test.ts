@@ -8,7 +8,7 @@ import { demoRepo, post, serveDir } from './helpers/server.js';
 import { projectApp } from '../src/http/app.js';
 import { serveProject } from '../src/http/serve.js';
 import { LiveProject } from '../src/store/board/live.js';
-import { openProject } from '../src/store/project/project.js';
+import { openProject } from '../src/store/compose/open-project.js';
 
 let dir: string;
 let api: Awaited<ReturnType<typeof serveDir>>;

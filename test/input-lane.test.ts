@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { initialSession } from '../src/projections/session.js';
 import { claudeAdapter } from '../src/store/sessions/adapters/claude.js';
 import { deliverChecked } from '../src/store/sessions/delivery.js';
+import { InputLanes } from '../src/store/sessions/input-queue.js';
 import { cleanupRepos, ROOT, tempDir } from './helpers/repo.js';
 import { testTmux } from './helpers/tmux.js';
 import { waitFor } from './helpers/sessions.js';
@@ -31,31 +32,32 @@ async function pane(mode: string): Promise<{ target: { socket: string; session: 
 }
 
 const state = initialSession('s-lane');
+const lanes = new InputLanes();
 
 describe('one checked input lane', () => {
   it('an empty box: pasted, seen in the box, then Enter', async () => {
     const p = await pane('empty');
-    expect(await deliverChecked(claudeAdapter, p.target, state, 'hello lane')).toEqual({ delivered: true });
+    expect(await deliverChecked(lanes, claudeAdapter, p.target, state, 'hello lane')).toEqual({ delivered: true });
     await waitFor('the submitted line', () => p.submitted() === 'hello lane\n');
   });
 
   it('text left in the box (a prompt restored after Esc) is cleared first and said; the agent receives exactly the prompt', async () => {
     const p = await pane('restored');
-    expect(await deliverChecked(claudeAdapter, p.target, state, 'ACC-HELD')).toEqual({ delivered: true, cleared: 'restored text' });
+    expect(await deliverChecked(lanes, claudeAdapter, p.target, state, 'ACC-HELD')).toEqual({ delivered: true, cleared: 'restored text' });
     await waitFor('the submitted line', () => p.submitted() !== '');
     expect(p.submitted()).toBe('ACC-HELD\n');
   });
 
   it('a dialog on screen: nothing typed, not delivered, said so', async () => {
     const p = await pane('dialog');
-    const r = await deliverChecked(claudeAdapter, p.target, state, 'never typed');
+    const r = await deliverChecked(lanes, claudeAdapter, p.target, state, 'never typed');
     expect(r).toEqual({ delivered: false, reason: expect.stringMatching(/shows a dialog \(permission: .*\), not its input box: the prompt was not typed$/) });
     expect(p.received()).toBe('');
   });
 
   it('a dialog that takes the screen as the paste lands: no Enter follows, not delivered, said so', async () => {
     const p = await pane('dialog-on-paste');
-    const r = await deliverChecked(claudeAdapter, p.target, state, 'mid-delivery');
+    const r = await deliverChecked(lanes, claudeAdapter, p.target, state, 'mid-delivery');
     expect(r).toEqual({ delivered: false, reason: expect.stringMatching(/^a dialog appeared as the prompt was pasted \(permission: .*\): the prompt was not confirmed$/) });
     expect(p.received()).toContain('mid-delivery');
     expect(p.received()).not.toContain('\r');

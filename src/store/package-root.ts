@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
+// Module-level on purpose: a memo of where this very code is installed, the same for every caller.
 let found: { dir: string; version: string } | undefined;
 
 /**

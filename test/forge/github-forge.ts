@@ -66,6 +66,11 @@ export class GitHubForge {
   readonly faults: Fault[] = [];
   /** Every request seen: method, path and status, for assertions. */
   readonly log: { method: string; path: string; status: number }[] = [];
+  /**
+   * When set, an issue create is held (not applied, not answered) until `until` settles; `arrived` hears
+   * of each held create first. Lets a test line two writers up at the forge without sleeping.
+   */
+  holdCreates: { until: Promise<unknown>; arrived?: () => void } | undefined;
   private server: http.Server;
   private port = 0;
   private clock = Date.UTC(2026, 1, 1);
@@ -146,7 +151,11 @@ export class GitHubForge {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const answer = () => this.handle(req, Buffer.concat(chunks).toString(), res);
-        if (this.mode.slowMs) setTimeout(answer, this.mode.slowMs);
+        const hold = req.method === 'POST' && new URL(req.url!, this.apiUrl).pathname === `/repos/${this.owner}/${this.repo}/issues` ? this.holdCreates : undefined;
+        if (hold) {
+          hold.arrived?.();
+          void hold.until.then(answer, answer);
+        } else if (this.mode.slowMs) setTimeout(answer, this.mode.slowMs);
         else answer();
       });
     });

@@ -39,7 +39,7 @@ export function sessionIoRoutes(targets: PaneTargets, sockets: AppSockets, hub =
       const refuse = (code: string, message: string) => viewer?.sendJson({ type: 'error', code, message });
       const input = (bytes: Buffer) => {
         if (readOnly) return refuse('READ_ONLY', 'this viewer opened the session read-only (?mode=read); its input is refused');
-        void hub.input(viewer!, bytes).catch((err: Error) => refuse('INPUT_FAILED', err.message));
+        void hub.input(targets.lanes, viewer!, bytes).catch((err: Error) => refuse('INPUT_FAILED', err.message));
       };
       return {
         onOpen(_event, ws) {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { EvalProject } from '../eval/eval-project.js';
 import { EvalStore } from '../eval/eval-store.js';
 import { EvidenceStore } from '../evidence/evidence.js';
+import { SessionWork } from '../sessions/session-work.js';
 import { ForgeSlice, type DriverFactory } from '../forge/slice.js';
 import { GitAppendLog } from '../git/append-log.js';
 import { NO_SESSIONS, type IssuesProject, type SessionRegistry } from '../issues/issues-project.js';
@@ -59,6 +60,7 @@ export function projectAt(repo: Repository, opts: ProjectOptions = {}): Project 
     threads: new ThreadStore(log, new ProjectionCache(join(data, 'cache', 'issues.json'))),
     evals: new EvalStore(log, new ProjectionCache(join(data, 'cache', 'evals.json'))),
     sessionLog: new SessionLog(log, new ProjectionCache(join(data, 'cache', 'sessions.json'))),
+    sessionWork: new SessionWork(),
     evidence: new EvidenceStore(join(data, 'evidence')),
     now: opts.now ?? (() => new Date()),
     random: opts.random ?? ((n) => new Uint8Array(randomBytes(n))),

@@ -9,6 +9,7 @@ import { closeSync, fsyncSync, openSync } from 'node:fs';
  * fsynced before its rename, and the folder that holds it after, so the rename itself is on the disk.
  */
 
+// Module-level on purpose: a process-wide switch that only the append bench turns off (see below).
 let extraSyncs = true;
 
 /**

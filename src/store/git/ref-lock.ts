@@ -2,7 +2,7 @@
  * Writing a ref the way git does: under `<ref>.lock`, created exclusively, with the bytes fsynced before
  * the rename, so Trellis and `git update-ref` never tear each other's writes. Reading refs is refs.ts.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, futimesSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TrellisError } from '../../events/index.js';
@@ -44,15 +44,28 @@ export async function replaceRefUnderLock(gitdir: string, ref: string, opts: Loc
   const refPath = join(gitdir, ref);
   const lockPath = `${refPath}.lock`;
   const fd = await acquireLock(lockPath, opts);
+  // A live holder keeps its lock young while `build` runs (a promote waits on its forge there), so a
+  // waiting writer never takes it for a crashed writer's leftover.
+  const beat = setInterval(() => touch(fd), Math.max(1, Math.floor(opts.staleMs / 3)));
+  beat.unref();
   let next: string | null;
   try {
     next = await build(readTip(gitdir, ref));
   } catch (err) {
     releaseLock(fd, lockPath);
     throw err;
+  } finally {
+    clearInterval(beat);
   }
   replaceUnderLock(fd, lockPath, refPath, () => (next === null ? null : `${next}\n`));
   return next;
+}
+
+function touch(fd: number): void {
+  try {
+    const now = new Date();
+    futimesSync(fd, now, now);
+  } catch {}
 }
 
 function releaseLock(fd: number, lockPath: string): void {

@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupRepos, git, tempRepo } from '../../../test/helpers/repo.js';
-import { compareAndSwapRef } from './ref-lock.js';
+import { waitFor } from '../../../test/helpers/wait.js';
+import { compareAndSwapRef, replaceRefUnderLock } from './ref-lock.js';
 import { readTip, readTips } from './refs.js';
 
 afterAll(cleanupRepos);
@@ -121,6 +122,30 @@ describe('compareAndSwapRef', () => {
     });
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(readTip(gitdir, ref)).toBe(a);
+  });
+
+  it('a holder keeps its lock fresh while its build waits (a promote on its forge): a writer waiting past staleMs still gets it after', async () => {
+    const dir = tempRepo();
+    const gitdir = join(dir, '.git');
+    const [a, b, c] = commits(dir, 3);
+    const ref = 'refs/trellis/issues/t';
+    git(dir, 'update-ref', ref, a!);
+    const lockPath = join(gitdir, `${ref}.lock`);
+    const opts = { waitMs: 10_000, staleMs: 150 };
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const holder = replaceRefUnderLock(gitdir, ref, opts, async () => {
+      await held;
+      return b!;
+    });
+    const taken = await waitFor(() => existsSync(lockPath) && statSync(lockPath).mtimeMs, 'the lock taken');
+    const waiter = compareAndSwapRef(gitdir, ref, b!, c!, opts).catch((err: Error) => err);
+    // Held for three times staleMs: a lock left to age would read as a crashed writer's by now.
+    await waitFor(() => statSync(lockPath).mtimeMs > taken + 3 * opts.staleMs, 'the held lock refreshed', 3_000);
+    release();
+    expect(await holder).toBe(b);
+    expect(await waiter).toBe(true);
+    expect(readTip(gitdir, ref)).toBe(c);
   });
 
   it('gives up with the same error when a fresh lock is never released', async () => {

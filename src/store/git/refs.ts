@@ -180,6 +180,7 @@ export class DamagedRefError extends TrellisError {
 export const describeDamage = (content: string): string =>
   content.length === 0 ? 'zero-length' : `holds ${JSON.stringify(content.length > 40 ? `${content.slice(0, 40)}…` : content)}, not an object id`;
 
+// Module-level on purpose: the warning goes to this process's stderr, once per ref, whoever reads it.
 const warned = new Set<string>();
 
 /**
@@ -261,6 +262,7 @@ function walkLoose(
   }
 }
 
+// Module-level on purpose: a memo of one file's parse, checked against its (mtime, size) on every read.
 let packedCache: { path: string; mtimeNs: bigint; size: number; refs: Map<string, string>; under: Map<string, ReadonlyMap<string, string>> } | undefined;
 
 function readPackedRefs(gitdir: string): Map<string, string> {

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { decideThread, describeEvent, parseThreadEvent, type ThreadCommand, type ThreadEvent } from '../../events/index.js';
+import { decideThread, describeEvent, parseThreadEvent, TrellisError, type ThreadCommand, type ThreadEvent } from '../../events/index.js';
 import { evolveThread, initialThread, threadLastKey, type ThreadState } from '../../projections/thread.js';
 import type { GitAppendLog } from '../git/append-log.js';
 import { newThreadId } from '../project/ids.js';
 import type { ProjectionCache } from '../streams/projection-cache.js';
 import type { StreamKind } from '../streams/stream-kind.js';
-import { StreamStore, type StreamsRead } from '../streams/stream-store.js';
+import { StreamStore, type DecidedStep, type StreamsRead } from '../streams/stream-store.js';
 
 export const THREAD_REF_PREFIX = 'refs/trellis/issues/';
 export const threadRef = (id: string): string => `${THREAD_REF_PREFIX}${id}`;
@@ -35,5 +35,23 @@ export class ThreadStore extends StreamStore<ThreadEvent, ThreadState, ThreadCom
   /** Every command's events get a fresh random id (format v2): unique across clones, kept on retries. */
   override write(id: string, command: ThreadCommand): Promise<{ state: ThreadState; events: ThreadEvent[] }> {
     return super.write(id, command.eventId ? command : { ...command, eventId: newThreadId(randomBytes) });
+  }
+
+  /**
+   * Decides and appends holding the thread ref's lock from the read of its tip to the append, so no
+   * writer in any process moves the thread in between: `prepare` turns the state there into the command
+   * and may call out first (promote creates the forge issue in it, so a thread is promoted once whatever
+   * the processes). Other writers of the thread wait for the lock meanwhile (TRELLIS_LOCK_WAIT_MS).
+   */
+  async writeLocked(id: string, prepare: (state: ThreadState) => Promise<ThreadCommand>): Promise<{ state: ThreadState; events: ThreadEvent[] }> {
+    let step: DecidedStep<ThreadState, ThreadEvent> | undefined;
+    await this.log.swapUnderLock(this.ref(id), async (tip) => {
+      const command = await prepare(this.stateOrThrow(await this.snapshotAt(id, tip), id));
+      step = await this.decideAt(id, tip, command.eventId ? command : { ...command, eventId: newThreadId(randomBytes) });
+      return step.next;
+    });
+    if (!step) throw new TrellisError('APPEND_CONFLICT', `${this.ref(id)} could not be read under its lock; try again`);
+    if (step.next === null) return { state: step.state, events: step.events };
+    return this.appended(id, step);
   }
 }

@@ -184,23 +184,13 @@ export async function reopenIssue(p: Project, id: string, by: string): Promise<{
  * Promotes an open local thread to a forge: the forge issue is created first (concern as title; body,
  * `Spec:` marker, evidence hashes and a provenance footer naming the caller), then the local thread is
  * marked landed with a reply carrying the permalink; its ref stays as the trail. A forge failure fails
- * loud and leaves the local thread as it was.
+ * loud and leaves the local thread as it was. The store holds the thread's ref locked from the check
+ * that it is open to the append (ThreadStore.writeLocked), so of two promotes of one thread, in one
+ * process or two, one creates the forge issue and the other finds the thread landed or the ref held.
  */
-export function promoteIssue(p: Project, id: string, by: string, store?: string): Promise<Issue> {
-  // One promote of a thread at a time in this process, so two clicks make one forge issue.
-  const prior = promoting.get(id) ?? Promise.resolve();
-  const run = prior.catch(() => {}).then(() => promoteOnce(p, id, by, store));
-  promoting.set(id, run);
-  void run.finally(() => promoting.get(id) === run && promoting.delete(id)).catch(() => {});
-  return run;
-}
-
-const promoting = new Map<string, Promise<unknown>>();
-
-async function promoteOnce(p: Project, id: string, by: string, store?: string): Promise<Issue> {
+export async function promoteIssue(p: Project, id: string, by: string, store?: string): Promise<Issue> {
   if (parseForgeId(id)) throw new TrellisError('THREAD_NOT_OPEN', `${id} already lives on its forge: only an open local thread promotes`);
-  const issue = visible(await p.threads.get(requireLocalId(id)));
-  if (issue.status !== 'open') throw new TrellisError('THREAD_NOT_OPEN', `the thread is ${issue.status}: only an open thread promotes`);
+  requireOpen(visible(await p.threads.get(requireLocalId(id))));
   const stores = p.forges.stores();
   if (stores.length === 0) {
     throw new TrellisError('NO_FORGE', 'no forge is configured to promote to: add one to "forges" in trellis.json, e.g. [{ "driver": "github", "host": "github.com", "repo": "owner/name" }]');
@@ -209,27 +199,41 @@ async function promoteOnce(p: Project, id: string, by: string, store?: string): 
   requireStore(p, target);
   if (target === 'local') throw new TrellisError('INVALID_INPUT', 'promote moves a thread to a forge; name a forge store');
   const caller = author(by);
-  const body = [
-    withMarker(issue.body, issue.nodes),
-    ...(issue.evidence.length ? [`Evidence: ${issue.evidence.map((h) => `sha256:${h}`).join(', ')}`] : []),
-    `---\nPromoted from local thread ${issue.id} by ${caller} with trellis.`,
-  ]
-    .filter(Boolean)
-    .join('\n\n');
-  const created = await p.forges.driver(target)!.create({ title: issue.concern, body });
-  const forgeIssueId = `${target}#${created.number}`;
+  let created: { forgeId: string; url: string } | undefined;
   let state: ThreadState;
   try {
-    ({ state } = await p.threads.write(issue.id, { type: 'promote', forgeId: forgeIssueId, url: created.url, by: caller, at: p.now().toISOString() }));
+    ({ state } = await p.threads.writeLocked(id, async (current) => {
+      // Checked again under the lock: another promote may have landed the thread since the read above.
+      const issue = requireOpen(visible(current));
+      const body = [
+        withMarker(issue.body, issue.nodes),
+        ...(issue.evidence.length ? [`Evidence: ${issue.evidence.map((h) => `sha256:${h}`).join(', ')}`] : []),
+        `---\nPromoted from local thread ${issue.id} by ${caller} with trellis.`,
+      ]
+        .filter(Boolean)
+        .join('\n\n');
+      const made = await p.forges.driver(target)!.create({ title: issue.concern, body });
+      created = { forgeId: `${target}#${made.number}`, url: made.url };
+      return { type: 'promote', ...created, by: caller, at: p.now().toISOString() };
+    }));
   } catch (err) {
     // The forge issue exists now: say where, so nobody promotes again and makes a second one.
-    throw new TrellisError(
-      isTrellisError(err) ? err.code : 'FORGE_FAILED',
-      `created ${forgeIssueId} (${created.url}), but the local thread could not be marked landed: ${(err as Error).message}`,
-    );
+    if (created) {
+      throw new TrellisError(
+        isTrellisError(err) ? err.code : 'FORGE_FAILED',
+        `created ${created.forgeId} (${created.url}), but the local thread could not be marked landed: ${(err as Error).message}`,
+      );
+    }
+    if (isTrellisError(err) && err.code === 'REF_LOCKED') throw new TrellisError('REF_LOCKED', `${id} was not promoted; promote it again once the other writer is done (trellis issue show ${id} says whether it landed): ${err.message}`);
+    throw err;
   }
   await p.forges.refresh(target);
   return visible(state);
+}
+
+function requireOpen(issue: Issue): Issue {
+  if (issue.status !== 'open') throw new TrellisError('THREAD_NOT_OPEN', `the thread is ${issue.status}: only an open thread promotes`);
+  return issue;
 }
 
 /** One issue, from the same eval-remark-free merged set every issue surface reads. */

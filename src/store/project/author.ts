@@ -17,6 +17,7 @@ export function writeAuthor(given: { by?: string | undefined; session?: string |
 
 /** git's answer is kept a few seconds: a burst of page writes runs `git config` once (it blocks ~3 ms). */
 const KEEP_MS = 10_000;
+// Module-level on purpose: a memo of a fact on disk (the folder's git config), no guarantee rests on it.
 const names = new Map<string, { name: string | null; until: number }>();
 
 function projectUserName(cwd: string, now = Date.now()): string | null {

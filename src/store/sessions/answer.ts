@@ -48,7 +48,7 @@ export async function answerSession(p: SessionsProject, rt: SessionRuntime, id: 
   }
   const target: PaneTarget = { socket: rt.tmux.socket, session: state.tmux.session, pane: state.tmux.pane };
   const read = () => capturePane(target).then((c) => c.text);
-  const { chose, options } = await inLane(target, async ({ keys }) => {
+  const { chose, options } = await inLane(p.sessionWork.input, target, async ({ keys }) => {
     const screen = await read();
     const keyed = KEYED.find((k) => k.match.test(screen));
     if (keyed) {

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { SessionState } from '../../projections/index.js';
 import type { HarnessAdapter } from './adapters/adapter.js';
 import { capturePane } from './pane-capture.js';
+import type { InputLanes } from './input-queue.js';
 import { inLane } from './pane-input.js';
 import type { PaneTarget } from './pane-target.js';
 
@@ -23,10 +24,10 @@ const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
  * or the delivery waits; after the paste the box must show the text before Enter confirms it, else a
  * dialog took it: not delivered, with the reason. Never a paste on top of other text, never a blind Enter.
  */
-export function deliverChecked(adapter: HarnessAdapter, target: PaneTarget, state: SessionState, text: string): Promise<Delivery> {
+export function deliverChecked(lanes: InputLanes, adapter: HarnessAdapter, target: PaneTarget, state: SessionState, text: string): Promise<Delivery> {
   const readBox = async () => adapter.inputBox!((await capturePane(target, { ansi: true })).text);
   const dialogNow = async () => adapter.dialogOnScreen?.((await capturePane(target)).text)?.detail ?? 'no input box on screen';
-  return inLane(target, async (lane): Promise<Delivery> => {
+  return inLane(lanes, target, async (lane): Promise<Delivery> => {
     let box = await readBox();
     if (box === null) return { delivered: false, reason: `session ${state.id}'s agent shows a dialog (${await dialogNow()}), not its input box: the prompt was not typed` };
     let cleared: string | undefined;

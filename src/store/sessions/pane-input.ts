@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { TrellisError } from '../../events/index.js';
-import { serialize } from './input-queue.js';
+import type { InputLanes } from './input-queue.js';
 import { checkKeys, hexArgs } from './pane-keys.js';
 import type { PaneTarget } from './pane-target.js';
 import { tmuxExec } from './tmux-exec.js';
@@ -35,7 +35,7 @@ async function acrossProcesses<T>(t: PaneTarget, task: () => Promise<T>): Promis
 }
 
 /** One whole input on the session's lane: after every earlier one of this process, and alone across processes. */
-const lane = <T>(t: PaneTarget, task: () => Promise<T>): Promise<T> => serialize(queueKey(t), () => acrossProcesses(t, task));
+const lane = <T>(lanes: InputLanes, t: PaneTarget, task: () => Promise<T>): Promise<T> => lanes.serialize(queueKey(t), () => acrossProcesses(t, task));
 
 async function tmux(t: PaneTarget, args: string[], input?: Uint8Array): Promise<void> {
   const r = await tmuxExec(t.socket, args, input);
@@ -48,8 +48,8 @@ async function tmux(t: PaneTarget, args: string[], input?: Uint8Array): Promise<
  * markers when the program asked for them; `-r`: newlines stay newlines; `-d`: the buffer is deleted),
  * then `send-keys Enter`. Serialized with all other input to the session.
  */
-export function pasteText(target: PaneTarget, text: string | Uint8Array, opts: { enter?: boolean } = {}): Promise<void> {
-  return lane(target, () => paste(target, text, opts));
+export function pasteText(lanes: InputLanes, target: PaneTarget, text: string | Uint8Array, opts: { enter?: boolean } = {}): Promise<void> {
+  return lane(lanes, target, () => paste(target, text, opts));
 }
 
 async function paste(target: PaneTarget, text: string | Uint8Array, opts: { enter?: boolean } = {}): Promise<void> {
@@ -74,8 +74,8 @@ export interface Lane {
  * writer of this process (prompts, raw keys, answers), with `keys` that send on the lane without queueing
  * behind itself. For a read-then-type step (an answer chosen by what the screen shows).
  */
-export function inLane<T>(target: PaneTarget, task: (lane: Lane) => Promise<T>): Promise<T> {
-  return lane(target, () =>
+export function inLane<T>(lanes: InputLanes, target: PaneTarget, task: (lane: Lane) => Promise<T>): Promise<T> {
+  return lane(lanes, target, () =>
     task({
       keys: (keys) => tmux(target, ['send-keys', '-t', target.pane, ...checkKeys(keys)]),
       paste: (text, opts) => paste(target, text, opts),
@@ -84,14 +84,14 @@ export function inLane<T>(target: PaneTarget, task: (lane: Lane) => Promise<T>):
 }
 
 /** Sends allowlisted key names (`Escape`, `C-c`, `Up`, ...) with `send-keys`, serialized. */
-export function sendKeys(target: PaneTarget, keys: readonly string[]): Promise<void> {
+export function sendKeys(lanes: InputLanes, target: PaneTarget, keys: readonly string[]): Promise<void> {
   checkKeys(keys);
-  return lane(target, () => tmux(target, ['send-keys', '-t', target.pane, ...keys]));
+  return lane(lanes, target, () => tmux(target, ['send-keys', '-t', target.pane, ...keys]));
 }
 
 /** Sends raw bytes exactly (`send-keys -H`), serialized. `via` runs the command on a control client when one is up. */
-export function sendBytes(target: PaneTarget, bytes: Uint8Array, via?: (line: string) => Promise<unknown>): Promise<void> {
-  return serialize(queueKey(target), async () => {
+export function sendBytes(lanes: InputLanes, target: PaneTarget, bytes: Uint8Array, via?: (line: string) => Promise<unknown>): Promise<void> {
+  return lanes.serialize(queueKey(target), async () => {
     for (let i = 0; i < bytes.length; i += CHUNK) {
       const hex = hexArgs(bytes.subarray(i, i + CHUNK));
       if (via) await via(`send-keys -H -t ${target.pane} ${hex.join(' ')}`);

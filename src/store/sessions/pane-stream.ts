@@ -1,6 +1,7 @@
 import { ControlClient } from './control-client.js';
 import { OutputLog } from './output-log.js';
 import { PANE_FORMAT, parsePaneInfo, type PaneInfo } from './pane-capture.js';
+import type { InputLanes } from './input-queue.js';
 import { sendBytes } from './pane-input.js';
 import type { PaneTarget } from './pane-target.js';
 
@@ -206,10 +207,10 @@ export class PaneHub {
   }
 
   /** Typed input from a viewer: the bytes exactly, through its session's control client, serialized with all other input. */
-  input(viewer: Viewer, bytes: Buffer): Promise<void> {
+  input(lanes: InputLanes, viewer: Viewer, bytes: Buffer): Promise<void> {
     const watch = this.byViewer.get(viewer);
     if (!watch) return Promise.resolve();
-    return sendBytes(watch.target, bytes, (line) => watch.client.command(line));
+    return sendBytes(lanes, watch.target, bytes, (line) => watch.client.command(line));
   }
 
   /** Resizes the session's window to a viewer's terminal (the control client's size drives it). */

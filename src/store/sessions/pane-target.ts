@@ -1,6 +1,7 @@
 import { LIVE_STATUSES } from '../../events/index.js';
 import { isLocalId } from '../project/ids.js';
 import type { SessionsProject } from './sessions-project.js';
+import type { InputLanes } from './input-queue.js';
 
 /** Where a session's live pane is: the tmux server's socket, the tmux session name, the pane id (`%N`). */
 export interface PaneTarget {
@@ -20,11 +21,14 @@ export interface PaneTargets {
    * also the pane of an agent whose process exited (to read its last screen; nothing is sent to it).
    */
   resolve(sessionId: string, opts?: { dead?: boolean }): Promise<PaneTarget | null>;
+  /** The lanes input to these panes takes in this process (the project's SessionWork). */
+  readonly lanes: InputLanes;
 }
 
 /** Panes as the session log records them: a live session's launched tmux session and pane, on `socket`. */
 export function sessionPaneTargets(p: SessionsProject, socket: string): PaneTargets {
   return {
+    lanes: p.sessionWork.input,
     resolve: async (sessionId, opts = {}) => {
       if (!isLocalId(sessionId)) return null;
       const state = await p.sessionLog.get(sessionId);

@@ -23,18 +23,16 @@ export function budgetOf(p: Project, states: readonly SessionState[]): SessionBu
   };
 }
 
-let passing: Promise<unknown> = Promise.resolve();
-
 /**
  * One pass of the queue (DESIGN.md §9): launches queued sessions, oldest first, while running sessions
  * stay under the budget and the host keeps `sessions.minFreeMb` free. `queued → starting` is a
- * compare-and-swap append, so two processes passing at once never launch one session twice. Passes in
- * one process run one at a time. Returns the ids launched (or that failed to launch).
+ * compare-and-swap append, so two processes passing at once never launch one session twice. Passes of
+ * the project in one process run one at a time (its SessionWork), so they never count the same free slot
+ * twice; two processes passing at once still can (the CAS guards each session, not the budget).
+ * Returns the ids launched (or that failed to launch).
  */
 export function queuePass(p: Project, rt: SessionRuntime): Promise<string[]> {
-  const run = passing.catch(() => {}).then(() => passOnce(p, rt));
-  passing = run;
-  return run;
+  return p.sessionWork.queuePass(() => passOnce(p, rt));
 }
 
 async function passOnce(p: Project, rt: SessionRuntime): Promise<string[]> {

@@ -10,6 +10,7 @@ import type { SessionsProject } from './sessions-project.js';
 import { adapterOf } from './adapters/index.js';
 import { shq, type LaunchContext } from './adapters/adapter.js';
 import { deliverChecked, type Delivery } from './delivery.js';
+import type { InputLanes } from './input-queue.js';
 import { pasteText } from './pane-input.js';
 import { hasSetupScreens } from './setup-screens.js';
 import { Tmux } from './tmux.js';
@@ -133,7 +134,7 @@ export type { Delivery } from './delivery.js';
  * session I/O's input, which serializes it with every other input to the session: two prompts, or a
  * prompt and a viewer's keystrokes, never interleave).
  */
-export async function deliver(rt: SessionRuntime, state: SessionState, text: string): Promise<Delivery> {
+export async function deliver(lanes: InputLanes, rt: SessionRuntime, state: SessionState, text: string): Promise<Delivery> {
   if (!state.tmux) return { delivered: false, reason: `session ${state.id} has no live pane (it is ${state.status})` };
   try {
     const info = await rt.tmux.pane(state.tmux.pane);
@@ -141,8 +142,8 @@ export async function deliver(rt: SessionRuntime, state: SessionState, text: str
     const target = { socket: rt.tmux.socket, session: state.tmux.session, pane: state.tmux.pane };
     const adapter = adapterOf(state.harness);
     // An agent whose input box can be read gets the checked lane (empty box, landed text, then Enter).
-    if (adapter.inputBox) return await deliverChecked(adapter, target, state, text);
-    await pasteText(target, text);
+    if (adapter.inputBox) return await deliverChecked(lanes, adapter, target, state, text);
+    await pasteText(lanes, target, text);
     return { delivered: true };
   } catch (err) {
     return { delivered: false, reason: (err as Error).message };

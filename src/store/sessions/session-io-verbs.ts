@@ -38,9 +38,9 @@ export async function sendRawKeys(targets: PaneTargets, id: string, input: { key
   const bytes = input.hex !== undefined ? parseHex(input.hex) : undefined;
   const target = await live(targets, id);
   if (bytes) {
-    await sendBytes(target, bytes);
+    await sendBytes(targets.lanes, target, bytes);
     return { sent: bytes.length };
   }
-  await sendKeys(target, input.keys!);
+  await sendKeys(targets.lanes, target, input.keys!);
   return { sent: input.keys!.length };
 }

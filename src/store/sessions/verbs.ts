@@ -170,7 +170,7 @@ export async function promptSession(p: SessionsProject, rt: SessionRuntime, id: 
   const prompted = events.find((e) => e.type === 'prompted');
   const held = prompted?.type === 'prompted' ? prompted.data.held : undefined;
   if (held) return { session: sessionView(state), appended: true, delivered: false, reason: held };
-  return { session: sessionView(state), appended: true, ...(await deliver(rt, state, body)) };
+  return { session: sessionView(state), appended: true, ...(await deliver(p.sessionWork.input, rt, state, body)) };
 }
 
 /**
@@ -190,7 +190,7 @@ export async function deliverHeld(p: SessionsProject, rt: SessionRuntime, id: st
     const { state: after, events } = await appendCommand(p, id, { type: 'deliver', queuesInput: adapterOf(state.harness).queuesInput }, SUPERVISOR, 'supervisor');
     const done = events.find((e) => e.type === 'delivered');
     if (done?.type !== 'delivered') return delivered;
-    const result = await deliver(rt, after, after.timeline[done.data.index]!.body);
+    const result = await deliver(p.sessionWork.input, rt, after, after.timeline[done.data.index]!.body);
     if (!result.delivered) {
       console.error(`trellis: session ${id}: held prompt ${done.data.index + 1} could not be typed: ${result.reason}`);
       return delivered;

@@ -277,6 +277,7 @@ async function removeWorktreeDir(root: string, path: string): Promise<void> {
 }
 
 
+// Module-level on purpose: a memo of a fact on disk (the pool folder's size), keyed by folder and entries.
 let duMemo: { key: string; bytes: number } | undefined;
 
 /** The pool's state and disk use, for `/api/resources` and `trellis doctor`. */

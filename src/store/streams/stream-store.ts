@@ -14,7 +14,7 @@ import { exportEvents, importEvents } from './stream-transfer.js';
 const OPTIMISTIC_ATTEMPTS = 3;
 
 /** One decision at a tip: the state there, the events decided, and the commit appending them. */
-interface DecidedStep<S, E> {
+export interface DecidedStep<S, E> {
   readonly state: S;
   readonly events: E[];
   readonly next: string | null;
@@ -61,7 +61,7 @@ export class StreamStore<E extends StoredEvent, S, C> {
 
   constructor(
     readonly kind: StreamKind<E, S, C>,
-    private readonly log: GitAppendLog,
+    protected readonly log: GitAppendLog,
     private readonly cache: ProjectionCache<S>,
   ) {
     this.saves = new CacheSaves(cache, this.known, () => this.fullyRead && this.cacheLoaded);
@@ -239,7 +239,7 @@ export class StreamStore<E extends StoredEvent, S, C> {
   }
 
   /** The state at `tip`, the events `command` decides there, and the commit that appends them (null: none). */
-  private async decideAt(id: string, tip: string | null, command: C): Promise<DecidedStep<S, E>> {
+  protected async decideAt(id: string, tip: string | null, command: C): Promise<DecidedStep<S, E>> {
     const state = this.stateOrThrow(await this.snapshotAt(id, tip), id);
     const events = this.kind.decide(state, command);
     if (events.length === 0) return { state, events, next: null };
@@ -251,7 +251,7 @@ export class StreamStore<E extends StoredEvent, S, C> {
   }
 
   /** Records an appended step as this process's newest view of the stream, and answers the write. */
-  private async appended(id: string, step: DecidedStep<S, E>): Promise<{ state: S; events: E[] }> {
+  protected async appended(id: string, step: DecidedStep<S, E>): Promise<{ state: S; events: E[] }> {
     const after = step.events.reduce((s, e) => this.kind.evolve(s, e), step.state);
     this.known.set(id, { tip: step.next!, state: after });
     this.saves.unsaved.add(id);
@@ -274,7 +274,7 @@ export class StreamStore<E extends StoredEvent, S, C> {
     }
   }
 
-  private async snapshotAt(id: string, tip: string | null): Promise<StreamSnapshot<S> | null> {
+  protected async snapshotAt(id: string, tip: string | null): Promise<StreamSnapshot<S> | null> {
     if (tip === null) {
       if (this.known.delete(id)) {
         this.lastRead = undefined;
@@ -338,7 +338,7 @@ export class StreamStore<E extends StoredEvent, S, C> {
     }
   }
 
-  private stateOrThrow(snap: StreamSnapshot<S> | null, id: string): S {
+  protected stateOrThrow(snap: StreamSnapshot<S> | null, id: string): S {
     if (snap === null) return this.kind.initial(id);
     if ('problem' in snap) {
       const p = snap.problem;
