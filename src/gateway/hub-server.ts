@@ -68,7 +68,7 @@ export function createHubServer(opts: GatewayOptions, tls?: TlsOptions, reaper: 
       socket.off('error', onError);
       socket.unshift(first);
       if (first[0] === 0x16) http.emit('connection', socket);
-      else refuse(socket, 400, 'Bad Request', 'HTTPS_REQUIRED', 'this port speaks https only; use an https:// URL');
+      else refuse(socket, 'PLAINTEXT_TO_TLS_PORT', 'this port speaks https only; use an https:// URL');
     };
     sniff();
   });
