@@ -1,7 +1,7 @@
 import net, { type Server, type Socket } from 'node:net';
 import type { ServerOptions as TlsOptions } from 'node:https';
 import { createReapedServer } from '../http/create-server.js';
-import { reaperOptions, type ReaperOptions } from '../http/reaper.js';
+import { headerDeadline, reaperOptions, type ReaperOptions } from '../http/reaper.js';
 import { GatewayState, type GatewayOptions } from './gateway-state.js';
 import { hubApp } from './hub-app.js';
 import { Notifier } from './notify-hub.js';
@@ -57,14 +57,13 @@ export function createHubServer(opts: GatewayOptions, tls?: TlsOptions, reaper: 
   // Paused on connect: the first byte is peeked with read(1) and put back, so TLS takes the socket whole.
   front = net.createServer({ pauseOnConnect: true }, (socket) => {
     // Until its first byte arrives the socket is nobody's: it gets the reaper's header deadline here.
-    const timer = setTimeout(() => socket.destroy(), reaper.headerMs);
-    timer.unref();
+    const deadline = headerDeadline(socket, reaper);
     const onError = () => socket.destroy();
     socket.on('error', onError);
     const sniff = () => {
       const first = socket.read(1) as Buffer | null;
       if (first === null) return void socket.once('readable', sniff);
-      clearTimeout(timer);
+      deadline.disarm();
       socket.off('error', onError);
       socket.unshift(first);
       if (first[0] === 0x16) http.emit('connection', socket);
