@@ -13,7 +13,7 @@ import WebSocket, { WebSocketServer } from 'ws';
 import { serveProject } from '../src/http/serve.js';
 import { encodeProject } from '../src/store/host/endpoint-record.js';
 import { hashPassword } from '../src/store/host/hub-config.js';
-import { VERIFIED_MS } from '../src/store/host/project-list.js';
+import { VERIFIED_MS } from '../src/store/host/online-verdict.js';
 import { openProject } from '../src/store/project/project.js';
 import { publishRecord, raw, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { cleanupRepos, tempDir, tempRepo } from './helpers/repo.js';

@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { isTrellisError, TrellisError } from '../events/index.js';
 import type { SessionView } from '../projections/index.js';
-import { readEndpointRecord, trellisHome } from '../store/host/endpoint-record.js';
+import { trellisHome } from '../store/host/endpoint-record.js';
+import { readEndpointRecord } from '../store/host/online-verdict.js';
 import type { Project } from '../store/project/project.js';
 import { openProject } from './open-project.js';
 import { QUARANTINE_AFTER } from '../store/sessions/supervisors.js';

@@ -4,11 +4,11 @@ import type { ErrorCode } from '../events/index.js';
 import { dashboardDistDir, dashboardResponse, isDashboardPath } from '../http/dashboard-assets.js';
 import { rawRefusal } from '../http/errors.js';
 import type { EndpointRecord } from '../store/host/endpoint-record.js';
-import { forgetVerified, gateOf, onlineRecord } from '../store/host/project-list.js';
+import { gateOf } from '../store/host/project-list.js';
 import { isRemoteId } from '../store/host/remote-projects.js';
 import type { GatewayState } from './gateway-state.js';
 import { crossSiteRefusal } from './request-guard.js';
-import { backendsOf, faceOf, type ProxyTarget } from './backends.js';
+import type { ProxyTarget } from './backends.js';
 import { CSP } from './proxy-headers.js';
 import { hasShell, shellAction } from './shell-scope.js';
 import { proxyHttp } from './upstream.js';
@@ -63,7 +63,7 @@ async function admit(state: GatewayState, req: IncomingMessage, upgrade: boolean
     return caller.grant || !caller.passwordSet ? { ok: false, code: 'FORBIDDEN', message } : { ok: false, code: 'UNAUTHENTICATED', message: `log in first (POST /auth/login): ${message}` };
   }
   const remote = isRemoteId(target.id);
-  const record = remote ? state.remote.record(target.id) : await onlineRecord(state.opts.home, target.id);
+  const record = remote ? state.remote.record(target.id) : await state.verdicts.onlineRecord(target.id);
   if (!record) {
     if (remote) return { ok: false, code: 'NOT_FOUND', message: `project ${target.id} is offline (its host is unreachable or its backend is not running); GET /projects says why` };
     return { ok: false, code: 'NOT_FOUND', message: `project ${target.id} has no running backend; start it with POST /projects/${target.id}/serve or 'trellis serve'` };
@@ -97,7 +97,7 @@ async function sentOwnPage(req: IncomingMessage, res: ServerResponse, status: nu
  * handshake made while no child serves is held instead of refused.
  */
 const target = (state: GatewayState, v: Extract<Verdict, { ok: true }>, upgrade = false): ProxyTarget => ({
-  ...(upgrade ? { backend: faceOf(v.record) } : backendsOf(v.record)),
+  ...(upgrade ? { backend: state.backends.faceOf(v.record) } : state.backends.of(v.record)),
   path: v.path,
   prefix: `/p/${v.id}`,
   ownCookies: state.ownCookies,
@@ -129,7 +129,7 @@ export function proxyFront(state: GatewayState) {
         const reached = await proxyHttp(req, res, target(state, v));
         forget?.();
         // A backend that stopped answering is asked for its instance again before the next request goes there.
-        if (!reached) (isRemoteId(v.id) ? state.remote.forget(v.id) : forgetVerified(v.id));
+        if (!reached) (isRemoteId(v.id) ? state.remote.forget(v.id) : state.verdicts.forget(v.id));
       })
       .catch(() => res.destroy());
   };

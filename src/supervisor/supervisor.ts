@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { BindError, bindPublic } from '../http/bind.js';
 import { installProcessGuards } from '../http/process-guards.js';
-import { readEndpointRecord, removeEndpointRecord, withRecordClaim, writeEndpointRecord, type EndpointIdentity, type EndpointRecord } from '../store/host/endpoint-record.js';
+import { removeEndpointRecord, withRecordClaim, writeEndpointRecord, type EndpointIdentity, type EndpointRecord } from '../store/host/endpoint-record.js';
+import { readEndpointRecord } from '../store/host/online-verdict.js';
 import { TreeWatcher } from '../store/board/watch-tree.js';
 import { bootChild, BootError, drainChild, type ChildHandle } from './child.js';
 import { SwitchableProxy } from './proxy.js';
