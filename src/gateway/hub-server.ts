@@ -95,9 +95,10 @@ function closeServer(server: Server, open: Set<Socket>): Promise<void> {
   });
 }
 
-/** The server closed, then the pools to backends and every SSH connection to another host (and its forwards) with it. */
+/** The server closed, then the connections to backends (proxied, and the list's) and every SSH connection to another host (and its forwards) with it. */
 async function closeAll(state: GatewayState, server: Promise<void>): Promise<void> {
   await server;
   state.backends.close();
+  state.projects.close();
   await state.remote.close();
 }

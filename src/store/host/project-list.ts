@@ -74,10 +74,8 @@ export function gateOf(hub: HubConfig, id: string): Gate | 'loopback' {
 
 type Counts = Pick<ProjectRow, 'openIssues' | 'liveSessions' | 'inbox'>;
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
-
-/** A GET on a kept-alive connection, bounded by PROBE_MS. */
-function getJson(url: URL, headers: Record<string, string>): Promise<{ status: number; etag: string | undefined; body: string }> {
+/** A GET on a kept-alive connection of `agent`, bounded by PROBE_MS. */
+function getJson(agent: http.Agent, url: URL, headers: Record<string, string>): Promise<{ status: number; etag: string | undefined; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.get(url, { headers, agent, timeout: PROBE_MS }, (res) => {
       const chunks: Buffer[] = [];
@@ -92,9 +90,12 @@ function getJson(url: URL, headers: Record<string, string>): Promise<{ status: n
 
 /**
  * The host's project list and what it keeps between lists, owned by whoever lists (the gateway's state;
- * one CLI run): the online verdicts it shares with the proxy, and each running project's counts.
+ * one CLI run): the online verdicts it shares with the proxy, and each running project's counts with the
+ * kept-alive connections they are read over.
  */
 export class ProjectLister {
+  /** Connections to the running projects' backends, kept alive between lists (idle ones hold no process open). */
+  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
   /** The counts of each running project (by instance and url), with the ETag they were read at. */
   private readonly counts = new Map<string, { etag: string; value: Counts }>();
 
@@ -126,6 +127,11 @@ export class ProjectLister {
     return { projects, ...(known.catalogError ? { catalogError: known.catalogError } : {}) };
   }
 
+  /** Ends the kept-alive connections (the gateway closed). */
+  close(): void {
+    this.agent.destroy();
+  }
+
   /**
    * What the row says of a running project, from its backend's /api/graph (revalidated by ETag), counted
    * the way the project's own page counts: open issues from its freshness stamp (every store, bound to a
@@ -135,7 +141,7 @@ export class ProjectLister {
     const key = `${record.instanceId}@${record.url}`;
     const cached = this.counts.get(key);
     try {
-      const res = await getJson(new URL('/api/graph', record.url), cached ? { 'If-None-Match': cached.etag } : {});
+      const res = await getJson(this.agent, new URL('/api/graph', record.url), cached ? { 'If-None-Match': cached.etag } : {});
       if (res.status === 304 && cached) return cached.value;
       if (res.status !== 200) return null;
       const graph = JSON.parse(res.body) as { freshness?: { open?: number }; sessions?: SessionSummary[] };
