@@ -14,7 +14,7 @@ import http from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { encodeProject } from '../src/store/host/endpoint-record.js';
+import { encodeProject } from '../src/store/trellis-home.js';
 import { startCli } from './cli-process.js';
 import { report, round, stats, tempRepo } from './lib.js';
 

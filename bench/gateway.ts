@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EventSource } from 'eventsource';
 import WebSocket from 'ws';
-import { encodeProject, writeEndpointRecord } from '../src/store/host/endpoint-record.js';
+import { writeEndpointRecord } from '../src/store/host/endpoint-record.js';
+import { encodeProject } from '../src/store/trellis-home.js';
 import { startCli } from './cli-process.js';
 import { report, round, stats, tempRepo } from './lib.js';
 

@@ -12,7 +12,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { registerPane } from '../test/helpers/sessions.js';
 import { startSshd } from '../test/helpers/sshd.js';
-import { encodeProject } from '../src/store/host/endpoint-record.js';
+import { encodeProject } from '../src/store/trellis-home.js';
 import { BIN } from './issues.js';
 import { startCli } from './cli-process.js';
 import { report, round, tempRepo } from './lib.js';

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { encodeProject } from '../src/store/host/endpoint-record.js';
+import { encodeProject } from '../src/store/trellis-home.js';
 import { json, publishRecord, raw, standInBackend, startTestGateway } from './helpers/gateway.js';
 import { cleanupRepos, git, ok, tempDir, tempRepo, trellis } from './helpers/repo.js';
 

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeProject } from '../src/store/host/endpoint-record.js';
+import { encodeProject } from '../src/store/trellis-home.js';
 import { VIEWPORTS, desktopPage } from './helpers/browser.js';
 import { startTestGateway, type TestGateway, catalogProjects } from './helpers/gateway.js';
 import { cleanupRepos, git, ok, ROOT, tempDir, testEnv, trellis } from './helpers/repo.js';

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeProject } from '../src/store/host/endpoint-record.js';
+import { encodeProject } from '../src/store/trellis-home.js';
 import { hashPassword } from '../src/store/host/hub-config.js';
 import { screenshot, desktopPage } from './helpers/browser.js';
 import { startTestGateway, type TestGateway, catalogProjects } from './helpers/gateway.js';

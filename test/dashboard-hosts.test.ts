@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeProject } from '../src/store/host/endpoint-record.js';
+import { encodeProject } from '../src/store/trellis-home.js';
 import { desktopPage, screenshot } from './helpers/browser.js';
 import { json, raw, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { BIN, cleanupRepos, ok, ROOT, tempDir, testEnv } from './helpers/repo.js';

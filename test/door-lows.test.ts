@@ -1,7 +1,7 @@
 import { truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readEndpointRecord } from '../src/store/host/endpoint-record.js';
+import { readEndpointRecord } from '../src/store/host/online-verdict.js';
 import { cleanupRepos, ok, ROOT, tempDir, tempRepo, testEnv, trellis } from './helpers/repo.js';
 import { startServe, type ServeProcess } from './helpers/serve.js';
 

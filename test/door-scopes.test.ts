@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { encodeProject } from '../src/store/host/endpoint-record.js';
+import { encodeProject } from '../src/store/trellis-home.js';
 import { hashPassword } from '../src/store/host/hub-config.js';
 import { json, publishRecord, raw, standInBackend, startTestGateway, type StandIn, type TestGateway } from './helpers/gateway.js';
 import { cleanupRepos, tempDir, tempRepo } from './helpers/repo.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupRepos, git, ok, ROOT, tempDir, tempRepo, testEnv, trellis } from './helpers/repo.js';
 import { startServe, type ServeProcess } from './helpers/serve.js';
 import { json, raw, startTestGateway, type TestGateway } from './helpers/gateway.js';
-import { encodeProject } from '../src/store/host/endpoint-record.js';
+import { encodeProject } from '../src/store/trellis-home.js';
 
 /**
  * Issue 19, row 10: an error keeps its answer. A body over the limit gets a whole 413 JSON response

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { encodeProject } from '../src/store/host/endpoint-record.js';
+import { encodeProject } from '../src/store/trellis-home.js';
 import { hashPassword, readHubConfig, verifyPassword } from '../src/store/host/hub-config.js';
 import { json, publishRecord, raw, standInBackend, startTestGateway, throwawayCert, type StandIn, type TestGateway } from './helpers/gateway.js';
 import { cleanupRepos, tempDir, tempRepo, trellis } from './helpers/repo.js';

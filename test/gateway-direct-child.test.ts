@@ -6,7 +6,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { encodeProject, readEndpointRecord } from '../src/store/host/endpoint-record.js';
+import { encodeProject } from '../src/store/trellis-home.js';
+import { readEndpointRecord } from '../src/store/host/online-verdict.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { cleanupRepos, testEnv } from './helpers/repo.js';
 import { loadLoop, packageCopy, startServe, type ServeProcess, type Tally } from './helpers/serve.js';

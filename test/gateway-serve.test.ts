@@ -1,7 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { encodeProject, readEndpointRecord } from '../src/store/host/endpoint-record.js';
+import { encodeProject } from '../src/store/trellis-home.js';
+import { readEndpointRecord } from '../src/store/host/online-verdict.js';
 import { hashPassword } from '../src/store/host/hub-config.js';
 import { onlineHub } from '../src/store/host/hub-record.js';
 import { json, raw, until } from './helpers/gateway.js';

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeProject } from '../src/store/host/endpoint-record.js';
+import { encodeProject } from '../src/store/trellis-home.js';
 import { json, raw, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { BIN, cleanupRepos, ROOT, tempDir, tempRepo, trellis } from './helpers/repo.js';
 import { startServe, type ServeProcess } from './helpers/serve.js';

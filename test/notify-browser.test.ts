@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeProject } from '../src/store/host/endpoint-record.js';
+import { encodeProject } from '../src/store/trellis-home.js';
 import { launchChromium, screenshot, VIEWPORTS, watchPage } from './helpers/browser.js';
 import { catalogProjects, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { cleanupRepos, ok, ROOT, tempDir, testEnv } from './helpers/repo.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHubServer, type HubServer } from '../src/gateway/hub-server.js';
 import { bindPublic } from '../src/http/bind.js';
-import { encodeProject } from '../src/store/host/endpoint-record.js';
+import { encodeProject } from '../src/store/trellis-home.js';
 import { hashPassword } from '../src/store/host/hub-config.js';
 import { catalogProjects, json, raw, throwawayCert } from './helpers/gateway.js';
 import { cleanupRepos, ok, ROOT, tempDir, testEnv } from './helpers/repo.js';

@@ -3,7 +3,7 @@ import http, { type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeProject } from '../src/store/host/endpoint-record.js';
+import { encodeProject } from '../src/store/trellis-home.js';
 import { catalogProjects, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { cleanupRepos, ok, ROOT, tempDir, testEnv } from './helpers/repo.js';
 import { startServe, type ServeProcess } from './helpers/serve.js';

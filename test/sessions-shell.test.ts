@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { encodeProject } from '../src/store/host/endpoint-record.js';
+import { encodeProject } from '../src/store/trellis-home.js';
 import { cleanupRepos, git, ok, tempRepo, testEnv, trellis } from './helpers/repo.js';
 import { killTmux, tmuxHas, waitFor } from './helpers/sessions.js';
 

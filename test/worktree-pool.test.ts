@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { encodeProject } from '../src/store/host/endpoint-record.js';
+import { encodeProject } from '../src/store/trellis-home.js';
 import { listWorktrees } from '../src/store/spec/worktrees.js';
 import { cleanupRepos, git, ok, tempRepo, testEnv, trellis } from './helpers/repo.js';
 import { killTmux, waitFor } from './helpers/sessions.js';

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { appendFileSync, fstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { trellisHome } from '../store/host/endpoint-record.js';
+import { trellisHome } from '../store/trellis-home.js';
 
 /** Runs `trellis <args>` in a session of its own, detached from the hook (and the agent) that asked for it. */
 export function spawnDetached(args: readonly string[], cwd: string): void {

@@ -1,4 +1,4 @@
-import { trellisHome } from '../store/host/endpoint-record.js';
+import { trellisHome } from '../store/trellis-home.js';
 import { addHost, readHosts, removeHost } from '../store/host/hosts.js';
 import { out } from './output.js';
 import { checkShape, type VerbContext } from './shape.js';

@@ -1,9 +1,10 @@
 import { basename, resolve } from 'node:path';
-import { trellisHome } from '../store/host/endpoint-record.js';
+import { trellisHome } from '../store/trellis-home.js';
 import { forgetProject } from '../store/host/forget-project.js';
 import { readHubConfig } from '../store/host/hub-config.js';
 import { serveProject } from '../store/host/host-runs.js';
-import { findProject, listProjects, onlineRecord, type ProjectList, type ProjectRow } from '../store/host/project-list.js';
+import { OnlineVerdicts } from '../store/host/online-verdict.js';
+import { findProject, ProjectLister, type ProjectList, type ProjectRow } from '../store/host/project-list.js';
 import { readHosts } from '../store/host/hosts.js';
 import { RemoteProjects } from '../store/host/remote-projects.js';
 import { registerProject } from '../store/host/register-project.js';
@@ -37,8 +38,10 @@ async function list(ctx: VerbContext): Promise<number> {
   const home = trellisHome();
   if (ctx.options.records && !ctx.options.json) throw new UsageError('--records goes with --json', USAGE.ls);
   // Another machine's listing (--records) is this machine's alone: hosts are never chained.
-  const listed = ctx.options.records ? await listProjects(home, readHubConfig(home)) : await withHosts(home, await listProjects(home, readHubConfig(home)));
-  if (ctx.options.records) await json({ ...listed, projects: await Promise.all(listed.projects.map(withRecord)) });
+  // One run's verdicts: a row listed online gives its record (--records) without a second probe.
+  const lister = new ProjectLister(new OnlineVerdicts(home));
+  const listed = ctx.options.records ? await lister.listProjects(readHubConfig(home)) : await withHosts(home, await lister.listProjects(readHubConfig(home)));
+  if (ctx.options.records) await json({ ...listed, projects: await Promise.all(listed.projects.map((p) => withRecord(lister.verdicts, p))) });
   else if (ctx.options.json) await json(listed);
   else if (listed.projects.length === 0 && !listed.catalogError) await out("no projects yet; add one with 'trellis projects add <path>'\n");
   else await out(listed.projects.map(rowLine).join(''));
@@ -56,9 +59,9 @@ async function list(ctx: VerbContext): Promise<number> {
  * An online row with the verified record of its backend (url, instance, root): what another host's
  * gateway forwards to through SSH and proves through that forward before trusting it.
  */
-async function withRecord(p: ProjectRow): Promise<ProjectRow & { record?: { url: string; instanceId: string; root: string } }> {
+async function withRecord(verdicts: OnlineVerdicts, p: ProjectRow): Promise<ProjectRow & { record?: { url: string; instanceId: string; root: string } }> {
   if (!p.online) return p;
-  const r = await onlineRecord(trellisHome(), p.id);
+  const r = await verdicts.onlineRecord(p.id);
   return r ? { ...p, record: { url: r.url, instanceId: r.instanceId, root: r.root } } : p;
 }
 

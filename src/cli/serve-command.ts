@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { isTrellisError, TrellisError } from '../events/index.js';
-import { encodeProject, trellisHome } from '../store/host/endpoint-record.js';
+import { encodeProject, trellisHome } from '../store/trellis-home.js';
 import { packageRoot } from '../store/package-root.js';
 import { projectToServe, serveFace } from '../store/setup/serve-policy.js';
 import { Supervisor } from '../supervisor/supervisor.js';

@@ -3,7 +3,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:f
 import { join } from 'node:path';
 import { TrellisError } from '../events/index.js';
 import { CONFIG_FILE } from '../store/project/config.js';
-import { encodeProject, trellisHome } from '../store/host/endpoint-record.js';
+import { encodeProject, trellisHome } from '../store/trellis-home.js';
 import { onlineHub, type HubRecord } from '../store/host/hub-record.js';
 import { addToCatalog, CatalogBrokenError } from '../store/host/project-catalog.js';
 import { mainCheckout } from '../store/host/register.js';

@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { isTrellisError, TrellisError } from '../events/index.js';
 import type { SessionView } from '../projections/index.js';
-import { readEndpointRecord, trellisHome } from '../store/host/endpoint-record.js';
+import { trellisHome } from '../store/trellis-home.js';
+import { readEndpointRecord } from '../store/host/online-verdict.js';
 import type { Project } from '../store/compose/open-project.js';
 import { openProject } from './open-project.js';
 import { defaultRuntime, type SessionRuntime } from '../store/sessions/runtime.js';

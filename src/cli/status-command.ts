@@ -1,5 +1,6 @@
 import { TrellisError } from '../events/index.js';
-import { readEndpointRecord, trellisHome } from '../store/host/endpoint-record.js';
+import { trellisHome } from '../store/trellis-home.js';
+import { readEndpointRecord } from '../store/host/online-verdict.js';
 import { openProject } from './open-project.js';
 import { checkShape, type VerbContext } from './shape.js';
 import { out } from './output.js';

@@ -72,6 +72,24 @@ export type ErrorCode =
   | 'SELF_APPROVAL'
   /** A password that does not match (a login, or the current admin password a change must name). */
   | 'BAD_PASSWORD'
+  /** The gateway's refusals (spec §4.3, DESIGN §10). No login, or one that has ended. */
+  | 'UNAUTHENTICATED'
+  /** A login (or a request's Origin, Host or site) that this route or project does not admit. */
+  | 'FORBIDDEN'
+  /** hub.json cannot be read: the gateway refuses everything until it is fixed. */
+  | 'HUB_CONFIG_BROKEN'
+  /** Too many failed password attempts from one client; its Retry-After says when to try again. */
+  | 'TOO_MANY_ATTEMPTS'
+  /** A login while no admin password is set: there is nothing to log in with. */
+  | 'NO_PASSWORD'
+  /** The admin password is changed over https or from this machine, never in clear over the network. */
+  | 'HTTPS_REQUIRED'
+  /** A plaintext HTTP request to a port that speaks https only (answered on the raw socket, then closed). */
+  | 'PLAINTEXT_TO_TLS_PORT'
+  /** The project's backend did not answer the gateway's proxied request. */
+  | 'UPSTREAM_UNREACHABLE'
+  /** A WebSocket route asked for without the upgrade. */
+  | 'UPGRADE_REQUIRED'
   /** A folder Trellis writes into is a symlink, someone else's, or open to other users: nothing is written there. */
   | 'UNSAFE_FOLDER';
 
@@ -96,6 +114,16 @@ export class StaleRevisionError extends TrellisError {
     readonly current: string,
   ) {
     super('STALE_REVISION', message);
+  }
+}
+
+/** Too many failed password attempts from one client: refused for `retryAfter` more seconds (HTTP: Retry-After). */
+export class TooManyAttemptsError extends TrellisError {
+  constructor(
+    message: string,
+    readonly retryAfter: number,
+  ) {
+    super('TOO_MANY_ATTEMPTS', message);
   }
 }
 

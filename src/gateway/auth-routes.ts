@@ -1,7 +1,8 @@
 import type { HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
 import { deleteCookie, setCookie } from 'hono/cookie';
-import { errorBody } from '../http/errors.js';
+import { HTTPException } from 'hono/http-exception';
+import { TooManyAttemptsError, TrellisError } from '../events/index.js';
 import { setAdminPassword } from '../store/host/admin-password.js';
 import { verifyPassword } from '../store/host/hub-config.js';
 import { gateOf } from '../store/host/project-list.js';
@@ -38,17 +39,17 @@ export function authRoutes(state: GatewayState): Hono<{ Bindings: HttpBindings }
     const password = (body as { password?: unknown }).password;
     const project = (body as { project?: unknown }).project;
     if (typeof password !== 'string' || (project !== undefined && typeof project !== 'string')) {
-      return c.json(errorBody('INVALID_INPUT', 'send {"password": "...", "project"?: "<id>"}'), 400);
+      throw new TrellisError('INVALID_INPUT', 'send {"password": "...", "project"?: "<id>"}');
     }
     const hub = state.hub();
-    if (!hub.adminPassword) return c.json(errorBody('NO_PASSWORD', "no admin password is set; run 'trellis dashboard password' on this machine"), 409);
+    if (!hub.adminPassword) throw new TrellisError('NO_PASSWORD', "no admin password is set; run 'trellis dashboard password' on this machine");
     const gate = typeof project === 'string' ? gateOf(hub, project) : undefined;
     const hash = typeof gate === 'object' ? gate.password : hub.adminPassword;
     // Counted per address and per scope, before the (slow, asynchronous) check: no parallel burst slips past.
     const scope = `${client} ${typeof gate === 'object' ? `project:${project as string}` : 'admin'}`;
     const wait = state.limiter.attempt(scope);
-    if (wait > 0) return c.json(errorBody('TOO_MANY_ATTEMPTS', `too many failed logins from ${client}; try again in ${wait} s`), 429, { 'Retry-After': String(wait) });
-    if (!(await verifyPassword(password, hash))) return c.json(errorBody('BAD_PASSWORD', 'wrong password'), 401);
+    if (wait > 0) throw new TooManyAttemptsError(`too many failed logins from ${client}; try again in ${wait} s`, wait);
+    if (!(await verifyPassword(password, hash))) throw new TrellisError('BAD_PASSWORD', 'wrong password');
     state.limiter.succeed(scope);
     const grant = typeof gate === 'object' ? { admin: false, project: project as string } : { admin: true };
     // A fresh session id at every login; the one the browser came with (if any) is revoked.
@@ -59,18 +60,18 @@ export function authRoutes(state: GatewayState): Hono<{ Bindings: HttpBindings }
   app.post('/auth/password', async (c) => {
     const caller = callerOf(c, state);
     const refused = passwordRefusal(caller, c.req.header('origin'), c.req.header('content-type'), state.opts.tls);
-    if (refused) return c.json(errorBody(refused.code, refused.message), refused.status);
+    if (refused) throw refused;
     const body = await readJson(c);
     const { password, current } = body as { password?: unknown; current?: unknown };
     if (typeof password !== 'string' || (current !== undefined && typeof current !== 'string')) {
-      return c.json(errorBody('INVALID_INPUT', 'send {"password": "<new>", "current"?: "<current>"}'), 400);
+      throw new TrellisError('INVALID_INPUT', 'send {"password": "<new>", "current"?: "<current>"}');
     }
     // A change names the current password: counted as a login attempt is (same client, admin scope),
     // before the slow check, so the form is no faster way to guess than the login.
     const scope = `${attemptKey(c.env.incoming.socket.remoteAddress ?? '?')} admin`;
     if (caller.passwordSet) {
       const wait = state.limiter.attempt(scope);
-      if (wait > 0) return c.json(errorBody('TOO_MANY_ATTEMPTS', `too many failed attempts from this client; try again in ${wait} s`), 429, { 'Retry-After': String(wait) });
+      if (wait > 0) throw new TooManyAttemptsError(`too many failed attempts from this client; try again in ${wait} s`, wait);
     }
     const { first } = await setAdminPassword(state.opts.home, { password, proof: { kind: 'current', current } });
     if (caller.passwordSet) state.limiter.succeed(scope);
@@ -100,14 +101,15 @@ export function authRoutes(state: GatewayState): Hono<{ Bindings: HttpBindings }
  * current password (a borrowed, unlocked browser is not enough), over TLS or from this machine (the two
  * passwords never cross a network in clear).
  */
-export function passwordRefusal(caller: Caller, origin: string | undefined, contentType: string | undefined, tls: boolean): { status: 401 | 403 | 415; code: string; message: string } | null {
-  if (!origin) return { status: 403, code: 'FORBIDDEN', message: "the admin password is set from the gateway's own page (a request with its Origin); on this machine's terminal, run 'trellis dashboard password'" };
-  if (!/^application\/json\b/i.test(contentType ?? '')) return { status: 415, code: 'INVALID_INPUT', message: 'send the password as JSON (Content-Type: application/json)' };
+export function passwordRefusal(caller: Caller, origin: string | undefined, contentType: string | undefined, tls: boolean): TrellisError | HTTPException | null {
+  if (!origin) return new TrellisError('FORBIDDEN', "the admin password is set from the gateway's own page (a request with its Origin); on this machine's terminal, run 'trellis dashboard password'");
+  // The request's media type, not its content: HTTP's own 415, which onError answers as INVALID_INPUT.
+  if (!/^application\/json\b/i.test(contentType ?? '')) return new HTTPException(415, { message: 'send the password as JSON (Content-Type: application/json)' });
   if (!caller.passwordSet) {
-    return caller.loopback ? null : { status: 403, code: 'FORBIDDEN', message: 'the first admin password can only be set from this machine (a loopback client)' };
+    return caller.loopback ? null : new TrellisError('FORBIDDEN', 'the first admin password can only be set from this machine (a loopback client)');
   }
-  if (!caller.grant?.admin) return { status: 401, code: 'UNAUTHENTICATED', message: 'log in with the admin password first' };
+  if (!caller.grant?.admin) return new TrellisError('UNAUTHENTICATED', 'log in with the admin password first');
   // The current and the new password would cross the network in clear: only over TLS, or on this machine.
-  if (!tls && !caller.loopback) return { status: 403, code: 'HTTPS_REQUIRED', message: 'the admin password is changed over https (hub.json tls) or from this machine, never in clear over the network' };
+  if (!tls && !caller.loopback) return new TrellisError('HTTPS_REQUIRED', 'the admin password is changed over https (hub.json tls) or from this machine, never in clear over the network');
   return null;
 }

@@ -1,7 +1,7 @@
 /**
  * The backends the gateway proxies to: one Backend per URL with its pool of kept-alive connections,
- * made once and kept in a table, and which of a serve's backends (its child, or its face) a record's
- * requests go to.
+ * made once and kept in the gateway's table (Backends), and which of a serve's backends (its child, or
+ * its face) a record's requests go to.
  */
 import net from 'node:net';
 import { Client, Pool, type buildConnector, type Dispatcher } from 'undici';
@@ -73,50 +73,66 @@ export class Backend {
   }
 }
 
-/** Backends by URL; a backend that moved is dropped with its pool once the table grows. */
-const backends = new Map<string, Backend>();
+/** How many backends the table keeps; a backend that moved is dropped with its pool once it grows past. */
 const MAX_BACKENDS = 256;
 
-/** The Backend at a URL, made once. */
-function backendAt(url: string): Backend {
-  let b = backends.get(url);
-  if (!b) {
-    if (backends.size >= MAX_BACKENDS) {
-      const [oldest] = backends;
-      void oldest![1].pool.destroy();
-      backends.delete(oldest![0]);
-    }
-    b = new Backend(url);
-    backends.set(url, b);
-  }
-  return b;
-}
-
-/** Each serve's face → the child the gateway last sent its requests to. */
-const childOfFace = new Map<string, string>();
-
 /**
- * Where a record's requests go: its serving child directly when the record names one (one hop fewer
- * than the serve's raw proxy), else the face; the serve's face is the fallback either way. A child
- * replaced by a hot swap has its pool closed gracefully: what is in flight finishes, nothing new goes
- * there, so the old child's drain is not held up by the gateway's idle connections.
+ * The backends one gateway proxies to, made once per URL and kept (its state holds the one table), and
+ * which of a serve's backends (its child, or its face) a record's requests go to.
  */
-export function backendsOf(record: EndpointRecord): { backend: Backend; fallback: Backend } {
-  const face = backendAt(record.url);
-  const before = childOfFace.get(record.url);
-  if (before !== undefined && before !== record.child) {
-    childOfFace.delete(record.url);
-    const retired = backends.get(before);
-    backends.delete(before);
-    void retired?.pool.close();
-  }
-  if (record.child === undefined) return { backend: face, fallback: face };
-  childOfFace.set(record.url, record.child);
-  return { backend: backendAt(record.child), fallback: face };
-}
+export class Backends {
+  /** Backends by URL. */
+  private readonly byUrl = new Map<string, Backend>();
+  /** Each serve's face → the child the gateway last sent its requests to. */
+  private readonly childOfFace = new Map<string, string>();
 
-/** The Backend of a record's face: the serve's own raw proxy. */
-export const faceOf = (record: EndpointRecord): Backend => backendAt(record.url);
+  /** The Backend at a URL, made once. */
+  private at(url: string): Backend {
+    let b = this.byUrl.get(url);
+    if (!b) {
+      if (this.byUrl.size >= MAX_BACKENDS) {
+        const [oldest] = this.byUrl;
+        void oldest![1].pool.destroy();
+        this.byUrl.delete(oldest![0]);
+      }
+      b = new Backend(url);
+      this.byUrl.set(url, b);
+    }
+    return b;
+  }
+
+  /**
+   * Where a record's requests go: its serving child directly when the record names one (one hop fewer
+   * than the serve's raw proxy), else the face; the serve's face is the fallback either way. A child
+   * replaced by a hot swap has its pool closed gracefully: what is in flight finishes, nothing new goes
+   * there, so the old child's drain is not held up by the gateway's idle connections.
+   */
+  of(record: EndpointRecord): { backend: Backend; fallback: Backend } {
+    const face = this.at(record.url);
+    const before = this.childOfFace.get(record.url);
+    if (before !== undefined && before !== record.child) {
+      this.childOfFace.delete(record.url);
+      const retired = this.byUrl.get(before);
+      this.byUrl.delete(before);
+      void retired?.pool.close();
+    }
+    if (record.child === undefined) return { backend: face, fallback: face };
+    this.childOfFace.set(record.url, record.child);
+    return { backend: this.at(record.child), fallback: face };
+  }
+
+  /** The Backend of a record's face: the serve's own raw proxy. */
+  faceOf(record: EndpointRecord): Backend {
+    return this.at(record.url);
+  }
+
+  /** Every pool's connections ended (the gateway closed). */
+  close(): void {
+    for (const b of this.byUrl.values()) void b.pool.destroy();
+    this.byUrl.clear();
+    this.childOfFace.clear();
+  }
+}
 
 /** One proxied exchange: where it goes and what the gateway removes on the way. */
 export interface ProxyTarget {

@@ -4,8 +4,10 @@ import { statSync } from 'node:fs';
 import { isLoopback } from '../store/host/endpoint-record.js';
 import { hubConfigPath, readHubConfig, type HubConfig } from '../store/host/hub-config.js';
 import { perTurn } from '../store/host/per-turn.js';
-import { gateOf } from '../store/host/project-list.js';
+import { OnlineVerdicts } from '../store/host/online-verdict.js';
+import { gateOf, ProjectLister } from '../store/host/project-list.js';
 import { RemoteProjects } from '../store/host/remote-projects.js';
+import { Backends } from './backends.js';
 import { OpenStreams } from './open-streams.js';
 import type { Notifier } from './notify-hub.js';
 import type { ProjectFeed } from './project-feed.js';
@@ -60,11 +62,19 @@ export class GatewayState {
   notifier: Notifier | undefined;
   /** The registered hosts' SSH connections and their projects (issue 31). */
   readonly remote: RemoteProjects;
+  /** This machine's projects' online verdicts, cached: what `/p/:id` proxies to, shared with the list. */
+  readonly verdicts: OnlineVerdicts;
+  /** The project list, probed through `verdicts`, with each running project's counts. */
+  readonly projects: ProjectLister;
+  /** The backends proxied to, each with its pool of kept-alive connections. */
+  readonly backends = new Backends();
   private cached: { stamp: string; config: HubConfig; password: string | undefined } | undefined;
 
   constructor(readonly opts: GatewayOptions) {
     this.cookieName = opts.tls ? '__Host-trellis_session' : 'trellis_session';
     this.remote = new RemoteProjects(opts.home);
+    this.verdicts = new OnlineVerdicts(opts.home);
+    this.projects = new ProjectLister(this.verdicts);
   }
 
   /** hub.json, re-read when it changes on disk; a new admin password ends every session. */

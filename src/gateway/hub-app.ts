@@ -3,7 +3,8 @@ import { Hono } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 import { dashboardAssets, dashboardDistDir } from '../http/dashboard-assets.js';
 import { limitBody } from '../http/body-limit.js';
-import { errorBody, onError } from '../http/errors.js';
+import { TrellisError } from '../events/index.js';
+import { notFound, onError } from '../http/errors.js';
 import { authRoutes } from './auth-routes.js';
 import type { GatewayState } from './gateway-state.js';
 import { callerOf } from './hub-context.js';
@@ -44,15 +45,16 @@ const isHubApi = under('/projects', '/fs', '/hub', '/auth', '/health', '/p');
 export function hubApp(state: GatewayState): Hono<Env> {
   const app = new Hono<Env>();
 
+  // Every refusal is thrown as its code and answered by onError, the code's status from the one table.
   app.use(async (c, next) => {
     const hub = state.hubOrError();
-    if ('broken' in hub) return c.json(errorBody('HUB_CONFIG_BROKEN', hub.broken), 503);
+    if ('broken' in hub) throw new TrellisError('HUB_CONFIG_BROKEN', hub.broken);
     const refusal = crossSiteRefusal(
       { method: c.req.method, host: c.req.header('host'), origin: c.req.header('origin'), secFetchSite: c.req.header('sec-fetch-site'), upgrade: false },
       state.allowedHosts(hub),
       state.opts.tls,
     );
-    if (refusal) return c.json(errorBody('FORBIDDEN', refusal), 403);
+    if (refusal) throw new TrellisError('FORBIDDEN', refusal);
     return next();
   });
 
@@ -69,8 +71,8 @@ export function hubApp(state: GatewayState): Hono<Env> {
     if (!needsAdmin(path)) return next();
     const caller = callerOf(c, state);
     if (caller.admin) return next();
-    if (caller.grant) return c.json(errorBody('FORBIDDEN', 'this login has no admin scope'), 403);
-    return c.json(errorBody('UNAUTHENTICATED', caller.passwordSet ? 'log in first (POST /auth/login)' : 'admin scope is implicit only for clients on this machine'), 401);
+    if (caller.grant) throw new TrellisError('FORBIDDEN', 'this login has no admin scope');
+    throw new TrellisError('UNAUTHENTICATED', caller.passwordSet ? 'log in first (POST /auth/login)' : 'admin scope is implicit only for clients on this machine');
   });
 
   app.get('/health', (c) => c.json({ ok: true, role: 'gateway', instanceId: state.instanceId, only: state.opts.only ?? null }));
@@ -81,7 +83,7 @@ export function hubApp(state: GatewayState): Hono<Env> {
   app.route('/', pwaRoutes());
 
   app.on(['GET', 'HEAD'], '*', dashboardAssets(dashboardDistDir(), isHubApi));
-  app.notFound((c) => c.json(errorBody('NOT_FOUND', `no route ${c.req.method} ${c.req.path}`), 404));
+  app.notFound(notFound);
   app.onError(onError);
   return app;
 }

@@ -1,7 +1,7 @@
 import net, { type Server, type Socket } from 'node:net';
 import type { ServerOptions as TlsOptions } from 'node:https';
 import { createReapedServer } from '../http/create-server.js';
-import { reaperOptions, type ReaperOptions } from '../http/reaper.js';
+import { headerDeadline, reaperOptions, type ReaperOptions } from '../http/reaper.js';
 import { GatewayState, type GatewayOptions } from './gateway-state.js';
 import { hubApp } from './hub-app.js';
 import { Notifier } from './notify-hub.js';
@@ -57,18 +57,17 @@ export function createHubServer(opts: GatewayOptions, tls?: TlsOptions, reaper: 
   // Paused on connect: the first byte is peeked with read(1) and put back, so TLS takes the socket whole.
   front = net.createServer({ pauseOnConnect: true }, (socket) => {
     // Until its first byte arrives the socket is nobody's: it gets the reaper's header deadline here.
-    const timer = setTimeout(() => socket.destroy(), reaper.headerMs);
-    timer.unref();
+    const deadline = headerDeadline(socket, reaper);
     const onError = () => socket.destroy();
     socket.on('error', onError);
     const sniff = () => {
       const first = socket.read(1) as Buffer | null;
       if (first === null) return void socket.once('readable', sniff);
-      clearTimeout(timer);
+      deadline.disarm();
       socket.off('error', onError);
       socket.unshift(first);
       if (first[0] === 0x16) http.emit('connection', socket);
-      else refuse(socket, 400, 'Bad Request', 'HTTPS_REQUIRED', 'this port speaks https only; use an https:// URL');
+      else refuse(socket, 'PLAINTEXT_TO_TLS_PORT', 'this port speaks https only; use an https:// URL');
     };
     sniff();
   });
@@ -96,8 +95,10 @@ function closeServer(server: Server, open: Set<Socket>): Promise<void> {
   });
 }
 
-/** The server closed, then every SSH connection to another host (and its forwards) with it. */
+/** The server closed, then the connections to backends (proxied, and the list's) and every SSH connection to another host (and its forwards) with it. */
 async function closeAll(state: GatewayState, server: Promise<void>): Promise<void> {
   await server;
+  state.backends.close();
+  state.projects.close();
   await state.remote.close();
 }

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { ProjectList } from '../store/host/project-list.js';
-import { listFingerprint, onlineRecord } from '../store/host/project-list.js';
+import type { OnlineVerdicts } from '../store/host/online-verdict.js';
+import { listFingerprint } from '../store/host/project-list.js';
 import type { RemoteProjects } from '../store/host/remote-projects.js';
 
 /** How often the feed looks for a change while anyone listens (a stat per record and config: cheap). */
@@ -27,7 +28,8 @@ export class ProjectFeed {
   private readonly upstreams = new Map<string, { req: http.ClientRequest | null }>();
 
   constructor(
-    private readonly home: string,
+    /** The gateway's online verdicts: a project's change stream is opened at its proven record. */
+    private readonly verdicts: OnlineVerdicts,
     private readonly compute: () => Promise<ProjectList>,
     /** Other hosts' projects: their changes recompute the list too. */
     private readonly remote?: RemoteProjects,
@@ -67,7 +69,7 @@ export class ProjectFeed {
     }
     this.busy = true;
     try {
-      const print = `${listFingerprint(this.home)}|${this.remote?.fingerprint() ?? ''}`;
+      const print = `${listFingerprint(this.verdicts.home)}|${this.remote?.fingerprint() ?? ''}`;
       if (print === this.print) return;
       this.print = print;
       const list = await this.compute();
@@ -106,7 +108,7 @@ export class ProjectFeed {
   private async listen(id: string): Promise<void> {
     const slot: { req: http.ClientRequest | null } = { req: null };
     this.upstreams.set(id, slot);
-    const record = await onlineRecord(this.home, id);
+    const record = await this.verdicts.onlineRecord(id);
     if (!record || this.upstreams.get(id) !== slot) {
       if (this.upstreams.get(id) === slot) this.upstreams.delete(id);
       return;

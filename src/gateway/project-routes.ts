@@ -1,6 +1,6 @@
 import type { HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
-import { listProjects, type ProjectList } from '../store/host/project-list.js';
+import type { ProjectList } from '../store/host/project-list.js';
 import { configRoutes } from './config-routes.js';
 import type { GatewayState } from './gateway-state.js';
 import { hostRunRoutes } from './host-run-routes.js';
@@ -19,17 +19,16 @@ type Env = { Bindings: HttpBindings };
  */
 export function projectRoutes(state: GatewayState): Hono<Env> {
   const app = new Hono<Env>();
-  const home = state.opts.home;
   const scoped = (list: ProjectList): ProjectList => (state.opts.only ? { ...list, projects: list.projects.filter((p) => p.id === state.opts.only) } : list);
   // Remote hosts' projects beside this machine's (issue 31); a single-project gateway shows none.
   const withRemote = (local: ProjectList): ProjectList =>
     state.opts.only ? local : { ...local, projects: [...local.projects, ...state.remote.rows()], hosts: state.remote.statuses() };
-  const list = async () => scoped(withRemote(await listProjects(home, state.hub())));
+  const list = async () => scoped(withRemote(await state.projects.listProjects(state.hub())));
 
   app.get('/projects', async (c) => c.json(await list()));
 
   // A single-project gateway (`serve --public`) never connects to other hosts.
-  const feed = new ProjectFeed(home, list, state.opts.only ? undefined : state.remote);
+  const feed = new ProjectFeed(state.verdicts, list, state.opts.only ? undefined : state.remote);
   state.feed = feed;
   app.get('/projects/stream', (c) => adminStream(c, state, 'projects', (push) => feed.subscribe(push)));
 

@@ -1,12 +1,14 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { ErrorCode } from '../events/index.js';
 import { dashboardDistDir, dashboardResponse, isDashboardPath } from '../http/dashboard-assets.js';
+import { rawRefusal } from '../http/errors.js';
 import type { EndpointRecord } from '../store/host/endpoint-record.js';
-import { forgetVerified, gateOf, onlineRecord } from '../store/host/project-list.js';
+import { gateOf } from '../store/host/project-list.js';
 import { isRemoteId } from '../store/host/remote-projects.js';
 import type { GatewayState } from './gateway-state.js';
 import { crossSiteRefusal } from './request-guard.js';
-import { backendsOf, faceOf, type ProxyTarget } from './backends.js';
+import type { ProxyTarget } from './backends.js';
 import { CSP } from './proxy-headers.js';
 import { hasShell, shellAction } from './shell-scope.js';
 import { proxyHttp } from './upstream.js';
@@ -34,7 +36,7 @@ type Verdict =
       /** The login session this exchange needed (its gate asks for a login), if any: the exchange ends with it. */
       readonly session: string | undefined;
     }
-  | { readonly ok: false; readonly status: number; readonly code: string; readonly message: string };
+  | { readonly ok: false; readonly code: ErrorCode; readonly message: string };
 
 /**
  * Every check a `/p/:id/*` request or WebSocket upgrade passes before any upstream contact: the
@@ -42,29 +44,29 @@ type Verdict =
  */
 async function admit(state: GatewayState, req: IncomingMessage, upgrade: boolean): Promise<Verdict> {
   const hub = state.hubOrError();
-  if ('broken' in hub) return { ok: false, status: 503, code: 'HUB_CONFIG_BROKEN', message: hub.broken };
+  if ('broken' in hub) return { ok: false, code: 'HUB_CONFIG_BROKEN', message: hub.broken };
   const refusal = crossSiteRefusal(
     { method: req.method ?? 'GET', host: req.headers.host, origin: req.headers.origin, secFetchSite: req.headers['sec-fetch-site'] as string | undefined, upgrade },
     state.allowedHosts(hub),
     state.opts.tls,
   );
-  if (refusal) return { ok: false, status: 403, code: 'FORBIDDEN', message: refusal };
+  if (refusal) return { ok: false, code: 'FORBIDDEN', message: refusal };
   const target = splitProxyPath(req.url ?? '');
-  if (!target || (state.opts.only && target.id !== state.opts.only)) return { ok: false, status: 404, code: 'NOT_FOUND', message: 'no such project' };
+  if (!target || (state.opts.only && target.id !== state.opts.only)) return { ok: false, code: 'NOT_FOUND', message: 'no such project' };
   const caller = state.caller(req.socket.remoteAddress, req.headers.cookie, hub);
   const refused = state.projectRefusal(caller, target.id);
-  if (refused === 401) return { ok: false, status: 401, code: 'UNAUTHENTICATED', message: 'log in first (POST /auth/login)' };
-  if (refused === 403) return { ok: false, status: 403, code: 'FORBIDDEN', message: 'this login does not open that project' };
+  if (refused === 401) return { ok: false, code: 'UNAUTHENTICATED', message: 'log in first (POST /auth/login)' };
+  if (refused === 403) return { ok: false, code: 'FORBIDDEN', message: 'this login does not open that project' };
   const action = shellAction(req.method ?? 'GET', target.path, upgrade);
   if (action && !hasShell(caller, target.id)) {
     const message = `${action} runs commands as this machine's user: it needs the admin login, or a project password whose gate grants "shell"`;
-    return caller.grant || !caller.passwordSet ? { ok: false, status: 403, code: 'FORBIDDEN', message } : { ok: false, status: 401, code: 'UNAUTHENTICATED', message: `log in first (POST /auth/login): ${message}` };
+    return caller.grant || !caller.passwordSet ? { ok: false, code: 'FORBIDDEN', message } : { ok: false, code: 'UNAUTHENTICATED', message: `log in first (POST /auth/login): ${message}` };
   }
   const remote = isRemoteId(target.id);
-  const record = remote ? state.remote.record(target.id) : await onlineRecord(state.opts.home, target.id);
+  const record = remote ? state.remote.record(target.id) : await state.verdicts.onlineRecord(target.id);
   if (!record) {
-    if (remote) return { ok: false, status: 404, code: 'NOT_FOUND', message: `project ${target.id} is offline (its host is unreachable or its backend is not running); GET /projects says why` };
-    return { ok: false, status: 404, code: 'NOT_FOUND', message: `project ${target.id} has no running backend; start it with POST /projects/${target.id}/serve or 'trellis serve'` };
+    if (remote) return { ok: false, code: 'NOT_FOUND', message: `project ${target.id} is offline (its host is unreachable or its backend is not running); GET /projects says why` };
+    return { ok: false, code: 'NOT_FOUND', message: `project ${target.id} has no running backend; start it with POST /projects/${target.id}/serve or 'trellis serve'` };
   }
   const gate = gateOf(hub, target.id);
   return { ok: true, record, ...target, session: gate === 'open' || gate === 'loopback' ? undefined : caller.sessionId };
@@ -95,13 +97,11 @@ async function sentOwnPage(req: IncomingMessage, res: ServerResponse, status: nu
  * handshake made while no child serves is held instead of refused.
  */
 const target = (state: GatewayState, v: Extract<Verdict, { ok: true }>, upgrade = false): ProxyTarget => ({
-  ...(upgrade ? { backend: faceOf(v.record) } : backendsOf(v.record)),
+  ...(upgrade ? { backend: state.backends.faceOf(v.record) } : state.backends.of(v.record)),
   path: v.path,
   prefix: `/p/${v.id}`,
   ownCookies: state.ownCookies,
 });
-
-const errorJson = (code: string, message: string) => JSON.stringify({ error: { code, message } });
 
 /**
  * The `/p/:id/*` route, answered ahead of the hub app (no framework between the sockets): streamed both
@@ -120,34 +120,33 @@ export function proxyFront(state: GatewayState) {
     void admit(state, req, false)
       .then(async (v) => {
         if (!v.ok) {
-          if (await sentOwnPage(req, res, v.status)) return;
-          res.writeHead(v.status, { 'content-type': 'application/json; charset=utf-8', 'content-security-policy': CSP, 'x-content-type-options': 'nosniff' });
-          return void res.end(errorJson(v.code, v.message));
+          const { status, body } = rawRefusal(v.code, v.message);
+          if (await sentOwnPage(req, res, status)) return;
+          res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-security-policy': CSP, 'x-content-type-options': 'nosniff' });
+          return void res.end(body);
         }
         const forget = v.session ? state.streams.add(v.session, () => res.destroy()) : undefined;
         const reached = await proxyHttp(req, res, target(state, v));
         forget?.();
         // A backend that stopped answering is asked for its instance again before the next request goes there.
-        if (!reached) (isRemoteId(v.id) ? state.remote.forget(v.id) : forgetVerified(v.id));
+        if (!reached) (isRemoteId(v.id) ? state.remote.forget(v.id) : state.verdicts.forget(v.id));
       })
       .catch(() => res.destroy());
   };
 }
 
 /** A raw HTTP refusal on a socket that never reached the app (an upgrade, a plaintext client on TLS). */
-export function refuse(socket: Socket, status: number, reason: string, code: string, message: string): void {
-  const body = errorJson(code, message);
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+export function refuse(socket: Socket, code: ErrorCode, message: string): void {
+  const { status, body } = rawRefusal(code, message);
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
-
-const REASONS: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 503: 'Service Unavailable' };
 
 /** A WebSocket upgrade: the same admission as any `/p` request, then raw sockets piped. */
 export function proxyUpgradeRoute(state: GatewayState) {
   return (req: IncomingMessage, socket: Socket, head: Buffer): void => {
     void admit(state, req, true)
       .then((v) => {
-        if (!v.ok) return refuse(socket, v.status, REASONS[v.status] ?? 'Error', v.code, v.status === 404 && !(req.url ?? '').startsWith('/p/') ? 'WebSockets are proxied only under /p/<id>/' : v.message);
+        if (!v.ok) return refuse(socket, v.code, v.code === 'NOT_FOUND' && !(req.url ?? '').startsWith('/p/') ? 'WebSockets are proxied only under /p/<id>/' : v.message);
         const session = v.session;
         proxyUpgrade(req, socket, head, target(state, v, true), (end) => (session ? state.streams.add(session, end) : () => {}));
       })

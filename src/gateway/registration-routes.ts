@@ -5,7 +5,6 @@ import { homedir } from 'node:os';
 import { readJson } from '../http/body.js';
 import { forgetProject } from '../store/host/forget-project.js';
 import { browse } from '../store/host/fs-browse.js';
-import { projectRow } from '../store/host/project-list.js';
 import { registerProject } from '../store/host/register-project.js';
 import type { GatewayState } from './gateway-state.js';
 
@@ -18,7 +17,7 @@ export function registrationRoutes(state: GatewayState): Hono<{ Bindings: HttpBi
 
   app.post('/projects', async (c) => {
     const r = await registerProject(home, await readJson(c, registerBody), state.opts.env);
-    return c.json({ project: await projectRow(home, state.hub(), r.project), transcript: r.transcript }, 201);
+    return c.json({ project: await state.projects.projectRow(state.hub(), r.project), transcript: r.transcript }, 201);
   });
 
   app.delete('/projects/:id', async (c) => {

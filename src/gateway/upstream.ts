@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
+import { rawRefusal } from '../http/errors.js';
 import type { Backend, ProxyTarget } from './backends.js';
 import { CSP, requestHeaders, responseHeaders } from './proxy-headers.js';
 
@@ -26,8 +27,9 @@ function flatHeaders(headers: Record<string, string | string[] | undefined>): st
 }
 
 const unreachable = (res: ServerResponse, err: Error) => {
-  res.writeHead(502, { 'content-type': 'application/json; charset=utf-8', 'content-security-policy': CSP, 'x-content-type-options': 'nosniff' });
-  res.end(JSON.stringify({ error: { code: 'UPSTREAM_UNREACHABLE', message: `the project's backend did not answer (${err.message})` } }));
+  const { status, body } = rawRefusal('UPSTREAM_UNREACHABLE', `the project's backend did not answer (${err.message})`);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-security-policy': CSP, 'x-content-type-options': 'nosniff' });
+  res.end(body);
 };
 
 /** Methods a proxy may repeat when the connection drops before an answer (RFC 9110 §9.2.2). */

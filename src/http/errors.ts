@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { diskFullError, isTrellisError, StaleRevisionError, type ErrorCode } from '../events/index.js';
+import { diskFullError, isTrellisError, StaleRevisionError, TooManyAttemptsError, type ErrorCode } from '../events/index.js';
 
 /** Every error code's HTTP status, in one place (DESIGN.md §6). */
 const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
@@ -58,18 +58,44 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   STALE_REVISION: 412,
   UNSAFE_FOLDER: 409,
   HARNESS_NOT_INSTALLED: 422,
+  // The gateway's refusals (gateway/): every one it answers, in the app or on a raw socket, has its status here.
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  // hub.json cannot be read: the gateway's own configuration, which no request repairs; it answers again once fixed.
+  HUB_CONFIG_BROKEN: 503,
+  TOO_MANY_ATTEMPTS: 429,
+  NO_PASSWORD: 409,
+  HTTPS_REQUIRED: 403,
+  PLAINTEXT_TO_TLS_PORT: 400,
+  UPSTREAM_UNREACHABLE: 502,
+  UPGRADE_REQUIRED: 426,
   SELF_APPROVAL: 403,
   BAD_PASSWORD: 401,
 };
 
 export const errorBody = (code: string, message: string) => ({ error: { code, message } });
 
+/**
+ * A refusal written outside the app, where no error handler runs (the gateway's proxy front, a socket
+ * that never reached the app): the code's status from the one table and the app's JSON body, as text.
+ */
+export const rawRefusal = (code: ErrorCode, message: string): { status: ContentfulStatusCode; body: string } => ({
+  status: STATUS[code],
+  body: JSON.stringify(errorBody(code, message)),
+});
+
+/** The headers a refusal carries beside its body: where to read again (ETag), when to try again (Retry-After). */
+function refusalHeaders(err: Error): Record<string, string> | undefined {
+  if (err instanceof StaleRevisionError) return { ETag: `"${err.current}"` };
+  if (err instanceof TooManyAttemptsError) return { 'Retry-After': String(err.retryAfter) };
+  return undefined;
+}
+
 /** The app's one error handler: a code becomes a status and a JSON body; nothing leaks a stack. */
 export function onError(err: Error, c: Context) {
   if (isTrellisError(err)) {
     // A stale write names the current revision in ETag, so the client can read again and retry.
-    const headers = err instanceof StaleRevisionError ? { ETag: `"${err.current}"` } : undefined;
-    return c.json({ ...errorBody(err.code, err.message), ...err.details }, STATUS[err.code], headers);
+    return c.json({ ...errorBody(err.code, err.message), ...err.details }, STATUS[err.code], refusalHeaders(err));
   }
   // A full disk is the host's condition, not a bug: 507 Insufficient Storage, naming the disk and the repair.
   const full = diskFullError(err);

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
+import { TrellisError } from '../events/index.js';
 import { isLoopback } from '../store/host/endpoint-record.js';
-import { errorBody } from './errors.js';
 
 /** The parts of a request the cross-site rules look at (an HTTP request or a WebSocket upgrade alike). */
 export interface RequestFacts {
@@ -107,6 +107,6 @@ export const sameSiteOnly: MiddlewareHandler = async (c, next) => {
     { method: c.req.method, host: c.req.header('host') ?? new URL(c.req.url).host, origin: c.req.header('origin'), secFetchSite: c.req.header('sec-fetch-site'), upgrade: c.req.header('upgrade')?.toLowerCase() === 'websocket' },
     BACKEND_SITE,
   );
-  if (refusal) return c.json(errorBody('FORBIDDEN', refusal), 403);
+  if (refusal) throw new TrellisError('FORBIDDEN', refusal);
   await next();
 };

@@ -21,6 +21,17 @@ export const reaperOptions = (env: NodeJS.ProcessEnv = process.env): ReaperOptio
   idleMs: positive(env.TRELLIS_REAP_IDLE_MS) ?? 15_000,
 });
 
+/**
+ * The header deadline of a socket that no HTTP server watches yet (a raw socket before its TLS
+ * handshake, or before its first byte is sniffed): destroyed at `at` unless disarmed first. The one
+ * place a header deadline is armed outside installReaper's own watch.
+ */
+export function headerDeadline(socket: Socket, opts: ReaperOptions): { readonly at: number; disarm(): void } {
+  const timer = setTimeout(() => socket.destroy(), opts.headerMs);
+  timer.unref();
+  return { at: Date.now() + opts.headerMs, disarm: () => clearTimeout(timer) };
+}
+
 interface Watch {
   timer: NodeJS.Timeout | undefined;
   /** Requests received on this socket whose responses have not finished. */
@@ -47,7 +58,7 @@ export function installReaper(server: HttpServer | HttpsServer, opts: ReaperOpti
   const watches = new WeakMap<Socket, Watch>();
   const tls = 'setSecureContext' in server;
   /** Raw sockets of a TLS server waiting for their handshake, by peer address:port. */
-  const pending = new Map<string, { socket: Socket; deadline: number; timer: NodeJS.Timeout }>();
+  const pending = new Map<string, { socket: Socket; deadline: ReturnType<typeof headerDeadline> }>();
   const peer = (s: Socket) => `${s.remoteAddress}:${s.remotePort}`;
 
   const arm = (socket: Socket, ms: number) => {
@@ -71,11 +82,10 @@ export function installReaper(server: HttpServer | HttpsServer, opts: ReaperOpti
     if (!tls) return track(raw, opts.headerMs);
     // Before the handshake there is only the raw socket: it keeps its own header deadline.
     const key = peer(raw);
-    const timer = setTimeout(() => raw.destroy(), opts.headerMs);
-    timer.unref();
-    pending.set(key, { socket: raw, deadline: Date.now() + opts.headerMs, timer });
+    const deadline = headerDeadline(raw, opts);
+    pending.set(key, { socket: raw, deadline });
     raw.once('close', () => {
-      clearTimeout(timer);
+      deadline.disarm();
       if (pending.get(key)?.socket === raw) pending.delete(key);
     });
   });
@@ -85,9 +95,9 @@ export function installReaper(server: HttpServer | HttpsServer, opts: ReaperOpti
       const key = peer(socket);
       const handed = pending.get(key);
       pending.delete(key);
-      if (handed) clearTimeout(handed.timer);
+      handed?.deadline.disarm();
       // What is left of the raw socket's header deadline moves to the TLS socket.
-      track(socket, handed ? handed.deadline - Date.now() : opts.headerMs);
+      track(socket, handed ? handed.deadline.at - Date.now() : opts.headerMs);
     });
   }
 

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { WebSocketServer } from 'ws';
 import { createHubServer, type HubServer } from '../../src/gateway/hub-server.js';
 import { bindPublic } from '../../src/http/bind.js';
-import { encodeProject, writeEndpointRecord, type EndpointRecord } from '../../src/store/host/endpoint-record.js';
+import { writeEndpointRecord, type EndpointRecord } from '../../src/store/host/endpoint-record.js';
+import { encodeProject } from '../../src/store/trellis-home.js';
 import { tempDir } from './repo.js';
 
 export interface TestGateway {

@@ -6,7 +6,6 @@ import { PaneHub, type Viewer } from '../../store/sessions/pane-stream.js';
 import type { PaneTarget, PaneTargets } from '../../store/sessions/pane-target.js';
 import { captureSession, sendRawKeys } from '../../store/sessions/session-io-verbs.js';
 import { readJson } from '../body.js';
-import { errorBody } from '../errors.js';
 import type { AppSockets } from '../websocket.js';
 import { binaryFrame, frameWriter } from '../ws-frame.js';
 
@@ -73,7 +72,9 @@ export function sessionIoRoutes(targets: PaneTargets, sockets: AppSockets, hub =
         },
       };
     }),
-    (c) => c.json(errorBody('UPGRADE_REQUIRED', 'this route is a WebSocket: connect with Upgrade: websocket'), 426),
+    () => {
+      throw new TrellisError('UPGRADE_REQUIRED', 'this route is a WebSocket: connect with Upgrade: websocket');
+    },
   );
 
   app.get('/api/sessions/:id/capture', async (c) => {

@@ -1,5 +1,6 @@
 import { TrellisError } from '../../events/index.js';
-import { hashPassword, readHubConfig, updateHubFile, verifyPassword } from './hub-config.js';
+import { hashPassword, hubConfigPath, readHubConfig, updateHubFile, verifyPassword } from './hub-config.js';
+import { serially } from './write-queue.js';
 
 /** Shortest admin password accepted. */
 export const MIN_PASSWORD_LENGTH = 8;
@@ -45,9 +46,12 @@ export async function setAdminPassword(home: string, change: AdminPasswordChange
     if (!(await verifyPassword(change.proof.current, before))) throw new TrellisError('BAD_PASSWORD', 'the current admin password is wrong; nothing was changed');
   }
   const hash = await hashPassword(change.password);
-  // Re-read right before the write: a password set meanwhile (another tab, the CLI) is never overwritten
-  // on the strength of a check made against the state before it.
-  if (readHubConfig(home).adminPassword !== before) throw new TrellisError('STALE_REVISION', 'the admin password changed while this change was checked; nothing was changed. Try again');
-  await updateHubFile(home, { adminPassword: hash });
+  // Re-read right before the write, in hub.json's one write queue (write-queue.ts): a password set
+  // meanwhile (another tab, the CLI) is never overwritten on the strength of a check made against the
+  // state before it, and no other writer's change to hub.json is lost under this one.
+  await serially(hubConfigPath(home), async () => {
+    if (readHubConfig(home).adminPassword !== before) throw new TrellisError('STALE_REVISION', 'the admin password changed while this change was checked; nothing was changed. Try again');
+    await updateHubFile(home, { adminPassword: hash });
+  });
   return { first: !before };
 }

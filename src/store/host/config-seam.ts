@@ -5,6 +5,7 @@ import writeFileAtomic from 'write-file-atomic';
 import { TrellisError } from '../../events/index.js';
 import { CONFIG_FILE } from '../project/config.js';
 import { isCode } from '../fs-errors.js';
+import { serially } from './write-queue.js';
 
 /**
  * The gateway's config seam: the raw committed `trellis.json` of a project, revision-checked. It never
@@ -27,18 +28,6 @@ export function readRawConfig(root: string): RawConfig {
   }
 }
 
-const locks = new Map<string, Promise<unknown>>();
-
-/** Runs writes of one project's config one at a time, so two writers holding one revision never both win. */
-function withLock<T>(root: string, fn: () => Promise<T>): Promise<T> {
-  const prev = locks.get(root) ?? Promise.resolve();
-  const next = prev.then(fn, fn);
-  const tail = next.catch(() => {});
-  locks.set(root, tail);
-  void tail.then(() => locks.get(root) === tail && locks.delete(root));
-  return next;
-}
-
 export type WriteOutcome = { readonly ok: true; readonly revision: string } | { readonly ok: false; readonly current: string };
 
 /**
@@ -46,7 +35,8 @@ export type WriteOutcome = { readonly ok: true; readonly revision: string } | { 
  * the file's bytes untouched and reports the current revision.
  */
 export function writeRawConfig(root: string, expected: string, next: (current: Record<string, unknown>) => Record<string, unknown>): Promise<WriteOutcome> {
-  return withLock(root, async () => {
+  // One write of the file at a time (write-queue.ts), so two writers holding one revision never both win.
+  return serially(join(root, CONFIG_FILE), async () => {
     const now = readRawConfig(root);
     if (now.revision !== expected) return { ok: false, current: now.revision };
     let current: Record<string, unknown> = {};

@@ -5,6 +5,8 @@ import { cleanupRepos, tempDir } from '../../../test/helpers/repo.js';
 import { StaleRevisionError } from '../../events/index.js';
 import { readRawConfig } from './config-seam.js';
 import { readHubIcon, setHubIcon, setProjectIcon, writeProjectConfig } from './config-writes.js';
+import { addHost, readHosts } from './hosts.js';
+import { readQuietSettings, writeQuietSettings } from './notify-writes.js';
 
 afterAll(cleanupRepos);
 
@@ -49,5 +51,26 @@ describe('setHubIcon', () => {
     expect(now.icon).toMatch(/^icon \d$/);
     await setHubIcon(home, now.revision, null);
     expect(readHubIcon(home).icon).toBeNull();
+  });
+});
+
+describe('hub.json writers', () => {
+  it('a host added, the quiet hours and the icon set at the same moment: nothing acknowledged is lost (one queue per file)', async () => {
+    const home = tempDir();
+    const icon = readHubIcon(home).revision;
+    const quiet = readQuietSettings(home).revision;
+    const [host, muted, iconSet] = await Promise.allSettled([
+      addHost(home, { name: 'box', destination: 'me@box', trellis: 'trellis' }),
+      writeQuietSettings(home, quiet, { mute: ['a-project'], quietHours: null }),
+      setHubIcon(home, icon, '🫖'),
+    ]);
+    // The host is not revision-checked: it always lands. The other two named the revision before it, so
+    // each either lands or is refused as stale; never acknowledged and then overwritten.
+    expect(host.status).toBe('fulfilled');
+    expect(readHosts(home).map((h) => h.name)).toEqual(['box']);
+    if (muted.status === 'fulfilled') expect(readQuietSettings(home).mute).toEqual(['a-project']);
+    else expect(muted.reason).toBeInstanceOf(StaleRevisionError);
+    if (iconSet.status === 'fulfilled') expect(readHubIcon(home).icon).toBe('🫖');
+    else expect(iconSet.reason).toBeInstanceOf(StaleRevisionError);
   });
 });

@@ -1,6 +1,7 @@
 import { StaleRevisionError } from '../../events/index.js';
 import { writeRawConfig } from './config-seam.js';
-import { readHubFile, updateHubFile } from './hub-config.js';
+import { hubConfigPath, readHubFile, updateHubFile } from './hub-config.js';
+import { serially } from './write-queue.js';
 
 /** An icon: a short string (an emoji, a name), or null for none. */
 export type Icon = string | null;
@@ -27,20 +28,14 @@ export function readHubIcon(home: string): { icon: Icon; revision: string } {
   return { icon: typeof config.icon === 'string' ? config.icon : null, revision };
 }
 
-const hubWrites = new Map<string, Promise<unknown>>();
-
-/** Sets (or clears) the host's icon if hub.json's revision is still `expected`; writes run one at a time per home. */
+/** Sets (or clears) the host's icon if hub.json's revision is still `expected`; in hub.json's one write queue. */
 export function setHubIcon(home: string, expected: string, icon: Icon): Promise<{ revision: string }> {
-  const run = (hubWrites.get(home) ?? Promise.resolve()).then(async () => {
+  return serially(hubConfigPath(home), async () => {
     const now = readHubFile(home).revision;
     if (now !== expected) throw stale('hub.json', expected, now);
     await updateHubFile(home, { icon: icon ?? undefined });
     return { revision: readHubFile(home).revision };
   });
-  const tail = run.catch(() => {});
-  hubWrites.set(home, tail);
-  void tail.then(() => hubWrites.get(home) === tail && hubWrites.delete(home));
-  return run;
 }
 
 /** `current` with its icon replaced (null: removed). */

@@ -4,11 +4,10 @@ import writeFileAtomic from 'write-file-atomic';
 import { TrellisError } from '../../events/errors.js';
 import { encodeProject, safeRealpath } from '../trellis-home.js';
 
-export { encodeProject, trellisHome } from '../trellis-home.js';
-
 /**
  * Endpoint records: how a running `trellis serve` is found (spec §2.3). One per project slot,
- * `<TRELLIS_HOME>/projects/<slot>/endpoint.json`, `slot = encodeProject(root)`.
+ * `<TRELLIS_HOME>/projects/<slot>/endpoint.json`, `slot = encodeProject(root)`. Whether the serve a
+ * record names is online is decided in online-verdict.ts.
  *
  * Record format versions (`version`):
  *   1 — initial: { version, url, pid, instanceId, root, identity: { toplevel, gitCommonDir, worktree }, startedAt },
@@ -95,70 +94,14 @@ export async function withRecordClaim<T>(home: string, root: string, fn: () => P
 /** Removes the record only if it still carries `instanceId`: a newer serve's record is never touched. */
 export function removeEndpointRecord(home: string, root: string, instanceId: string): boolean {
   const path = recordPath(home, root);
-  const current = readRaw(path);
+  const current = readRecordJson(path);
   if (!current || (current as { instanceId?: unknown }).instanceId !== instanceId) return false;
   rmSync(path, { force: true });
   return true;
 }
 
-export type RecordVerdict =
-  | { readonly online: true; readonly record: EndpointRecord }
-  | { readonly online: false; readonly reason: string; readonly record?: EndpointRecord };
-
-/**
- * The one seam that decides whether a project's backend is online (spec §2.3). A record is trusted only
- * when it has the identity shape, sits in the slot its own root encodes to, names a loopback url, and
- * the live GET /api/instance at that url answers with the same instanceId and root. A crashed serve's
- * record, a recycled port now serving something else, a record in the wrong slot: all offline, never
- * followed. `known`: a record of this slot proven live before, its serve still running; the same serve's
- * record (url, instance and pid alike) needs only its child proven.
- */
-export async function readEndpointRecord(home: string, root: string, opts: { timeoutMs?: number; known?: EndpointRecord } = {}): Promise<RecordVerdict> {
-  const path = recordPath(home, root);
-  const raw = readRaw(path);
-  if (raw === undefined) return { online: false, reason: 'no endpoint record' };
-  const record = asRecord(raw);
-  if (!record) return { online: false, reason: `${path} is not an endpoint record of version ${RECORD_VERSION}` };
-  if (encodeProject(record.root) !== encodeProject(root) || safeRealpath(record.root) !== safeRealpath(root)) {
-    return { online: false, reason: `the record in ${path} is for ${record.root}, not this project`, record };
-  }
-  const timeoutMs = opts.timeoutMs ?? 1_500;
-  // The same serve as a record proven before (url, instance and pid alike, the caller knowing it still
-  // runs): its face is not asked again, which could wait on a face holding connections while no child
-  // serves.
-  const sameServe = opts.known !== undefined && opts.known.url === record.url && opts.known.instanceId === record.instanceId && opts.known.pid === record.pid;
-  const [face, child] = await Promise.all([
-    sameServe ? null : answersAs(record.url, record, timeoutMs),
-    record.child === undefined ? 'none' : answersAs(record.child, record, timeoutMs),
-  ]);
-  if (face !== null) return { online: false, reason: face, record };
-  if (child === null) return { online: true, record };
-  // A child that does not answer as this instance (gone in a swap, its port taken) is not followed.
-  const { child: _dropped, ...withoutChild } = record;
-  return { online: true, record: withoutChild };
-}
-
-/** Null when `url` is loopback and its GET /api/instance answers with the record's instance and root; else why not. */
-async function answersAs(url: string, record: EndpointRecord, timeoutMs: number): Promise<string | null> {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return `the record's url ${url} does not parse`;
-  }
-  if (!isLoopback(parsed.hostname)) return `the record's url ${url} is not loopback`;
-  try {
-    const res = await fetch(new URL('/api/instance', parsed), { signal: AbortSignal.timeout(timeoutMs) });
-    const live = (await res.json()) as { instanceId?: unknown; root?: unknown };
-    if (live.instanceId !== record.instanceId) return `${url} answers as another instance`;
-    if (typeof live.root !== 'string' || safeRealpath(live.root) !== safeRealpath(record.root)) return `${url} serves another root`;
-    return null;
-  } catch (err) {
-    return `${url} does not answer (${(err as Error).message})`;
-  }
-}
-
-function asRecord(raw: unknown): EndpointRecord | null {
+/** `raw` if it has the shape of an endpoint record of this version, else null. */
+export function asRecord(raw: unknown): EndpointRecord | null {
   if (typeof raw !== 'object' || raw === null) return null;
   const r = raw as Record<string, unknown>;
   const id = r.identity as Record<string, unknown> | undefined;
@@ -183,7 +126,8 @@ export function isLoopback(hostname: string): boolean {
   return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
 }
 
-function readRaw(path: string): unknown {
+/** A record file's JSON: undefined when there is none, null when it does not parse. */
+export function readRecordJson(path: string): unknown {
   try {
     return JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {

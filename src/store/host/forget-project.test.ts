@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupRepos, git, tempDir, tempRepo } from '../../../test/helpers/repo.js';
 import { TrellisError } from '../../events/index.js';
-import { encodeProject } from './endpoint-record.js';
+import { encodeProject } from '../trellis-home.js';
 import { forgetProject } from './forget-project.js';
 import { addToCatalog, readCatalog } from './project-catalog.js';
 

@@ -1,7 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { TrellisError } from '../../events/index.js';
-import { encodeProject } from './endpoint-record.js';
+import { encodeProject } from '../trellis-home.js';
 import { readCatalogForWrite, removeFromCatalog, type CatalogEntry } from './project-catalog.js';
 import { mainCheckout } from './register.js';
 

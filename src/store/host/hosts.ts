@@ -1,7 +1,8 @@
 import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { TrellisError } from '../../events/index.js';
-import { readHubFile, updateHubFile } from './hub-config.js';
+import { hubConfigPath, readHubFile, updateHubFile } from './hub-config.js';
+import { serially } from './write-queue.js';
 
 /**
  * Other machines the gateway reaches over SSH (issue 31), kept in hub.json under `hosts`. SSH is the
@@ -62,18 +63,11 @@ export function checkHost(input: HostInput): HostEntry {
   return { name: input.name, destination: d, trellis, ...(input.sshConfig !== undefined ? { sshConfig: input.sshConfig } : {}) };
 }
 
-let writes: Promise<unknown> = Promise.resolve();
-/** hub.json's host list changes one at a time (within this process; the file is written atomically). */
-function serial<T>(fn: () => Promise<T>): Promise<T> {
-  const run = writes.then(fn, fn);
-  writes = run.catch(() => {});
-  return run;
-}
-
 /** Registers a host; a name already taken is CONFLICT (remove it first), so an entry is never silently replaced. */
 export function addHost(home: string, input: HostInput): Promise<HostEntry> {
   const entry = checkHost(input);
-  return serial(async () => {
+  // hub.json changes one at a time, its other writers' changes included (write-queue.ts).
+  return serially(hubConfigPath(home), async () => {
     const hosts = readHosts(home);
     if (hosts.some((h) => h.name === entry.name)) throw new TrellisError('HOST_EXISTS', `a host named ${entry.name} is registered already; remove it first (trellis hosts rm ${entry.name})`);
     await updateHubFile(home, { hosts: [...hosts, entry] });
@@ -83,7 +77,7 @@ export function addHost(home: string, input: HostInput): Promise<HostEntry> {
 
 /** Forgets a host (its projects leave the list; nothing on the host is touched); NOT_FOUND when unknown. */
 export function removeHost(home: string, name: string): Promise<HostEntry> {
-  return serial(async () => {
+  return serially(hubConfigPath(home), async () => {
     const hosts = readHosts(home);
     const found = hosts.find((h) => h.name === name);
     if (!found) throw new TrellisError('NOT_FOUND', `no host named ${name} (trellis hosts ls lists them)`);

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { encodeProject, removeEndpointRecord, writeEndpointRecord } from './endpoint-record.js';
+import { removeEndpointRecord, writeEndpointRecord } from './endpoint-record.js';
+import { encodeProject } from '../trellis-home.js';
 import { lastServed } from './last-served.js';
 import { knownProjects } from './project-list.js';
 

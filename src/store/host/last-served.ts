@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { encodeProject, LAST_ROOT_FILE } from './endpoint-record.js';
+import { LAST_ROOT_FILE } from './endpoint-record.js';
+import { encodeProject } from '../trellis-home.js';
 import type { KnownProject } from './project-list.js';
 
 /*

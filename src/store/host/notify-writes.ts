@@ -1,7 +1,8 @@
 import { StaleRevisionError } from '../../events/index.js';
 import type { QuietHours } from '../../projections/notify-quiet.js';
-import { readHubFile, updateHubFile } from './hub-config.js';
+import { hubConfigPath, readHubFile, updateHubFile } from './hub-config.js';
 import { parseNotifyConfig } from './notify-config.js';
+import { serially } from './write-queue.js';
 
 /** What the page changes of hub.json `notify`: the muted projects and the quiet hours. */
 export interface QuietSettings {
@@ -16,14 +17,13 @@ export function readQuietSettings(home: string): QuietSettings & { revision: str
   return { mute: n.mute, quietHours: n.quietHours ?? null, revision };
 }
 
-let chain: Promise<unknown> = Promise.resolve();
-
 /**
  * Sets the muted projects and the quiet hours if hub.json's revision is still `expected`, leaving every
  * other `notify` key (targets, debounce) as it is; checked as the gateway will read it before writing.
  */
 export function writeQuietSettings(home: string, expected: string, s: QuietSettings): Promise<{ revision: string }> {
-  const run = chain.then(async () => {
+  // In hub.json's one queue (write-queue.ts): no other writer's change lands between the check and the write.
+  return serially(hubConfigPath(home), async () => {
     const { config, revision } = readHubFile(home);
     if (revision !== expected) throw new StaleRevisionError(`hub.json changed since revision ${expected}; read it again`, revision);
     const { quietHours: _old, ...rest } = (typeof config.notify === 'object' && config.notify !== null ? config.notify : {}) as Record<string, unknown>;
@@ -32,6 +32,4 @@ export function writeQuietSettings(home: string, expected: string, s: QuietSetti
     await updateHubFile(home, { notify });
     return { revision: readHubFile(home).revision };
   });
-  chain = run.catch(() => undefined);
-  return run;
 }

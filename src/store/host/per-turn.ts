@@ -1,4 +1,8 @@
-/** Values kept until the current event-loop turn ends, by key. */
+/**
+ * Values kept until the current event-loop turn ends, by key. Module-level on purpose: a key names a fact
+ * of the machine at this moment (a file's stat, a pid's liveness), the same for every caller in the
+ * process, and the table empties every turn, so there is nothing for an owner to hold.
+ */
 const turn = new Map<string, unknown>();
 let clearing = false;
 

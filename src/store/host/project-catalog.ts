@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { TrellisError } from '../../events/index.js';
 import { isCode } from '../fs-errors.js';
+import { serially } from './write-queue.js';
 
 /**
  * The host's project catalog, `$TRELLIS_HOME/projects.json`: `{version, projects: [{root, addedAt}]}`.
@@ -64,17 +65,9 @@ export function readCatalogForWrite(home: string): readonly CatalogEntry[] {
   return read.entries;
 }
 
-let writing: Promise<unknown> = Promise.resolve();
-
-/** Runs catalog read-modify-writes one at a time in this process. */
-function serialized<T>(fn: () => Promise<T>): Promise<T> {
-  const next = writing.then(fn, fn);
-  writing = next.catch(() => {});
-  return next;
-}
-
 async function rewrite(home: string, change: (entries: CatalogEntry[]) => CatalogEntry[] | null): Promise<boolean> {
-  return serialized(async () => {
+  // Catalog read-modify-writes one at a time in this process (write-queue.ts).
+  return serially(catalogPath(home), async () => {
     const next = change([...readCatalogForWrite(home)]);
     if (!next) return false;
     mkdirSync(home, { recursive: true });

@@ -1,5 +1,5 @@
 import { TrellisError } from '../../events/index.js';
-import { encodeProject } from './endpoint-record.js';
+import { encodeProject } from '../trellis-home.js';
 import { addToCatalog, readCatalogForWrite } from './project-catalog.js';
 import type { KnownProject } from './project-list.js';
 import { prepareRegistration, type RegisterRequest } from './register.js';

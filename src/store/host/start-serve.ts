@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { encodeProject, readEndpointRecord, type EndpointRecord } from './endpoint-record.js';
+import { type EndpointRecord } from './endpoint-record.js';
+import { encodeProject } from '../trellis-home.js';
+import { readEndpointRecord } from './online-verdict.js';
 import { cliEntry } from './run-cli.js';
 
 export const serveLogPath = (home: string, root: string): string => join(home, 'projects', encodeProject(root), 'serve.log');
