@@ -23,6 +23,10 @@ export type ErrorCode =
   | 'REMOTE_FAILED'
   | 'NOT_SUPPORTED'
   | 'PAYLOAD_TOO_LARGE'
+  /** A byte range of evidence that lies past its end. */
+  | 'RANGE_NOT_SATISFIABLE'
+  /** The server failed in a way it did not foresee; its log says why (never thrown: onError's last answer). */
+  | 'INTERNAL'
   | 'UNKNOWN_STORE'
   | 'REF_LOCKED'
   | 'APPEND_CONFLICT'

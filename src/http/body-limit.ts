@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
-import { errorBody } from './errors.js';
+import { errorBody, statusOf } from './errors.js';
 
 /**
  * How much of a refused body is read and thrown away before the 413 goes out, and for how long. Past
@@ -41,7 +41,7 @@ export function limitBody(maxSize: number, what = 'request bodies'): MiddlewareH
 /** The 413 for a body over `maxSize`, sent once the rest of the body has been read and dropped (bounded). */
 export async function refuse(c: Context, maxSize: number, what: string): Promise<Response> {
   await drainRequest(c);
-  return c.json(errorBody('PAYLOAD_TOO_LARGE', `${what} are limited to ${maxSize} bytes`), 413, { Connection: 'close' });
+  return c.json(errorBody('PAYLOAD_TOO_LARGE', `${what} are limited to ${maxSize} bytes`), statusOf('PAYLOAD_TOO_LARGE'), { Connection: 'close' });
 }
 
 /** Reads the rest of a refused body and drops it (bounded), so the answer that follows is not reset. */

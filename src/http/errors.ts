@@ -28,6 +28,8 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   REMOTE_FAILED: 502,
   TMUX_FAILED: 502,
   PAYLOAD_TOO_LARGE: 413,
+  RANGE_NOT_SATISFIABLE: 416,
+  INTERNAL: 500,
   CORRUPT_EVENT: 500,
   NOT_A_REPOSITORY: 500,
   GIT_FAILED: 500,
@@ -75,6 +77,9 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
 
 export const errorBody = (code: string, message: string) => ({ error: { code, message } });
 
+/** A code's status, for an answer a route writes itself (one that must carry a header or drain a body first). */
+export const statusOf = (code: ErrorCode): ContentfulStatusCode => STATUS[code];
+
 /**
  * A refusal written outside the app, where no error handler runs (the gateway's proxy front, a socket
  * that never reached the app): the code's status from the one table and the app's JSON body, as text.
@@ -106,7 +111,7 @@ export function onError(err: Error, c: Context) {
     return c.json(errorBody(code, err.message || 'bad request'), status);
   }
   console.error(`trellis: ${c.req.method} ${c.req.path} failed:`, err);
-  return c.json(errorBody('INTERNAL', 'the server failed to answer; its log says why'), 500);
+  return c.json(errorBody('INTERNAL', 'the server failed to answer; its log says why'), STATUS.INTERNAL);
 }
 
-export const notFound = (c: Context) => c.json(errorBody('NOT_FOUND', `no route ${c.req.method} ${c.req.path}`), 404);
+export const notFound = (c: Context) => c.json(errorBody('NOT_FOUND', `no route ${c.req.method} ${c.req.path}`), STATUS.NOT_FOUND);

@@ -5,7 +5,7 @@ import { TrellisError } from '../../events/index.js';
 import { isEvidenceHash } from '../../store/evidence/evidence.js';
 import type { AppContext } from '../context.js';
 import { limitBody } from '../body-limit.js';
-import { errorBody } from '../errors.js';
+import { errorBody, statusOf } from '../errors.js';
 
 /** Largest evidence upload (a screenshot or a short recording). */
 export const EVIDENCE_LIMIT_BYTES = 32 << 20;
@@ -35,7 +35,7 @@ export function evidenceRoutes(ctx: AppContext): Hono {
     if (c.req.header('If-None-Match') === etag) return c.body(null, 304, { ETag: etag });
     const range = parseRange(c.req.header('Range'), size);
     if (range === 'unsatisfiable') {
-      return c.json(errorBody('RANGE_NOT_SATISFIABLE', `the evidence is ${size} bytes`), 416, { 'Content-Range': `bytes */${size}` });
+      return c.json(errorBody('RANGE_NOT_SATISFIABLE', `the evidence is ${size} bytes`), statusOf('RANGE_NOT_SATISFIABLE'), { 'Content-Range': `bytes */${size}` });
     }
     const { stream: file } = store.open(hash, range ?? undefined);
     const length = range ? range.end - range.start + 1 : size;

@@ -3,7 +3,7 @@ import { TrellisError } from '../../events/index.js';
 import { storeUpload, uploadLimit } from '../../store/evidence/uploads.js';
 import type { AppContext } from '../context.js';
 import { bodyChunks, drainRequest, webChunks } from '../body-limit.js';
-import { errorBody } from '../errors.js';
+import { errorBody, statusOf } from '../errors.js';
 
 /** Room for multipart's boundaries and part headers around the file itself. */
 const MULTIPART_OVERHEAD = 64 << 10;
@@ -57,7 +57,7 @@ export function uploadRoutes(ctx: AppContext): Hono {
       // The rest of the body is read and dropped before the answer, so the close after it is clean.
       if (err instanceof TrellisError && err.code === 'PAYLOAD_TOO_LARGE') {
         await drainRequest(c);
-        return c.json(errorBody(err.code, err.message), 413, { Connection: 'close' });
+        return c.json(errorBody(err.code, err.message), statusOf(err.code), { Connection: 'close' });
       }
       throw err;
     }
