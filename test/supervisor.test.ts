@@ -5,7 +5,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bindPublic } from '../src/http/bind.js';
+import { bindError, bindPublic } from '../src/http/bind.js';
 import { recordPath } from '../src/store/host/endpoint-record.js';
 import { readEndpointRecord } from '../src/store/host/online-verdict.js';
 import { hashPassword } from '../src/store/host/hub-config.js';
@@ -248,7 +248,17 @@ describe('trellis serve: the bind contract', () => {
         message: expect.stringContaining(`port ${port} is already in use on 127.0.0.1. Repair: stop whatever holds port ${port}`),
       });
       expect(reaped).toBe(true);
-      await expect(bindPublic(net.createServer(), 18787, '192.0.2.1')).rejects.toMatchObject({ code: 'BIND_FAILED' });
+      // Each failure names its own repair: an address not on this machine is not a port someone holds.
+      const notHere = bindPublic(net.createServer(), 18787, '192.0.2.1');
+      await expect(notHere).rejects.toMatchObject({ code: 'BIND_FAILED' });
+      const notHereMsg = ((await notHere.catch((e: Error) => e)) as Error).message;
+      expect(notHereMsg).toContain("Repair: 192.0.2.1 is not one of this machine's addresses: use --host with one of them, or 127.0.0.1.");
+      expect(notHereMsg).not.toMatch(/stop whatever holds|lsof/);
+      // Ports under 1024 need privileges (this test may run as root, where the bind itself would succeed).
+      expect(bindError(80, '0.0.0.0', 'EACCES')).toMatchObject({
+        code: 'BIND_FAILED',
+        message: 'port 80 on 0.0.0.0 is not permitted for this user. Repair: ports under 1024 need privileges: use a port above 1023 with --port <port>.',
+      });
       // A non-loopback address is a public face: refused without an admin password, before anything binds;
       // with one, its bind failure is as loud.
       const refused = await runServe(pkg, dir, ['--port', '18787', '--host', '192.0.2.1']);

@@ -6,18 +6,15 @@ import { isTrellisError, TrellisError } from '../events/index.js';
  * program holds it (EADDRINUSE), else BIND_FAILED; the message names the port and the repair.
  */
 export function bindError(port: number, host: string, errno: string | undefined): TrellisError {
-  const why =
+  const [why, repair] =
     errno === 'EADDRINUSE'
-      ? `port ${port} is already in use on ${host}`
+      ? [`port ${port} is already in use on ${host}`, `stop whatever holds port ${port} (e.g. 'lsof -i :${port}' or 'ss -ltnp'), or choose another with --port <port>`]
       : errno === 'EACCES'
-        ? `port ${port} on ${host} is not permitted for this user`
+        ? [`port ${port} on ${host} is not permitted for this user`, 'ports under 1024 need privileges: use a port above 1023 with --port <port>']
         : errno === 'EADDRNOTAVAIL'
-          ? `address ${host} is not on this machine, so port ${port} cannot be bound there`
-          : `port ${port} on ${host} cannot be bound (${errno ?? 'unknown error'})`;
-  return new TrellisError(
-    errno === 'EADDRINUSE' ? 'PORT_IN_USE' : 'BIND_FAILED',
-    `${why}. Repair: stop whatever holds port ${port} (e.g. 'lsof -i :${port}' or 'ss -ltnp'), or choose another with --port <port>.`,
-  );
+          ? [`address ${host} is not on this machine, so port ${port} cannot be bound there`, `${host} is not one of this machine's addresses: use --host with one of them, or 127.0.0.1`]
+          : [`port ${port} on ${host} cannot be bound (${errno ?? 'unknown error'})`, `check that ${host} is one of this machine's addresses (or use 127.0.0.1), or choose another port with --port <port>`];
+  return new TrellisError(errno === 'EADDRINUSE' ? 'PORT_IN_USE' : 'BIND_FAILED', `${why}. Repair: ${repair}.`);
 }
 
 /** Whether `err` is bindError's refusal. */
