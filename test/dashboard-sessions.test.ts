@@ -337,9 +337,21 @@ describe('the new views at 390×844', () => {
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
         expect(statSync(await screenshot(page, name)).size).toBeGreaterThan(5_000);
       }
+      // A closed session: one "Prompts" card, its timeline, saying no prompt reaches it (the prompt box's
+      // own card used to repeat the heading, one above the other on a phone).
+      await cli('session', 'close', id);
+      await open(`#/sessions/${id}`);
+      await page.getByTestId('no-pane').waitFor();
+      await page.getByTestId('no-prompt').waitFor();
+      for (const vp of [VIEWPORTS.phone, VIEWPORTS.desktop]) {
+        await page.setViewportSize(vp);
+        expect(await page.getByRole('heading', { name: 'Prompts', exact: true }).evaluateAll((hs) => hs.filter((h) => (h as HTMLElement).offsetParent !== null).length)).toBe(1);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(vp.width);
+        await screenshot(page, 'session-closed');
+      }
     } finally {
       await page.setViewportSize(VIEWPORTS.desktop);
-      await cli('session', 'close', id);
+      await cli('session', 'close', id).catch(() => {});
     }
   });
 });

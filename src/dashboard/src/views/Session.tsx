@@ -11,6 +11,7 @@ import { Lifecycle } from './session/Lifecycle';
 import { PromptBox } from './session/PromptBox';
 import { Review } from './session/Review';
 import { TerminalCard } from './session/TerminalCard';
+import { TAKES_NO_PROMPT } from './session/actions';
 import { mayRunCommands, ShellNeeded } from './session/ShellNeeded';
 import '../sessions.css';
 
@@ -39,6 +40,9 @@ export function SessionView({ id }: { id: string }) {
   }, [s?.unread, s?.state, id]);
   if (!s) return f.error ? <ErrorBox error={f.error} title={`Session ${id}`} /> : <p class="muted">Loading session…</p>;
   const hasPane = !!s.tmux && WITH_PANE.has(s.state) && s.reason !== 'tmux-gone';
+  // A session no prompt reaches has no prompt box: its one Prompts card, the timeline, says so (a card of
+  // its own repeated the heading, one above the other on a phone).
+  const takesPrompts = !TAKES_NO_PROMPT.has(s.state);
   return (
     <div class="session-page">
       <nav class="crumbs" aria-label="Breadcrumb">
@@ -82,9 +86,14 @@ export function SessionView({ id }: { id: string }) {
       {/* A closed session spawned for an issue loads its bundle by itself: whether its change is merged (and
           its issue can be closed) is the bundle's to say. */}
       <Review key={s.id} id={s.id} issue={s.issue} onMerged={setMerged} auto={s.state === 'review' || checked || (s.state === 'closed' && !!s.issue)} version={`${s.state} ${s.reason ?? ''}`} />
-      <div class="columns">
-        <div>{mayRunCommands.value ? <PromptBox s={s} onDone={(v) => setLocal(v)} /> : <ShellNeeded what="Sending a prompt" />}</div>
+      <div class={takesPrompts ? 'columns' : undefined}>
+        {takesPrompts ? <div>{mayRunCommands.value ? <PromptBox s={s} onDone={(v) => setLocal(v)} /> : <ShellNeeded what="Sending a prompt" />}</div> : null}
         <Section title="Prompts" id="timeline-h">
+          {takesPrompts ? null : (
+            <p class="muted" data-testid="no-prompt">
+              No prompt reaches a {s.state} session{s.state === 'quarantined' ? ': resume it first' : ''}.
+            </p>
+          )}
           {s.timeline.length ? (
             <ol class="prompts">
               {s.timeline.map((t, i) => (

@@ -4,23 +4,15 @@ import { size, wordsFor } from '../../error-words';
 import { shellWord, uploadFile } from '../../uploads';
 import type { PromptResult, SessionView as Session } from '../../types';
 import { ErrorBox, useAction } from '../../ui';
-import { TAKES_NO_PROMPT } from './actions';
 
-/** The prompt box: the whole prompt goes on the timeline first, then into the pane (200), or not (202, with why). */
+/**
+ * The prompt box: the whole prompt goes on the timeline first, then into the pane (200), or not (202, with why).
+ * Shown only for a session a prompt reaches (the session page says so in its Prompts card otherwise).
+ */
 export function PromptBox({ s, onDone }: { s: Session; onDone: (v: Session) => void }) {
   const [body, setBody] = useState('');
   const { busy, doing, error: err, run } = useAction();
   const [note, setNote] = useState('');
-  if (TAKES_NO_PROMPT.has(s.state)) {
-    return (
-      <section class="card prompt-box" aria-labelledby="prompt-h">
-        <h2 id="prompt-h">Prompts</h2>
-        <p class="muted" data-testid="no-prompt">
-          No prompt reaches a {s.state} session{s.state === 'quarantined' ? ': resume it first' : ''}.
-        </p>
-      </section>
-    );
-  }
   const submit = async (e: Event) => {
     e.preventDefault();
     setNote('');
