@@ -207,8 +207,18 @@ describe('sessions in the dashboard', () => {
     await expect.poll(() => paneState(), { timeout: 15_000 }).toBe('live');
     await typeInTerminal('echo leaked-$((2+3))');
     await page.keyboard.press('Enter');
+    // A file pasted into a read-only terminal is uploaded, but its path is not typed, and the page says so in
+    // its own words: no "typed" line, no READ_ONLY code or API sentence.
+    await page.getByLabel('Paste a file into the terminal (uploads it and types its path)').setInputFiles({ name: 'ro.txt', mimeType: 'text/plain', buffer: Buffer.from('ro\n') });
+    const roRefusal = page.getByRole('alert').filter({ hasText: 'The terminal is read-only' });
+    await roRefusal.waitFor();
+    expect(await roRefusal.textContent()).toMatch(/the file ro\.txt was uploaded, but its path was not typed.*Untick Read-only, then try again\./s);
+    expect(await roRefusal.textContent()).not.toMatch(/READ_ONLY|mode=read|\?mode/);
+    expect(await page.getByTestId('typed-path').count()).toBe(0);
+    expect(await page.getByTestId('pane-notice').count()).toBe(0);
     await page.getByLabel('Read-only').uncheck();
     await expect.poll(() => paneState(), { timeout: 15_000 }).toBe('live');
+    expect(await roRefusal.count()).toBe(0);
     // Input is serialized per session: had the read-only keystrokes gone through, they would be before this.
     await typeInTerminal('echo back-$((3+4))');
     await page.keyboard.press('Enter');
@@ -273,11 +283,17 @@ describe('sessions in the dashboard', () => {
     // Every state both badges show, recorded from inside the page.
     await page.evaluate(() => {
       const w = window as unknown as { __states: Record<string, string[]> };
-      w.__states = { board: [], pane: [] };
+      w.__states = { board: [], pane: [], notice: [] };
       for (const [name, sel] of [['board', '[data-testid="link-state"]'], ['pane', '[data-testid="pane-state"]']] as const) {
         const el = document.querySelector(sel)!;
         new MutationObserver(() => w.__states[name]!.push(el.textContent ?? '')).observe(el, { childList: true, characterData: true, subtree: true });
       }
+      // The terminal's notice comes and goes: every text it showed, read on each change of the card.
+      const card = document.querySelector('.terminal-card')!;
+      new MutationObserver(() => {
+        const t = card.querySelector('[data-testid="pane-notice"]')?.textContent;
+        if (t && w.__states.notice!.at(-1) !== t) w.__states.notice!.push(t);
+      }).observe(card, { childList: true, characterData: true, subtree: true });
     });
     const states = () => page.evaluate(() => (window as unknown as { __states: Record<string, string[]> }).__states);
     const core = join(pkg, 'dist/src/http/routes/core.js');
@@ -287,6 +303,12 @@ describe('sessions in the dashboard', () => {
     await expect.poll(async () => (await states()).board, { timeout: 15_000, interval: 50 }).toContain('reconnecting…');
     await expect.poll(() => paneState(), { timeout: 15_000, interval: 50 }).toBe('live');
     await expect.poll(() => page.getByTestId('link-state').textContent(), { timeout: 15_000, interval: 50 }).toBe('live');
+    // While it reconnected the terminal said why, in the page's words (the close code 1012 and the
+    // socket's reason stay out), and the notice went once it was live again.
+    const notices = (await states()).notice ?? [];
+    expect(notices[0]).toBe('The project’s server is restarting. The terminal reconnects by itself in a moment.');
+    for (const n of notices) expect(n).not.toMatch(/\b1\d{3}\b|\b4\d{3}\b|closed the terminal|server restarting|socket/);
+    expect(await page.getByTestId('pane-notice').count()).toBe(0);
     // Live against the new child: typing still reaches the pane, and the pane's output the page.
     await typeInTerminal('echo after-$((5+5))');
     await page.keyboard.press('Enter');

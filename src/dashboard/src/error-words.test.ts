@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cleanMessage, size, wordsFor, type PageAction } from './error-words';
+import { cleanMessage, paneClosedWords, size, wordsFor, type PageAction } from './error-words';
 
 /** Whatever the page shows: no CLI flag, trellis command, HTTP verb and path, JSON body or raw byte count. */
 const SPEAKS_API = /--[a-z]|\btrellis [a-z]|\b(GET|POST|PUT|DELETE) \/|\{"|\d{5,} bytes|gitInit/;
@@ -93,5 +93,35 @@ describe('cleanMessage: the fallback for codes the page has no words for', () =>
 
   it('sizes read as people say them', () => {
     expect([size(512), size(1536), size(1 << 20), size(25 << 20), size(2.5 * 2 ** 30)]).toEqual(['512 bytes', '1.5 KB', '1 MB', '25 MB', '2.5 GB']);
+  });
+});
+
+describe('the live terminal says its notices in the page’s words', () => {
+  /** No code, close number, socket or API term: what happened and what to do. */
+  const RAW = /\b[A-Z]+_[A-Z_]+\b|\b1\d{3}\b|\b4\d{3}\b|socket|mode=read|\?mode|control message/;
+  it('each refusal the pane stream sends (session-io.ts), as the terminal card words it', () => {
+    const refusals: [string, string, Record<string, unknown>, RegExp][] = [
+      ['READ_ONLY', 'this viewer opened the session read-only (?mode=read); its input is refused', {}, /The terminal is read-only, so nothing was typed into it\..*Untick Read-only/],
+      ['READ_ONLY', 'a read-only viewer cannot resize the session', { viewOnly: true }, /Your login may watch this terminal but not type into it.*admin password/],
+      ['READ_ONLY', 'uploaded to /u/a.txt, but nothing was typed', { file: 'a.txt' }, /the file a\.txt was uploaded, but its path was not typed/],
+      ['PANE_NOT_LIVE', 'uploaded to /u/a.txt, but nothing was typed', { file: 'a.txt' }, /uploaded, but the terminal is not connected.*once the terminal shows live/],
+      ['INVALID_INPUT', 'unknown control message: type must be "input"', {}, /did not understand what this page sent.*Reload the page/],
+      ['INPUT_FAILED', "can't find pane %3", {}, /What was typed did not reach the session’s terminal/],
+      ['RESIZE_FAILED', 'tmux: resize-window failed', {}, /could not be resized to fit this screen/],
+    ];
+    for (const [code, message, details, want] of refusals) {
+      const w = wordsFor({ code, message, details }, 'terminal');
+      const said = `${w.message} ${w.next ?? ''}`;
+      expect(said, code).toMatch(want);
+      expect(said, code).not.toMatch(RAW);
+    }
+  });
+  it('each close code of the pane stream, and any other drop', () => {
+    const said = [1000, 1011, 1012, 4001, 1006].map((c) => paneClosedWords(c)).map((w) => `${w.message} ${w.next ?? ''}`);
+    expect(said[0]).toBe('The session ended, so its terminal closed. ');
+    expect(said[2]).toBe('The project’s server is restarting. The terminal reconnects by itself in a moment.');
+    expect(said[3]).toMatch(/too far behind.*reconnects by itself/);
+    expect(said[4]).toMatch(/The connection to the terminal dropped/);
+    for (const t of said) expect(t).not.toMatch(RAW);
   });
 });

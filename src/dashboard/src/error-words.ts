@@ -8,7 +8,7 @@
  */
 
 /** Which of the page's actions met the error (the same code reads differently after each). */
-export type PageAction = 'browse' | 'register' | 'spawn' | 'merge' | 'prompt' | 'reply' | 'password' | 'login' | 'save' | 'upload';
+export type PageAction = 'browse' | 'register' | 'spawn' | 'merge' | 'prompt' | 'reply' | 'password' | 'login' | 'save' | 'upload' | 'terminal';
 
 export interface PageWords {
   /** What happened, in the page's words. */
@@ -85,6 +85,17 @@ const WORDS: Record<string, Words> = {
   THREAD_NOT_FOUND: (e) => ({ message: cleanMessage(e.message ?? ''), next: 'The issue may live in another project or store: search the issue list.' }),
   SESSION_NOT_FOUND: (e) => ({ message: cleanMessage(e.message ?? ''), next: 'Pick the session again from the sessions list.' }),
   SCENARIO_NOT_FOUND: (e) => ({ message: cleanMessage(e.message ?? ''), next: 'Declare it in a spec node’s front matter (scenarios: [{ id, run }]), or pick one from the scoreboard.' }),
+  // The live terminal's refusals (the pane stream's `error` messages, and a pasted file it could not type):
+  // `details.viewOnly` is a login that may only watch, `details.file` the pasted file that was uploaded.
+  READ_ONLY: (e) =>
+    e.details?.viewOnly === true
+      ? { message: 'Your login may watch this terminal but not type into it, so nothing was typed.', next: 'Log in with the admin password (or a project password that grants it) to type here.' }
+      : { message: `The terminal is read-only, so ${str(e.details?.file) ? `the file ${str(e.details?.file)} was uploaded, but its path was not typed` : 'nothing was typed into it'}.`, next: 'Untick Read-only, then try again.' },
+  // Said by the page itself: a pasted file was uploaded while the terminal was not connected.
+  PANE_NOT_LIVE: (e) => ({ message: `The file ${str(e.details?.file) ?? ''} was uploaded, but the terminal is not connected, so its path was not typed.`, next: 'Paste it again once the terminal shows live.' }),
+  INPUT_FAILED: () => ({ message: 'What was typed did not reach the session’s terminal.', next: 'Type it again; if it keeps failing, the server’s log says why.' }),
+  RESIZE_FAILED: () => ({ message: 'The session’s terminal could not be resized to fit this screen; it keeps the size it has.' }),
+  INVALID_INPUT: (_e, action) => (action === 'terminal' ? { message: 'The server did not understand what this page sent to the terminal, so nothing was typed.', next: 'Reload the page: it may be older than the server.' } : undefined),
   // The configuration is a file a person edits: its file, line and repair are the words that help.
   CONFIG_INVALID: (e) => ({ message: e.message ?? 'The project’s configuration cannot be read.', next: 'Fix trellis.json as the message says; the page picks the change up by itself.' }),
 };
@@ -108,6 +119,25 @@ export function wordsFor(error: unknown, action?: PageAction): PageWords {
     return { message: `The server could not do this${e.status ? ` (it answered ${e.status})` : ''}.`, next: 'Try again; if it keeps failing, the server’s log says why.' };
   }
   return { message: cleanMessage(e.message ?? String(error)) };
+}
+
+/**
+ * What the live terminal says when its connection closed, from the pane stream's close code (README, "The
+ * pane stream"); the socket's own reason is written for the API and stays out.
+ */
+export function paneClosedWords(closeCode: number): PageWords {
+  switch (closeCode) {
+    case 1000:
+      return { message: 'The session ended, so its terminal closed.' };
+    case 1011:
+      return { message: 'The server could not read the session’s terminal.', next: 'The page tries again by itself; if it keeps failing, the server’s log says why.' };
+    case 1012:
+      return { message: 'The project’s server is restarting.', next: 'The terminal reconnects by itself in a moment.' };
+    case 4001:
+      return { message: 'This page fell too far behind the terminal’s output (a slow connection), so the server let it go.', next: 'It reconnects by itself with a fresh screen.' };
+    default:
+      return { message: 'The connection to the terminal dropped.', next: 'The page reconnects by itself; if it keeps failing, check that the project’s server is running.' };
+  }
 }
 
 /** A clause speaks CLI or API: a `trellis` command, a --flag, an HTTP verb and path, JSON, or "send <field>". */

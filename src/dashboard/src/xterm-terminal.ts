@@ -30,6 +30,12 @@ const MIN_FONT_SIZE_NARROW = 11;
 const NARROW_FRAME_PX = 600;
 export const PANE_BACKOFF_MAX_MS = 8_000;
 
+/**
+ * What the terminal last has to tell its viewer, as facts the page words (error-words.ts): a refusal the
+ * server sent (its code and API message), or the close code of a connection that closed.
+ */
+export type PaneNotice = { readonly refused: { readonly code: string; readonly message: string } } | { readonly closed: number };
+
 /** Close codes of the pane stream (`src/store/sessions/pane-stream.ts`). */
 const ENDED = 1000;
 
@@ -49,8 +55,8 @@ export interface PaneTerminalOptions {
  */
 export class PaneTerminal {
   readonly state = signal<PaneLinkState>('connecting');
-  /** The last thing the server said that the user should see (a refusal, why the session ended). */
-  readonly notice = signal('');
+  /** The last thing the user should hear about the link (a refusal, why it closed); cleared by a fresh screen. */
+  readonly notice = signal<PaneNotice | null>(null);
   /** The pane's size, as the server last reported it. */
   readonly size = signal<{ cols: number; rows: number } | null>(null);
   /** Whether the pane is wider than this viewer's frame at a readable size (its frame scrolls sideways). */
@@ -120,8 +126,10 @@ export class PaneTerminal {
     this.open();
   }
 
-  /** Types `text` into the pane, as if it were typed on the keyboard. */
+  /** Types `text` into the pane, as if it were typed on the keyboard; false when nothing was (read-only, not connected). */
   type(text: string): boolean {
+    // A read-only socket refuses input: it is not sent, so the caller never says it was typed.
+    if (this.readOnly) return false;
     this.claim();
     return this.sendJson({ type: 'input', data: text });
   }
@@ -181,7 +189,7 @@ export class PaneTerminal {
         this.adopt(msg.cols, msg.rows);
         this.attempt = 0;
         this.state.value = 'live';
-        this.notice.value = '';
+        this.notice.value = null;
       } else if (msg.type === 'state') {
         this.adopt(msg.cols, msg.rows);
         // Propose our size once per connection (and on each resize of the frame), never in answer to
@@ -190,16 +198,15 @@ export class PaneTerminal {
           sized = true;
           this.proposeSize();
         }
-      } else if (msg.type === 'closed') {
-        // Sent before every close (a reload's too); only the close code says whether the pane ended.
-        this.notice.value = `The server closed the terminal: ${msg.reason ?? ''}`;
       } else if (msg.type === 'error') {
-        this.notice.value = `${msg.code ?? 'ERROR'}: ${msg.message ?? ''}`;
+        this.notice.value = { refused: { code: msg.code ?? 'INTERNAL', message: msg.message ?? '' } };
       }
+      // `closed` comes before every close (a reload's too): the close code that follows says what happened.
     };
     ws.onclose = (e) => {
       if (this.ws !== ws || this.stopped) return;
       this.ws = null;
+      this.notice.value = { closed: e.code };
       if (e.code === ENDED) {
         this.state.value = 'ended';
         return;

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { apiUrl, enc, post } from '../../api';
+import { paneClosedWords, wordsFor } from '../../error-words';
 import { shellWord, uploadFile } from '../../uploads';
 import { ErrorBox, useAction } from '../../ui';
 import type { PaneLinkState, PaneTerminal } from '../../xterm-terminal';
@@ -33,7 +34,10 @@ export function TerminalCard({ id, viewOnly = false }: { id: string; viewOnly?: 
       const ok = await run(async () => {
         const up = await uploadFile(file);
         const t = termRef.current;
-        if (!t || !t.type(`${shellWord(up.path)} `)) throw new Error(`uploaded to ${up.path}, but the terminal is ${t?.state.value === 'live' ? 'read-only' : 'not connected'}: nothing was typed`);
+        if (!t || !t.type(`${shellWord(up.path)} `)) {
+          // Said in the page's words (error-words.ts) from its facts: which file, and why it was not typed.
+          throw Object.assign(new Error(`uploaded to ${up.path}, but nothing was typed`), { code: t?.state.value === 'live' ? 'READ_ONLY' : 'PANE_NOT_LIVE', details: { file: file.name } });
+        }
         setTyped(up.path);
         t.focus();
       }, `Uploading ${file.name}…`);
@@ -73,6 +77,8 @@ export function TerminalCard({ id, viewOnly = false }: { id: string; viewOnly?: 
     termRef.current?.focus();
   };
   const state: PaneLinkState = term?.state.value ?? 'connecting';
+  const n = term?.notice.value;
+  const notice = !n ? null : 'closed' in n ? paneClosedWords(n.closed) : wordsFor({ ...n.refused, details: { viewOnly } }, 'terminal');
   return (
     <section class="card terminal-card" aria-labelledby="terminal-h">
       <div class="row-head terminal-head">
@@ -101,6 +107,8 @@ export function TerminalCard({ id, viewOnly = false }: { id: string; viewOnly?: 
                 const ro = (e.target as HTMLInputElement).checked;
                 setReadOnly(ro);
                 term?.setReadOnly(ro);
+                // A refusal of the other mode (a paste into a read-only terminal) no longer holds.
+                setErr(null);
               }}
             />{' '}
             Read-only
@@ -125,9 +133,10 @@ export function TerminalCard({ id, viewOnly = false }: { id: string; viewOnly?: 
       </div>
       <ErrorBox error={loadErr} title="The terminal could not load" />
       <div class="terminal-frame" ref={frame} data-testid="terminal" />
-      {term?.notice.value ? (
+      {notice ? (
         <p class="notice" role="status" data-testid="pane-notice">
-          {term.notice.value}
+          {notice.message}
+          {notice.next ? ` ${notice.next}` : ''}
         </p>
       ) : null}
       {viewOnly ? null : (
@@ -146,7 +155,7 @@ export function TerminalCard({ id, viewOnly = false }: { id: string; viewOnly?: 
           ) : null}
         </div>
       )}
-      <ErrorBox error={err} title="Not sent" />
+      <ErrorBox error={err} action="terminal" title="Not sent" />
     </section>
   );
 }
