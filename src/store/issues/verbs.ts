@@ -110,6 +110,18 @@ export async function replyToIssue(p: Project, id: string, input: ReplyInput): P
   return appendReply(p, id, { type: 'reply', body, evidence, by, at: p.now().toISOString() });
 }
 
+/**
+ * Refuses, as `replyToIssue` would, a reply that could not be accepted, short of its evidence: the page
+ * asks this before it uploads a reply's files, so a refused reply leaves no stored evidence that nothing
+ * refers to. A forge issue is only checked to have a configured forge (the forge itself answers later).
+ */
+export async function checkReply(p: Project, id: string, input: Omit<ReplyInput, 'evidence'>): Promise<void> {
+  requireText(input.body, 'body');
+  author(input.by);
+  if (forgeTarget(p, id)) return;
+  visible(await p.threads.get(requireLocalId(id)));
+}
+
 export interface RemarkInput extends ReplyInput {
   readonly reading: string;
 }
