@@ -110,11 +110,7 @@ export async function replyToIssue(p: Project, id: string, input: ReplyInput): P
   return appendReply(p, id, { type: 'reply', body, evidence, by, at: p.now().toISOString() });
 }
 
-/**
- * Refuses, as `replyToIssue` would, a reply that could not be accepted, short of its evidence: the page
- * asks this before it uploads a reply's files, so a refused reply leaves no stored evidence that nothing
- * refers to. A forge issue is only checked to have a configured forge (the forge itself answers later).
- */
+/** Refuses as `replyToIssue` would, short of evidence: asked before a reply's files are stored (a forge answers later). */
 export async function checkReply(p: Project, id: string, input: Omit<ReplyInput, 'evidence'>): Promise<void> {
   requireText(input.body, 'body');
   author(input.by);
