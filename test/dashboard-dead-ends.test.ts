@@ -322,8 +322,31 @@ describe('8. the board sees a node that exists only in a worktree', () => {
         expect(await origin.textContent()).toBe('Draft the wish list');
         expect(await origin.getAttribute('href')).toBe(`#/sessions/${id}`);
         expect(await page.locator('.toolbar .muted').textContent()).toContain('1 new node not yet on trunk');
+        // Also under its parent in the tree, marked new, its origin linking the session.
+        const inTree = page.locator('.tree[role=tree] [data-fresh-node="checkout/wishlist"]');
+        expect(await inTree.locator('.title').textContent()).toBe('Wish list');
+        expect(await inTree.locator('.chip.worktree').textContent()).toContain('new');
+        expect(await inTree.getByTestId('origin-checkout/wishlist').getAttribute('href')).toBe(`#/sessions/${id}`);
+        const levels = await page.locator('.tree[role=tree] > li').evaluateAll((lis) => lis.map((li) => [li.getAttribute('data-node') ?? li.getAttribute('data-fresh-node'), Number(li.getAttribute('aria-level'))] as const));
+        const parent = levels.findIndex(([n]) => n === 'checkout');
+        const at = levels.findIndex(([n]) => n === 'checkout/wishlist');
+        expect(parent).toBeGreaterThanOrEqual(0);
+        expect(at).toBeGreaterThan(parent);
+        expect(levels[at]![1]).toBe(levels[parent]![1] + 1);
+        expect(levels.slice(parent + 1, at).every(([, level]) => level > levels[parent]![1])).toBe(true);
         expect(await overflow()).toBe(0);
         await page.screenshot({ path: join(SHOTS34, `board-worktree-node-${vp.width}x${vp.height}.png`) });
+        // The board's search finds it by its title and by its id, marked new.
+        for (const q of ['wish list', 'checkout/wishlist']) {
+          await open(`#/board?q=${encodeURIComponent(q)}`);
+          const hit = page.locator('.list [data-fresh-node="checkout/wishlist"]');
+          await hit.waitFor();
+          expect(await hit.locator('.title').textContent()).toBe('Wish list');
+          expect(await hit.locator('.chip.worktree').textContent()).toContain('new');
+          expect(await overflow()).toBe(0);
+        }
+        await page.screenshot({ path: join(SHOTS34, `board-search-worktree-node-${vp.width}x${vp.height}.png`) });
+        await open('#/board');
         // Its page: not "no such node", but where it comes from, and its text as the worktree adds it.
         await row.locator('a.node-link').click();
         const nodePage = page.getByTestId('worktree-only-node');

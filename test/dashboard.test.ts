@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -300,9 +301,16 @@ describe('the dashboard in a real Chromium', () => {
       (el as HTMLTextAreaElement).value = t;
       el.dispatchEvent(new Event('input', { bubbles: true }));
     }, long);
+    // A file attached to the refused reply is not stored before the reply can be accepted: a refusal
+    // leaves no evidence behind that nothing refers to.
+    const trace = Buffer.from('trace: checkout answered 500 at 12:03\n');
+    const traceHash = createHash('sha256').update(trace).digest('hex');
+    const traceBlob = join(dir, '.git/trellis/evidence', traceHash.slice(0, 2), traceHash.slice(2));
+    await page.locator('.reply-form input[type=file]').setInputFiles({ name: 'trace.txt', mimeType: 'text/plain', buffer: trace });
     await page.getByRole('button', { name: 'Reply', exact: true }).click();
     const tooLong = page.getByRole('alert').filter({ hasText: 'This text is too long to send as a reply.' });
     await tooLong.waitFor();
+    expect(existsSync(traceBlob)).toBe(false);
     expect(await tooLong.textContent()).not.toMatch(/1048576|bytes|request bodies/);
     await shots(page, 'reply-too-long', tooLong);
     await tooLong.getByRole('button', { name: /^Attach it as a file \(1\.\d MB\)$/ }).click();
@@ -310,8 +318,11 @@ describe('the dashboard in a real Chromium', () => {
     const shown = JSON.parse(await cli('issue', 'show', id, '--json')) as { replies: { body: string }[]; evidence: string[] };
     expect(shown.replies.at(-1)!.body).toMatch(/^The full text \(1\.\d MB\) is attached as a file\.$/);
     const added = shown.evidence.filter((h) => h !== image && h !== text);
-    expect(added).toHaveLength(1);
+    expect(added).toHaveLength(2);
     expect(await cli('evidence', 'get', added[0]!)).toBe(long);
+    // The attached file rides the accepted reply: stored now, and referred to.
+    expect(added[1]).toBe(traceHash);
+    expect(existsSync(traceBlob)).toBe(true);
     expect(await page.getByLabel('Reply (Markdown)').inputValue()).toBe('');
   });
 

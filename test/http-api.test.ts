@@ -301,6 +301,16 @@ describe('issue routes', () => {
     expect(await (await api.get('/api/author', { headers: { 'Trellis-Session': 's-7f2c' } })).json()).toEqual({ by: 's-7f2c' });
     const id = opened.body.id;
 
+    // The page asks before it uploads a reply's files: a reply that would be refused is refused here,
+    // and the check itself writes nothing.
+    const tip = git(dir, 'rev-parse', `refs/trellis/issues/${id}`);
+    expect(await json(await api.get(`/api/issues/${id}/reply/check`, post({ body: 'photo attached', by: 's-1' })))).toMatchObject({ status: 200, body: { accepted: true } });
+    expect(await json(await api.get('/api/issues/nosuch/reply/check', post({ body: 'x' })))).toMatchObject({ status: 404, body: { error: { code: 'THREAD_NOT_FOUND' } } });
+    expect(await json(await api.get('/api/issues/evalcheckout/reply/check', post({ body: 'x' })))).toMatchObject({ status: 404, body: { error: { code: 'THREAD_NOT_FOUND' } } });
+    expect(await json(await api.get(`/api/issues/${id}/reply/check`, post({ body: '  ' })))).toMatchObject({ status: 400, body: { error: { code: 'INVALID_INPUT' } } });
+    expect(await json(await api.get(`/api/issues/${id}/reply/check`, post({ body: 'x', evidence: [] })))).toMatchObject({ status: 400, body: { error: { code: 'INVALID_INPUT' } } });
+    expect(git(dir, 'rev-parse', `refs/trellis/issues/${id}`)).toBe(tip);
+
     const ev = await json(await api.get('/api/evidence', { method: 'POST', body: new Uint8Array([1, 2, 3]) }));
     expect(ev.status).toBe(201);
     const reply = await json(await api.get(`/api/issues/${id}/reply`, post({ body: 'photo attached', evidence: [ev.body.hash, ev.body.hash], by: 's-1' })));

@@ -80,6 +80,7 @@ const ROUTES: readonly [string, (id: string) => [string, RequestInit?]][] = [
   ['GET /api/specs/catalog/diff/:hash', (id) => [`/api/specs/catalog/diff/${id}`]],
   ['GET /api/issues/:id', (id) => [`/api/issues/${id}`]],
   ['POST /api/issues/:id/reply', (id) => [`/api/issues/${id}/reply`, post({ body: 'x' })]],
+  ['POST /api/issues/:id/reply/check', (id) => [`/api/issues/${id}/reply/check`, post({ body: 'x' })]],
   ['POST /api/issues/:id/remark', (id) => [`/api/issues/${id}/remark`, post({ body: 'x', reading: 'r' })]],
   ['POST /api/issues/:id/close', (id) => [`/api/issues/${id}/close`, post({})]],
   ['POST /api/issues/:id/promote', (id) => [`/api/issues/${id}/promote`, post({})]],

@@ -2,7 +2,7 @@ import { type } from 'arktype';
 import { Hono } from 'hono';
 import { TrellisError } from '../../events/index.js';
 import { closeIssueVerb } from '../../store/sessions/close-fixed-issue.js';
-import { actOnReply, editIssue, reopenIssue, openIssue, promoteIssue, remarkOnIssue, replyToIssue, showIssue, writableStores } from '../../store/issues/verbs.js';
+import { actOnReply, checkReply, editIssue, reopenIssue, openIssue, promoteIssue, remarkOnIssue, replyToIssue, showIssue, writableStores } from '../../store/issues/verbs.js';
 import { mergedIssues } from '../../store/issues/merged-list.js';
 import { readJson } from '../body.js';
 import type { AppContext } from '../context.js';
@@ -11,6 +11,7 @@ import { requestAuthor } from '../author.js';
 // Undeclared keys are refused, so a misspelt field is an error rather than silently ignored.
 const openBody = type({ '+': 'reject', concern: 'string', 'body?': 'string', 'nodes?': 'string[]', 'store?': 'string', 'by?': 'string', 'scenario?': 'string', 'reading?': 'string', 'checks?': 'string[]' });
 const replyBody = type({ '+': 'reject', body: 'string', 'evidence?': 'string[]', 'by?': 'string' });
+const replyCheckBody = type({ '+': 'reject', body: 'string', 'by?': 'string' });
 const remarkBody = type({ '+': 'reject', body: 'string', reading: 'string', 'evidence?': 'string[]', 'by?': 'string' });
 const byBody = type({ '+': 'reject', 'by?': 'string' });
 const closeBody = type({ '+': 'reject', 'by?': 'string', 'session?': 'string' });
@@ -53,6 +54,12 @@ export function issueRoutes(ctx: AppContext): Hono {
   app.post('/api/issues/:id/reply', async (c) => {
     const b = await readJson(c, replyBody);
     return c.json(await replyToIssue(p, c.req.param('id'), { body: b.body, evidence: b.evidence ?? [], by: requestAuthor(c, p, b.by) }));
+  });
+  // Asked before a reply's files are uploaded: a reply that would be refused stores no evidence.
+  app.post('/api/issues/:id/reply/check', async (c) => {
+    const b = await readJson(c, replyCheckBody);
+    await checkReply(p, c.req.param('id'), { body: b.body, by: requestAuthor(c, p, b.by) });
+    return c.json({ accepted: true });
   });
   app.post('/api/issues/:id/remark', async (c) => {
     const b = await readJson(c, remarkBody);

@@ -110,6 +110,14 @@ export async function replyToIssue(p: Project, id: string, input: ReplyInput): P
   return appendReply(p, id, { type: 'reply', body, evidence, by, at: p.now().toISOString() });
 }
 
+/** Refuses as `replyToIssue` would, short of evidence: asked before a reply's files are stored (a forge answers later). */
+export async function checkReply(p: Project, id: string, input: Omit<ReplyInput, 'evidence'>): Promise<void> {
+  requireText(input.body, 'body');
+  author(input.by);
+  if (forgeTarget(p, id)) return;
+  visible(await p.threads.get(requireLocalId(id)));
+}
+
 export interface RemarkInput extends ReplyInput {
   readonly reading: string;
 }

@@ -7,30 +7,36 @@ import { board, boardError, changedIn, specRevision } from '../store';
 import type { BoardNode, SpecLite } from '../types';
 import { searchSnippet } from '../../../projections/search-snippet.js';
 import { ErrorBox, onListKeys, plural, useFetch } from '../ui';
-import { WorktreeNodesList, worktreeOnlyNodes } from './worktree-nodes';
+import { parentOnTree, WorktreeNodeRow, WorktreeNodesList, worktreeOnlyNodes, WorktreeOrigin, type WorktreeNode } from './worktree-nodes';
 
 /** Folder nodes the user folded, by id (kept across views for the page's life). */
 const folded = signal<ReadonlySet<string>>(new Set());
 
-interface Row {
-  readonly node: BoardNode;
-  readonly depth: number;
-  readonly kids: number;
-}
+/** A row of the tree: a node on trunk, or a node that exists only in a worktree (under its parent). */
+type Row = { readonly node: BoardNode; readonly depth: number; readonly kids: number } | { readonly fresh: WorktreeNode; readonly depth: number };
 
 /** The tree in reading order: each node after its parent, children sorted by id, orphans at the top level. */
-function rows(nodes: readonly BoardNode[], closed: ReadonlySet<string>): Row[] {
+function rows(nodes: readonly BoardNode[], fresh: readonly WorktreeNode[], closed: ReadonlySet<string>): Row[] {
   const byId = new Map(nodes.map((n) => [n.id, n]));
-  const kids = new Map<string | null, BoardNode[]>();
-  for (const n of nodes) {
-    const p = n.parent && byId.has(n.parent) && n.parent !== n.id ? n.parent : null;
+  const kids = new Map<string | null, (BoardNode | WorktreeNode)[]>();
+  const add = (p: string | null, n: BoardNode | WorktreeNode) => {
     const list = kids.get(p) ?? [];
     list.push(n);
     kids.set(p, list);
+  };
+  for (const n of nodes) add(n.parent && byId.has(n.parent) && n.parent !== n.id ? n.parent : null, n);
+  if (fresh.length) {
+    const onTree = new Set(byId.keys());
+    for (const f of fresh) add(parentOnTree(f.id, onTree), f);
+    for (const list of kids.values()) list.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
   const out: Row[] = [];
   const walk = (parent: string | null, depth: number) => {
     for (const n of kids.get(parent) ?? []) {
+      if (!('openIssues' in n)) {
+        out.push({ fresh: n, depth });
+        continue;
+      }
       const k = kids.get(n.id)?.length ?? 0;
       out.push({ node: n, depth, kids: k });
       if (k && !closed.has(n.id) && depth < 64) walk(n.id, depth + 1);
@@ -44,9 +50,9 @@ export function BoardView() {
   const b = board.value;
   const q = route.value.query.get('q') ?? '';
   const closed = folded.value;
-  const list = useMemo(() => (b ? rows(b.nodes, closed) : []), [b, closed]);
   const wt = changedIn.value;
   const fresh = useMemo(() => worktreeOnlyNodes(b), [b]);
+  const list = useMemo(() => (b ? rows(b.nodes, fresh, closed) : []), [b, fresh, closed]);
   if (!b) return boardError.value ? <ErrorBox error={boardError.value} title="The board could not be loaded" /> : <p class="muted">Loading the spec tree…</p>;
   const openTotal = b.nodes.reduce((s, n) => s + n.openIssues.length, 0);
   // A worktree counts when its edits touch a node (the overlay also lists clean ones, with no nodes).
@@ -70,15 +76,19 @@ export function BoardView() {
         </span>
       </div>
       {q ? (
-        <SearchResults q={q} />
+        <SearchResults q={q} fresh={fresh} />
       ) : (
         <>
           <Legend />
           <WorktreeNodesList nodes={fresh} />
           <ul class="tree" role="tree" aria-label="Spec tree" onKeyDown={onListKeys}>
-            {list.map(({ node, depth, kids }) => (
-              <TreeRow key={node.id} node={node} depth={depth} kids={kids} folded={closed.has(node.id)} worktrees={(wt.get(node.id) ?? []).join('\n')} toggle={toggle} />
-            ))}
+            {list.map((r) =>
+              'fresh' in r ? (
+                <WorktreeNodeRow key={`${r.fresh.id} ${r.fresh.worktree}`} n={r.fresh} depth={r.depth} />
+              ) : (
+                <TreeRow key={r.node.id} node={r.node} depth={r.depth} kids={r.kids} folded={closed.has(r.node.id)} worktrees={(wt.get(r.node.id) ?? []).join('\n')} toggle={toggle} />
+              ),
+            )}
           </ul>
         </>
       )}
@@ -182,22 +192,26 @@ const loadCorpus = (rev: number) => {
   return corpus.data;
 };
 
-function SearchResults({ q }: { q: string }) {
+function SearchResults({ q, fresh }: { q: string; fresh: readonly WorktreeNode[] }) {
   const rev = specRevision.value;
   const { data, error } = useFetch(() => loadCorpus(rev), [rev]);
   const hits = useMemo(() => {
     if (!data) return [];
     const words = q.toLowerCase().split(/\s+/).filter(Boolean);
-    return data
+    const score = (id: string, title: string) => words.reduce((s, w) => s + (title.toLowerCase().includes(w) ? 2 : 0) + (id.includes(w) ? 1 : 0), 0);
+    const onTrunk = data
       .map((n) => {
         const hay = `${n.id}\n${n.title}\n${n.body}`.toLowerCase();
         if (!words.every((w) => hay.includes(w))) return null;
-        const score = words.reduce((s, w) => s + (n.title.toLowerCase().includes(w) ? 2 : 0) + (n.id.includes(w) ? 1 : 0), 0);
-        return { n, score, snippet: searchSnippet(n.body, words[0]) };
+        return { n, score: score(n.id, n.title), snippet: searchSnippet(n.body, words[0]), fresh: null };
       })
-      .filter((x): x is NonNullable<typeof x> => x !== null)
-      .sort((a, b) => b.score - a.score || a.n.id.localeCompare(b.n.id));
-  }, [data, q]);
+      .filter((x): x is NonNullable<typeof x> => x !== null);
+    // Nodes only a worktree has: found by title and id (their text is the worktree's, not the corpus's).
+    const inWorktrees = fresh
+      .filter((f) => words.every((w) => `${f.id}\n${f.title}`.toLowerCase().includes(w)))
+      .map((f) => ({ n: f, score: score(f.id, f.title), snippet: '', fresh: f }));
+    return [...onTrunk, ...inWorktrees].sort((a, b) => b.score - a.score || a.n.id.localeCompare(b.n.id));
+  }, [data, fresh, q]);
   if (error) return <ErrorBox error={error} title="Search is unavailable" />;
   if (!data) return <p class="muted">Loading the search corpus…</p>;
   return (
@@ -206,14 +220,26 @@ function SearchResults({ q }: { q: string }) {
         {plural(hits.length, 'matching node')} for “{q}”
       </p>
       <ul class="list" onKeyDown={onListKeys}>
-        {hits.slice(0, 100).map(({ n, snippet }) => (
-          <li key={n.id}>
-            <a href={href.node(n.id)} data-nav>
-              <span class="title">{n.title}</span> <span class="id">{n.id}</span>
-              <span class="snippet">{snippet}</span>
-            </a>
-          </li>
-        ))}
+        {hits.slice(0, 100).map(({ n, snippet, fresh: f }) =>
+          f ? (
+            <li key={`${f.id} ${f.worktree}`} class="fresh" data-fresh-node={f.id}>
+              <a href={href.node(f.id)} data-nav>
+                <span class="title">{f.title}</span> <span class="id">{f.id}</span>
+              </a>
+              <span class="chip worktree" title={`added in the worktree ${f.worktree}, not yet on trunk`}>
+                ✎ new
+              </span>
+              <WorktreeOrigin n={f} words="new in" />
+            </li>
+          ) : (
+            <li key={n.id}>
+              <a href={href.node(n.id)} data-nav>
+                <span class="title">{n.title}</span> <span class="id">{n.id}</span>
+                <span class="snippet">{snippet}</span>
+              </a>
+            </li>
+          ),
+        )}
       </ul>
     </div>
   );

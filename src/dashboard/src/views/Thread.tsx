@@ -232,6 +232,8 @@ function ReplyForm({ id, onDone }: { id: string; onDone: (i: Issue) => void }) {
     e.preventDefault();
     if (!body.trim()) return setErr({ message: 'Write something first.' });
     await run(async () => {
+      // Files are stored only once the reply can be accepted: a refused reply leaves none behind.
+      if (files.length) await post(`api/issues/${enc(id)}/reply/check`, { body });
       const evidence: string[] = [];
       for (const f of files) evidence.push((await post<{ hash: string }>('api/evidence', f, true)).hash);
       const r = await post<{ issue: Issue }>(`api/issues/${enc(id)}/reply`, evidence.length ? { body, evidence } : { body });
@@ -245,9 +247,11 @@ function ReplyForm({ id, onDone }: { id: string; onDone: (i: Issue) => void }) {
   // A text too long for one reply is kept whole as evidence on the reply that says so (one click).
   const attachText = () =>
     run(async () => {
+      const said = `The full text (${size(new Blob([body]).size)}) is attached as a file.`;
+      await post(`api/issues/${enc(id)}/reply/check`, { body: said });
       const evidence = [(await post<{ hash: string }>('api/evidence', new Blob([body], { type: 'text/plain' }), true)).hash];
       for (const f of files) evidence.push((await post<{ hash: string }>('api/evidence', f, true)).hash);
-      const r = await post<{ issue: Issue }>(`api/issues/${enc(id)}/reply`, { body: `The full text (${size(new Blob([body]).size)}) is attached as a file.`, evidence });
+      const r = await post<{ issue: Issue }>(`api/issues/${enc(id)}/reply`, { body: said, evidence });
       setBody('');
       setFiles([]);
       onDone(r.issue);

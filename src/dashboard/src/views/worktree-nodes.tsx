@@ -70,3 +70,29 @@ export function WorktreeNodesList({ nodes }: { nodes: readonly WorktreeNode[] })
     </section>
   );
 }
+
+/** A worktree-only node's row in the board's tree, under its parent: marked new, with where it comes from. */
+export function WorktreeNodeRow({ n, depth }: { n: WorktreeNode; depth: number }) {
+  return (
+    <li role="treeitem" aria-level={depth + 1} class="row fresh" style={{ paddingLeft: `${depth * 1.25 + 0.25}rem` }} data-fresh-node={n.id}>
+      <span class="fold" aria-hidden="true" />
+      <a href={href.node(n.id)} data-nav class="node-link">
+        <span class="title">{n.title}</span> <span class="id">{n.id}</span>
+      </a>
+      <span class="chip worktree" title={`added in the worktree ${n.worktree}, not yet on trunk`}>
+        ✎ new
+      </span>
+      <WorktreeOrigin n={n} words="new in" />
+    </li>
+  );
+}
+
+/** The tree node a worktree-only node sits under: its nearest ancestor on the tree (null: the top level), as the spec tree finds a parent. */
+export function parentOnTree(id: string, onTree: ReadonlySet<string>): string | null {
+  const parts = id.split('/');
+  for (let n = parts.length - 1; n > 0; n--) {
+    const candidate = parts.slice(0, n).join('/');
+    if (onTree.has(candidate)) return candidate;
+  }
+  return null;
+}
