@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupRepos, tempDir, tempRepo, testEnv, trellis } from './helpers/repo.js';
@@ -41,6 +41,22 @@ describe('the session queue across processes', () => {
     expect(tmux(home, 'list-sessions', '-F', '#{session_name}')?.trim().split('\n')).toEqual([running.id]);
     // Each spawn answered what it left: one running, the other queued behind it.
     expect(runs.map((r) => JSON.parse(r.stdout).state as string).sort()).toEqual(['queued', 'running']);
+    expect(existsSync(lock)).toBe(false);
+  }, 60_000);
+
+  it("a crashed pass's lock does not wedge the queue: a lock its holder stopped keeping young is broken", async () => {
+    const dir = tempRepo();
+    const home = testEnv(dir).TRELLIS_HOME!;
+    homes.push(home);
+    writeFileSync(join(dir, 'trellis.json'), JSON.stringify({ sessions: { max: 1, minFreeMb: 0 } }));
+    const lock = join(dir, '.git', 'trellis', 'queue.lock');
+    mkdirSync(join(dir, '.git', 'trellis'), { recursive: true });
+    writeFileSync(lock, '');
+    const old = new Date(Date.now() - 10 * 60_000);
+    utimesSync(lock, old, old);
+    const r = await trellis(dir, ['session', 'spawn', 'A', '--harness', 'shell', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).state).toBe('running');
     expect(existsSync(lock)).toBe(false);
   }, 60_000);
 });
