@@ -2,7 +2,7 @@
  * Writing a ref the way git does: under `<ref>.lock`, created exclusively, with the bytes fsynced before
  * the rename, so Trellis and `git update-ref` never tear each other's writes. Reading refs is refs.ts.
  */
-import { closeSync, fsyncSync, futimesSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, futimesSync, linkSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TrellisError } from '../../events/index.js';
@@ -15,6 +15,12 @@ export interface LockOptions {
   readonly waitMs: number;
   /** A lock older than this is a crashed writer's leftover: refuse at once rather than wait. */
   readonly staleMs: number;
+  /**
+   * Break a lock older than `staleMs` and take it, instead of refusing. Only for a lock that guards no
+   * file's bytes (a ref lock's leftover may be a half-written tip a person should look at): its holder
+   * keeps it young while it lives (`withLock`), so an old one is a crashed holder's.
+   */
+  readonly takeStale?: boolean;
 }
 
 export const defaultLockOptions = (env: NodeJS.ProcessEnv = process.env): LockOptions => ({
@@ -59,6 +65,25 @@ export async function replaceRefUnderLock(gitdir: string, ref: string, opts: Loc
   }
   replaceUnderLock(fd, lockPath, refPath, () => (next === null ? null : `${next}\n`));
   return next;
+}
+
+/**
+ * Runs `fn` holding `lockPath` (created exclusively, kept young by a heartbeat while `fn` runs, removed
+ * after it settles): a mutual exclusion across processes on one machine for work that writes no file of
+ * its own, such as the session queue's pass (store/sessions/queue.ts).
+ */
+export async function withLock<T>(lockPath: string, opts: LockOptions, fn: () => Promise<T>): Promise<T> {
+  const fd = await acquireLock(lockPath, opts);
+  const beat = setInterval(() => touch(fd), Math.max(1, Math.floor(opts.staleMs / 3)));
+  beat.unref();
+  try {
+    return await fn();
+  } finally {
+    clearInterval(beat);
+    try {
+      releaseLock(fd, lockPath);
+    } catch {} // already broken as stale by a waiter: nothing of ours is left to remove
+  }
 }
 
 function touch(fd: number): void {
@@ -118,11 +143,42 @@ async function acquireLock(lockPath: string, opts: LockOptions): Promise<number>
     }
     const age = lockAge(lockPath);
     if (age === undefined) continue; // released between our open and our stat
+    if (age > opts.staleMs && opts.takeStale) {
+      breakStale(lockPath, opts.staleMs);
+      continue;
+    }
     if (age > opts.staleMs || Date.now() >= deadline) throw lockedError(lockPath, age);
     // Back off with jitter so contending writers do not retry in lockstep.
     await sleep(pause + Math.random() * pause);
     pause = Math.min(pause * 2, 25);
   }
+}
+
+/**
+ * Removes a crashed holder's lock. It is renamed aside first (only one of several breakers gets it) and
+ * looked at again there: if it turns out young, another breaker had already replaced the stale lock with
+ * its own live one between our stat and our rename, so it is linked back (link, unlike rename, never
+ * overwrites a lock made meanwhile).
+ */
+function breakStale(lockPath: string, staleMs: number): void {
+  const aside = `${lockPath}.stale-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  try {
+    renameSync(lockPath, aside);
+  } catch (err) {
+    if (isCode(err, 'ENOENT')) return; // another breaker, or the holder, got there first
+    throw err;
+  }
+  const age = lockAge(aside);
+  if (age !== undefined && age <= staleMs) {
+    try {
+      linkSync(aside, lockPath);
+    } catch (err) {
+      if (!isCode(err, 'EEXIST')) throw err;
+    }
+  }
+  try {
+    unlinkSync(aside);
+  } catch {}
 }
 
 function lockAge(path: string): number | undefined {

@@ -1,7 +1,10 @@
 import { cpus, freemem } from 'node:os';
+import { join } from 'node:path';
 import { isTrellisError, LIVE_STATUSES } from '../../events/index.js';
 import type { SessionState } from '../../projections/index.js';
 import type { SessionsProject as Project } from './sessions-project.js';
+import { withLock, type LockOptions } from '../git/ref-lock.js';
+import { queueTestPause } from './queue-test-pause.js';
 import { launch, record, type SessionRuntime } from './runtime.js';
 
 /** The budget and what uses it: what `/api/resources` reports and the queue decides on. */
@@ -26,19 +29,33 @@ export function budgetOf(p: Project, states: readonly SessionState[]): SessionBu
 /**
  * One pass of the queue (DESIGN.md §9): launches queued sessions, oldest first, while running sessions
  * stay under the budget and the host keeps `sessions.minFreeMb` free. `queued → starting` is a
- * compare-and-swap append, so two processes passing at once never launch one session twice. Passes of
- * the project in one process run one at a time (its SessionWork), so they never count the same free slot
- * twice; two processes passing at once still can (the CAS guards each session, not the budget).
- * Returns the ids launched (or that failed to launch).
+ * compare-and-swap append, so two processes passing at once never launch one session twice. The budget
+ * is held by the store: the whole pass (read, count, start, launch) runs under the project's queue lock,
+ * `<gitdir>/trellis/queue.lock`, so two processes (two CLIs, a CLI and the serve) never count the same
+ * free slot; passes in one process also queue behind each other first (its SessionWork), so a process
+ * holds the lock once at a time. Returns the ids launched (or that failed to launch).
  */
 export function queuePass(p: Project, rt: SessionRuntime): Promise<string[]> {
-  return p.sessionWork.queuePass(() => passOnce(p, rt));
+  return p.sessionWork.queuePass(async () => {
+    await queueTestPause('arrived');
+    return withLock(join(p.gitdir, 'trellis', 'queue.lock'), QUEUE_LOCK, () => passOnce(p, rt));
+  });
 }
+
+/**
+ * A pass that finds the lock held waits for it rather than skipping: the holder may have read the states
+ * before this process queued a session or freed a slot, so only a pass after it sees that change, and
+ * "a queued session starts as soon as a slot frees" needs this one. The wait is bounded (a pass launches
+ * a few sessions, seconds each); the holder's heartbeat keeps its lock young, so a lock older than
+ * `staleMs` is a crashed holder's, broken and taken rather than left to wedge the queue.
+ */
+const QUEUE_LOCK: LockOptions = { waitMs: 120_000, staleMs: 30_000, takeStale: true };
 
 async function passOnce(p: Project, rt: SessionRuntime): Promise<string[]> {
   const { states } = await p.sessionLog.all();
   const budget = budgetOf(p, states);
   let running = budget.running;
+  await queueTestPause('counted');
   const queued = states.filter((s) => s.status === 'queued').sort((a, b) => (a.created === b.created ? (a.id < b.id ? -1 : 1) : a.created < b.created ? -1 : 1));
   const launched: string[] = [];
   for (const s of queued) {
