@@ -7,7 +7,7 @@ import { board, boardError, changedIn, specRevision } from '../store';
 import type { BoardNode, SpecLite } from '../types';
 import { searchSnippet } from '../../../projections/search-snippet.js';
 import { ErrorBox, onListKeys, plural, useFetch } from '../ui';
-import { parentOnTree, WorktreeNodeRow, WorktreeNodesList, worktreeOnlyNodes, WorktreeOrigin, type WorktreeNode } from './worktree-nodes';
+import { parentOnTree, WorktreeNodeEntry, WorktreeNodeRow, WorktreeNodesList, worktreeOnlyNodes, type WorktreeNode } from './worktree-nodes';
 
 /** Folder nodes the user folded, by id (kept across views for the page's life). */
 const folded = signal<ReadonlySet<string>>(new Set());
@@ -223,13 +223,7 @@ function SearchResults({ q, fresh }: { q: string; fresh: readonly WorktreeNode[]
         {hits.slice(0, 100).map(({ n, snippet, fresh: f }) =>
           f ? (
             <li key={`${f.id} ${f.worktree}`} class="fresh" data-fresh-node={f.id}>
-              <a href={href.node(f.id)} data-nav>
-                <span class="title">{f.title}</span> <span class="id">{f.id}</span>
-              </a>
-              <span class="chip worktree" title={`added in the worktree ${f.worktree}, not yet on trunk`}>
-                ✎ new
-              </span>
-              <WorktreeOrigin n={f} words="new in" />
+              <WorktreeNodeEntry n={f} />
             </li>
           ) : (
             <li key={n.id}>

@@ -47,6 +47,21 @@ export function WorktreeOrigin({ n, words }: { n: WorktreeNode; words: string })
   );
 }
 
+/** A worktree-only node as every list shows it: its link, marked new, and the session or worktree it comes from. */
+export function WorktreeNodeEntry({ n, linkClass }: { n: WorktreeNode; linkClass?: string }) {
+  return (
+    <>
+      <a href={href.node(n.id)} data-nav class={linkClass}>
+        <span class="title">{n.title}</span> <span class="id">{n.id}</span>
+      </a>
+      <span class="chip worktree" title={`added in the worktree ${n.worktree}, not yet on trunk`}>
+        ✎ new
+      </span>
+      <WorktreeOrigin n={n} words="new in" />
+    </>
+  );
+}
+
 /** The board's list of worktree-only nodes (none: nothing shown). */
 export function WorktreeNodesList({ nodes }: { nodes: readonly WorktreeNode[] }) {
   if (!nodes.length) return null;
@@ -57,13 +72,7 @@ export function WorktreeNodesList({ nodes }: { nodes: readonly WorktreeNode[] })
       <ul class="tree">
         {nodes.map((n) => (
           <li class="row" key={`${n.id} ${n.worktree}`} data-worktree-node={n.id}>
-            <a href={href.node(n.id)} data-nav class="node-link">
-              <span class="title">{n.title}</span> <span class="id">{n.id}</span>
-            </a>
-            <span class="chip worktree" title={`added in the worktree ${n.worktree}, not yet on trunk`}>
-              ✎ new
-            </span>
-            <WorktreeOrigin n={n} words="new in" />
+            <WorktreeNodeEntry n={n} linkClass="node-link" />
           </li>
         ))}
       </ul>
@@ -76,13 +85,7 @@ export function WorktreeNodeRow({ n, depth }: { n: WorktreeNode; depth: number }
   return (
     <li role="treeitem" aria-level={depth + 1} class="row fresh" style={{ paddingLeft: `${depth * 1.25 + 0.25}rem` }} data-fresh-node={n.id}>
       <span class="fold" aria-hidden="true" />
-      <a href={href.node(n.id)} data-nav class="node-link">
-        <span class="title">{n.title}</span> <span class="id">{n.id}</span>
-      </a>
-      <span class="chip worktree" title={`added in the worktree ${n.worktree}, not yet on trunk`}>
-        ✎ new
-      </span>
-      <WorktreeOrigin n={n} words="new in" />
+      <WorktreeNodeEntry n={n} linkClass="node-link" />
     </li>
   );
 }
