@@ -52,8 +52,7 @@ export async function replaceRefUnderLock(gitdir: string, ref: string, opts: Loc
   const fd = await acquireLock(lockPath, opts);
   // A live holder keeps its lock young while `build` runs (a promote waits on its forge there), so a
   // waiting writer never takes it for a crashed writer's leftover.
-  const beat = setInterval(() => touch(fd), Math.max(1, Math.floor(opts.staleMs / 3)));
-  beat.unref();
+  const stopBeat = keepYoung(fd, opts);
   let next: string | null;
   try {
     next = await build(readTip(gitdir, ref));
@@ -61,7 +60,7 @@ export async function replaceRefUnderLock(gitdir: string, ref: string, opts: Loc
     releaseLock(fd, lockPath);
     throw err;
   } finally {
-    clearInterval(beat);
+    stopBeat();
   }
   replaceUnderLock(fd, lockPath, refPath, () => (next === null ? null : `${next}\n`));
   return next;
@@ -74,23 +73,28 @@ export async function replaceRefUnderLock(gitdir: string, ref: string, opts: Loc
  */
 export async function withLock<T>(lockPath: string, opts: LockOptions, fn: () => Promise<T>): Promise<T> {
   const fd = await acquireLock(lockPath, opts);
-  const beat = setInterval(() => touch(fd), Math.max(1, Math.floor(opts.staleMs / 3)));
-  beat.unref();
+  const stopBeat = keepYoung(fd, opts);
   try {
     return await fn();
   } finally {
-    clearInterval(beat);
+    stopBeat();
     try {
       releaseLock(fd, lockPath);
     } catch {} // already broken as stale by a waiter: nothing of ours is left to remove
   }
 }
 
-function touch(fd: number): void {
-  try {
-    const now = new Date();
-    futimesSync(fd, now, now);
-  } catch {}
+/** The holder's heartbeat: the lock's mtime kept fresh (every third of `staleMs`) until the returned stop. */
+function keepYoung(fd: number, opts: LockOptions): () => void {
+  const touch = () => {
+    try {
+      const now = new Date();
+      futimesSync(fd, now, now);
+    } catch {}
+  };
+  const beat = setInterval(touch, Math.max(1, Math.floor(opts.staleMs / 3)));
+  beat.unref();
+  return () => clearInterval(beat);
 }
 
 function releaseLock(fd: number, lockPath: string): void {

@@ -1,3 +1,5 @@
+import { KeyedQueue } from '../keyed-queue.js';
+
 /**
  * Read-modify-writes of one file run one at a time within this process, queued by the file's path:
  * hub.json's writers (hosts, quiet hours, the host's icon), the project catalog, a project's
@@ -10,14 +12,9 @@
  * narrower than the process is a sane owner. Across processes nothing here holds: each write is atomic
  * (a rename) and the revision-checked ones re-read before writing.
  */
-const queues = new Map<string, Promise<unknown>>();
+const queues = new KeyedQueue();
 
 /** Runs `fn` once every earlier write queued on `path` has settled; its result or failure is the caller's. */
 export function serially<T>(path: string, fn: () => Promise<T>): Promise<T> {
-  const run = (queues.get(path) ?? Promise.resolve()).then(fn);
-  const tail = run.catch(() => {});
-  queues.set(path, tail);
-  // The table holds only files with writes under way.
-  void tail.then(() => queues.get(path) === tail && queues.delete(path));
-  return run;
+  return queues.run(path, fn);
 }

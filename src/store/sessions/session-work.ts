@@ -1,3 +1,4 @@
+import { KeyedQueue } from '../keyed-queue.js';
 import { InputLanes } from './input-queue.js';
 
 /**
@@ -8,15 +9,13 @@ import { InputLanes } from './input-queue.js';
 export class SessionWork {
   /** Input to each of the project's sessions, in arrival order. */
   readonly input = new InputLanes();
-  private passing: Promise<unknown> = Promise.resolve();
+  private readonly passes = new KeyedQueue();
 
   /**
    * Runs `pass` after every earlier queue pass of this project in this process has settled: two passes
    * at once would both count the same free slots and launch past the budget.
    */
   queuePass<T>(pass: () => Promise<T>): Promise<T> {
-    const run = this.passing.catch(() => {}).then(pass);
-    this.passing = run;
-    return run;
+    return this.passes.run('queue', pass);
   }
 }
