@@ -42,11 +42,17 @@ describe('trellis issue: the thread lifecycle through the real CLI', () => {
       ],
       evidence: [],
       labels: [],
+    });
+    // Who opened and closed it, and when: the timeline's own read.
+    expect(JSON.parse(await ok(dir, ['issue', 'timeline', id, '--json']))).toEqual({
+      id,
       events: [
-        { type: 'opened', by: 'Test Author', at: expect.any(String) },
+        { type: 'opened', by: 'Test Author', at: issue.created },
         { type: 'closed', by: 'Test Author', at: expect.any(String) },
       ],
+      notes: [],
     });
+    expect(await ok(dir, ['issue', 'timeline', id])).toMatch(new RegExp(`^${issue.created}  Test Author  opened\n\\S+  Test Author  closed\n$`));
 
     expect(git(dir, 'log', '--format=%an|%s', `refs/trellis/issues/${id}`).trim().split('\n')).toEqual([
       'Test Author|close: landed',

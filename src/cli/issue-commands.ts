@@ -4,9 +4,10 @@ import { openProject } from './open-project.js';
 import { closeIssueVerb } from '../store/sessions/close-fixed-issue.js';
 import { actOnReply, editIssue, listIssues, openIssue, promoteIssue, remarkOnIssue, reopenIssue, replyToIssue, showIssue } from '../store/issues/verbs.js';
 import { mergedIssues } from '../store/issues/merged-list.js';
+import { issueTimeline } from '../store/issues/timeline.js';
 import { readBody, resolveAuthor } from './input.js';
 import { err, out } from './output.js';
-import { issueLines, issueText, noteLines, problemLines } from './render.js';
+import { issueLines, issueText, noteLines, problemLines, timelineLines } from './render.js';
 import { checkShape, type Shape, type VerbContext } from './shape.js';
 import { UsageError } from './usage-error.js';
 
@@ -151,7 +152,20 @@ export const ISSUE_ACTIONS: Record<string, ActionSpec> = {
     usage: 'trellis issue show <id> [--json]',
     async run(ctx, p) {
       const issue = await showIssue(p, ctx.args[0]!);
-      await printIssue(ctx, issue, issueText(issue));
+      // The text says who edited it last, from the timeline (the Issue itself is the spec's table).
+      const edited = ctx.options.json ? undefined : (await issueTimeline(p, issue.id)).events.filter((e) => e.type === 'edited').at(-1);
+      await printIssue(ctx, issue, issueText(issue, edited));
+      return 0;
+    },
+  },
+  timeline: {
+    args: ['id'],
+    options: ['json'],
+    usage: 'trellis issue timeline <id> [--json]',
+    async run(ctx, p) {
+      const timeline = await issueTimeline(p, ctx.args[0]!);
+      if (!ctx.options.json) await err(noteLines(timeline.notes));
+      await out(ctx.options.json ? json(timeline) : timelineLines(timeline));
       return 0;
     },
   },

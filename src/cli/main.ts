@@ -32,6 +32,7 @@ export const ACTIONS: Record<string, readonly (readonly [string, string])[]> = {
     ['close <id>', 'close (a local issue lands)'],
     ['promote <id>', 'move a local issue to a forge (--store)'],
     ['show <id>', 'the whole thread'],
+    ['timeline <id>', 'who opened, edited, closed, reopened or promoted it, and when (a forge issue: from its forge)'],
     ['ls', 'open issues (--all, --node, --store)'],
   ],
   session: [
@@ -135,7 +136,7 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
     .action((options: Options) => lazy(() => import('./status-command.js'), (m) => m.runStatus(ctx([], options))));
 
   cli
-    .command('issue <action> [...args]', 'Issue threads: open, reply, remark, resolve, unresolve, retract, edit, reopen, close, promote, show, ls')
+    .command('issue <action> [...args]', 'Issue threads: open, reply, remark, resolve, unresolve, retract, edit, reopen, close, promote, show, timeline, ls')
     .usage('issue <action> [...args] [options]   (see the README for each action)')
     .option('--node <id>', 'Spec node the issue is bound to (repeatable)', { type: [String] })
     .option('--body <text>', "Body text; '-' reads standard input")

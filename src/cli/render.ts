@@ -1,4 +1,4 @@
-import type { Issue, Reply } from '../projections/index.js';
+import type { Issue, IssueEvent, IssueTimeline, Reply } from '../projections/index.js';
 import type { StreamProblem } from '../store/streams/projection-cache.js';
 
 const day = (iso: string) => iso.replace('T', ' ').slice(0, 16);
@@ -9,10 +9,10 @@ export function issueLines(issues: readonly Issue[]): string {
 }
 
 /** A whole thread, the way a person reads it in a terminal. */
-export function issueText(i: Issue): string {
+export function issueText(i: Issue, edited?: IssueEvent): string {
   const head = [
     `${i.id}  ${i.status}  ${i.concern}`,
-    `by ${i.by} · ${i.created}${i.edited ? ` · edited by ${i.edited.by} · ${i.edited.at}` : ''}${i.nodes.length ? ` · nodes: ${i.nodes.join(', ')}` : ''}`,
+    `by ${i.by} · ${i.created}${edited ? ` · edited by ${edited.by} · ${edited.at}` : ''}${i.nodes.length ? ` · nodes: ${i.nodes.join(', ')}` : ''}`,
     ...(i.url ? [i.url] : []),
     ...(i.labels.length ? [`labels: ${i.labels.map((l) => l.name).join(', ')}`] : []),
     ...(i.evidence.length ? [`evidence: ${i.evidence.join(' ')}`] : []),
@@ -27,6 +27,11 @@ function replyText(r: Reply, n: number): string {
     ...(r.retracted ? ['retracted'] : []),
   ];
   return `\n── ${n} · ${r.by} · ${r.at}${marks.length ? ` · ${marks.join(' · ')}` : ''}\n${r.retracted ? '' : `${r.body.trimEnd()}\n`}`;
+}
+
+/** An issue's timeline, one change a line: when, who, what (`trellis issue timeline`). */
+export function timelineLines(t: IssueTimeline): string {
+  return t.events.map((e) => `${e.at}  ${e.by}  ${e.type}${e.session ? ` (session ${e.session})` : ''}\n`).join('');
 }
 
 export const problemLines = (problems: readonly StreamProblem[]): string =>

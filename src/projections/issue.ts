@@ -16,7 +16,11 @@ export interface Reply {
   readonly evidence?: readonly string[];
 }
 
-/** A change of the issue itself, for its timeline: who opened, edited, closed, reopened or promoted it, and when. */
+/**
+ * A change of the issue itself, for its timeline: who opened, edited, closed, reopened or promoted it, and
+ * when. Not a field of the Issue (spec §2.1 is the Issue's whole shape): the timeline is its own read,
+ * `IssueTimeline`, of the same shape for a local thread and a forge issue (from the forge's own timeline).
+ */
 export interface IssueEvent {
   readonly type: 'opened' | 'edited' | 'closed' | 'reopened' | 'promoted';
   readonly by: string;
@@ -46,10 +50,15 @@ export interface Issue {
   readonly evidence: readonly string[];
   readonly labels: readonly Label[];
   readonly url?: string;
-  /** A local thread whose concern or body was edited: the latest edit (every version stays in git). */
-  readonly edited?: { readonly at: string; readonly by: string };
-  /** A local thread's own changes in order (opened, edited, closed, reopened, promoted); replies are in `replies`. */
-  readonly events?: readonly IssueEvent[];
+}
+
+/** The timeline read of one issue (`trellis issue timeline`, GET /api/issues/:id/timeline): its own changes, oldest first. */
+export interface IssueTimeline {
+  readonly id: string;
+  /** opened first; then edited, closed, reopened, promoted as they happened. Replies are the Issue's `replies`. */
+  readonly events: readonly IssueEvent[];
+  /** What could not be read (a forge that did not answer, an event it wrote that the driver cannot read). */
+  readonly notes: readonly string[];
 }
 
 /** The per-node board entry: slim on purpose, the freshness stamp carries change detection. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ThreadEvent } from '../events/index.js';
-import { evolveThread, foldThread, initialThread, threadIssue, type ThreadState } from './thread.js';
+import { evolveThread, foldThread, initialThread, threadIssue, threadTimeline, type ThreadState } from './thread.js';
 
 const at = (m: number) => `2026-03-01T10:${String(m).padStart(2, '0')}:00.000Z`;
 const e = (clock: number, type: ThreadEvent['type'], data: object, by = 'ann'): ThreadEvent => ({ v: 1, type, at: at(clock), by, clock, data }) as ThreadEvent;
@@ -114,9 +114,13 @@ describe('thread fold: given events, then state', () => {
     expect(before).toEqual(frozen);
   });
 
-  it('the Issue view has exactly the spec fields and a local thread’s timeline (events), labels [] for local', () => {
+  it('the Issue view has exactly the spec fields, edited or not, labels [] for local; the timeline is its own read', () => {
     const issue = threadIssue(foldThread('t1', [opened]));
-    expect(Object.keys(issue).sort()).toEqual(['body', 'by', 'concern', 'created', 'events', 'evidence', 'id', 'labels', 'nodes', 'replies', 'status', 'store'].sort());
+    const SPEC = ['body', 'by', 'concern', 'created', 'evidence', 'id', 'labels', 'nodes', 'replies', 'status', 'store'].sort();
+    expect(Object.keys(issue).sort()).toEqual(SPEC);
+    const changed = foldThread('t1', [opened, e(2, 'edited', { body: 'B2' }, 'cy'), e(3, 'closed', {}, 'bob'), e(4, 'reopened', {})]);
+    expect(Object.keys(threadIssue(changed)).sort()).toEqual(SPEC);
+    expect(threadTimeline(changed)).toEqual({ id: 't1', notes: [], events: [{ type: 'opened', by: 'ann', at: at(1) }, { type: 'edited', by: 'cy', at: at(2) }, { type: 'closed', by: 'bob', at: at(3) }, { type: 'reopened', by: 'ann', at: at(4) }] });
     expect(issue).toMatchObject({ id: 't1', store: 'local', labels: [] });
     expect(threadIssue(foldThread('t1', [opened, e(2, 'promoted', { forgeId: 'g#1', url: 'https://u' })])).url).toBe('https://u');
     expect(initialThread('x').status).toBe('absent');

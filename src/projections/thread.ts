@@ -1,5 +1,5 @@
 import { isAfter, orderEvents, scenarioScope, threadEventId, type EventKey, type ReplyRef, type ScenarioScope, type ThreadEvent, type ThreadFacts } from '../events/index.js';
-import type { Issue, IssueEvent, Reply } from './issue.js';
+import type { Issue, IssueEvent, IssueTimeline, Reply } from './issue.js';
 
 /** The fold of one local thread: everything the Issue view and `decide` need. */
 export interface ThreadState extends ThreadFacts {
@@ -109,7 +109,7 @@ function changeOf(state: ThreadState, event: ThreadEvent): Partial<ThreadState> 
 /** Folds a thread's events, in any order (they are put in fold order, duplicates once), from nothing. */
 export const foldThread = (id: string, events: readonly ThreadEvent[]): ThreadState => orderEvents(events).reduce(evolveThread, initialThread(id));
 
-/** The thread as an Issue (spec §2.1). Local threads carry no labels. */
+/** The thread as an Issue (spec §2.1, exactly its fields). Local threads carry no labels; the timeline is `threadTimeline`. */
 export function threadIssue(state: ThreadState): Issue {
   return {
     id: state.id,
@@ -124,10 +124,11 @@ export function threadIssue(state: ThreadState): Issue {
     evidence: state.evidence,
     labels: [],
     ...(state.url ? { url: state.url } : {}),
-    ...(state.edited ? { edited: state.edited } : {}),
-    events: state.events,
   };
 }
+
+/** The thread's timeline read: its own changes in fold order (a forge issue's comes from its forge). */
+export const threadTimeline = (state: ThreadState): IssueTimeline => ({ id: state.id, events: state.events, notes: [] });
 
 /** A reply's own evidence, deduplicated; nothing when it carried none (the stored shape stays small). */
 function carried(evidence: readonly string[]): { evidence?: readonly string[] } {

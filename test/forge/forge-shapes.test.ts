@@ -1,5 +1,8 @@
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { type } from 'arktype';
+import { githubReads } from '../../src/store/forge/github.js';
 import { GitHubForge } from './github-forge.js';
 
 const require = createRequire(import.meta.url);
@@ -49,6 +52,18 @@ describe('the local forge speaks GitHub’s shapes (checked against @octokit/fix
     const rec = recorded('labels').find((r) => r.method === 'get' && r.path.endsWith('/labels'))!;
     const mine = (await (await fetch(`${forge.apiUrl}/repos/acme/shop/labels`)).json()) as unknown[];
     expect(shape(mine[0])).toEqual(shape((rec.response as unknown[])[0]));
+  });
+
+  it('the driver reads the recorded issue and issue event; the stand-in’s events have the recorded keys', async () => {
+    const issue = (recorded('paginate-issues')[0]!.response as unknown[])[0];
+    expect(githubReads.issue(issue)).not.toBeInstanceOf(type.errors);
+    const sample = JSON.parse(readFileSync(new URL('./recorded/github.json', import.meta.url), 'utf8')) as { issue_event: Record<string, unknown> };
+    expect(githubReads.event(sample.issue_event)).not.toBeInstanceOf(type.errors);
+    await fetch(`${forge.apiUrl}/repos/acme/shop/issues/1`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: '{"state":"closed"}' });
+    const [event] = (await (await fetch(`${forge.apiUrl}/repos/acme/shop/issues/1/events`)).json()) as Record<string, unknown>[];
+    expect(keys(event)).toEqual(keys(sample.issue_event));
+    expect(shape(event!.actor)).toEqual(shape(sample.issue_event.actor));
+    expect(event).toMatchObject({ event: 'closed', actor: { login: 'trellis-bot' } });
   });
 
   it('errors carry a message, as GitHub’s do', async () => {

@@ -6,7 +6,7 @@
  * outside UTC writes them. Objects follow the swagger models (`Issue`, `Comment`, `Label`, `User`);
  * recorded/forgejo.json holds samples of them and forge-shapes-all.test.ts checks these answers against them.
  */
-import { linkHeader, pageOf, StandInServer, type Send, type StandInRequest } from './standin-server.js';
+import { linkHeader, pageOf, StandInServer, without, type Send, type StandInRequest } from './standin-server.js';
 
 interface FjStoredIssue {
   id: number;
@@ -31,6 +31,17 @@ interface FjStoredComment {
   updated: number;
 }
 
+/** A timeline entry that is not a comment: a close, a reopen or a title change (Forgejo's comment types). */
+interface FjStoredEvent {
+  id: number;
+  number: number;
+  type: 'close' | 'reopen' | 'change_title';
+  user: string;
+  created: number;
+  oldTitle?: string;
+  newTitle?: string;
+}
+
 /** RFC 3339 at +02:00, as Go's time.Time marshals a time in that zone. */
 const local = (t: number) => new Date(t + 2 * 3600_000).toISOString().replace(/\.\d{3}Z$/, '+02:00');
 
@@ -39,6 +50,11 @@ export class ForgejoForge extends StandInServer {
   readonly repo = 'shop';
   readonly issues: FjStoredIssue[] = [];
   readonly comments: FjStoredComment[] = [];
+  readonly events: FjStoredEvent[] = [];
+  /** Issues (by number) answered without one field, as a Forgejo that drifted would: the field's name. */
+  readonly broken = new Map<number, string>();
+  /** Comments (by id) answered without one field. */
+  readonly brokenComments = new Map<number, string>();
   readonly labels = [
     { id: 11, name: 'bug', color: 'd73a4a', description: "Something isn't working", exclusive: false, is_archived: false },
     { id: 12, name: 'enhancement', color: 'a2eeef', description: 'New feature or request', exclusive: false, is_archived: false },
@@ -101,6 +117,14 @@ export class ForgejoForge extends StandInServer {
       const n = this.seed({ title: req.json.title, body: (req.json.body as string | undefined) ?? '', user: 'trellis-bot' });
       return send(201, this.issueJson(this.issues[n - 1]!));
     }
+    const timeline = /^\/issues\/(\d+)\/timeline$/.exec(rest);
+    if (timeline && req.method === 'GET') {
+      const n = Number(timeline[1]);
+      if (!this.issues.some((i) => i.number === n)) return send(404, { errors: [], message: "The target couldn't be found.", url: `${this.apiUrl}/swagger` });
+      // Forgejo's timeline holds the comments too, each as a TimelineComment of type "comment".
+      const items = [...this.comments.filter((c) => c.number === n).map((c) => ({ id: c.id, number: n, type: 'comment' as const, user: c.user, created: c.created, body: c.body })), ...this.events.filter((e) => e.number === n)].sort((a, b) => a.created - b.created || a.id - b.id);
+      return this.paged(req.url, items, send, (e) => this.timelineJson(e));
+    }
     const one = /^\/issues\/(\d+)(\/comments)?$/.exec(rest);
     const issue = one ? this.issues.find((i) => i.number === Number(one[1])) : undefined;
     if (!issue) return send(404, { errors: [], message: "The target couldn't be found.", url: `${this.apiUrl}/swagger` });
@@ -109,6 +133,11 @@ export class ForgejoForge extends StandInServer {
       const state = req.json.state;
       if (state !== undefined && state !== 'open' && state !== 'closed') return send(422, { message: 'invalid state', url: `${this.apiUrl}/swagger` });
       issue.updated = this.tick();
+      if (state && state !== issue.state) this.events.push({ id: 900 + this.events.length, number: issue.number, type: state === 'closed' ? 'close' : 'reopen', user: 'trellis-bot', created: issue.updated });
+      if (typeof req.json.title === 'string' && req.json.title !== issue.title) {
+        this.events.push({ id: 900 + this.events.length, number: issue.number, type: 'change_title', user: 'trellis-bot', created: issue.updated, oldTitle: issue.title, newTitle: req.json.title });
+        issue.title = req.json.title;
+      }
       if (state) [issue.state, issue.closed] = [state, state === 'closed' ? issue.updated : null];
       return send(201, this.issueJson(issue));
     }
@@ -155,7 +184,46 @@ export class ForgejoForge extends StandInServer {
     };
   }
 
+  /** A TimelineComment as GET …/issues/{index}/timeline answers it (recorded/forgejo.json). */
+  timelineJson(e: { id: number; number: number; type: string; user: string; created: number; body?: string; oldTitle?: string; newTitle?: string }) {
+    return {
+      id: e.id,
+      type: e.type,
+      html_url: `${this.webUrl(e.number)}#issuecomment-${e.id}`,
+      pull_request_url: '',
+      issue_url: this.webUrl(e.number),
+      user: this.user(e.user),
+      body: e.body ?? '',
+      created_at: local(e.created),
+      updated_at: local(e.created),
+      old_project_id: 0,
+      project_id: 0,
+      old_milestone: null,
+      milestone: null,
+      tracked_time: null,
+      old_title: e.oldTitle ?? '',
+      new_title: e.newTitle ?? '',
+      old_ref: '',
+      new_ref: '',
+      ref_issue: null,
+      ref_comment: null,
+      ref_action: '',
+      ref_commit_sha: '',
+      review_id: 0,
+      label: null,
+      assignee: null,
+      assignee_team: null,
+      removed_assignee: false,
+      resolve_doer: null,
+      dependent_issue: null,
+    };
+  }
+
   issueJson(i: FjStoredIssue) {
+    return without(this.fullIssueJson(i), this.broken.get(i.number));
+  }
+
+  private fullIssueJson(i: FjStoredIssue) {
     const api = `${this.apiUrl}/repos/${this.owner}/${this.repo}`;
     return {
       id: i.id,
@@ -187,6 +255,10 @@ export class ForgejoForge extends StandInServer {
   }
 
   commentJson(c: FjStoredComment) {
+    return without(this.fullCommentJson(c), this.brokenComments.get(c.id));
+  }
+
+  private fullCommentJson(c: FjStoredComment) {
     return {
       id: c.id,
       html_url: `${this.webUrl(c.number)}#issuecomment-${c.id}`,

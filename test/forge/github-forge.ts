@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Fault } from './standin-server.js';
+import { without, type Fault } from './standin-server.js';
 
 export interface ForgeLabel {
   id: number;
@@ -32,6 +32,16 @@ interface StoredIssue {
   pull_request: boolean;
 }
 
+/** One of an issue's events (GitHub's issue events API): closed, reopened, renamed among them. */
+interface StoredEvent {
+  id: number;
+  issue: number;
+  event: string;
+  user: string;
+  created_at: string;
+  rename?: { from: string; to: string };
+}
+
 interface StoredComment {
   id: number;
   issue: number;
@@ -54,6 +64,11 @@ export class GitHubForge {
   readonly repo: string;
   readonly issues: StoredIssue[] = [];
   readonly comments: StoredComment[] = [];
+  readonly events: StoredEvent[] = [];
+  /** Issues (by number) answered without one field, as a forge that drifted would: the field's name. */
+  readonly broken = new Map<number, string>();
+  /** Comments (by id) answered without one field. */
+  readonly brokenComments = new Map<number, string>();
   readonly labels: ForgeLabel[] = [
     { id: 1, node_id: 'MDU6TGFiZWwx', url: '', name: 'bug', color: 'd73a4a', default: true, description: "Something isn't working" },
     { id: 2, node_id: 'MDU6TGFiZWwy', url: '', name: 'enhancement', color: 'a2eeef', default: true, description: 'New feature or request' },
@@ -133,6 +148,11 @@ export class GitHubForge {
     const at = this.tick();
     this.comments.push({ id: 100 + this.comments.length, issue, body, user, created_at: at, updated_at: at });
     this.touch(issue, at);
+  }
+
+  /** An event of an issue, as if done on the forge's website (closed, reopened, renamed...). */
+  seedEvent(issue: number, event: string, user = 'octocat', rename?: { from: string; to: string }): void {
+    this.events.push({ id: 700 + this.events.length, issue, event, user, created_at: this.tick(), ...(rename ? { rename } : {}) });
   }
 
   private tick(): string {
@@ -229,6 +249,11 @@ export class GitHubForge {
       return this.page(url, this.comments, send, (c) => this.commentJson(c));
     }
     if (req.method === 'GET' && rest === '/labels') return send(200, this.labels.map((l) => ({ ...l, url: `${this.apiUrl}${base}/labels/${l.name}` })));
+    const events = /^\/issues\/(\d+)\/events$/.exec(rest);
+    if (req.method === 'GET' && events) {
+      if (!this.issues.some((i) => i.number === Number(events[1]))) return send(404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest', status: '404' });
+      return this.page(url, this.events.filter((e) => e.issue === Number(events[1])), send, (e) => this.eventJson(e));
+    }
     const one = /^\/issues\/(\d+)(\/comments)?$/.exec(rest);
     const issue = one ? this.issues.find((i) => i.number === Number(one[1])) : undefined;
     if (one && !issue) return send(404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest', status: '404' });
@@ -236,6 +261,11 @@ export class GitHubForge {
     if (issue && !one![2] && req.method === 'PATCH') {
       if (json.state !== undefined && json.state !== 'open' && json.state !== 'closed') return send(422, { message: 'Validation Failed', status: '422' });
       const at = this.tick();
+      if (json.state && json.state !== issue.state) this.events.push({ id: 700 + this.events.length, issue: issue.number, event: json.state === 'closed' ? 'closed' : 'reopened', user: 'trellis-bot', created_at: at });
+      if (typeof json.title === 'string' && json.title !== issue.title) {
+        this.events.push({ id: 700 + this.events.length, issue: issue.number, event: 'renamed', user: 'trellis-bot', created_at: at, rename: { from: issue.title, to: json.title } });
+        issue.title = json.title;
+      }
       if (json.state) {
         issue.state = json.state;
         issue.closed_at = json.state === 'closed' ? at : null;
@@ -290,6 +320,27 @@ export class GitHubForge {
   }
 
   issueJson(i: StoredIssue) {
+    return without(this.fullIssueJson(i), this.broken.get(i.number));
+  }
+
+  /** An issue event as GET /repos/{owner}/{repo}/issues/{n}/events answers it (recorded/github.json). */
+  eventJson(e: StoredEvent) {
+    const api = `${this.apiUrl}/repos/${this.owner}/${this.repo}`;
+    return {
+      id: e.id,
+      node_id: 'MDEwOklzc3VlRXZlbnQx',
+      url: `${api}/issues/events/${e.id}`,
+      actor: this.user(e.user),
+      event: e.event,
+      commit_id: null,
+      commit_url: null,
+      created_at: e.created_at,
+      performed_via_github_app: null,
+      ...(e.rename ? { rename: e.rename } : {}),
+    };
+  }
+
+  private fullIssueJson(i: StoredIssue) {
     const api = `${this.apiUrl}/repos/${this.owner}/${this.repo}`;
     const html = `https://github.com/${this.owner}/${this.repo}/${i.pull_request ? 'pull' : 'issues'}/${i.number}`;
     return {
@@ -330,7 +381,7 @@ export class GitHubForge {
 
   commentJson(c: StoredComment) {
     const api = `${this.apiUrl}/repos/${this.owner}/${this.repo}`;
-    return {
+    return without({
       url: `${api}/issues/comments/${c.id}`,
       html_url: `https://github.com/${this.owner}/${this.repo}/issues/${c.issue}#issuecomment-${c.id}`,
       issue_url: `${api}/issues/${c.issue}`,
@@ -342,6 +393,7 @@ export class GitHubForge {
       author_association: 'OWNER',
       body: c.body,
       performed_via_github_app: null,
-    };
+    }, this.brokenComments.get(c.id));
   }
 }
+

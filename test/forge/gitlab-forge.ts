@@ -6,7 +6,7 @@
  * Objects follow the examples of GitLab's API documentation; recorded/gitlab.json holds those samples and
  * forge-shapes-all.test.ts checks these answers against them.
  */
-import { linkHeader, pageOf, StandInServer, type Send, type StandInRequest } from './standin-server.js';
+import { linkHeader, pageOf, StandInServer, without, type Send, type StandInRequest } from './standin-server.js';
 
 interface GlStoredIssue {
   id: number;
@@ -31,6 +31,15 @@ interface GlStoredNote {
   updated: number;
 }
 
+/** A resource state event: who closed or reopened an issue, and when (GitLab does not record the opening). */
+interface GlStoredStateEvent {
+  id: number;
+  iid: number;
+  user: string;
+  state: 'closed' | 'reopened';
+  created: number;
+}
+
 const iso = (t: number) => new Date(t).toISOString();
 
 export class GitLabForge extends StandInServer {
@@ -38,6 +47,11 @@ export class GitLabForge extends StandInServer {
   readonly path = 'acme/shop';
   readonly issues: GlStoredIssue[] = [];
   readonly notes: GlStoredNote[] = [];
+  readonly stateEvents: GlStoredStateEvent[] = [];
+  /** Issues (by iid) answered without one field, as a GitLab that drifted would: the field's name. */
+  readonly broken = new Map<number, string>();
+  /** Notes (by id) answered without one field. */
+  readonly brokenNotes = new Map<number, string>();
   readonly labels = [
     { id: 1, name: 'bug', color: '#d73a4a', description: "Something isn't working", text_color: '#FFFFFF' },
     { id: 2, name: 'enhancement', color: '#a2eeef', description: 'New feature or request', text_color: '#333333' },
@@ -88,6 +102,12 @@ export class GitLabForge extends StandInServer {
       const iid = this.seed({ title: req.json.title, body: (req.json.description as string | undefined) ?? null, user: 'trellis-bot' });
       return send(201, this.issueJson(this.issues[iid - 1]!, true));
     }
+    const states = /^\/issues\/(\d+)\/resource_state_events$/.exec(rest);
+    if (states && req.method === 'GET') {
+      const of = this.issues.find((i) => i.iid === Number(states[1]));
+      if (!of) return send(404, { message: '404 Not found' });
+      return this.paged(req.url, this.stateEvents.filter((e) => e.iid === of.iid), send, (e) => this.stateEventJson(e, of.id));
+    }
     const one = /^\/issues\/(\d+)(\/notes)?$/.exec(rest);
     const issue = one ? this.issues.find((i) => i.iid === Number(one[1])) : undefined;
     if (!issue) return send(404, { message: '404 Not found' });
@@ -96,6 +116,8 @@ export class GitLabForge extends StandInServer {
       const ev = req.json.state_event;
       if (ev !== undefined && ev !== 'close' && ev !== 'reopen') return send(400, { error: 'state_event does not have a valid value' });
       issue.updated = this.tick();
+      const next = ev === 'close' ? 'closed' : ev === 'reopen' ? 'opened' : issue.state;
+      if (next !== issue.state) this.stateEvents.push({ id: 140 + this.stateEvents.length, iid: issue.iid, user: 'trellis-bot', state: next === 'closed' ? 'closed' : 'reopened', created: issue.updated });
       if (ev === 'close') [issue.state, issue.closed] = ['closed', issue.updated];
       if (ev === 'reopen') [issue.state, issue.closed] = ['opened', null];
       return send(200, this.issueJson(issue, true));
@@ -145,7 +167,17 @@ export class GitLabForge extends StandInServer {
     return { id: 1000 + username.length, username, name: username, state: 'active', locked: false, avatar_url: null, web_url: `https://gitlab.com/${username}` };
   }
 
+  /** A resource state event as GitLab's API documents it (recorded/gitlab.json). */
+  stateEventJson(e: GlStoredStateEvent, issueId: number) {
+    const { locked: _, ...user } = this.user(e.user);
+    return { id: e.id, user, created_at: iso(e.created), resource_type: 'Issue', resource_id: issueId, source_commit: null, source_merge_request_id: null, state: e.state };
+  }
+
   issueJson(i: GlStoredIssue, details: boolean) {
+    return without(this.fullIssueJson(i, details), this.broken.get(i.iid));
+  }
+
+  private fullIssueJson(i: GlStoredIssue, details: boolean) {
     const api = `${this.apiUrl}/projects/${this.projectId}`;
     const notes = this.notes.filter((n) => n.iid === i.iid && !n.system).length;
     return {
@@ -193,6 +225,10 @@ export class GitLabForge extends StandInServer {
   }
 
   noteJson(n: GlStoredNote) {
+    return without(this.fullNoteJson(n), this.brokenNotes.get(n.id));
+  }
+
+  private fullNoteJson(n: GlStoredNote) {
     return {
       id: n.id,
       type: null,

@@ -71,6 +71,14 @@ describe('GitLab: the driver reads what GitLab documents; the stand-in answers i
     expect(sameShape(note, gl.note)).toEqual([]);
     for (const h of [...(gl.pagination_headers as string[]), ...(gl.rate_limit_headers as string[])]) expect(res.headers.has(h), h).toBe(true);
   });
+
+  it('the timeline: the recorded resource state event reads, and the stand-in answers one of its shape', async () => {
+    expect(gitlabReads.stateEvent(gl.state_event)).not.toBeInstanceOf(type.errors);
+    expect(requiredFields(gitlabReads.stateEvent, gl.state_event as Record<string, unknown>).sort()).toEqual(['created_at', 'state', 'user']);
+    await fetch(`${gitlab.apiUrl}/projects/42/issues/2`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"state_event":"close"}' });
+    const [event] = (await (await fetch(`${gitlab.apiUrl}/projects/42/issues/2/resource_state_events`)).json()) as unknown[];
+    expect(sameShape(event, gl.state_event)).toEqual([]);
+  });
 });
 
 describe('Forgejo: the driver reads what the swagger models hold; the stand-in answers them', () => {
@@ -90,5 +98,14 @@ describe('Forgejo: the driver reads what the swagger models hold; the stand-in a
     const [comment] = (await (await fetch(`${forgejo.apiUrl}/repos/acme/shop/issues/comments`)).json()) as unknown[];
     expect(sameShape(comment, fj.comment)).toEqual([]);
     for (const h of fj.pagination_headers as string[]) expect(res.headers.has(h), h).toBe(true);
+  });
+
+  it('the timeline: the recorded TimelineComment reads, and the stand-in answers one of its shape', async () => {
+    expect(forgejoReads.timelineEvent(fj.timeline_comment)).not.toBeInstanceOf(type.errors);
+    expect(requiredFields(forgejoReads.timelineEvent, fj.timeline_comment as Record<string, unknown>).sort()).toEqual(['created_at', 'type', 'user']);
+    await fetch(`${forgejo.apiUrl}/repos/acme/shop/issues/2`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: '{"state":"closed"}' });
+    const items = (await (await fetch(`${forgejo.apiUrl}/repos/acme/shop/issues/2/timeline`)).json()) as { type: string }[];
+    expect(items.map((i) => i.type)).toEqual(['close']);
+    expect(sameShape(items[0], fj.timeline_comment)).toEqual([]);
   });
 });

@@ -134,3 +134,10 @@ export function linkHeader(url: URL, publicBase: string, page: number, last: num
   };
   return [...(page < last ? [at(page + 1, 'next'), at(last, 'last')] : []), ...(page > 1 ? [at(1, 'first'), at(page - 1, 'prev')] : [])].join(', ');
 }
+
+/** `json` without the field `field` (a forge that dropped it), or whole. */
+export function without<T extends object>(json: T, field: string | undefined): T {
+  if (field === undefined) return json;
+  const { [field]: _, ...rest } = json as Record<string, unknown>;
+  return rest as T;
+}

@@ -1,5 +1,5 @@
 // Shapes the backend answers with. The board and issue shapes are the server's own projection types.
-export type { Board, BoardNode, BoardOverlay, Freshness, Issue, IssueEvent, Reply, SlimIssue, Label } from '../../projections/index.js';
+export type { Board, BoardNode, BoardOverlay, Freshness, Issue, IssueEvent, IssueTimeline, Reply, SlimIssue, Label } from '../../projections/index.js';
 
 export interface IssueList {
   readonly issues: import('../../projections/index.js').Issue[];

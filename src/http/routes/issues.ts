@@ -4,6 +4,7 @@ import { TrellisError } from '../../events/index.js';
 import { closeIssueVerb } from '../../store/sessions/close-fixed-issue.js';
 import { actOnReply, checkReply, editIssue, reopenIssue, openIssue, promoteIssue, remarkOnIssue, replyToIssue, showIssue, writableStores } from '../../store/issues/verbs.js';
 import { mergedIssues } from '../../store/issues/merged-list.js';
+import { issueTimeline } from '../../store/issues/timeline.js';
 import { readJson } from '../body.js';
 import type { AppContext } from '../context.js';
 import { requestAuthor } from '../author.js';
@@ -35,6 +36,8 @@ export function issueRoutes(ctx: AppContext): Hono {
     return c.body(memo.body, 200, { 'Content-Type': 'application/json; charset=utf-8' });
   });
   app.get('/api/issues/:id', async (c) => c.json(await showIssue(p, c.req.param('id'))));
+  // Its own read (the Issue is the spec's table): one shape for a local thread and a forge issue.
+  app.get('/api/issues/:id/timeline', async (c) => c.json(await issueTimeline(p, c.req.param('id'))));
 
   app.post('/api/issues', async (c) => {
     const b = await readJson(c, openBody);

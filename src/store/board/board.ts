@@ -27,7 +27,8 @@ export async function buildBoard(
   const root = requireRoot(p);
   const { specRoot, trunk } = p.settings();
   // The CLI pulls the forges first; the server's slice is kept current in the background.
-  const notes = p.forgeReads === 'live' ? (await p.forges.refresh()).failures : [];
+  const pulled = p.forgeReads === 'live' ? await p.forges.refresh() : null;
+  const notes = pulled ? [...pulled.failures, ...pulled.notes] : [];
   const read = await readThreads();
   const sessions = await p.sessionLog.all();
   const overlay = await sources.overlay(specRoot, trunk);

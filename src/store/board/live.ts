@@ -130,7 +130,8 @@ export class LiveProject {
     this.watchSpecRoot();
     this.resync = setInterval(() => this.changed('resync'), RESYNC_MS).unref();
     const refreshForges = () =>
-      void this.project.forges.refresh().then(({ failures }) => failures.forEach((f) => console.error(`trellis: forge refresh: ${f}`)));
+      // An unreadable issue is said when the listing changes, not on every poll that finds it unchanged.
+      void this.project.forges.refresh().then(({ failures, notes, changed }) => [...failures, ...(changed ? notes : [])].forEach((f) => console.error(`trellis: forge refresh: ${f}`)));
     refreshForges();
     this.forgeTimer = setInterval(refreshForges, FORGE_REFRESH_MS).unref();
     void this.snapshot().then((s) => {

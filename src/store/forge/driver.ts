@@ -1,4 +1,4 @@
-import type { Issue } from '../../projections/index.js';
+import type { Issue, IssueEvent } from '../../projections/index.js';
 
 /**
  * A forge driver: the only code that touches the network. It speaks one forge's API and hands back
@@ -13,6 +13,12 @@ export interface ForgeDriver {
   /** Creates an issue and returns its number and permalink. */
   create(input: { title: string; body: string }): Promise<{ number: number; url: string }>;
   comment(number: number, body: string): Promise<void>;
+  /**
+   * The issue's lifecycle from the forge's own timeline: closed, reopened and (where the forge records a
+   * title change) edited, oldest first, in the Issue's terms; `opened` is the Issue's own `by`/`created`.
+   * An event the driver cannot read is left out with a note.
+   */
+  timeline(number: number): Promise<{ events: IssueEvent[]; notes: string[] }>;
   close(number: number): Promise<void>;
   /**
    * What the driver knows after its last pull, as JSON, so the next process (the CLI's next run) pulls
@@ -40,6 +46,8 @@ export interface ForgeEntry {
 
 export interface ForgeListing {
   readonly entries: readonly ForgeEntry[];
+  /** One line per issue or comment left out because the driver cannot read it (forge, issue, field). */
+  readonly notes: readonly string[];
   /** True when every page answered 304: nothing changed since the last listing. */
   readonly notModified: boolean;
   /** Requests made, and how many of them were 304s. */

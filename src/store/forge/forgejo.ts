@@ -1,12 +1,12 @@
 import { type } from 'arktype';
 import { TrellisError } from '../../events/index.js';
-import type { Issue, Label, Reply } from '../../projections/index.js';
+import type { Issue, IssueEvent, Label, Reply } from '../../projections/index.js';
 import type { ForgeConfig } from '../project/config.js';
 import { forgeId, type ForgeDriver, type ForgeEntry, type ForgeListing, type ProbeStep } from './driver.js';
 import { allPages, ForgeHttp, hex, utc } from './http.js';
 import { readMarker } from './marker.js';
 import { probeForge } from './probe.js';
-import { readAs, readList } from './reads.js';
+import { issueOfUrl, named, numberAt, readAs, readEach } from './reads.js';
 
 const user = type({ login: 'string' });
 
@@ -20,12 +20,17 @@ export const forgejoReads = {
     html_url: 'string',
     user: user.or('null'),
     labels: type({ id: 'number', name: 'string', color: 'string' }).array().or('null'),
-    created_at: 'string',
-    updated_at: 'string',
+    created_at: 'string.date',
+    updated_at: 'string.date',
   }),
-  comment: type({ id: 'number', issue_url: 'string', body: 'string', user: user.or('null'), created_at: 'string', updated_at: 'string' }),
+  comment: type({ id: 'number', issue_url: 'string', body: 'string', user: user.or('null'), created_at: 'string.date', updated_at: 'string.date' }),
   created: type({ number: 'number', html_url: 'string' }),
+  // A TimelineComment of GET …/issues/{index}/timeline: close, reopen and change_title among its types.
+  timelineEvent: type({ type: 'string', user: user.or('null'), created_at: 'string.date' }),
 };
+
+/** Forgejo's timeline types that are the Issue's lifecycle; comments are replies, the rest not the Issue's. */
+const LIFECYCLE: Record<string, IssueEvent['type']> = { close: 'closed', reopen: 'reopened', change_title: 'edited' };
 type FjIssue = typeof forgejoReads.issue.infer;
 type FjComment = typeof forgejoReads.comment.infer;
 
@@ -47,6 +52,9 @@ export class ForgejoDriver implements ForgeDriver {
   private readonly issues = new Map<number, FjIssue>();
   private readonly comments = new Map<number, Map<number, FjComment>>();
   private readonly held = new Map<number, ForgeEntry>();
+  /** Issues (by number) and comments (by id) the last read of them left out: the listing's notes. */
+  private readonly issueNotes = new Map<number, string>();
+  private readonly commentNotes = new Map<number, string>();
   private issueCursor: string | null = null;
   private commentCursor: string | null = null;
 
@@ -78,17 +86,40 @@ export class ForgejoDriver implements ForgeDriver {
   async list(): Promise<ForgeListing> {
     const stats = { requests: 0, notModifiedRequests: 0 };
     const repo = `/repos/${this.config.repo}`;
-    const issues = await allPages(this.http, `${this.api}${repo}/issues?state=all&type=issues&limit=${LIMIT}${since(this.issueCursor)}`, stats, (v) => readList(forgejoReads.issue, v, this.store, 'an issue'));
-    const comments = await allPages(this.http, `${this.api}${repo}/issues/comments?limit=${LIMIT}${since(this.commentCursor)}`, stats, (v) => readList(forgejoReads.comment, v, this.store, 'a comment'));
+    const loose: string[] = [];
+    const leftIssues: { number: number; note: string }[] = [];
+    const leftComments: { id: number; issue: number | null; note: string }[] = [];
+    const issues = await allPages(this.http, `${this.api}${repo}/issues?state=all&type=issues&limit=${LIMIT}${since(this.issueCursor)}`, stats, (v) => {
+      const page = readEach(forgejoReads.issue, v, this.store, 'an issue', (raw) => named('issue', numberAt(raw, 'number')));
+      for (const l of page.leftOut) (l.number === null ? loose.push(l.note) : leftIssues.push({ number: l.number, note: l.note }));
+      return page.items;
+    });
+    const comments = await allPages(this.http, `${this.api}${repo}/issues/comments?limit=${LIMIT}${since(this.commentCursor)}`, stats, (v) => {
+      const page = readEach(forgejoReads.comment, v, this.store, 'a comment', (raw) => named('a comment on issue', issueOfUrl(raw.issue_url)));
+      for (const l of page.leftOut) {
+        const id = numberAt(l.raw, 'id');
+        if (id === null) loose.push(l.note);
+        else leftComments.push({ id, issue: l.number, note: l.note });
+      }
+      return page.items;
+    });
     // Adopted only once both listings answered to their last page: a failed pull leaves the last one whole.
     const touched = new Set<number>();
     for (const i of issues) {
-      if (this.issues.get(i.number)?.updated_at === i.updated_at) continue;
+      this.issueNotes.delete(i.number);
+      if (this.issues.get(i.number)?.updated_at === i.updated_at && this.held.has(i.number)) continue;
       this.issues.set(i.number, slimIssue(i));
       touched.add(i.number);
     }
+    // An issue or comment that cannot be read is left out until it can be: its note stays while it does.
+    for (const { number, note } of leftIssues) {
+      this.issues.delete(number);
+      this.held.delete(number);
+      this.issueNotes.set(number, note);
+    }
     for (const c of comments) {
-      const n = Number(/\/issues\/(\d+)$/.exec(c.issue_url)?.[1]);
+      this.commentNotes.delete(c.id);
+      const n = issueOfUrl(c.issue_url);
       if (!n) continue; // a pull request's comment
       const of = this.comments.get(n) ?? new Map<number, FjComment>();
       if (of.get(c.id)?.updated_at === c.updated_at) continue;
@@ -96,17 +127,40 @@ export class ForgejoDriver implements ForgeDriver {
       this.comments.set(n, of);
       touched.add(n);
     }
+    for (const { id, issue, note } of leftComments) {
+      this.commentNotes.set(id, note);
+      if (issue !== null && this.comments.get(issue)?.delete(id)) touched.add(issue);
+    }
     for (const n of touched) {
       const i = this.issues.get(n);
       if (i) this.held.set(n, this.entry(i, [...(this.comments.get(n)?.values() ?? [])]));
     }
     this.issueCursor = latest(this.issueCursor, issues);
     this.commentCursor = latest(this.commentCursor, comments);
-    return { entries: [...this.held.values()], notModified: touched.size === 0, ...stats };
+    const notes = [...this.issueNotes.values(), ...this.commentNotes.values(), ...loose];
+    return { entries: [...this.held.values()], notes, notModified: touched.size === 0 && leftIssues.length === 0, ...stats };
+  }
+
+  async timeline(number: number): Promise<{ events: IssueEvent[]; notes: string[] }> {
+    const notes: string[] = [];
+    const items = await allPages(this.http, `${this.api}/repos/${this.config.repo}/issues/${number}/timeline?limit=${LIMIT}`, { requests: 0 }, (v) => {
+      const page = readEach(forgejoReads.timelineEvent, v, this.store, 'a timeline entry', () => named('a timeline entry of issue', number));
+      notes.push(...page.notes);
+      return page.items;
+    });
+    const events = items.flatMap((e): IssueEvent[] => (LIFECYCLE[e.type] ? [{ type: LIFECYCLE[e.type]!, by: e.user?.login ?? 'ghost', at: utc(e.created_at) }] : []));
+    return { events: events.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0)), notes };
   }
 
   saveState(): unknown {
-    return { issueCursor: this.issueCursor, commentCursor: this.commentCursor, issues: [...this.issues.values()], comments: [...this.comments.values()].flatMap((of) => [...of.values()]) };
+    return {
+      issueCursor: this.issueCursor,
+      commentCursor: this.commentCursor,
+      issues: [...this.issues.values()],
+      comments: [...this.comments.values()].flatMap((of) => [...of.values()]),
+      issueNotes: [...this.issueNotes],
+      commentNotes: [...this.commentNotes],
+    };
   }
 
   restoreState(state: unknown): void {
@@ -118,6 +172,9 @@ export class ForgejoDriver implements ForgeDriver {
       this.comments.set(n, (this.comments.get(n) ?? new Map<number, FjComment>()).set(c.id, c));
     }
     for (const [n, i] of this.issues) this.held.set(n, this.entry(i, [...(this.comments.get(n)?.values() ?? [])]));
+    const saved = state as { issueNotes?: unknown; commentNotes?: unknown };
+    if (Array.isArray(saved.issueNotes)) for (const [n, note] of saved.issueNotes as [number, string][]) this.issueNotes.set(n, note);
+    if (Array.isArray(saved.commentNotes)) for (const [id, note] of saved.commentNotes as [number, string][]) this.commentNotes.set(id, note);
     this.issueCursor = s.issueCursor;
     this.commentCursor = typeof s.commentCursor === 'string' ? s.commentCursor : null;
   }

@@ -1,32 +1,37 @@
+import { type } from 'arktype';
 import { TrellisError } from '../../events/index.js';
-import type { Issue, Label, Reply } from '../../projections/index.js';
+import type { Issue, IssueEvent, Label, Reply } from '../../projections/index.js';
 import type { ForgeConfig } from '../project/config.js';
 import { forgeId, type ForgeDriver, type ForgeEntry, type ForgeListing, type ProbeStep } from './driver.js';
-import { ForgeHttp, type ForgeResponse } from './http.js';
+import { allPages, ForgeHttp, utc, type ForgeResponse } from './http.js';
 import { probeForge } from './probe.js';
 import { readMarker, referencedIssues } from './marker.js';
+import { issueOfUrl, named, numberAt, readEach } from './reads.js';
 
-/** The subset of GitHub's issue object the adapter reads. */
-interface GhIssue {
-  number: number;
-  title: string;
-  body: string | null;
-  state: string;
-  html_url: string;
-  user: { login: string } | null;
-  labels: ({ name: string; color?: string | null } | string)[];
-  created_at: string;
-  updated_at: string;
-  pull_request?: unknown;
-}
+const ghUser = type({ login: 'string' }).or('null');
 
-interface GhComment {
-  issue_url: string;
-  body: string | null;
-  user: { login: string } | null;
-  created_at: string;
-  updated_at: string;
-}
+/** The fields of GitHub's REST objects this driver reads (its OpenAPI `issue`, `issue-comment`, `issue-event`); nothing else is trusted to be there. */
+export const githubReads = {
+  issue: type({
+    number: 'number',
+    title: 'string',
+    'body?': 'string | null',
+    state: 'string',
+    html_url: 'string',
+    user: ghUser,
+    labels: type('string').or(type({ name: 'string', 'color?': 'string | null' })).array(),
+    created_at: 'string.date',
+    updated_at: 'string.date',
+    'pull_request?': 'unknown',
+  }),
+  comment: type({ issue_url: 'string', 'body?': 'string | null', user: ghUser, created_at: 'string.date', updated_at: 'string.date' }),
+  event: type({ event: 'string', actor: ghUser, created_at: 'string.date' }),
+};
+type GhIssue = typeof githubReads.issue.infer;
+type GhComment = typeof githubReads.comment.infer;
+
+/** GitHub's issue events that are the Issue's lifecycle; the rest (labeled, assigned, referenced...) are not. */
+const LIFECYCLE: Record<string, IssueEvent['type']> = { closed: 'closed', reopened: 'reopened', renamed: 'edited' };
 
 interface Page<T> {
   readonly etag: string | null;
@@ -72,9 +77,23 @@ export class GitHubDriver implements ForgeDriver {
 
   async list(): Promise<ForgeListing> {
     const stats = { requests: 0, notModifiedRequests: 0 };
-    const issues = await this.all<GhIssue>(`/repos/${this.config.repo}/issues?state=all&per_page=${PER_PAGE}`, stats);
-    const comments = await this.all<GhComment>(`/repos/${this.config.repo}/issues/comments?per_page=${PER_PAGE}`, stats);
-    return { entries: this.translate(issues, comments), notModified: stats.requests === stats.notModifiedRequests, ...stats };
+    const rawIssues = await this.all<unknown>(`/repos/${this.config.repo}/issues?state=all&per_page=${PER_PAGE}`, stats);
+    const rawComments = await this.all<unknown>(`/repos/${this.config.repo}/issues/comments?per_page=${PER_PAGE}`, stats);
+    // Each object read on its own: one GitHub cannot be read for is left out with a note, the rest listed.
+    const issues = readEach(githubReads.issue, rawIssues, this.store, 'an issue', (raw) => named('issue', numberAt(raw, 'number')));
+    const comments = readEach(githubReads.comment, rawComments, this.store, 'a comment', (raw) => named('a comment on issue', issueOfUrl(raw.issue_url)));
+    return { entries: this.translate(issues.items, comments.items), notes: [...issues.notes, ...comments.notes], notModified: stats.requests === stats.notModifiedRequests, ...stats };
+  }
+
+  async timeline(number: number): Promise<{ events: IssueEvent[]; notes: string[] }> {
+    const read = { notes: [] as string[] };
+    const events = await allPages(this.http, `${this.api}/repos/${this.config.repo}/issues/${number}/events?per_page=${PER_PAGE}`, { requests: 0 }, (v) => {
+      const page = readEach(githubReads.event, v, this.store, 'an event', () => named(`an event of issue`, number));
+      read.notes.push(...page.notes);
+      return page.items;
+    });
+    const out = events.flatMap((e): IssueEvent[] => (LIFECYCLE[e.event] ? [{ type: LIFECYCLE[e.event]!, by: e.actor?.login ?? 'ghost', at: utc(e.created_at) }] : []));
+    return { events: out, notes: read.notes };
   }
 
   async create(input: { title: string; body: string }): Promise<{ number: number; url: string }> {
@@ -105,14 +124,14 @@ export class GitHubDriver implements ForgeDriver {
   }
 
   /** Translates once, at the boundary: nothing downstream sees a GitHub field. */
-  private translate(items: GhIssue[], comments: GhComment[]): ForgeEntry[] {
+  private translate(items: readonly GhIssue[], comments: readonly GhComment[]): ForgeEntry[] {
     const repliesOf = new Map<number, Reply[]>();
     const lastComment = new Map<number, string>();
     for (const c of comments) {
-      const n = Number(/\/issues\/(\d+)$/.exec(c.issue_url)?.[1]);
+      const n = issueOfUrl(c.issue_url);
       if (!n) continue;
-      repliesOf.set(n, [...(repliesOf.get(n) ?? []), { by: c.user?.login ?? 'ghost', at: c.created_at, body: c.body ?? '' }]);
-      if ((lastComment.get(n) ?? '') < c.updated_at) lastComment.set(n, c.updated_at);
+      repliesOf.set(n, [...(repliesOf.get(n) ?? []), { by: c.user?.login ?? 'ghost', at: utc(c.created_at), body: c.body ?? '' }]);
+      if ((lastComment.get(n) ?? '') < utc(c.updated_at)) lastComment.set(n, utc(c.updated_at));
     }
     // Pull requests are not issues, but one that references an issue and carries a marker binds it too.
     const viaPulls = new Map<number, string[]>();
@@ -132,14 +151,15 @@ export class GitHubDriver implements ForgeDriver {
           by: i.user?.login ?? 'ghost',
           status: i.state,
           nodes: [...new Set([...nodes, ...(viaPulls.get(i.number) ?? [])])],
-          created: i.created_at,
+          // As every store's: ISO 8601 in UTC with milliseconds (GitHub writes whole seconds), so times compare as strings.
+          created: utc(i.created_at),
           body,
           replies: repliesOf.get(i.number) ?? [],
           evidence: [],
           labels: i.labels.map((l): Label => (typeof l === 'string' ? { name: l } : { name: l.name, ...(l.color ? { color: l.color } : {}) })),
           url: i.html_url,
         };
-        const updated = [i.updated_at, lastComment.get(i.number) ?? ''].sort().at(-1)!;
+        const updated = [utc(i.updated_at), lastComment.get(i.number) ?? ''].sort().at(-1)!;
         return { issue, updated };
       });
   }

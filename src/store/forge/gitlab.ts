@@ -1,12 +1,12 @@
 import { type } from 'arktype';
 import { TrellisError } from '../../events/index.js';
-import type { Issue, Label, Reply } from '../../projections/index.js';
+import type { Issue, IssueEvent, Label, Reply } from '../../projections/index.js';
 import type { ForgeConfig } from '../project/config.js';
 import { forgeId, type ForgeDriver, type ForgeEntry, type ForgeListing, type ProbeStep } from './driver.js';
 import { allPages, ForgeHttp, hex, utc } from './http.js';
 import { readMarker } from './marker.js';
 import { probeForge } from './probe.js';
-import { readAs, readList } from './reads.js';
+import { named, numberAt, readAs, readEach, type ReadEach } from './reads.js';
 
 const user = type({ username: 'string' });
 
@@ -21,12 +21,14 @@ export const gitlabReads = {
     author: user.or('null'),
     // with_labels_details=true: each label an object with its colors
     labels: type({ name: 'string', color: 'string', 'text_color?': 'string | null' }).array(),
-    created_at: 'string',
-    updated_at: 'string',
+    created_at: 'string.date',
+    updated_at: 'string.date',
     user_notes_count: 'number',
   }),
-  note: type({ id: 'number', body: 'string', author: user.or('null'), created_at: 'string', updated_at: 'string', system: 'boolean' }),
+  note: type({ id: 'number', body: 'string', author: user.or('null'), created_at: 'string.date', updated_at: 'string.date', system: 'boolean' }),
   created: type({ iid: 'number', web_url: 'string' }),
+  // A resource state event: GitLab records closes and reopens (never the opening) this way since 15.4.
+  stateEvent: type({ user: user.or('null'), created_at: 'string.date', state: 'string' }),
 };
 type GlIssue = typeof gitlabReads.issue.infer;
 type GlNote = typeof gitlabReads.note.infer;
@@ -52,6 +54,8 @@ export class GitLabDriver implements ForgeDriver {
   private readonly held = new Map<number, ForgeEntry>();
   /** Each held issue's own `updated_at`, as the forge last said it: what a pull compares. */
   private readonly seen = new Map<number, string>();
+  /** Per issue, what the last read of it left out (the issue itself, or some of its notes): the listing's notes. */
+  private readonly notesOf = new Map<number, string[]>();
   /** The newest `updated_at` of the last complete pull; null until one completed. */
   private cursor: string | null = null;
 
@@ -87,16 +91,26 @@ export class GitLabDriver implements ForgeDriver {
     const stats = { requests: 0, notModifiedRequests: 0 };
     // One second back: a forge comparing whole seconds must not skip an update made in the cursor's second.
     const since = this.cursor ? `&updated_after=${encodeURIComponent(new Date(Date.parse(this.cursor) - 1000).toISOString())}` : '';
-    const issues = await allPages(this.http, `${this.api}/projects/${this.project}/issues?with_labels_details=true&order_by=updated_at&sort=asc&per_page=${PER_PAGE}${since}`, stats, (v) =>
-      readList(gitlabReads.issue, v, this.store, 'an issue'),
-    );
+    const unreadable: ReadEach<unknown>['leftOut'][number][] = [];
+    const issues = await allPages(this.http, `${this.api}/projects/${this.project}/issues?with_labels_details=true&order_by=updated_at&sort=asc&per_page=${PER_PAGE}${since}`, stats, (v) => {
+      const page = readEach(gitlabReads.issue, v, this.store, 'an issue', (raw) => named('issue', numberAt(raw, 'iid')));
+      unreadable.push(...page.leftOut);
+      return page.items;
+    });
     const changed = [...new Map(issues.map((i) => [i.iid, i])).values()].filter((i) => this.seen.get(i.iid) !== i.updated_at);
     const notes = new Map<number, GlNote[]>();
+    const noteNotes = new Map<number, string[]>();
     const queue = changed.filter((i) => i.user_notes_count > 0);
     await Promise.all(
       Array.from({ length: Math.min(NOTES_IN_FLIGHT, queue.length) }, async () => {
         for (let i = queue.shift(); i; i = queue.shift()) {
-          notes.set(i.iid, await allPages(this.http, `${this.api}/projects/${this.project}/issues/${i.iid}/notes?sort=asc&order_by=created_at&per_page=${PER_PAGE}`, stats, (v) => readList(gitlabReads.note, v, this.store, 'a note')));
+          const iid = i.iid;
+          const url = `${this.api}/projects/${this.project}/issues/${iid}/notes?sort=asc&order_by=created_at&per_page=${PER_PAGE}`;
+          notes.set(iid, await allPages(this.http, url, stats, (v) => {
+            const page = readEach(gitlabReads.note, v, this.store, 'a note', () => named('a comment on issue', iid));
+            if (page.notes.length) noteNotes.set(iid, [...(noteNotes.get(iid) ?? []), ...page.notes]);
+            return page.items;
+          }));
         }
       }),
     );
@@ -104,13 +118,42 @@ export class GitLabDriver implements ForgeDriver {
     for (const i of changed) {
       this.held.set(i.iid, this.entry(i, notes.get(i.iid) ?? []));
       this.seen.set(i.iid, i.updated_at);
+      if (noteNotes.has(i.iid)) this.notesOf.set(i.iid, noteNotes.get(i.iid)!);
+      else this.notesOf.delete(i.iid);
+    }
+    // An issue that cannot be read is left out until it can be: its note stays while it does.
+    const loose: string[] = [];
+    for (const { number, note } of unreadable) {
+      if (number === null) {
+        loose.push(note);
+        continue;
+      }
+      this.held.delete(number);
+      this.seen.delete(number);
+      this.notesOf.set(number, [note]);
     }
     for (const i of issues) if (!this.cursor || utc(i.updated_at) > this.cursor) this.cursor = utc(i.updated_at);
-    return { entries: [...this.held.values()], notModified: changed.length === 0, ...stats };
+    return { entries: [...this.held.values()], notes: [...[...this.notesOf.values()].flat(), ...loose], notModified: changed.length === 0 && unreadable.length === 0, ...stats };
+  }
+
+  async timeline(number: number): Promise<{ events: IssueEvent[]; notes: string[] }> {
+    const notes: string[] = [];
+    const events = await allPages(this.http, `${this.api}/projects/${this.project}/issues/${number}/resource_state_events?per_page=${PER_PAGE}`, { requests: 0 }, (v) => {
+      const page = readEach(gitlabReads.stateEvent, v, this.store, 'a state event', () => named('a state event of issue', number));
+      notes.push(...page.notes);
+      return page.items;
+    });
+    // `opened` here is a reopen: GitLab records no event for the opening itself.
+    const kind = (state: string): IssueEvent['type'] | null => (state === 'closed' ? 'closed' : state === 'reopened' || state === 'opened' ? 'reopened' : null);
+    const out = events.flatMap((e): IssueEvent[] => {
+      const type = kind(e.state);
+      return type ? [{ type, by: e.user?.username ?? 'ghost', at: utc(e.created_at) }] : [];
+    });
+    return { events: out.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0)), notes };
   }
 
   saveState(): unknown {
-    return { cursor: this.cursor, seen: [...this.seen], entries: [...this.held.values()] };
+    return { cursor: this.cursor, seen: [...this.seen], entries: [...this.held.values()], notes: [...this.notesOf] };
   }
 
   restoreState(state: unknown): void {
@@ -118,6 +161,7 @@ export class GitLabDriver implements ForgeDriver {
     if (typeof s?.cursor !== 'string' || !Array.isArray(s.seen) || !Array.isArray(s.entries)) return;
     for (const [iid, updated] of s.seen as [number, string][]) this.seen.set(iid, updated);
     for (const e of s.entries as ForgeEntry[]) this.held.set(Number(e.issue.id.slice(this.store.length + 1)), e);
+    if (Array.isArray((s as { notes?: unknown }).notes)) for (const [iid, notes] of (s as { notes: [number, string[]][] }).notes) this.notesOf.set(iid, notes);
     this.cursor = s.cursor;
   }
 

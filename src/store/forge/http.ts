@@ -172,12 +172,16 @@ export const hex = (color: string | null | undefined): string | undefined => (co
  */
 export async function allPages<T>(http: ForgeHttp, first: string, stats: { requests: number }, read: (v: unknown) => T[]): Promise<T[]> {
   const out: T[] = [];
+  // Counted as the forge sent them: a page whose items were all left out (unreadable) still moves on.
+  let sent = 0;
   for (let url: string | null = first; url; ) {
     const res = await http.request('GET', url);
     stats.requests++;
     const page = read(res.json);
     out.push(...page);
-    url = page.length ? nextPageUrl(url, res.headers, out.length) : null;
+    const n = Array.isArray(res.json) ? res.json.length : page.length;
+    sent += n;
+    url = n ? nextPageUrl(url, res.headers, sent) : null;
   }
   return out;
 }

@@ -25,6 +25,8 @@ export interface RefreshResult {
   readonly changed: boolean;
   /** One line per forge that could not be read; its last listing stays. */
   readonly failures: readonly string[];
+  /** One line per issue or comment a forge's listing left out, unreadable (the forge, the issue, the field). */
+  readonly notes: readonly string[];
 }
 
 /**
@@ -36,6 +38,8 @@ export class ForgeSlice {
   private key = '';
   private drivers = new Map<string, ForgeDriver>();
   private listings = new Map<string, readonly ForgeEntry[]>();
+  /** What each forge's last listing left out, unreadable: said with every refresh until it reads. */
+  private leftOut = new Map<string, readonly string[]>();
   private listeners: (() => void)[] = [];
   private readonly started = new Map<string, number>();
   private readonly applied = new Map<string, number>();
@@ -90,6 +94,7 @@ export class ForgeSlice {
           const listing = await driver.list();
           if (started < (this.applied.get(store) ?? 0)) return;
           this.applied.set(store, started);
+          this.leftOut.set(store, listing.notes);
           if (!listing.notModified || !this.listings.has(store)) {
             this.listings.set(store, listing.entries);
             changed = true;
@@ -104,7 +109,8 @@ export class ForgeSlice {
       this.version++;
       for (const l of this.listeners) l();
     }
-    return { changed, failures };
+    const notes = [...this.leftOut].flatMap(([store, n]) => (only === undefined || store === only ? n : []));
+    return { changed, failures, notes };
   }
 
   /**
@@ -158,6 +164,7 @@ export class ForgeSlice {
       this.key = key;
       this.drivers = drivers;
       for (const store of this.listings.keys()) if (!this.drivers.has(store)) this.listings.delete(store);
+      for (const store of this.leftOut.keys()) if (!this.drivers.has(store)) this.leftOut.delete(store);
       this.version++;
     }
     return this.drivers;

@@ -106,11 +106,14 @@ export async function evalRemarks(p: IssuesProject): Promise<{ threads: ThreadSt
   return { threads: evalRemarkThreads(threads), problems };
 }
 
-/** Pulls the forges now; returns one note per forge that could not be read. */
+/**
+ * Pulls the forges now; returns one note per forge that could not be read, and one per issue or comment
+ * a forge answered that its driver cannot read (left out; every other issue is listed).
+ */
 export async function pullForges(p: IssuesProject, only?: string, strict = false): Promise<string[]> {
-  const { failures } = await p.forges.refresh(only);
+  const { failures, notes } = await p.forges.refresh(only);
   if (strict && failures.length) throw new TrellisError('FORGE_UNREACHABLE', failures[0]!);
-  return failures.map((f) => `${f}; showing the last known forge issues, if any, with the local ones`);
+  return [...failures.map((f) => `${f}; showing the last known forge issues, if any, with the local ones`), ...notes];
 }
 
 const forgeFreshness = (e: ForgeEntry) => ({ status: e.issue.status, replies: e.issue.replies.length, activity: e.updated, revision: e.issue.replies.length + 1 });

@@ -4,7 +4,7 @@ import { ConfirmButton } from '../confirm';
 import { size, wordsFor } from '../error-words';
 import { href } from '../router';
 import { revision } from '../store';
-import type { Issue, IssueEvent, Reply } from '../types';
+import type { Issue, IssueEvent, IssueTimeline, Reply } from '../types';
 import { Ago, ErrorBox, Labels, Markdown, StatusChip, StoreChip, useFetch, useAction } from '../ui';
 import { issueList } from './Issues';
 import { SpawnForIssue } from './session/SpawnForIssue';
@@ -14,6 +14,9 @@ export function ThreadView({ id }: { id: string }) {
   const rev = revision.value;
   const [local, setLocal] = useState<Issue | null>(null);
   const t = useFetch(() => get<Issue>(`api/issues/${enc(id)}`).then((i) => (setLocal(null), i)), [id, rev]);
+  // The timeline is its own read (the Issue is the spec's table), asked again after each write shown here.
+  const [wrote, setWrote] = useState(0);
+  const changes = useFetch(() => get<IssueTimeline>(`api/issues/${enc(id)}/timeline`), [id, rev, wrote]);
   const list = useFetch(() => issueList(rev), [rev]);
   const { doing: busy, error: err, run } = useAction();
   const [editing, setEditing] = useState(false);
@@ -21,12 +24,15 @@ export function ThreadView({ id }: { id: string }) {
   const issue = local?.id === id ? local : t.data?.id === id ? t.data : undefined;
   if (!issue) return t.error ? <ErrorBox error={t.error} title={`Issue ${id}`} /> : <p class="muted">Loading issue…</p>;
   const isLocal = issue.store === 'local';
+  const events = changes.data?.id === id ? changes.data.events : [];
+  const edited = events.filter((e) => e.type === 'edited').at(-1);
   const forges = (list.data?.stores ?? []).filter((s) => s !== 'local');
   /** Runs one write; the stream announces it too, but the answer is shown at once. */
   const act = (what: string, fn: () => Promise<Issue | { issue: Issue }>) =>
     run(async () => {
       const r = await fn();
       setLocal('issue' in r ? r.issue : r);
+      setWrote((n) => n + 1);
     }, what);
   return (
     <div class="thread">
@@ -37,9 +43,9 @@ export function ThreadView({ id }: { id: string }) {
         <h1>{issue.concern}</h1>
         <p class="meta">
           <StatusChip status={issue.status} /> <StoreChip store={issue.store} /> <Labels labels={issue.labels} /> opened by <b>{issue.by}</b> <Ago at={issue.created} />
-          {issue.edited ? (
-            <span class="muted" data-testid="edited" title="every version stays in the thread's git history">
-              · edited by {issue.edited.by} <Ago at={issue.edited.at} />
+          {edited ? (
+            <span class="muted" data-testid="edited" title={isLocal ? "every version stays in the thread's git history" : 'as the forge records it'}>
+              · edited by {edited.by} <Ago at={edited.at} />
             </span>
           ) : null}
           {issue.nodes.map((n) => (
@@ -74,8 +80,13 @@ export function ThreadView({ id }: { id: string }) {
           <Evidence hashes={postEvidence(issue)} />
         </article>
       )}
+      {changes.data?.id === id && changes.data.notes.length ? (
+        <p class="muted" data-testid="timeline-notes" title={changes.data.notes.join('\n')}>
+          Some of this issue's changes could not be read from {issue.store}, so the list below may miss a close or a reopen.
+        </p>
+      ) : null}
       <ol class="replies" aria-label="Replies and changes">
-        {timeline(issue).map((item) =>
+        {timeline(issue, events).map((item) =>
           'event' in item ? (
             <EventItem key={`e${item.at}${item.event.type}`} e={item.event} />
           ) : (
@@ -114,7 +125,7 @@ export function ThreadView({ id }: { id: string }) {
           : null}
       </div>
       <SpawnForIssue issue={issue} />
-      <ReplyForm id={issue.id} onDone={(i) => setLocal(i)} />
+      <ReplyForm id={issue.id} onDone={(i) => (setLocal(i), setWrote((n) => n + 1))} />
     </div>
   );
 }
@@ -206,9 +217,9 @@ function EventItem({ e }: { e: IssueEvent }) {
 type TimelineItem = { readonly at: string; readonly n: number; readonly reply: Reply } | { readonly at: string; readonly event: IssueEvent };
 
 /** Replies (numbered as stored) and the issue's own changes, in time order; a reply before a change of the same instant. */
-function timeline(issue: Issue): TimelineItem[] {
+function timeline(issue: Issue, changes: readonly IssueEvent[]): TimelineItem[] {
   const replies: TimelineItem[] = issue.replies.map((reply, i) => ({ at: reply.at, n: i + 1, reply }));
-  const events: TimelineItem[] = (issue.events ?? []).map((event) => ({ at: event.at, event }));
+  const events: TimelineItem[] = changes.map((event) => ({ at: event.at, event }));
   const out: TimelineItem[] = [];
   let i = 0;
   for (const e of events) {
