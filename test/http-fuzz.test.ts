@@ -51,6 +51,7 @@ function request(): { method: string; path: string; body?: string; headers: Reco
     ['POST', `/api/issues/${id}/promote`],
     ['POST', `/api/issues/${id}/replies/${enc(pick(weird))}/${pick(['resolve', 'unresolve', 'retract', 'x'])}`],
     ['GET', `/api/issues/${id}`],
+    ['GET', `/api/issues/${id}/timeline`],
     ['GET', `/api/specs/${node}/history`],
     ['GET', `/api/specs/${node}/diff/${enc(pick(weird))}`],
     ['GET', `/api/specs/${node}/content`],
