@@ -5,7 +5,7 @@ import { gateRevision } from '../../store';
 import type { SessionView as Session } from '../../types';
 import { ErrorBox, useAction } from '../../ui';
 import { actionsFor, type Action } from './actions';
-import { mayRunCommands } from './ShellNeeded';
+import { mayUse } from '../../host/hub';
 
 /**
  * Resume, interrupt, review, checks, merge, close, quarantine: each a POST, shown only when the session's
@@ -21,7 +21,7 @@ export function Lifecycle({ s, onDone, onChecked, merged = false }: { s: Session
   // Which verb the error on show came from: the page's words for a refusal depend on it.
   const [lastVerb, setLastVerb] = useState<Action | ''>('');
   if (s.state === 'closed') return null;
-  const { shown, absent, mergeByHand } = actionsFor(s, mayRunCommands.value, merged);
+  const { shown, absent, mergeByHand } = actionsFor(s, mayUse, merged);
   const act = async (verb: Action, body: object = {}) => {
     setNote('');
     setLastVerb(verb);
