@@ -17,7 +17,7 @@ export const SCOPE_WORDS: Record<Scope, string> = {
   read: 'everything a page shows: the board, issues, specs, sessions, their panes read-only, evidence, evals',
   data: 'open, reply to, remark on, edit, close and reopen issues, resolve or retract a reply, reply to an eval remark; attach evidence; mark a session seen',
   shell: 'run commands as the host user: spawn, prompt, raw keys, the pane for writing, interrupt, resume, review, checks, eval runs, merge, answer, uploads, sync',
-  owner: "the admin's alone: accept a session's changed check, close or quarantine a session, promote an issue to a forge with this machine's token",
+  owner: "the admin's alone: accept a session's changed check, merge over blocking checks (an override), close or quarantine a session, promote an issue to a forge with this machine's token",
   agent: "an agent's hook signals: loopback only, never through the gateway",
 };
 
@@ -84,6 +84,7 @@ export const ROUTE_TABLE = [
   { method: 'POST', path: '/api/sessions/:id/review', scope: 'shell', what: 'putting a session up for review' },
   { method: 'POST', path: '/api/sessions/:id/check', scope: 'shell', what: "running a session's checks" },
   { method: 'POST', path: '/api/sessions/:id/merge', scope: 'shell', what: "merging a session's work" },
+  { method: 'POST', path: '/api/sessions/:id/merge/override', scope: 'owner', what: "merging a session's work over its blocking checks" },
   { method: 'POST', path: '/api/sessions/:id/view', scope: 'data', what: 'marking a session seen' },
   { method: 'POST', path: '/api/sessions/:id/accept', scope: 'owner', what: "accepting a session's changed check" },
   { method: 'POST', path: '/api/sessions/:id/close', scope: 'owner', what: 'closing a session' },

@@ -20,6 +20,7 @@ import {
   viewSession,
 } from '../../store/sessions/verbs.js';
 import { signalSession } from '../../store/sessions/signal-verb.js';
+import { TrellisError } from '../../events/index.js';
 import { readJson } from '../body.js';
 import type { AppContext } from '../context.js';
 import { route } from '../route-table.js';
@@ -30,6 +31,7 @@ const spawnBody = type({ '+': 'reject', task: 'string', 'harness?': 'string', 'n
 const promptBody = type({ '+': 'reject', body: 'string', 'by?': 'string' });
 const byBody = type({ '+': 'reject', 'by?': 'string' });
 const mergeBody = type({ '+': 'reject', 'by?': 'string', 'override?': 'string' });
+const overrideBody = type({ '+': 'reject', reason: 'string', 'by?': 'string' });
 const acceptBody = type({ '+': 'reject', reason: 'string', 'scenarios?': 'string[]', 'by?': 'string' });
 /** The session a request comes from, as the CLI run inside one says (its `$TRELLIS_SESSION`): it never approves its own work. */
 const fromSession = (c: { req: { header(name: string): string | undefined } }) => c.req.header('trellis-session') || undefined;
@@ -66,7 +68,13 @@ export function sessionRoutes(ctx: AppContext, rt: SessionRuntime = defaultRunti
   });
   route(app, 'shell', 'POST', '/api/sessions/:id/merge', async (c) => {
     const b = await readJson(c, mergeBody, { optional: true });
-    return c.json(await mergeSession(p, rt, c.req.param('id'), requestAuthor(c, p, b.by), b.override, fromSession(c)));
+    // Merging over blocking checks is the owner's decision, a route (and a scope) of its own.
+    if (b.override !== undefined) throw new TrellisError('INVALID_INPUT', `an override is the owner's: POST /api/sessions/${c.req.param('id')}/merge/override {reason}`);
+    return c.json(await mergeSession(p, rt, c.req.param('id'), requestAuthor(c, p, b.by), undefined, fromSession(c)));
+  });
+  route(app, 'owner', 'POST', '/api/sessions/:id/merge/override', async (c) => {
+    const b = await readJson(c, overrideBody);
+    return c.json(await mergeSession(p, rt, c.req.param('id'), requestAuthor(c, p, b.by), b.reason, fromSession(c)));
   });
   route(app, 'owner', 'POST', '/api/sessions/:id/accept', async (c) => {
     const b = await readJson(c, acceptBody);

@@ -26,7 +26,9 @@ export function Lifecycle({ s, onDone, onChecked, merged = false }: { s: Session
     setNote('');
     setLastVerb(verb);
     await run(async () => {
-      const r = await post<Session | { dispatched: true; delivered?: boolean; reason?: string } | { readings: unknown[]; trunk?: unknown[]; head: string }>(`api/sessions/${enc(s.id)}/${verb}`, body);
+      // Merging over blocking checks is a route of its own (the owner's).
+      const path = verb === 'merge' && 'reason' in body ? 'merge/override' : verb;
+      const r = await post<Session | { dispatched: true; delivered?: boolean; reason?: string } | { readings: unknown[]; trunk?: unknown[]; head: string }>(`api/sessions/${enc(s.id)}/${path}`, body);
       if ('readings' in r) {
         // The verdicts are the bundle's to say (one answer, never a second copy that can disagree).
         const trunk = r.trunk?.length ? ` and ${r.trunk.length} of trunk at its tip` : '';
@@ -66,8 +68,8 @@ export function Lifecycle({ s, onDone, onChecked, merged = false }: { s: Session
         {button('interrupt', 'Interrupt')}
         {button('review', 'Request review')}
         {button('check', 'Run checks')}
-        {button('merge', 'Merge', { body: () => (override.trim() ? { override: override.trim() } : {}) })}
-        {shown.has('merge') ? (
+        {button('merge', 'Merge', { body: () => (override.trim() ? { reason: override.trim() } : {}) })}
+        {shown.has('merge') && mayUse('POST /api/sessions/:id/merge/override') ? (
           <span class="inline">
             <label>
               <span>Merge anyway, because</span>
