@@ -38,8 +38,25 @@ const PLAIN = /^\/[A-Za-z0-9/_.~-]*$/;
 /** A segment that the URL parser resolves: `.` or `..`, any of its dots written `%2e`. */
 const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
 
+/**
+ * Judgements of recent requests: a page repeats the same few (every 304 of the board is one), and a
+ * judgement depends on nothing but its method and target. Bounded: emptied when full.
+ */
+const recent = new Map<string, Judgement>();
+const RECENT_MAX = 2048;
+
 /** Judges `method` on `pathAndQuery` (a project's path, `/p/<id>` stripped) as the backend will route it. */
 export function judgeRoute(method: string, pathAndQuery: string): Judgement {
+  const key = `${method} ${pathAndQuery}`;
+  let j = recent.get(key);
+  if (j === undefined) {
+    if (recent.size >= RECENT_MAX) recent.clear();
+    recent.set(key, (j = judge(method, pathAndQuery)));
+  }
+  return j;
+}
+
+function judge(method: string, pathAndQuery: string): Judgement {
   const cut = pathAndQuery.search(/[?#]/);
   const rawPath = cut < 0 ? pathAndQuery : pathAndQuery.slice(0, cut);
   let path = rawPath;
