@@ -129,6 +129,10 @@ describe('the path the gateway judges is the path the backend routes', () => {
       }
     }
     expect(breaches.slice(0, 10)).toEqual([]);
+    // The recording app routed with the router the real app settles on (a SmartRouter picks per route set).
+    const [real, recording] = backend.routers();
+    expect(recording).toBe(real);
+    expect(real).toBe('SmartRouter + RegExpRouter');
     // The corpus exercised every outcome: refused as ambiguous, unrouted, above scope, and let through.
     for (const [k, n] of Object.entries(counts)) expect(n, k).toBeGreaterThan(500);
   }, 60_000);

@@ -30,7 +30,7 @@ export interface Reached {
  * matches a path the same way. `reach` sends a request as @hono/node-server builds it (a WHATWG Request
  * from `http://<host>` and the raw target; a backslash in the path is its 400).
  */
-export function recordingRouter(app: Hono): { reach(method: string, target: string): Promise<Reached> } {
+export function recordingRouter(app: Hono): { reach(method: string, target: string): Promise<Reached>; routers(): [string, string] } {
   const rec = new Hono();
   let last: { row: Row | null; readOnly: boolean } | null = null;
   for (const r of app.routes) {
@@ -44,6 +44,12 @@ export function recordingRouter(app: Hono): { reach(method: string, target: stri
     }
   }
   return {
+    /** The router each chose (a SmartRouter names the one it settled on at its first match): the same, or the comparison is void. */
+    routers() {
+      app.router.match('GET', '/');
+      rec.router.match('GET', '/');
+      return [app.router.name, rec.router.name];
+    },
     async reach(method, target) {
       last = null;
       const q = target.indexOf('?');
