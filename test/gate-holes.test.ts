@@ -189,10 +189,10 @@ describe('the merge gate cannot be fooled', () => {
     expect(cli.code).not.toBe(0);
     expect(cli.stderr).toContain(`the override of ${id}'s merge gate refused: it was asked from inside session ${id}`);
     await withApi(dir, async (api) => {
-      const byId = await api.get(`/api/sessions/${id}/merge`, post({ override: 'trust me', by: id }));
+      const byId = await api.get(`/api/sessions/${id}/merge/override`, post({ reason: 'trust me', by: id }));
       expect(byId.status).toBe(403);
       expect((await byId.json()).error.code).toBe('SELF_APPROVAL');
-      const header = await api.get(`/api/sessions/${id}/merge`, { ...post({ override: 'trust me' }), headers: { 'content-type': 'application/json', 'trellis-session': id } });
+      const header = await api.get(`/api/sessions/${id}/merge/override`, { ...post({ reason: 'trust me' }), headers: { 'content-type': 'application/json', 'trellis-session': id } });
       expect(header.status).toBe(403);
     });
     expect(git(dir, 'log', '--format=%s', `refs/trellis/sessions/${id}`)).not.toContain('overridden');

@@ -140,7 +140,7 @@ describe('/p/:id proxy', () => {
     closers.push(() => standIn.close());
     await publishRecord(home, root, standIn.url, standIn.instanceId);
     const body = await new Promise<string>((resolve, reject) => {
-      const req = http.request(at(`/p/${encodeProject(root)}/duplex`), { method: 'POST', headers: { 'content-type': 'application/octet-stream' } }, (res) => {
+      const req = http.request(at(`/p/${encodeProject(root)}/api/evidence`), { method: 'POST', headers: { 'content-type': 'application/octet-stream' } }, (res) => {
         let text = '';
         res.on('data', (d: Buffer) => {
           text += d;
@@ -165,8 +165,8 @@ describe('/p/:id proxy', () => {
     const got = standIn.seen.find((s) => s.url === '/api/echo?q=1')!;
     expect(JSON.stringify(got.headers)).not.toContain('secret');
     // A browser's (allowed) Origin reaches the backend as the backend's own: it takes session input from loopback only.
-    await raw(at(`/p/${encodeProject(root)}/api/echo?q=2`), { method: 'POST', headers: { Host: `gateway.localhost:${new URL(at('/')).port}`, Origin: `http://gateway.localhost:${new URL(at('/')).port}` }, body: '{}' });
-    const posted = standIn.seen.find((s) => s.url === '/api/echo?q=2')!;
+    await raw(at(`/p/${encodeProject(root)}/api/issues?q=2`), { method: 'POST', headers: { Host: `gateway.localhost:${new URL(at('/')).port}`, Origin: `http://gateway.localhost:${new URL(at('/')).port}` }, body: '{}' });
+    const posted = standIn.seen.find((s) => s.url === '/api/issues?q=2')!;
     expect(posted.headers.origin).toBe(new URL(standIn.url).origin);
   });
 

@@ -27,7 +27,7 @@ afterAll(async () => {
   for (const c of closers.reverse()) await c();
 });
 
-/** Bytes the stand-in reads of a POST /limited body before answering 413, as the backend's body limit does. */
+/** Bytes the stand-in reads of a POST /api/evidence body before answering 413, as the backend's body limit does. */
 const LIMIT = 64 * 1024;
 
 /**
@@ -49,7 +49,7 @@ async function hostileBackend(root: string) {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       return void res.write('event: ready\ndata: {}\n\n');
     }
-    if (req.url === '/limited') {
+    if (req.url === '/api/evidence') {
       // Like the backend's body limit: read up to the limit, answer 413 with Connection: close, read no more.
       let n = 0;
       const onData = (d: Buffer) => {
@@ -340,9 +340,9 @@ describe('row 10: a backend’s 413 reaches the client as a 413', () => {
   it('40 bodies of 1 MB to a backend that answers 413 at 64 KB and closes: every one is a 413, never a 502 or a reset', async () => {
     const s = await setup();
     const statuses: (number | string)[] = [];
-    for (let i = 0; i < 40; i++) statuses.push(await post(s.p('/limited'), 1 << 20));
+    for (let i = 0; i < 40; i++) statuses.push(await post(s.p('/api/evidence'), 1 << 20));
     expect(statuses).toEqual(statuses.map(() => 413));
     // A small body under the limit still goes through whole.
-    expect(await post(s.p('/limited'), 1000)).toBe(200);
+    expect(await post(s.p('/api/evidence'), 1000)).toBe(200);
   }, 60_000);
 });

@@ -116,7 +116,11 @@ describe('a session’s checks travel with its review and gate its merge', () =>
       // Beside the message, the facts a page says in its own words (issue 34): which checks, and why.
       expect(body).toMatchObject({ blocking: [{ scenario: 'cart/total', blocks: `regressed: passes on trunk, fail at ${head.slice(0, 12)}` }], changed: false });
       // An empty reason is no override.
-      expect((await api.get(`/api/sessions/${breaker}/merge`, post({ override: ' ' }))).status).toBe(409);
+      expect((await api.get(`/api/sessions/${breaker}/merge/override`, post({ reason: ' ' }))).status).toBe(409);
+      // An override is the owner's route of its own (route table): the merge route refuses one, naming it.
+      const asked = await api.get(`/api/sessions/${breaker}/merge`, post({ override: 'trust me' }));
+      expect(asked.status).toBe(400);
+      expect((await asked.json()).error.message).toContain(`POST /api/sessions/${breaker}/merge/override {reason}`);
     } finally {
       await api.close();
       if (savedHome === undefined) delete process.env.TRELLIS_HOME;

@@ -9,7 +9,8 @@ import { gateOf } from '../store/host/project-list.js';
 import type { Caller, GatewayState } from './gateway-state.js';
 import { callerOf, readJson } from './hub-context.js';
 import { attemptKey } from './login-sessions.js';
-import { hasShell } from './shell-scope.js';
+import { allowedRoutes, heldScope } from './door-scope.js';
+import { scopeCovers, scopesUpTo } from '../http/route-judge.js';
 
 /**
  * POST /auth/login {password, project?}: the admin password (or, with `project`, that project's gate
@@ -25,12 +26,16 @@ export function authRoutes(state: GatewayState): Hono<{ Bindings: HttpBindings }
 
   app.get('/auth/status', (c) => {
     const caller = callerOf(c, state);
-    // With ?project=<id>: whether this caller may run commands there (the page hides what it may not do).
+    // With ?project=<id>: what this caller may do there, from the route table (the page offers only the
+    // routes listed in `routes`; `scopes` and `shell` say the same in brief).
     const project = c.req.query('project');
-    const shell = project === undefined ? caller.admin : hasShell(caller, project);
+    const held = project === undefined ? (caller.admin ? 'owner' : 'data') : heldScope(caller, project);
+    const shell = scopeCovers(held, 'shell') && (project === undefined || state.projectRefusal(caller, project) === null);
+    const opens = project !== undefined && state.projectRefusal(caller, project) === null;
+    const scope = project === undefined ? {} : { scopes: opens ? scopesUpTo(held) : [], routes: opens ? allowedRoutes(caller, project) : [] };
     // mayChangePassword: the page offers the password form only to whom POST /auth/password would answer.
     const mayChangePassword = caller.passwordSet ? !!caller.grant?.admin && (state.opts.tls || caller.loopback) : caller.loopback;
-    return c.json({ passwordSet: caller.passwordSet, admin: caller.admin, loggedIn: !!caller.grant, projects: [...(caller.grant?.projects ?? [])], shell, mayChangePassword });
+    return c.json({ passwordSet: caller.passwordSet, admin: caller.admin, loggedIn: !!caller.grant, projects: [...(caller.grant?.projects ?? [])], shell, ...scope, mayChangePassword });
   });
 
   app.post('/auth/login', async (c) => {

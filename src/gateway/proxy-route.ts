@@ -10,7 +10,7 @@ import type { GatewayState } from './gateway-state.js';
 import { crossSiteRefusal } from './request-guard.js';
 import type { ProxyTarget } from './backends.js';
 import { CSP } from './proxy-headers.js';
-import { hasShell, shellAction } from './shell-scope.js';
+import { judgeAtDoor } from './door-scope.js';
 import { proxyHttp } from './upstream.js';
 import { proxyUpgrade } from './websocket-proxy.js';
 
@@ -57,11 +57,9 @@ async function admit(state: GatewayState, req: IncomingMessage, upgrade: boolean
   const refused = state.projectRefusal(caller, target.id);
   if (refused === 401) return { ok: false, code: 'UNAUTHENTICATED', message: 'log in first (POST /auth/login)' };
   if (refused === 403) return { ok: false, code: 'FORBIDDEN', message: 'this login does not open that project' };
-  const action = shellAction(req.method ?? 'GET', target.path, upgrade);
-  if (action && !hasShell(caller, target.id)) {
-    const message = `${action} runs commands as this machine's user: it needs the admin login, or a project password whose gate grants "shell"`;
-    return caller.grant || !caller.passwordSet ? { ok: false, code: 'FORBIDDEN', message } : { ok: false, code: 'UNAUTHENTICATED', message: `log in first (POST /auth/login): ${message}` };
-  }
+  // Judged as the backend will route it: the path forwarded is the path judged (http/route-judge.ts).
+  const door = judgeAtDoor(caller, target.id, req.method ?? 'GET', target.path);
+  if (!door.ok) return door;
   const remote = isRemoteId(target.id);
   const record = remote ? state.remote.record(target.id) : await state.verdicts.onlineRecord(target.id);
   if (!record) {
@@ -69,7 +67,7 @@ async function admit(state: GatewayState, req: IncomingMessage, upgrade: boolean
     return { ok: false, code: 'NOT_FOUND', message: `project ${target.id} has no running backend; start it with POST /projects/${target.id}/serve or 'trellis serve'` };
   }
   const gate = gateOf(hub, target.id);
-  return { ok: true, record, ...target, session: gate === 'open' || gate === 'loopback' ? undefined : caller.sessionId };
+  return { ok: true, record, id: target.id, path: door.path, session: gate === 'open' || gate === 'loopback' ? undefined : caller.sessionId };
 }
 
 /**

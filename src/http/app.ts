@@ -8,6 +8,7 @@ import type { AppContext } from './context.js';
 import { dashboardAssets, dashboardDistDir } from './dashboard-assets.js';
 import { sameSiteOnly } from './origin.js';
 import { limitBody } from './body-limit.js';
+import { route } from './route-table.js';
 import { notFound, onError } from './errors.js';
 import { coreRoutes } from './routes/core.js';
 import { evalRoutes } from './routes/eval.js';
@@ -61,7 +62,9 @@ export function createApp(ctx: AppContext): Hono {
   app.route('/', uploadRoutes(ctx));
   app.route('/', syncRoutes(ctx));
   // Last: every other GET is the dashboard page (or one of its assets), paired with this API.
-  app.on(['GET', 'HEAD'], '*', dashboardAssets(dashboardDistDir()));
+  const assets = dashboardAssets(dashboardDistDir());
+  route(app, 'read', 'GET', '/*', assets);
+  route(app, 'read', 'HEAD', '/*', assets);
   app.notFound(notFound);
   app.onError(onError);
   return app;

@@ -31,14 +31,14 @@ export interface RawResponse {
   readonly body: string;
 }
 
-/** One request with full control of its headers (Host, Origin, Cookie), over http or https. */
-export function raw(url: string, init: { method?: string; headers?: Record<string, string>; body?: string; ca?: string } = {}): Promise<RawResponse> {
+/** One request with full control of its headers (Host, Origin, Cookie), over http or https; `path`, if given, is sent as the request target exactly (no dot segment resolved). */
+export function raw(url: string, init: { method?: string; headers?: Record<string, string>; body?: string; ca?: string; path?: string } = {}): Promise<RawResponse> {
   const u = new URL(url);
   const mod = u.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const req = mod.request(
       u,
-      { method: init.method ?? 'GET', headers: { ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers }, agent: false, ...(init.ca ? { ca: init.ca } : {}) },
+      { method: init.method ?? 'GET', headers: { ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers }, agent: false, ...(init.ca ? { ca: init.ca } : {}), ...(init.path !== undefined ? { path: init.path } : {}) },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (d: Buffer) => chunks.push(d));
@@ -91,7 +91,7 @@ export async function standInBackend(root: string, instanceId: string = randomUU
       res.writeHead(200, { 'content-type': 'application/json' });
       return res.end(JSON.stringify({ instanceId, root }));
     }
-    if (req.url === '/duplex') {
+    if (req.url === '/api/evidence') {
       // Answers as soon as the first request bytes arrive, while the client is still sending.
       req.once('data', () => {
         res.writeHead(200, { 'content-type': 'text/plain' });

@@ -4,6 +4,7 @@ import { readPlugins, slashCommands, guidanceCatalog } from '../../store/project
 import { requireRoot } from '../../store/project/repository.js';
 import { projectIdentity } from '../../store/host/config-seam.js';
 import type { AppContext } from '../context.js';
+import { route } from '../route-table.js';
 import { requestAuthor } from '../author.js';
 
 /** Readiness, identity and the read-only catalogs. */
@@ -13,8 +14,8 @@ export function coreRoutes(ctx: AppContext): Hono {
   const plugins = () => readPlugins(root(), ctx.project.settings().pluginRoot);
 
   // Touches no git and no disk: a supervisor polls it to decide whether a child is up.
-  app.get('/health', (c) => c.json({ ok: true, instanceId: ctx.instance.instanceId, pid: process.pid }));
-  app.get('/api/instance', (c) =>
+  route(app, 'read', 'GET', '/health', (c) => c.json({ ok: true, instanceId: ctx.instance.instanceId, pid: process.pid }));
+  route(app, 'read', 'GET', '/api/instance', (c) =>
     c.json({
       instanceId: ctx.instance.instanceId,
       root: ctx.instance.root,
@@ -25,14 +26,14 @@ export function coreRoutes(ctx: AppContext): Hono {
       apiUrl: process.env.TRELLIS_API_URL || null,
     }),
   );
-  app.get('/api/settings', (c) => {
+  route(app, 'read', 'GET', '/api/settings', (c) => {
     const s = ctx.project.settings();
     return c.json({ root: root(), specRoot: s.specRoot, trunk: s.trunk, harness: s.harness, pluginRoot: s.pluginRoot, forges: s.forges, sources: s.sources });
   });
   // Who a write from this page is filed as (the CLI's rule: git's user.name of the project when nobody says).
-  app.get('/api/author', (c) => c.json({ by: requestAuthor(c, ctx.project) }));
-  app.get('/api/plugins', (c) => c.json(plugins().filter((p) => p.surfaces.includes('command'))));
-  app.get('/api/slash-commands', (c) => c.json(slashCommands(root(), plugins())));
-  app.get('/api/guidance', (c) => c.json(guidanceCatalog(root(), plugins())));
+  route(app, 'read', 'GET', '/api/author', (c) => c.json({ by: requestAuthor(c, ctx.project) }));
+  route(app, 'read', 'GET', '/api/plugins', (c) => c.json(plugins().filter((p) => p.surfaces.includes('command'))));
+  route(app, 'read', 'GET', '/api/slash-commands', (c) => c.json(slashCommands(root(), plugins())));
+  route(app, 'read', 'GET', '/api/guidance', (c) => c.json(guidanceCatalog(root(), plugins())));
   return app;
 }

@@ -5,6 +5,7 @@ import { replyToRemark, showRemark } from '../../store/eval/remarks.js';
 import { evalDetail, recordReading, runScenarios, scoreboard, type EvalSources } from '../../store/eval/verbs.js';
 import { readJson } from '../body.js';
 import type { AppContext } from '../context.js';
+import { route } from '../route-table.js';
 import { requestAuthor } from '../author.js';
 
 // Undeclared keys are refused, so a misspelt field is an error rather than silently ignored. The outcome
@@ -40,14 +41,14 @@ export function evalRoutes(ctx: AppContext): Hono {
   const sources: EvalSources = { trunkTree: () => ctx.live.specTree(), readThreads: () => ctx.live.readThreads() };
   const bodies = new WeakMap<object, string>();
 
-  app.get('/api/eval', async (c) => {
+  route(app, 'read', 'GET', '/api/eval', async (c) => {
     const board = await scoreboard(p, sources);
     let body = bodies.get(board);
     if (body === undefined) bodies.set(board, (body = JSON.stringify(board)));
     return c.body(body, 200, { 'Content-Type': 'application/json; charset=utf-8' });
   });
-  app.get('/api/eval/*', async (c) => c.json(await evalDetail(p, scenarioOf(c, ''), c.req.query('scope'), sources)));
-  app.post('/api/eval/*', async (c) => {
+  route(app, 'read', 'GET', '/api/eval/*', async (c) => c.json(await evalDetail(p, scenarioOf(c, ''), c.req.query('scope'), sources)));
+  route(app, 'shell', 'POST', '/api/eval/*', async (c) => {
     if (c.req.path.endsWith('/run')) {
       // Runs the scenario's command in the scope's worktree and files the reading (its output kept as evidence).
       const id = scenarioOf(c, '/run');
@@ -67,8 +68,8 @@ export function evalRoutes(ctx: AppContext): Hono {
     }, sources);
     return c.json(reading, 201);
   });
-  app.get('/api/eval-remarks/:id', async (c) => c.json(await showRemark(p, c.req.param('id'))));
-  app.post('/api/eval-remarks/:id/reply', async (c) => {
+  route(app, 'read', 'GET', '/api/eval-remarks/:id', async (c) => c.json(await showRemark(p, c.req.param('id'))));
+  route(app, 'data', 'POST', '/api/eval-remarks/:id/reply', async (c) => {
     const b = await readJson(c, replyBody);
     return c.json(await replyToRemark(p, c.req.param('id'), { body: b.body, evidence: b.evidence ?? [], by: requestAuthor(c, p, b.by) }));
   });

@@ -5,6 +5,7 @@ import { TrellisError } from '../../events/index.js';
 import { isEvidenceHash } from '../../store/evidence/evidence.js';
 import type { AppContext } from '../context.js';
 import { limitBody } from '../body-limit.js';
+import { route } from '../route-table.js';
 import { errorBody, statusOf } from '../errors.js';
 
 /** Largest evidence upload (a screenshot or a short recording). */
@@ -15,8 +16,7 @@ export function evidenceRoutes(ctx: AppContext): Hono {
   const app = new Hono();
   const store = ctx.project.evidence;
 
-  app.post(
-    '/api/evidence',
+  route(app, 'data', 'POST', '/api/evidence',
     limitBody(EVIDENCE_LIMIT_BYTES, 'evidence uploads'),
     async (c) => {
       const bytes = new Uint8Array(await c.req.arrayBuffer());
@@ -25,7 +25,7 @@ export function evidenceRoutes(ctx: AppContext): Hono {
     },
   );
 
-  app.get('/api/evidence/:hash', (c) => {
+  route(app, 'read', 'GET', '/api/evidence/:hash', (c) => {
     const hash = c.req.param('hash');
     if (!isEvidenceHash(hash)) throw new TrellisError('EVIDENCE_NOT_FOUND', `no evidence ${hash}`);
     const size = store.size(hash);

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { etag } from 'hono/etag';
 import type { BoardChange } from '../../store/board/live.js';
 import type { AppContext } from '../context.js';
+import { route } from '../route-table.js';
 import { message, SseFanout } from '../sse-fanout.js';
 
 /** If-None-Match semantics (RFC 9110 §13.1.2): `*`, or any listed tag equal under weak comparison. */
@@ -27,7 +28,7 @@ const HEARTBEAT_MS = 15_000;
  */
 export function graphRoutes(ctx: AppContext): Hono {
   const app = new Hono();
-  app.get('/api/graph', etag(), async (c) => {
+  route(app, 'read', 'GET', '/api/graph', etag(), async (c) => {
     const snap = await ctx.live.snapshot();
     // Answer a match before building a multi-megabyte response that the etag middleware would discard.
     if (matches(c.req.header('If-None-Match'), snap.etag)) return c.body(null, 304, { ETag: snap.etag, 'Cache-Control': 'no-cache' });
@@ -37,7 +38,7 @@ export function graphRoutes(ctx: AppContext): Hono {
   // One subscriber list for every stream client: each change is encoded once and the same bytes go to all.
   const fanout = new SseFanout(HEARTBEAT_MS);
   ctx.live.bus.on('change', (change: BoardChange) => fanout.broadcast('graph', change.json));
-  app.get('/api/graph/stream', async (c) => {
+  route(app, 'read', 'GET', '/api/graph/stream', async (c) => {
     const snap = await ctx.live.snapshot();
     const body = fanout.open(message('ready', JSON.stringify({ etag: snap.etag, freshness: snap.board.freshness })));
     // Chunked, said up front: the server writes the head at once instead of first probing the body's length.

@@ -7,6 +7,7 @@ import { mergedIssues } from '../../store/issues/merged-list.js';
 import { issueTimeline } from '../../store/issues/timeline.js';
 import { readJson } from '../body.js';
 import type { AppContext } from '../context.js';
+import { route } from '../route-table.js';
 import { requestAuthor } from '../author.js';
 
 // Undeclared keys are refused, so a misspelt field is an error rather than silently ignored.
@@ -27,7 +28,7 @@ export function issueRoutes(ctx: AppContext): Hono {
   const app = new Hono();
   const p = ctx.project;
 
-  app.get('/api/issues', async (c) => {
+  route(app, 'read', 'GET', '/api/issues', async (c) => {
     const list = await mergedIssues(p, () => ctx.live.readThreads());
     const stores = writableStores(p);
     // The list object is reused while nothing changed; so is its JSON (11,000 issues are ~40 ms to serialize).
@@ -35,11 +36,11 @@ export function issueRoutes(ctx: AppContext): Hono {
     if (!memo || memo.stores !== stores.join()) bodies.set(list, (memo = { stores: stores.join(), body: JSON.stringify({ issues: list.issues, stores, problems: list.problems }) }));
     return c.body(memo.body, 200, { 'Content-Type': 'application/json; charset=utf-8' });
   });
-  app.get('/api/issues/:id', async (c) => c.json(await showIssue(p, c.req.param('id'))));
+  route(app, 'read', 'GET', '/api/issues/:id', async (c) => c.json(await showIssue(p, c.req.param('id'))));
   // Its own read (the Issue is the spec's table): one shape for a local thread and a forge issue.
-  app.get('/api/issues/:id/timeline', async (c) => c.json(await issueTimeline(p, c.req.param('id'))));
+  route(app, 'read', 'GET', '/api/issues/:id/timeline', async (c) => c.json(await issueTimeline(p, c.req.param('id'))));
 
-  app.post('/api/issues', async (c) => {
+  route(app, 'data', 'POST', '/api/issues', async (c) => {
     const b = await readJson(c, openBody);
     const { id, issue } = await openIssue(p, {
       concern: b.concern,
@@ -54,21 +55,21 @@ export function issueRoutes(ctx: AppContext): Hono {
     // An eval remark is never an issue: the answer names the thread, for the eval surfaces.
     return c.json(b.scenario !== undefined ? { id, scenario: b.scenario, ...(b.reading !== undefined ? { reading: b.reading } : {}) } : issue, 201);
   });
-  app.post('/api/issues/:id/reply', async (c) => {
+  route(app, 'data', 'POST', '/api/issues/:id/reply', async (c) => {
     const b = await readJson(c, replyBody);
     return c.json(await replyToIssue(p, c.req.param('id'), { body: b.body, evidence: b.evidence ?? [], by: requestAuthor(c, p, b.by) }));
   });
   // Asked before a reply's files are uploaded: a reply that would be refused stores no evidence.
-  app.post('/api/issues/:id/reply/check', async (c) => {
+  route(app, 'data', 'POST', '/api/issues/:id/reply/check', async (c) => {
     const b = await readJson(c, replyCheckBody);
     await checkReply(p, c.req.param('id'), { body: b.body, by: requestAuthor(c, p, b.by) });
     return c.json({ accepted: true });
   });
-  app.post('/api/issues/:id/remark', async (c) => {
+  route(app, 'data', 'POST', '/api/issues/:id/remark', async (c) => {
     const b = await readJson(c, remarkBody);
     return c.json(await remarkOnIssue(p, c.req.param('id'), { body: b.body, reading: b.reading, evidence: b.evidence ?? [], by: requestAuthor(c, p, b.by) }));
   });
-  app.post('/api/issues/:id/replies/:n/:action', async (c) => {
+  route(app, 'data', 'POST', '/api/issues/:id/replies/:n/:action', async (c) => {
     const action = c.req.param('action');
     if (action !== 'resolve' && action !== 'unresolve' && action !== 'retract') {
       throw new TrellisError('NOT_FOUND', `no reply action '${action}': resolve, unresolve or retract`);
@@ -77,20 +78,20 @@ export function issueRoutes(ctx: AppContext): Hono {
     const b = await readJson(c, byBody, { optional: true });
     return c.json(await actOnReply(p, c.req.param('id'), action, n, requestAuthor(c, p, b.by)));
   });
-  app.post('/api/issues/:id/close', async (c) => {
+  route(app, 'data', 'POST', '/api/issues/:id/close', async (c) => {
     const b = await readJson(c, closeBody, { optional: true });
     return c.json(await closeIssueVerb(p, c.req.param('id'), requestAuthor(c, p, b.by), b.session));
   });
-  app.post('/api/issues/:id/edit', async (c) => {
+  route(app, 'data', 'POST', '/api/issues/:id/edit', async (c) => {
     const b = await readJson(c, editBody);
     const { issue } = await editIssue(p, c.req.param('id'), { by: requestAuthor(c, p, b.by), ...(b.concern !== undefined ? { concern: b.concern } : {}), ...(b.body !== undefined ? { body: b.body } : {}) });
     return c.json(issue);
   });
-  app.post('/api/issues/:id/reopen', async (c) => {
+  route(app, 'data', 'POST', '/api/issues/:id/reopen', async (c) => {
     const b = await readJson(c, byBody, { optional: true });
     return c.json((await reopenIssue(p, c.req.param('id'), requestAuthor(c, p, b.by))).issue);
   });
-  app.post('/api/issues/:id/promote', async (c) => {
+  route(app, 'owner', 'POST', '/api/issues/:id/promote', async (c) => {
     const b = await readJson(c, promoteBody, { optional: true });
     return c.json(await promoteIssue(p, c.req.param('id'), requestAuthor(c, p, b.by), b.store));
   });

@@ -7,6 +7,7 @@ import type { PaneTarget, PaneTargets } from '../../store/sessions/pane-target.j
 import { captureSession, sendRawKeys } from '../../store/sessions/session-io-verbs.js';
 import { readJson } from '../body.js';
 import type { AppSockets } from '../websocket.js';
+import { route } from '../route-table.js';
 import { binaryFrame, frameWriter } from '../ws-frame.js';
 
 const rawkeyBody = type({ '+': 'reject', 'keys?': 'string[]', 'hex?': 'string' });
@@ -21,8 +22,7 @@ export function sessionIoRoutes(targets: PaneTargets, sockets: AppSockets, hub =
   const app = new Hono<{ Variables: { target: PaneTarget } }>();
   sockets.closers.push((code, reason) => hub.closeAll(code, reason));
 
-  app.get(
-    '/api/sessions/:id/socket',
+  route(app, 'shell', 'GET', '/api/sessions/:id/socket',
     async (c, next) => {
       const mode = c.req.query('mode');
       if (mode !== undefined && mode !== 'read' && mode !== 'write') throw new TrellisError('INVALID_INPUT', `mode is read or write, not ${JSON.stringify(mode)}`);
@@ -77,7 +77,7 @@ export function sessionIoRoutes(targets: PaneTargets, sockets: AppSockets, hub =
     },
   );
 
-  app.get('/api/sessions/:id/capture', async (c) => {
+  route(app, 'read', 'GET', '/api/sessions/:id/capture', async (c) => {
     const linesQ = c.req.query('lines');
     const lines = linesQ === undefined ? undefined : Number(linesQ);
     if (lines !== undefined && !(Number.isInteger(lines) && lines > 0)) throw new TrellisError('INVALID_INPUT', `lines is a positive whole number, not ${JSON.stringify(linesQ)}`);
@@ -86,7 +86,7 @@ export function sessionIoRoutes(targets: PaneTargets, sockets: AppSockets, hub =
     return c.json(await captureSession(targets, c.req.param('id'), { lines, ansi: ansi === '1' }, hub));
   });
 
-  app.post('/api/sessions/:id/rawkey', async (c) => {
+  route(app, 'shell', 'POST', '/api/sessions/:id/rawkey', async (c) => {
     const body = await readJson(c, rawkeyBody);
     return c.json(await sendRawKeys(targets, c.req.param('id'), body));
   });

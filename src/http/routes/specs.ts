@@ -6,6 +6,7 @@ import { specDiff, specHistory } from '../../store/spec/history.js';
 import { requireNode } from '../../store/spec/spec-tree.js';
 import { editDelta } from '../../store/spec/worktrees.js';
 import { MAX_PATH_INPUT, requireNodeId } from '../../store/safe-path.js';
+import { route } from '../route-table.js';
 import type { AppContext } from '../context.js';
 
 /**
@@ -16,11 +17,11 @@ export function specRoutes(ctx: AppContext): Hono {
   const app = new Hono();
   const root = () => requireRoot(ctx.project);
 
-  app.get('/api/specs', (c) => c.json(ctx.live.specTree().nodes.map(specMeta)));
+  route(app, 'read', 'GET', '/api/specs', (c) => c.json(ctx.live.specTree().nodes.map(specMeta)));
   // The whole search corpus, from the file system only.
-  app.get('/api/specs/lite', (c) => c.json(ctx.live.specTree().nodes.map((n) => ({ id: n.id, title: n.title, body: n.body }))));
+  route(app, 'read', 'GET', '/api/specs/lite', (c) => c.json(ctx.live.specTree().nodes.map((n) => ({ id: n.id, title: n.title, body: n.body }))));
 
-  app.get('/api/specs/*', async (c) => {
+  route(app, 'read', 'GET', '/api/specs/*', async (c) => {
     const rest = decodePath(c, c.req.path.slice('/api/specs/'.length));
     let m: RegExpExecArray | null;
     if ((m = /^(.+)\/history$/.exec(rest))) return c.json(await specHistory(root(), node(m[1]!).path));
@@ -33,7 +34,7 @@ export function specRoutes(ctx: AppContext): Hono {
   });
 
   // GET /api/edit?node=<id>[&worktree=<path or branch>]
-  app.get('/api/edit', async (c) => {
+  route(app, 'read', 'GET', '/api/edit', async (c) => {
     const id = c.req.query('node');
     if (!id) throw new TrellisError('INVALID_INPUT', 'GET /api/edit needs ?node=<id> (and optionally &worktree=<path or branch>)');
     requireNodeId(id);

@@ -3,6 +3,7 @@ import { TrellisError } from '../../events/index.js';
 import { storeUpload, uploadLimit } from '../../store/evidence/uploads.js';
 import type { AppContext } from '../context.js';
 import { bodyChunks, drainRequest, webChunks } from '../body-limit.js';
+import { route } from '../route-table.js';
 import { errorBody, statusOf } from '../errors.js';
 
 /** Room for multipart's boundaries and part headers around the file itself. */
@@ -23,7 +24,7 @@ async function readBounded(body: AsyncIterable<Uint8Array>, max: number, tooLarg
 /** POST /api/uploads: a pasted file, as the raw body with `X-Filename` or as multipart (part `file`), kept under /tmp. */
 export function uploadRoutes(ctx: AppContext): Hono {
   const app = new Hono();
-  app.post('/api/uploads', async (c) => {
+  route(app, 'shell', 'POST', '/api/uploads', async (c) => {
     const maxBytes = uploadLimit(ctx.project.root);
     const tooLarge = () => new TrellisError('PAYLOAD_TOO_LARGE', `uploads are limited to ${maxBytes} bytes (uploads.maxBytes in trellis.json)`);
     const contentType = c.req.header('content-type') ?? '';

@@ -1,4 +1,4 @@
-import { signal } from '@preact/signals';
+import { computed, signal } from '@preact/signals';
 import { apiBase, ApiError, delay } from '../api';
 
 /**
@@ -29,16 +29,25 @@ export const underHub: { readonly base: string; readonly project: string } | nul
 export const hubBase: string = underHub?.base ?? apiBase;
 
 /**
- * Whether this page's login may run commands on the machine (spawn, type into a terminal, upload, merge):
- * true at `trellis serve` and for an admin; a project password whose gate does not grant `shell` opens
- * the project's data and issues only, and the page then shows no button that would be refused.
+ * The routes of the project's route table (`METHOD path`, as src/http/route-table.ts names them) this
+ * page's login may use, as the gateway's GET /auth/status derives them from the table; null: every route
+ * (`trellis serve`, or a gateway that does not say). The page offers an action only when its route is here.
  */
-export const mayRunCommands = signal(true);
+export const allowedRoutes = signal<ReadonlySet<string> | null>(null);
+
+/** Whether this page's login may use the route `key` (`POST /api/sessions/:id/prompt`). */
+export const mayUse = (key: string): boolean => allowedRoutes.value?.has(key) ?? true;
+
+/**
+ * Whether this page's login may run commands on the machine (spawn, type into a terminal, upload): the
+ * table's spawn route, as a shorthand for the views that offer all of them or none.
+ */
+export const mayRunCommands = computed(() => mayUse('POST /api/sessions'));
 
 async function refreshShellScope(project: string): Promise<void> {
   const res = await fetch(`${hubBase}auth/status?project=${encodeURIComponent(project)}`, { headers: { Accept: 'application/json' } }).catch(() => null);
-  const body = res?.ok ? ((await res.json().catch(() => ({}))) as { shell?: boolean }) : {};
-  mayRunCommands.value = body.shell !== false;
+  const body = res?.ok ? ((await res.json().catch(() => ({}))) as { shell?: boolean; routes?: string[] }) : {};
+  allowedRoutes.value = Array.isArray(body.routes) ? new Set(body.routes) : null;
 }
 
 /** Asks `health` (with bounded retries on a dropped connection or 502/503/504) which page this is. */

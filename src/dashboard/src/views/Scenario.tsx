@@ -6,6 +6,7 @@ import type { ScopeInfo } from '../types';
 import { Ago, ErrorBox, OutcomeMark, plural, Section, useFetch, useAction } from '../ui';
 import type { EvalDetail } from '../../../projections/eval-detail.js';
 import '../sessions.css';
+import { mayUse } from '../host/hub';
 
 /** How much of a reading's output the page shows (the rest is one click away, as a download). */
 const OUTPUT_SHOWN = 64 * 1024;
@@ -134,6 +135,7 @@ export function ScenarioView({ id }: { id: string }) {
 function RunBar({ id, scope, scopes, onRan }: { id: string; scope: string; scopes: readonly string[]; onRan: () => void }) {
   const action = useAction();
   const { busy, error: err } = action;
+  if (!mayUse('POST /api/eval/*')) return null;
   const sessions = new Map((board.value?.sessions ?? []).map((s) => [s.id, s.title]));
   const run = () =>
     action.run(async () => {

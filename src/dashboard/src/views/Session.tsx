@@ -12,8 +12,9 @@ import { PromptBox } from './session/PromptBox';
 import { Review } from './session/Review';
 import { TerminalCard } from './session/TerminalCard';
 import { TAKES_NO_PROMPT } from './session/actions';
-import { mayRunCommands, ShellNeeded } from './session/ShellNeeded';
+import { ShellNeeded } from './session/ShellNeeded';
 import '../sessions.css';
+import { mayUse } from '../host/hub';
 
 /** States in which a session has a pane to watch (an interrupted one may still have its tmux session). */
 const WITH_PANE = new Set(['starting', 'running', 'awaiting', 'review', 'merging', 'interrupted']);
@@ -75,7 +76,7 @@ export function SessionView({ id }: { id: string }) {
         merged={merged}
       />
       {hasPane ? (
-        <TerminalCard id={s.id} key={`${s.id} ${s.tmux?.pane}`} viewOnly={!mayRunCommands.value} />
+        <TerminalCard id={s.id} key={`${s.id} ${s.tmux?.pane}`} viewOnly={!mayUse('GET /api/sessions/:id/socket')} />
       ) : (
         <p class="card muted" data-testid="no-pane">
           No live pane: the session is {s.state}
@@ -87,7 +88,7 @@ export function SessionView({ id }: { id: string }) {
           its issue can be closed) is the bundle's to say. */}
       <Review key={s.id} id={s.id} issue={s.issue} onMerged={setMerged} auto={s.state === 'review' || checked || (s.state === 'closed' && !!s.issue)} version={`${s.state} ${s.reason ?? ''}`} />
       <div class={takesPrompts ? 'columns' : undefined}>
-        {takesPrompts ? <div>{mayRunCommands.value ? <PromptBox s={s} onDone={(v) => setLocal(v)} /> : <ShellNeeded what="Sending a prompt" />}</div> : null}
+        {takesPrompts ? <div>{mayUse('POST /api/sessions/:id/prompt') ? <PromptBox s={s} onDone={(v) => setLocal(v)} /> : <ShellNeeded what="Sending a prompt" />}</div> : null}
         <Section title="Prompts" id="timeline-h">
           {takesPrompts ? null : (
             <p class="muted" data-testid="no-prompt">

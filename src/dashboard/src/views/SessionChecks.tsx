@@ -5,6 +5,7 @@ import { href } from '../router';
 import { gateRevision } from '../store';
 import { ErrorBox, useAction } from '../ui';
 import type { OverlapWith, ReviewBundle } from '../types';
+import { mayUse } from '../host/hub';
 
 /*
  * A session's checks and its overlaps with other live sessions (DESIGN.md §14), as the session page, the
@@ -156,7 +157,7 @@ export function ChecksPanel({ checks, session, merged }: { checks: ReviewBundle[
           ))}
         </table>
       ) : null}
-      {waiting.length ? <AcceptChanged session={session} scenarios={waiting.map((c) => c.scenario)} /> : null}
+      {waiting.length && mayUse('POST /api/sessions/:id/accept') ? <AcceptChanged session={session} scenarios={waiting.map((c) => c.scenario)} /> : null}
       {checks.acceptances.map((a) => (
         <p key={a.at} class="muted" data-testid="acceptance">
           New definition of {a.scenarios.map((d) => d.id).join(', ')} accepted by <b>{a.by}</b>: {a.reason}

@@ -9,6 +9,7 @@ import { Ago, ErrorBox, Labels, Markdown, StatusChip, StoreChip, useFetch, useAc
 import { issueList } from './Issues';
 import { SpawnForIssue } from './session/SpawnForIssue';
 import '../thread.css';
+import { mayUse } from '../host/hub';
 
 export function ThreadView({ id }: { id: string }) {
   const rev = revision.value;
@@ -116,7 +117,7 @@ export function ThreadView({ id }: { id: string }) {
             {busy === 'reopen' ? 'Reopening…' : 'Reopen'}
           </button>
         ) : null}
-        {isLocal && issue.status === 'open' && forges.length
+        {isLocal && issue.status === 'open' && forges.length && mayUse('POST /api/issues/:id/promote')
           ? forges.map((f) => (
               <button key={f} class="button" disabled={!!busy} onClick={() => act('promote', () => post(`api/issues/${enc(issue.id)}/promote`, { store: f }))}>
                 {busy === 'promote' ? 'Promoting…' : `Promote to ${f}`}

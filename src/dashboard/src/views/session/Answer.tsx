@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { ApiError, enc, post } from '../../api';
 import type { SessionView as Session } from '../../types';
 import { ErrorBox, useAction } from '../../ui';
+import { mayUse } from '../../host/hub';
 
 /** Waits a person answers in the agent's own dialog. */
 const DIALOGS = new Set(['permission', 'question', 'setup', 'dialog']);
@@ -15,7 +16,7 @@ export function Answer({ s, onDone }: { s: Session; onDone: () => void }) {
   const { doing, error, run } = useAction();
   const [text, setText] = useState('');
   const [note, setNote] = useState('');
-  if (s.state !== 'awaiting' || !DIALOGS.has(s.reason ?? '')) return null;
+  if (s.state !== 'awaiting' || !DIALOGS.has(s.reason ?? '') || !mayUse('POST /api/sessions/:id/answer')) return null;
   const answer = (choice: string) =>
     run(async () => {
       setNote('');

@@ -5,7 +5,7 @@ import { gateRevision } from '../../store';
 import type { SessionView as Session } from '../../types';
 import { ErrorBox, useAction } from '../../ui';
 import { actionsFor, type Action } from './actions';
-import { mayRunCommands } from './ShellNeeded';
+import { mayUse } from '../../host/hub';
 
 /**
  * Resume, interrupt, review, checks, merge, close, quarantine: each a POST, shown only when the session's
@@ -21,12 +21,14 @@ export function Lifecycle({ s, onDone, onChecked, merged = false }: { s: Session
   // Which verb the error on show came from: the page's words for a refusal depend on it.
   const [lastVerb, setLastVerb] = useState<Action | ''>('');
   if (s.state === 'closed') return null;
-  const { shown, absent, mergeByHand } = actionsFor(s, mayRunCommands.value, merged);
+  const { shown, absent, mergeByHand } = actionsFor(s, mayUse, merged);
   const act = async (verb: Action, body: object = {}) => {
     setNote('');
     setLastVerb(verb);
     await run(async () => {
-      const r = await post<Session | { dispatched: true; delivered?: boolean; reason?: string } | { readings: unknown[]; trunk?: unknown[]; head: string }>(`api/sessions/${enc(s.id)}/${verb}`, body);
+      // Merging over blocking checks is a route of its own (the owner's).
+      const path = verb === 'merge' && 'reason' in body ? 'merge/override' : verb;
+      const r = await post<Session | { dispatched: true; delivered?: boolean; reason?: string } | { readings: unknown[]; trunk?: unknown[]; head: string }>(`api/sessions/${enc(s.id)}/${path}`, body);
       if ('readings' in r) {
         // The verdicts are the bundle's to say (one answer, never a second copy that can disagree).
         const trunk = r.trunk?.length ? ` and ${r.trunk.length} of trunk at its tip` : '';
@@ -66,8 +68,8 @@ export function Lifecycle({ s, onDone, onChecked, merged = false }: { s: Session
         {button('interrupt', 'Interrupt')}
         {button('review', 'Request review')}
         {button('check', 'Run checks')}
-        {button('merge', 'Merge', { body: () => (override.trim() ? { override: override.trim() } : {}) })}
-        {shown.has('merge') ? (
+        {button('merge', 'Merge', { body: () => (override.trim() ? { reason: override.trim() } : {}) })}
+        {shown.has('merge') && mayUse('POST /api/sessions/:id/merge/override') ? (
           <span class="inline">
             <label>
               <span>Merge anyway, because</span>

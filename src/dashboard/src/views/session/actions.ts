@@ -33,21 +33,41 @@ export interface Offered {
   readonly mergeByHand: boolean;
 }
 
-/** Verbs that run commands on the machine: offered only to a login whose scope is the host user (admin, or a gate granting shell). */
-const RUNS_COMMANDS: readonly Action[] = ['resume', 'interrupt', 'check', 'merge'];
+/** The route each verb posts to, as the route table names it: offered only when the login may use it (GET /auth/status). */
+export const ROUTE_OF: Record<Action, string> = {
+  resume: 'POST /api/sessions/:id/resume',
+  interrupt: 'POST /api/sessions/:id/interrupt',
+  review: 'POST /api/sessions/:id/review',
+  check: 'POST /api/sessions/:id/check',
+  merge: 'POST /api/sessions/:id/merge',
+  close: 'POST /api/sessions/:id/close',
+  quarantine: 'POST /api/sessions/:id/quarantine',
+};
+
+const WORD: Record<Action, string> = { resume: 'resume', interrupt: 'interrupt', review: 'request review', check: 'run checks', merge: 'merge', close: 'close', quarantine: 'quarantine' };
 
 /**
  * `merged`: the review bundle found the branch already in trunk (merged by hand, before the session was
  * closed): merging it or putting it up for review again does nothing, so neither is offered; closing is.
  */
-export function actionsFor(s: Pick<Session, 'state' | 'harness'>, mayRunCommands = true, merged = false): Offered {
+export function actionsFor(s: Pick<Session, 'state' | 'harness'>, mayUse: (route: string) => boolean = () => true, merged = false): Offered {
+  /** The verbs this login may not use, taken off what is shown; the words say who may. */
+  const holdBack = (shown: Set<Action>, absent: string[]) => {
+    const held = (Object.keys(ROUTE_OF) as Action[]).filter((a) => shown.has(a) && !mayUse(ROUTE_OF[a]) && shown.delete(a));
+    if (held.length) {
+      const list = held.map((a) => WORD[a]);
+      const words = list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list.at(-1)}` : list[0]!;
+      absent.push(`${words[0]!.toUpperCase()}${words.slice(1)}: this login may not; the admin login may (running commands needs it, or a project password that grants it).`);
+    }
+    return held.length > 0;
+  };
   const shown = new Set<Action>((Object.keys(ACCEPTED) as Action[]).filter((a) => ACCEPTED[a].includes(s.state)));
   const absent: string[] = [];
   if (merged && shown.has('close')) {
     shown.delete('merge');
     shown.delete('review');
     absent.push('Merge: its branch is already in trunk. Close the session to finish it.');
-    if (!mayRunCommands) for (const a of RUNS_COMMANDS) shown.delete(a);
+    holdBack(shown, absent);
     return { shown, absent, mergeByHand: false };
   }
   const byHand = TYPES_COMMANDS.has(s.harness);
@@ -55,10 +75,7 @@ export function actionsFor(s: Pick<Session, 'state' | 'harness'>, mayRunCommands
   if (!ACCEPTED.merge.includes(s.state) && ACCEPTED.close.includes(s.state)) absent.push(`Merge is offered once the session is up for review; it is ${s.state} now.`);
   if (s.state === 'review') absent.push('Request review: the session is already up for review.');
   if (s.state === 'quarantined') absent.push('Interrupt, review and merge: the session is quarantined (its agent is stopped); resume it first.');
-  if (!mayRunCommands) {
-    const held = RUNS_COMMANDS.filter((a) => shown.delete(a));
-    if (held.length || byHand) absent.push('Resume, interrupt, checks and merge run commands on the machine as its user, so they need the admin login (or a project password that grants it).');
-    return { shown, absent, mergeByHand: false };
-  }
-  return { shown, absent, mergeByHand: byHand && s.state === 'review' };
+  holdBack(shown, absent);
+  // The commands to merge by hand are for whoever may merge here.
+  return { shown, absent, mergeByHand: byHand && s.state === 'review' && mayUse(ROUTE_OF.merge) };
 }
