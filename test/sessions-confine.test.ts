@@ -64,7 +64,7 @@ describe('a confined shell session, typed into as an agent would', () => {
     const env = { HOME: userHome };
     const cli = (args: string[]) => ok(dir, args, { env });
     await cli(['eval', 'run', '--by', 'ci']);
-    const otherTree: string = JSON.parse(await cli(['session', 'spawn', 'other', '--harness', 'shell', '--json'])).worktree;
+    const { id: other, worktree: otherTree } = JSON.parse(await cli(['session', 'spawn', 'other', '--harness', 'shell', '--json']));
     const view = JSON.parse(await cli(['session', 'spawn', 'work', '--harness', 'shell', '--node', 'shop/cart', '--json']));
     const id: string = view.id;
     expect(view.confinement).toEqual({ confined: true, by: expect.stringMatching(/^bubblewrap \d+\.\d+/) });
@@ -96,6 +96,7 @@ describe('a confined shell session, typed into as an agent would', () => {
         ['accept its own changed check as alice', `env -u TRELLIS_SESSION ${trellisCli} session accept ${id} --reason reviewed --by alice`],
         ['override its own gate as alice', `env -u TRELLIS_SESSION ${trellisCli} session merge ${id} --override mine --by alice`],
         ['edit another session’s worktree', `echo planted > ${join(otherTree, 'planted.txt')}`],
+        ['move another session’s branch', `git update-ref refs/heads/trellis/${other} HEAD`],
       ];
       const codes = await typedAll(dir, home, id, rows.map(([, command]) => command));
       expect(rows.map(([what], i) => [what, codes[i] === 0 ? 'did it' : 'refused'])).toEqual(rows.map(([what]) => [what, 'refused']));

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { TrellisError } from '../../events/index.js';
 import type { Confinement } from '../../projections/index.js';
 import type { ConfineSetting } from '../project/config.js';
@@ -14,7 +14,7 @@ export type { Confinement } from '../../projections/index.js';
  * drives it through its own HTTP server on loopback, which a network namespace would cut off. Claude
  * Code and Codex have sandboxes of their own, which Trellis does not configure yet.
  */
-const BWRAP_HARNESSES: ReadonlySet<string> = new Set(['shell']);
+export const BWRAP_HARNESSES: ReadonlySet<string> = new Set(['shell']);
 
 /** What a confined session may do, in words, for its views. */
 const BWRAP_SCOPE = 'writes only its worktree and its own branch; no network; no Trellis home, no ~/.ssh';
@@ -130,6 +130,10 @@ export function bwrapArgs(plan: SandboxPlan): string[] {
   const ro = (p: string | undefined): string[] => (p && existsSync(p) ? ['--ro-bind', p, p] : []);
   const hidden = (p: string | undefined): string[] => (p && existsSync(p) ? ['--tmpfs', p, '--remount-ro', p] : []);
   const ssh = plan.home ? join(plan.home, '.ssh') : undefined;
+  // Beside its own branch, the other loose refs there (other sessions' branches) stay read-only: a file
+  // mounted over itself can be neither replaced nor removed.
+  const own = basename(plan.branch);
+  const others = readdirSync(refDir, { withFileTypes: true }).filter((e) => e.name !== own && !e.name.endsWith('.lock'));
   return [
     '--ro-bind', '/', '/',
     '--dev', '/dev',
@@ -148,6 +152,7 @@ export function bwrapArgs(plan: SandboxPlan): string[] {
     ...ro(join(admin, 'commondir')),
     ...ro(join(admin, 'gitdir')),
     '--bind', refDir, refDir,
+    ...others.flatMap((e) => ro(join(refDir, e.name))),
     '--bind', logDir, logDir,
     ...ro(join(plan.worktree, '.git')),
     ...hidden(ssh),
