@@ -1,12 +1,11 @@
 import type { ConfineSetting } from '../project/config.js';
 import { BWRAP_HARNESSES, probeBwrap } from '../sessions/confine.js';
-import type { Finding } from './doctor.js';
 
 /**
  * `trellis doctor`'s confinement checks (issue 45): whether bubblewrap is here and can start a sandbox
  * like a session's, each problem with its repair, and which harnesses it does not confine.
  */
-export async function checkConfinement(setting: ConfineSetting, harness: string | null, env: NodeJS.ProcessEnv, add: (level: Finding['level'], what: string, repair?: string) => void): Promise<void> {
+export async function checkConfinement(setting: ConfineSetting, harness: string | null, env: NodeJS.ProcessEnv, add: (level: 'ok' | 'warn' | 'error', what: string, repair?: string) => void): Promise<void> {
   if (setting === 'off') {
     add('warn', 'sessions.confine is "off": every session runs unconfined, with your user\'s rights over your files, keys and Trellis home', 'remove "confine": "off" from "sessions" in trellis.json (or trellis.local.json) to confine sessions with bubblewrap');
     return;
