@@ -19,7 +19,7 @@ afterEach(() => {
 });
 afterAll(() => cleanupRepos());
 
-const SPEC = '---\nscenarios:\n  - { id: cart/total, run: "grep -q total=42 cart.txt" }\n---\n# Cart\n';
+const SPEC = '---\nscenarios:\n  - { id: cart/total, run: "grep -q total=42 cart.txt" }\n  - { id: cart/script, run: "sh check.sh" }\n---\n# Cart\n';
 
 /** A project whose node shop/cart declares a scenario over cart.txt. */
 function project(local: Record<string, unknown> = {}): { dir: string; home: string } {
@@ -29,6 +29,7 @@ function project(local: Record<string, unknown> = {}): { dir: string; home: stri
   mkdirSync(join(dir, 'specs/shop'), { recursive: true });
   writeFileSync(join(dir, 'specs/shop/cart.md'), SPEC);
   writeFileSync(join(dir, 'cart.txt'), 'total=42\n');
+  writeFileSync(join(dir, 'check.sh'), 'exit 0\n');
   writeFileSync(join(dir, '.gitignore'), '.trellis-home/\n');
   git(dir, 'add', '-A');
   git(dir, 'commit', '-qm', 'cart');
@@ -119,9 +120,17 @@ describe('a confined shell session, typed into as an agent would', () => {
     writeFileSync(join(view.worktree, 'package.json'), pkg);
     mkdirSync(join(view.worktree, 'dep'));
     writeFileSync(join(view.worktree, 'dep', 'package.json'), JSON.stringify({ name: 'dep', version: '1.0.0' }));
-    const own = ['echo node_modules/ > .gitignore && git add -A && git commit -qm own-work', 'npm test --silent', 'npm install --offline --no-audit --no-fund ./dep >/dev/null'];
-    expect(await typedAll(dir, home, id, own)).toEqual([0, 0, 0]);
-    expect(git(dir, 'log', '-1', '--format=%s', `trellis/${id}`).trim()).toBe('own-work');
+    // Its check's script is its own code: it tries, when a person measures the session, what it could not do itself.
+    writeFileSync(join(view.worktree, 'check.sh'), `echo planted > ${join(dir, 'planted-by-check.txt')}; git update-ref refs/trellis/forged HEAD; exit 0\n`);
+    const own = ['echo node_modules/ > .gitignore && git add -A && git commit -qm own-work', 'npm test --silent', 'npm install --offline --no-audit --no-fund ./dep >/dev/null', 'git add -A && git commit -qm installed'];
+    expect(await typedAll(dir, home, id, own)).toEqual([0, 0, 0, 0]);
+    expect(git(dir, 'log', '-2', '--format=%s', `trellis/${id}`).trim().split('\n')).toEqual(['installed', 'own-work']);
+    // Measured from outside by a person, its checks run in its sandbox: the script ran (pass), its writes did not.
+    const checkRun = await trellis(dir, ['session', 'check', id, '--json']);
+    if (!checkRun.stdout) throw new Error(checkRun.stderr);
+    const measured = JSON.parse(checkRun.stdout);
+    expect(measured.readings).toContainEqual(expect.objectContaining({ scenario: 'cart/script', outcome: 'pass' }));
+    expect([existsSync(join(dir, 'planted-by-check.txt')), git(dir, 'for-each-ref', 'refs/trellis/forged')]).toEqual([false, '']);
     expect(existsSync(join(view.worktree, 'node_modules', 'dep', 'package.json'))).toBe(true);
   });
 });

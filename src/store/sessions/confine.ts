@@ -168,9 +168,14 @@ export function bwrapArgs(plan: SandboxPlan): string[] {
   ];
 }
 
-/** The pane's command line, run inside the session's sandbox by the bubblewrap on `env`'s PATH. */
-export function confinedCommand(env: NodeJS.ProcessEnv, plan: SandboxPlan, command: string): string {
+/** The argv that runs a command (appended) inside the session's sandbox, by the bubblewrap on `env`'s PATH. */
+export function sandboxArgv(env: NodeJS.ProcessEnv, plan: SandboxPlan): string[] {
   const bwrap = findBwrap(env);
-  if (!bwrap) throw new TrellisError('SPAWN_FAILED', 'bubblewrap (bwrap) is no longer on PATH');
-  return `exec ${[bwrap, ...bwrapArgs(plan)].map(shq).join(' ')} -- /bin/sh -c ${shq(command)}`;
+  if (!bwrap) throw new TrellisError('SPAWN_FAILED', `bubblewrap (bwrap) is not on PATH, and the session runs confined: install bubblewrap (apt-get install bubblewrap), ${OFF}`);
+  return [bwrap, ...bwrapArgs(plan), '--'];
+}
+
+/** The pane's command line, run inside the session's sandbox. */
+export function confinedCommand(env: NodeJS.ProcessEnv, plan: SandboxPlan, command: string): string {
+  return `exec ${sandboxArgv(env, plan).map(shq).join(' ')} /bin/sh -c ${shq(command)}`;
 }
