@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from '
 import { inboxOf } from '../src/projections/inbox.js';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { BIN, cleanupRepos, git, ok, tempRepo, testEnv, trellis } from './helpers/repo.js';
+import { BIN, cleanupRepos, git, ok, tempDir, tempRepo, testEnv, trellis } from './helpers/repo.js';
 import { serveDir } from './helpers/server.js';
 import { killTmux, tmux, waitFor } from './helpers/sessions.js';
 
@@ -62,7 +62,9 @@ describe('a confined shell session, typed into as an agent would', () => {
     const userHome = join(home, '..', 'user-home');
     mkdirSync(join(userHome, '.ssh'), { recursive: true });
     writeFileSync(join(userHome, '.ssh', 'id_test'), 'PRIVATE KEY\n');
-    const env = { HOME: userHome };
+    // Pasted files land in the uploads folder (here under /tmp, which the sandbox makes private) and their paths are typed in.
+    const uploads = join(tempDir(), 'uploads');
+    const env = { HOME: userHome, TRELLIS_UPLOADS_DIR: uploads };
     const cli = (args: string[]) => ok(dir, args, { env });
     await cli(['eval', 'run', '--by', 'ci']);
     const { id: other, worktree: otherTree } = JSON.parse(await cli(['session', 'spawn', 'other', '--harness', 'shell', '--json']));
@@ -122,8 +124,9 @@ describe('a confined shell session, typed into as an agent would', () => {
     writeFileSync(join(view.worktree, 'dep', 'package.json'), JSON.stringify({ name: 'dep', version: '1.0.0' }));
     // Its check's script is its own code: it tries, when a person measures the session, what it could not do itself.
     writeFileSync(join(view.worktree, 'check.sh'), `echo planted > ${join(dir, 'planted-by-check.txt')}; git update-ref refs/trellis/forged HEAD; exit 0\n`);
-    const own = ['echo node_modules/ > .gitignore && git add -A && git commit -qm own-work', 'npm test --silent', 'npm install --offline --no-audit --no-fund ./dep >/dev/null', 'git add -A && git commit -qm installed'];
-    expect(await typedAll(dir, home, id, own)).toEqual([0, 0, 0, 0]);
+    writeFileSync(join(uploads, 'pasted.txt'), 'pasted\n');
+    const own = [`grep -q pasted ${join(uploads, 'pasted.txt')}`, 'echo node_modules/ > .gitignore && git add -A && git commit -qm own-work', 'npm test --silent', 'npm install --offline --no-audit --no-fund ./dep >/dev/null', 'git add -A && git commit -qm installed'];
+    expect(await typedAll(dir, home, id, own)).toEqual([0, 0, 0, 0, 0]);
     expect(git(dir, 'log', '-2', '--format=%s', `trellis/${id}`).trim().split('\n')).toEqual(['installed', 'own-work']);
     // Measured from outside by a person, its checks run in its sandbox: the script ran (pass), its writes did not.
     const checkRun = await trellis(dir, ['session', 'check', id, '--json']);

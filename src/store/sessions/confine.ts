@@ -96,6 +96,8 @@ export interface SandboxPlan {
   readonly mainRoot: string;
   readonly trellisHome: string;
   readonly home: string | undefined;
+  /** The uploads folder (pasted files, whose paths are typed into the pane): mounted read-only. */
+  readonly uploads?: string | undefined;
   /** The session's branch, as `refs/heads/<branch>` names it. */
   readonly branch: string;
 }
@@ -142,6 +144,7 @@ export function bwrapArgs(plan: SandboxPlan): string[] {
     '--tmpfs', '/run',
     // Back, read-only, whatever a private /tmp covered (a checkout or home under /tmp).
     ...ro(plan.home),
+    ...ro(plan.uploads),
     ...ro(plan.mainRoot),
     ...ro(common),
     '--tmpfs', plan.trellisHome,

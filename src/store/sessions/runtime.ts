@@ -17,6 +17,7 @@ import { Tmux } from './tmux.js';
 import { addWorktree, copyIncludes, dropBranchIfEmpty, mainRoot, removeWorktree, runSetup } from './worktree.js';
 import { claimPooled, kickRefill } from './worktree-pool.js';
 import { confinedCommand, confinementFor } from './confine.js';
+import { ensureUploadsDir } from '../evidence/uploads.js';
 
 /** Who writes what the runtime itself observes or does. */
 export const SUPERVISOR = 'trellis';
@@ -82,7 +83,7 @@ export async function launch(p: SessionsProject, rt: SessionRuntime, state: Sess
     const version = agentVersion(adapter.versionArgs, rt.env);
     // tmux itself says when the agent's process exits (its pane-died hook): no polling per session.
     const paneDied = `run-shell -b ${shq(`cd ${shq(root)} && ${ctx.trellis} session signal ${state.id} exit </dev/null >/dev/null 2>&1`)}`;
-    const sandbox = { worktree: state.worktree, mainRoot: root, trellisHome: trellisHome(rt.env), home: rt.env.HOME, branch: state.branch };
+    const sandbox = { worktree: state.worktree, mainRoot: root, trellisHome: trellisHome(rt.env), home: rt.env.HOME, branch: state.branch, uploads: uploadsFolder(rt.env) };
     const command = confinement.confined ? confinedCommand(rt.env, sandbox, adapter.command(ctx)) : adapter.command(ctx);
     const pane = await rt.tmux.launch(state.id, state.worktree, env, command, { 'pane-died': paneDied });
     if (hasSetupScreens(state.harness)) {
@@ -105,6 +106,15 @@ export async function launch(p: SessionsProject, rt: SessionRuntime, state: Sess
     const reason = isTrellisError(err) ? err.message : `launch failed: ${(err as Error).message}`;
     await record(p, state.id, { type: 'fail', reason }).catch(() => {});
     throw isTrellisError(err) ? err : new TrellisError('SPAWN_FAILED', reason);
+  }
+}
+
+/** The uploads folder for a sandbox to mount, or none when it is unsafe (a paste then says why, as it would anyway). */
+function uploadsFolder(env: NodeJS.ProcessEnv): string | undefined {
+  try {
+    return ensureUploadsDir(env);
+  } catch {
+    return undefined;
   }
 }
 
