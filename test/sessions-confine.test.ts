@@ -106,7 +106,10 @@ describe('a confined shell session, typed into as an agent would', () => {
       // Nothing changed: no file planted, no ref moved, no secret on screen, no person's decision logged.
       expect([existsSync(join(dir, 'planted.txt')), existsSync(join(userHome, '.ssh', 'x')), existsSync(join(otherTree, 'planted.txt'))]).toEqual([false, false, false]);
       expect(refs()).toEqual(before);
-      expect(tmux(home, 'capture-pane', '-p', '-J', '-S', '-400', '-t', `=${id}:`)).not.toContain('hub-secret-42');
+      const screen = tmux(home, 'capture-pane', '-p', '-J', '-S', '-1000', '-t', `=${id}:`);
+      expect(screen).not.toContain('hub-secret-42');
+      // The refused verdicts say why, in words, and where a person makes them.
+      expect(screen).toMatch(/trellis: cannot write \S+: it is read-only here\. A session's terminal runs confined, .* made from a terminal outside the session, or from the page/);
       expect(git(dir, 'log', '--format=%s', `refs/trellis/sessions/${id}`)).not.toMatch(/accepted|overridden/);
       const after = await trellis(dir, ['session', 'check', id]);
       expect([after.code, after.stdout]).toEqual([1, expect.stringContaining('changed        cart/total')]);
