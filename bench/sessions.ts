@@ -245,6 +245,7 @@ export async function idleServer(): Promise<void> {
 
 export async function sessionsBench(): Promise<void> {
   await spawnPoolTiming();
+  await (await import('./sessions-confine.js')).confineTiming();
   await boardTiming();
   await idleServer();
 }

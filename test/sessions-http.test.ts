@@ -63,6 +63,8 @@ describe('session routes', () => {
     );
     expect(board.sessions.find((s: { id: string }) => s.id === a.id)).toEqual({
       id: a.id, title: 'first', harness: 'shell', state: 'running', reason: null, detail: null, source: 'supervisor', unread: false, nodes: [], issue: null, branch: `trellis/${a.id}`, updatedAt: expect.any(String),
+      // What confines it (issue 45): the board, the list and the inbox say it.
+      confinement: { confined: true, by: expect.stringMatching(/^bubblewrap \d/) },
     });
 
     // The shell exits: tmux's pane-died hook signals from its own process; the server's queue launches b.

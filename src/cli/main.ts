@@ -4,6 +4,7 @@
  */
 import { cac } from 'cac';
 import { diskFullError, isTrellisError } from '../events/errors.js';
+import { readOnlyError } from './confined-write.js';
 import { packageRoot } from '../store/package-root.js';
 import { err, setMachineOutput } from './output.js';
 import { UsageError } from './usage-error.js';
@@ -299,7 +300,7 @@ async function report(e: unknown): Promise<number> {
     await err(`trellis: ${e.message}${e.usage ? `\nusage: ${e.usage}` : ''}\n`);
     return 2;
   }
-  const refusal = isTrellisError(e) ? e : diskFullError(e);
+  const refusal = isTrellisError(e) ? e : (diskFullError(e) ?? readOnlyError(e));
   if (refusal) {
     // A failed step's own output (a transcript, a log's tail) comes first: it is what says why.
     for (const key of ['transcript', 'logTail']) {

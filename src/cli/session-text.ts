@@ -3,6 +3,7 @@
  * renderings of the views the session verbs return, kept apart from the commands that print them.
  */
 import type { OverlapWith, SessionView } from '../projections/index.js';
+import { confinementWords } from '../projections/inbox.js';
 import type { ReviewBundle } from '../store/sessions/review.js';
 import type { ListedSession } from '../store/sessions/verbs.js';
 import { checksText } from './checks-text.js';
@@ -13,7 +14,8 @@ export const statusLabel = (s: { state: string; reason: string | null }) => (s.r
 /** One session of `trellis session ls`: id, status, harness, unread mark, title, nodes and overlaps. */
 export function sessionLine(s: ListedSession): string {
   const overlap = s.overlaps.map((o) => `  overlaps ${o.session} on ${[...o.nodes.map((n) => `node ${n}`), ...o.paths].join(', ')}`).join('');
-  return `${s.id}  ${statusLabel(s).padEnd(22)}  ${s.harness.padEnd(6)}  ${s.unread ? '*' : ' '} ${s.title}${s.nodes.length ? `  [${s.nodes.join(', ')}]` : ''}${overlap}\n`;
+  const unconfined = s.confinement && !s.confinement.confined ? '  (unconfined)' : '';
+  return `${s.id}  ${statusLabel(s).padEnd(22)}  ${s.harness.padEnd(6)}  ${s.unread ? '*' : ' '} ${s.title}${s.nodes.length ? `  [${s.nodes.join(', ')}]` : ''}${unconfined}${overlap}\n`;
 }
 
 /** `trellis session show`: the session whole, its prompts in order. */
@@ -23,6 +25,7 @@ export function sessionText(s: SessionView & { overlaps?: readonly OverlapWith[]
     ...(s.detail ? [s.detail] : []),
     `${s.harness}${s.agentVersion ? ` ${s.agentVersion}` : ''} · by ${s.by} · ${s.created} · branch ${s.branch} · base ${s.base.slice(0, 12)}`,
     `worktree ${s.worktree}${s.tmux ? ` · tmux ${s.tmux.session} ${s.tmux.pane}` : ''}${s.agentSessionId ? ` · agent session ${s.agentSessionId}` : ''}`,
+    ...(s.confinement ? [confinementWords(s.confinement)] : []),
     ...(s.nodes.length ? [`nodes: ${s.nodes.join(', ')}`] : []),
     ...(s.issue ? [`issue: ${s.issue}`] : []),
     ...(s.overlaps ?? []).map((o) => `overlaps session ${o.session}: ${[...o.nodes.map((n) => `node ${n}`), ...o.paths].join(', ')}`),

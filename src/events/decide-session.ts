@@ -95,7 +95,7 @@ export function decideSession(state: SessionFacts, command: SessionCommand): Ses
       return [event('starting', {})];
     case 'launch':
       // The agent's first hooks can land before the launcher logs the launch: the launch still records.
-      const version = command.agentVersion ? { agentVersion: command.agentVersion } : {};
+      const version = { ...(command.agentVersion ? { agentVersion: command.agentVersion } : {}), ...(command.confined ? { confined: command.confined } : {}), ...(command.unconfined ? { unconfined: command.unconfined } : {}) };
       if (state.tmux === null && (status === 'running' || status === 'awaiting')) return [event('launched', { tmuxSession: command.tmuxSession, pane: command.pane, ...version })];
       accept('launch', 'only a starting session is launched');
       return [event('launched', { tmuxSession: command.tmuxSession, pane: command.pane, ...(command.awaitsSignal ? { awaitsSignal: true } : {}), ...version })];

@@ -1,5 +1,5 @@
 import type { CommandMeta } from './thread-commands.js';
-import type { AwaitReason, CheckDefinition, FixedChecks, InterruptReason, Source, SpawnedData } from './session-events.js';
+import type { AwaitReason, CheckDefinition, Confined, FixedChecks, InterruptReason, Source, SpawnedData } from './session-events.js';
 
 /** Where a session is in its life (DESIGN.md §9). `absent`: no log yet. */
 export type SessionStatus = 'queued' | 'starting' | 'running' | 'awaiting' | 'review' | 'merging' | 'interrupted' | 'quarantined' | 'failed' | 'closed';
@@ -20,7 +20,7 @@ export type SessionCommand = SessionCommandMeta &
     /** `checks`: what its checks are fixed to at dispatch, logged with the spawn in one append (DESIGN.md §14). */
     | ({ readonly type: 'spawn'; readonly checks?: FixedChecks } & SpawnedData)
     | { readonly type: 'start' }
-    | { readonly type: 'launch'; readonly tmuxSession: string; readonly pane: string; readonly awaitsSignal?: boolean; readonly agentVersion?: string }
+    | ({ readonly type: 'launch'; readonly tmuxSession: string; readonly pane: string; readonly awaitsSignal?: boolean; readonly agentVersion?: string } & Confined)
     | { readonly type: 'identify'; readonly agentSessionId: string }
     /** `queuesInput`: the harness's agent queues input typed while it works (a shell does; Claude Code is not shown to). */
     | { readonly type: 'prompt'; readonly body: string; readonly queuesInput?: boolean }

@@ -71,8 +71,9 @@ export type SessionEvent =
   /**
    * `awaitsSignal`: the agent signals its own start (a hook), so the session stays `starting` until it does.
    * `agentVersion`: what the agent program said its version was (`claude --version`), when it says one.
+   * `confined`: what confines the agent (issue 45), or `unconfined`: why nothing does; neither on a launch logged before the rule.
    */
-  | (SessionEventMeta & { readonly type: 'launched'; readonly data: { readonly tmuxSession: string; readonly pane: string; readonly awaitsSignal?: boolean; readonly agentVersion?: string } })
+  | (SessionEventMeta & { readonly type: 'launched'; readonly data: { readonly tmuxSession: string; readonly pane: string; readonly awaitsSignal?: boolean; readonly agentVersion?: string } & Confined })
   | (SessionEventMeta & { readonly type: 'identified'; readonly data: { readonly agentSessionId: string } })
   /** `held`: why the prompt waits on the timeline instead of reaching the pane (absent: delivered at once). */
   | (SessionEventMeta & { readonly type: 'prompted'; readonly data: { readonly body: string; readonly held?: string } })
@@ -101,6 +102,9 @@ export type SessionEvent =
 
 export type SessionEventType = SessionEvent['type'];
 
+/** A launch's confinement as logged: what confines the agent, or why nothing does. */
+export type Confined = { readonly confined?: string; readonly unconfined?: string };
+
 /**
  * Parses one stored session event. Returns the event, or a one-line reason it is not one. Hand-written
  * for the same start-up reason as `parseThreadEvent`.
@@ -122,7 +126,7 @@ const oneOf =
 const DATA: Record<SessionEventType, Record<string, Check>> = {
   spawned: { harness: text, task: str, nodes: strs, issue: strOrNull, base: text, branch: text, worktree: text },
   starting: {},
-  launched: { tmuxSession: text, pane: text, awaitsSignal: optional((v) => typeof v === 'boolean'), agentVersion: optional(text) },
+  launched: { tmuxSession: text, pane: text, awaitsSignal: optional((v) => typeof v === 'boolean'), agentVersion: optional(text), confined: optional(text), unconfined: optional(text) },
   identified: { agentSessionId: text },
   prompted: { body: str, held: optional(str) },
   delivered: { index },
@@ -178,7 +182,7 @@ export function describeSessionEvent(event: SessionEvent): string {
     case 'starting':
       return `start ${from}`;
     case 'launched':
-      return `launch: tmux ${event.data.tmuxSession} pane ${event.data.pane}${event.data.agentVersion ? ` (agent ${words(event.data.agentVersion)})` : ''}`;
+      return `launch: tmux ${event.data.tmuxSession} pane ${event.data.pane}${event.data.agentVersion ? ` (agent ${words(event.data.agentVersion)})` : ''}${event.data.unconfined ? ' unconfined' : ''}`;
     case 'identified':
       return `identify: agent session ${event.data.agentSessionId}`;
     case 'prompted':

@@ -21,10 +21,15 @@ export interface InboxEntry {
   readonly since: string;
   /** Where one click goes: the terminal for a waiting agent, the review for finished work. */
   readonly goTo: 'terminal' | 'review';
+  /** `confined (by …)` or `unconfined (why)`, so a person answering it knows what the agent could reach (absent: not launched). */
+  readonly confinement?: string;
 }
 
+/** A session's confinement in words: `confined by bubblewrap …`, `unconfined: sessions.confine is "off" …`. */
+export const confinementWords = (c: NonNullable<SessionSummary['confinement']>): string => (c.confined ? `confined by ${c.by}` : `unconfined: ${c.why}`);
+
 export function inboxEntry(s: SessionSummary): InboxEntry | null {
-  const base = { session: s.id, title: s.title || s.id, state: s.state, reason: s.reason, since: s.updatedAt };
+  const base = { session: s.id, title: s.title || s.id, state: s.state, reason: s.reason, since: s.updatedAt, ...(s.confinement ? { confinement: confinementWords(s.confinement) } : {}) };
   // A failed turn needs a look whatever state the agent went on in (the supervisor quarantines repeats).
   if (s.turnFailures && (s.state === 'running' || s.state === 'awaiting' || s.state === 'merging' || s.state === 'starting')) {
     return { ...base, waitsFor: s.turnFailures > 1 ? `${s.turnFailures} failed turns in a row` : 'a failed turn', goTo: 'terminal' };

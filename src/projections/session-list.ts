@@ -1,5 +1,5 @@
 import type { SessionStatus, Source } from '../events/index.js';
-import type { SessionState } from './session.js';
+import type { Confinement, SessionState } from './session.js';
 
 /** A session as lists and the board show it (the `sessions` entries of GET /api/graph). */
 export interface SessionSummary {
@@ -20,6 +20,8 @@ export interface SessionSummary {
   readonly updatedAt: string;
   /** Failed turns in a row, when the latest turn failed (absent otherwise): the inbox lists such a session. */
   readonly turnFailures?: number;
+  /** What confined its latest launch, or why nothing did (absent: not launched, or before the rule). */
+  readonly confinement?: Confinement;
 }
 
 export function sessionSummary(s: SessionState): SessionSummary {
@@ -37,6 +39,7 @@ export function sessionSummary(s: SessionState): SessionSummary {
     branch: s.branch,
     updatedAt: s.updatedAt,
     ...(s.turnFailures ? { turnFailures: s.turnFailures } : {}),
+    ...(s.confinement ? { confinement: s.confinement } : {}),
   };
 }
 

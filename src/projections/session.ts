@@ -52,12 +52,17 @@ export interface SessionState extends SessionFacts {
   readonly checkAcceptances: readonly CheckAcceptance[];
   /** The agent program's version at its latest launch (`claude --version`), or null when it said none. */
   readonly agentVersion: string | null;
+  /** What confined its latest launch, or why nothing did (issue 45); null: not launched, or launched before the rule. */
+  readonly confinement: Confinement | null;
   /**
    * Whether a turn has run since the latest resume: a resumed agent idle at its input has ended no turn,
    * so its first wait keeps the failure streak (`resume` keeps the count; only a turn that ends well clears it).
    */
   readonly turnSinceResume: boolean;
 }
+
+/** What keeps a session's agent inside its worktree: `confined` and by what, or not and why. */
+export type Confinement = { readonly confined: true; readonly by: string } | { readonly confined: false; readonly why: string };
 
 /** A person's acceptance of changed check definitions: who, when, why, and the definitions accepted. */
 export interface CheckAcceptance {
@@ -107,6 +112,7 @@ export const initialSession = (id: string): SessionState => ({
   waiting: null,
   pending: [],
   agentVersion: null,
+  confinement: null,
   turnSinceResume: true,
 });
 
@@ -162,6 +168,8 @@ export function evolveSession(state: SessionState, event: SessionEvent): Session
     case 'launched': {
       const tmux = { session: event.data.tmuxSession, pane: event.data.pane };
       if (event.data.agentVersion) next.agentVersion = event.data.agentVersion;
+      const { confined, unconfined } = event.data;
+      next.confinement = confined ? { confined: true, by: confined } : unconfined ? { confined: false, why: unconfined } : null;
       // Logged after the agent's own first signals, the launch keeps the state they set. An agent that
       // signals its own start stays `starting` until it does; one that cannot (a shell) is running.
       if (state.status !== 'starting') return { ...next, tmux };

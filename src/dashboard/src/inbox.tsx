@@ -38,6 +38,11 @@ export function InboxList({ items, emptyHint }: { items: readonly InboxItem[]; e
               <span class={`chip state state-${e.state}`} data-testid="waits-for">
                 {e.waitsFor}
               </span>
+              {e.confinement?.startsWith('unconfined') ? (
+                <span class="chip problem" data-testid="unconfined" title={e.confinement}>
+                  Not sandboxed
+                </span>
+              ) : null}
               <span class="muted">
                 since <Ago at={e.since} />
               </span>

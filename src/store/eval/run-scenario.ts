@@ -15,13 +15,13 @@ export interface ScenarioRun {
 }
 
 /**
- * Runs a scenario's command with `sh -c` in `cwd`, in a process group of its own. At `timeoutS` the
+ * Runs a scenario's command with `sh -c` in `cwd` (inside `sandbox`'s argv when given), in a process group of its own. At `timeoutS` the
  * whole group is killed (the command and everything it started) and the outcome is `error`; when the
  * shell exits on its own, whatever it left running in its group is killed too, so a run never leaves a
  * process behind. Exit 0 is `pass`, another exit code `fail`, anything that kept the command from
  * finishing (timeout, a signal, a command that cannot start) `error`.
  */
-export function runScenario(command: string, opts: { cwd: string; timeoutS: number; env?: NodeJS.ProcessEnv }): Promise<ScenarioRun> {
+export function runScenario(command: string, opts: { cwd: string; timeoutS: number; env?: NodeJS.ProcessEnv; sandbox?: readonly string[] }): Promise<ScenarioRun> {
   const started = performance.now();
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
@@ -58,7 +58,9 @@ export function runScenario(command: string, opts: { cwd: string; timeoutS: numb
     // Listening before the spawn: a signal that arrives while the shell starts its children is still
     // handled (on a later turn of the loop, when `pid` is set), never left to the default action.
     for (const s of SIGNALS) process.on(s, onSignal);
-    const proc = spawn('sh', ['-c', command], { cwd: opts.cwd, env: { ...process.env, ...opts.env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    // In a sandbox (a session's, issue 45): its argv runs `sh -c <command>` confined.
+    const argv = [...(opts.sandbox ?? []), 'sh', '-c', command];
+    const proc = spawn(argv[0]!, argv.slice(1), { cwd: opts.cwd, env: { ...process.env, ...opts.env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     pid = proc.pid;
     const timer = setTimeout(() => {
       timedOut = true;

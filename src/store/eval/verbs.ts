@@ -189,6 +189,8 @@ export interface RunPlace {
   readonly scope: string;
   readonly worktree: string;
   readonly commit: string | null;
+  /** An argv prefix that runs each command confined (a session's sandbox): the worktree's code is the agent's. */
+  readonly sandbox?: readonly string[];
 }
 
 /**
@@ -199,7 +201,7 @@ export interface RunPlace {
 export async function runDefinitions(p: EvalProject, place: RunPlace, decls: readonly Pick<ScenarioDecl, 'id' | 'run' | 'timeoutS'>[], by: string): Promise<Reading[]> {
   const readings: Reading[] = [];
   for (const d of decls) {
-    const run = await runScenario(d.run, { cwd: place.worktree, timeoutS: d.timeoutS, env: { TRELLIS_SCENARIO: d.id, TRELLIS_SCOPE: place.scope } });
+    const run = await runScenario(d.run, { cwd: place.worktree, timeoutS: d.timeoutS, env: { TRELLIS_SCENARIO: d.id, TRELLIS_SCOPE: place.scope }, ...(place.sandbox ? { sandbox: place.sandbox } : {}) });
     const { hash } = await p.evidence.put(run.output);
     readings.push(await file(p, d.id, { scope: place.scope, commit: place.commit, outcome: run.outcome, durationMs: run.durationMs, output: hash, by, run: d.run }));
   }

@@ -32,6 +32,13 @@ function ownFolder(dir: string): void {
   if ((st.mode & 0o077) !== 0) chmodSync(dir, 0o700);
 }
 
+/** The uploads folder, made (or checked) as storeUpload makes it: a confined session mounts it read-only, so a pasted file's typed path opens. */
+export function ensureUploadsDir(env: NodeJS.ProcessEnv = process.env): string {
+  const dir = uploadsDir(env);
+  ownFolder(dir);
+  return dir;
+}
+
 /** `uploads.maxBytes` from trellis.json (trellis.local.json wins), else 25 MB; a bad value is a clear error. */
 export function uploadLimit(root: string | null): number {
   if (!root) return DEFAULT_UPLOAD_MAX_BYTES;

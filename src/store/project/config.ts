@@ -49,9 +49,12 @@ export interface SessionSettings {
   readonly mergeGate: MergeGate;
   /** Warm worktrees kept checked out at trunk's tip for the next spawns (DESIGN.md §15); 0: none. */
   readonly pool: number;
+  /** `bubblewrap`: every session a sandbox can hold runs in one, and a spawn is refused where none can start (issue 45); `off`: none, and each session says so. */
+  readonly confine: ConfineSetting;
 }
 
 export type MergeGate = 'checks' | 'off';
+export type ConfineSetting = 'bubblewrap' | 'off';
 
 export const DEFAULT_SETTINGS: Omit<Settings, 'sources'> = {
   specRoot: 'specs',
@@ -59,7 +62,7 @@ export const DEFAULT_SETTINGS: Omit<Settings, 'sources'> = {
   harness: null,
   pluginRoot: '.trellis/plugins',
   forges: [],
-  sessions: { max: null, minFreeMb: 256, setup: null, mergeGate: 'checks', pool: 2 },
+  sessions: { max: null, minFreeMb: 256, setup: null, mergeGate: 'checks', pool: 2, confine: 'bubblewrap' },
   worktreeRoot: null,
 };
 
@@ -145,20 +148,22 @@ function forgesOf(v: unknown): ForgeConfig[] {
 
 function sessionsOf(v: unknown): SessionSettings {
   if (v === undefined || v === null) return DEFAULT_SETTINGS.sessions;
-  const bad = () => new TrellisError('CONFIG_INVALID', `${CONFIG_FILE}: "sessions" must be { "max"?: whole number >= 1, "minFreeMb"?: number >= 0, "setup"?: command, "mergeGate"?: "checks" | "off", "pool"?: whole number >= 0 }`);
+  const bad = () => new TrellisError('CONFIG_INVALID', `${CONFIG_FILE}: "sessions" must be { "max"?: whole number >= 1, "minFreeMb"?: number >= 0, "setup"?: command, "mergeGate"?: "checks" | "off", "pool"?: whole number >= 0, "confine"?: "bubblewrap" | "off" }`);
   if (typeof v !== 'object' || Array.isArray(v)) throw bad();
-  const { max, minFreeMb, setup, mergeGate, pool } = v as Record<string, unknown>;
+  const { max, minFreeMb, setup, mergeGate, pool, confine } = v as Record<string, unknown>;
   if (max !== undefined && max !== null && !(Number.isInteger(max) && (max as number) >= 1)) throw bad();
   if (minFreeMb !== undefined && !(typeof minFreeMb === 'number' && minFreeMb >= 0)) throw bad();
   if (setup !== undefined && setup !== null && (typeof setup !== 'string' || setup.trim() === '')) throw bad();
   if (mergeGate !== undefined && mergeGate !== 'checks' && mergeGate !== 'off') throw bad();
   if (pool !== undefined && !(Number.isInteger(pool) && (pool as number) >= 0)) throw bad();
+  if (confine !== undefined && confine !== 'bubblewrap' && confine !== 'off') throw bad();
   return {
     max: (max as number | undefined) ?? null,
     minFreeMb: (minFreeMb as number | undefined) ?? DEFAULT_SETTINGS.sessions.minFreeMb,
     setup: (setup as string | undefined) ?? null,
     mergeGate: (mergeGate as MergeGate | undefined) ?? 'checks',
     pool: (pool as number | undefined) ?? DEFAULT_SETTINGS.sessions.pool,
+    confine: (confine as ConfineSetting | undefined) ?? 'bubblewrap',
   };
 }
 

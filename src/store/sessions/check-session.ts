@@ -6,7 +6,10 @@ import { git } from '../git/run-git.js';
 import type { SessionsProject } from './sessions-project.js';
 import { adapterOf } from './adapters/index.js';
 import { currentChecks } from './checks.js';
+import { trellisHome } from '../trellis-home.js';
+import { sandboxArgv } from './confine.js';
 import { measureTrunkTip } from './trunk-baseline.js';
+import { mainRoot } from './worktree.js';
 import { sessionState } from './verbs.js';
 
 export interface CheckResult {
@@ -53,9 +56,14 @@ export async function checkSession(p: SessionsProject, id: string, by: string): 
   }
   const skipped = before.checks.filter((c) => c.run === null && !c.changed?.now.run).map((c) => ({ scenario: c.scenario, why: 'declared by no spec node, here or on trunk' }));
   const stale = before.checks.filter((c) => c.baseline === 'stale' || c.baseline === 'missing').map((c) => c.scenario);
+  // The worktree's code is the agent's (a check's `npm test` runs its package.json): a confined
+  // session's checks run in its sandbox too, or measuring it would run that code with a person's rights.
+  const sandbox = state.confinement?.confined
+    ? { sandbox: sandboxArgv(process.env, { worktree: state.worktree, mainRoot: mainRoot(p), trellisHome: trellisHome(process.env), home: process.env.HOME, branch: state.branch }) }
+    : {};
   // Two worktrees, two runs side by side: the session's head and trunk's tip do not share a file.
   const [readings, trunk] = await Promise.all([
-    runDefinitions(p, { scope: id, worktree: state.worktree, commit: before.head }, runs, by),
+    runDefinitions(p, { scope: id, worktree: state.worktree, commit: before.head, ...sandbox }, runs, by),
     before.trunkTip ? measureTrunkTip(p, before.trunkTip, stale, by) : [],
   ]);
   return { session: id, head: before.head, readings, trunk, skipped, checks: await currentChecks(p, state) };

@@ -16,6 +16,8 @@ import { hasSetupScreens } from './setup-screens.js';
 import { Tmux } from './tmux.js';
 import { addWorktree, copyIncludes, dropBranchIfEmpty, mainRoot, removeWorktree, runSetup } from './worktree.js';
 import { claimPooled, kickRefill } from './worktree-pool.js';
+import { confinedCommand, confinementFor } from './confine.js';
+import { ensureUploadsDir } from '../evidence/uploads.js';
 
 /** Who writes what the runtime itself observes or does. */
 export const SUPERVISOR = 'trellis';
@@ -54,6 +56,8 @@ export async function launch(p: SessionsProject, rt: SessionRuntime, state: Sess
   const adapter = adapterOf(state.harness);
   const made = { worktree: false, branch: false };
   try {
+    // Asked first: a session that should run confined and cannot is refused before anything is made.
+    const confinement = await confinementFor(state.harness, p.settings().sessions.confine, rt.env);
     if (!existsSync(state.worktree)) {
       const hasBranch = (await gitRaw(root, ['rev-parse', '--verify', '--quiet', `refs/heads/${state.branch}`])).code === 0;
       if (hasBranch) await gitRaw(root, ['worktree', 'prune']).then(() => gitOk(root, ['worktree', 'add', '--quiet', state.worktree, state.branch]));
@@ -79,7 +83,9 @@ export async function launch(p: SessionsProject, rt: SessionRuntime, state: Sess
     const version = agentVersion(adapter.versionArgs, rt.env);
     // tmux itself says when the agent's process exits (its pane-died hook): no polling per session.
     const paneDied = `run-shell -b ${shq(`cd ${shq(root)} && ${ctx.trellis} session signal ${state.id} exit </dev/null >/dev/null 2>&1`)}`;
-    const pane = await rt.tmux.launch(state.id, state.worktree, env, adapter.command(ctx), { 'pane-died': paneDied });
+    const sandbox = { worktree: state.worktree, mainRoot: root, trellisHome: trellisHome(rt.env), home: rt.env.HOME, branch: state.branch, uploads: uploadsFolder(rt.env) };
+    const command = confinement.confined ? confinedCommand(rt.env, sandbox, adapter.command(ctx)) : adapter.command(ctx);
+    const pane = await rt.tmux.launch(state.id, state.worktree, env, command, { 'pane-died': paneDied });
     if (hasSetupScreens(state.harness)) {
       // Until the agent's first signal its pane is read for first-run dialogs, by a watcher tmux runs detached.
       const watch = `cd ${shq(root)} && ${ctx.trellis} session watch-setup ${state.id} </dev/null >/dev/null 2>&1`;
@@ -87,7 +93,8 @@ export async function launch(p: SessionsProject, rt: SessionRuntime, state: Sess
     }
     // An adapter with native signals: the agent says when it is up, and the session is `starting` until then.
     const agent = await version;
-    const { state: after } = await record(p, state.id, { type: 'launch', tmuxSession: state.id, pane, awaitsSignal: adapter.events.length > 0, ...(agent ? { agentVersion: agent } : {}) });
+    const confined = confinement.confined ? { confined: confinement.by } : { unconfined: confinement.why };
+    const { state: after } = await record(p, state.id, { type: 'launch', tmuxSession: state.id, pane, awaitsSignal: adapter.events.length > 0, ...(agent ? { agentVersion: agent } : {}), ...confined });
     // The agent is up: the pool refills behind it (a background process at idle priority).
     if (made.branch) kickRefill(p, rt.env);
     return after;
@@ -99,6 +106,15 @@ export async function launch(p: SessionsProject, rt: SessionRuntime, state: Sess
     const reason = isTrellisError(err) ? err.message : `launch failed: ${(err as Error).message}`;
     await record(p, state.id, { type: 'fail', reason }).catch(() => {});
     throw isTrellisError(err) ? err : new TrellisError('SPAWN_FAILED', reason);
+  }
+}
+
+/** The uploads folder for a sandbox to mount, or none when it is unsafe (a paste then says why, as it would anyway). */
+function uploadsFolder(env: NodeJS.ProcessEnv): string | undefined {
+  try {
+    return ensureUploadsDir(env);
+  } catch {
+    return undefined;
   }
 }
 

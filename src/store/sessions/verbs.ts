@@ -15,6 +15,7 @@ import type { GateDecision } from './merge-gate.js';
 import { saveWip } from './wip.js';
 import { poolReport, type PoolReport } from './worktree-pool.js';
 import { dropBranchIfEmpty, mainRoot, removeWorktree, sessionBranch, trunkCommit, worktreePath } from './worktree.js';
+import { confinementFor } from './confine.js';
 
 /*
  * One function per user-facing session verb, shared by `trellis session ...` and the HTTP routes. A
@@ -46,6 +47,8 @@ export async function spawnSession(p: SessionsProject, rt: SessionRuntime, input
   const harness = resolveHarness(input.harness ?? p.settings().harness, rt.env);
   adapterOf(harness);
   const setupWarnings = await preflight(harness, { mainRoot: mainRoot(p), env: rt.env });
+  // A session that should run confined and cannot here is refused before it is logged (issue 45).
+  await confinementFor(harness, p.settings().sessions.confine, rt.env);
   if (typeof input.task !== 'string') throw new TrellisError('INVALID_INPUT', 'a session needs a task (text)');
   // A command line cannot carry a NUL byte (the agent would get the task cut short, or not start).
   if (input.task.includes('\0')) throw new TrellisError('INVALID_INPUT', 'a task cannot contain a NUL byte (\\0); remove it');

@@ -45,4 +45,21 @@ describe('init and doctor as verbs: they answer data, the CLI prints it', () => 
     writeFileSync(cache, 'not json');
     expect(await diagnoseProject(dir)).toContainEqual({ level: 'warn', what: `projection cache ${cache} is unreadable`, repair: 'delete it; it is rebuilt from the refs' });
   });
+
+  it('doctor probes confinement: bubblewrap found and starting a sandbox is ok; missing, an error naming the install and the way out; "off", a warning saying what it means', async () => {
+    const dir = tempRepo();
+    await initProject(dir, { harness: 'shell' });
+    expect(await diagnoseProject(dir)).toContainEqual({ level: 'ok', what: expect.stringMatching(/^bubblewrap \d+\.\d+\S* \(\/\S+\/bwrap\) starts a session's sandbox: shell sessions run confined$/) });
+    const missing = await diagnoseProject(dir, { env: { ...process.env, PATH: tempDir() } });
+    expect(missing).toContainEqual({
+      level: 'error',
+      what: 'bubblewrap (bwrap) is not on PATH: spawning a shell session is refused',
+      repair: 'install bubblewrap (apt-get install bubblewrap; dnf install bubblewrap), or run sessions unconfined with "sessions": { "confine": "off" } in trellis.json',
+    });
+    writeFileSync(join(dir, 'trellis.json'), JSON.stringify({ harness: 'claude', sessions: { confine: 'off' } }));
+    const off = await diagnoseProject(dir);
+    expect(off.filter((f) => /confine|bubblewrap/.test(f.what))).toEqual([expect.objectContaining({ level: 'warn', what: expect.stringContaining('sessions.confine is "off": every session runs unconfined') })]);
+    writeFileSync(join(dir, 'trellis.json'), JSON.stringify({ harness: 'claude' }));
+    expect(await diagnoseProject(dir)).toContainEqual(expect.objectContaining({ level: 'warn', what: "the project's harness claude runs unconfined: Trellis does not confine it yet (only shell)" }));
+  });
 });

@@ -12,6 +12,7 @@ import { readSpecTree } from '../spec/spec-tree.js';
 import { CACHE_FORMAT, ProjectionCache } from '../streams/projection-cache.js';
 import { CONFIG_FILE, LOCAL_CONFIG_FILE, loadSettings } from '../project/config.js';
 import { openProject, type Project } from '../compose/open-project.js';
+import { checkConfinement } from './doctor-confine.js';
 
 /** One check's outcome: what was found, and how to repair it. */
 export interface Finding {
@@ -25,7 +26,7 @@ export interface Finding {
  * refs, threads, projection cache, worktree pool and forges) and answers one finding per check, each with its
  * repair. With `repair`, first does what can be done safely (git gc, damaged refs, the pool).
  */
-export async function diagnoseProject(cwd: string, opts: { repair?: boolean } = {}): Promise<Finding[]> {
+export async function diagnoseProject(cwd: string, opts: { repair?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<Finding[]> {
   const findings: Finding[] = [];
   const add = (level: Finding['level'], what: string, repair?: string) => findings.push({ level, what, ...(repair ? { repair } : {}) });
   let p;
@@ -124,6 +125,7 @@ export async function diagnoseProject(cwd: string, opts: { repair?: boolean } = 
   else if (cache.streams !== read.states.length) add('warn', `projection cache holds ${cache.streams} threads, the refs ${read.states.length}`, 'delete it; it is rebuilt from the refs');
   else add('ok', `projection cache matches the refs (${cache.lines} journal lines)`);
   if (p.root && settings) await checkPool(p, opts.repair === true, add);
+  if (settings) await checkConfinement(settings.sessions.confine, settings.harness, opts.env ?? process.env, add);
   for (const step of await forges) add(step.ok === true ? 'ok' : step.ok === 'warn' ? 'warn' : 'error', step.what, step.repair);
   return findings;
 }

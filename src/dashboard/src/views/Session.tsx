@@ -7,6 +7,7 @@ import type { OverlapWith, SessionView as Session } from '../types';
 import { Ago, ErrorBox, Section, useFetch } from '../ui';
 import { OverlapFlags, SpawnWarnings } from './SessionChecks';
 import { SessionLinks, SessionState } from './Sessions';
+import { Confinement } from './session/Confinement';
 import { Lifecycle } from './session/Lifecycle';
 import { PromptBox } from './session/PromptBox';
 import { Review } from './session/Review';
@@ -52,7 +53,7 @@ export function SessionView({ id }: { id: string }) {
       <header class="page-head">
         <h1>{s.title || s.id}</h1>
         <p class="meta">
-          <SessionState s={s} /> <span class="chip harness">{s.harness}</span> spawned by <b>{s.by}</b> <Ago at={s.created} /> · active <Ago at={s.updatedAt} /> · branch <code>{s.branch}</code>
+          <SessionState s={s} /> <span class="chip harness">{s.harness}</span> <Confinement c={s.confinement} /> spawned by <b>{s.by}</b> <Ago at={s.created} /> · active <Ago at={s.updatedAt} /> · branch <code>{s.branch}</code>
           <SessionLinks s={s} />
         </p>
       </header>
