@@ -193,8 +193,8 @@ describe('writes across stores', () => {
       const r = await api.get('/api/issues/currencyq001/promote', post({}));
       expect(r.status).toBe(200);
       const body = await r.json();
-      expect(body).toMatchObject({ status: 'landed', replies: [{ by: 'Trellis Demo', body: expect.stringMatching(/^Promoted to github.com#\d+: /) }] });
-      expect(forge.issues.at(-1)!.body).toContain('by Trellis Demo with trellis');
+      expect(body).toMatchObject({ status: 'landed', replies: [{ by: 'human', body: expect.stringMatching(/^Promoted to github.com#\d+: /) }] });
+      expect(forge.issues.at(-1)!.body).toContain('by human with trellis');
     } finally {
       await api.close();
     }

@@ -10,6 +10,7 @@ import type { GatewayState } from './gateway-state.js';
 import { crossSiteRefusal } from './request-guard.js';
 import type { ProxyTarget } from './backends.js';
 import { CSP } from './proxy-headers.js';
+import { doorAuthorOf } from './door-author.js';
 import { hasShell, shellAction } from './shell-scope.js';
 import { proxyHttp } from './upstream.js';
 import { proxyUpgrade } from './websocket-proxy.js';
@@ -35,6 +36,8 @@ type Verdict =
       readonly path: string;
       /** The login session this exchange needed (its gate asks for a login), if any: the exchange ends with it. */
       readonly session: string | undefined;
+      /** Who the door let in: the author stamped on the request (door-author.ts). */
+      readonly author: string;
     }
   | { readonly ok: false; readonly code: ErrorCode; readonly message: string };
 
@@ -69,7 +72,8 @@ async function admit(state: GatewayState, req: IncomingMessage, upgrade: boolean
     return { ok: false, code: 'NOT_FOUND', message: `project ${target.id} has no running backend; start it with POST /projects/${target.id}/serve or 'trellis serve'` };
   }
   const gate = gateOf(hub, target.id);
-  return { ok: true, record, ...target, session: gate === 'open' || gate === 'loopback' ? undefined : caller.sessionId };
+  const author = doorAuthorOf(caller, target.id, req.socket.remoteAddress, req.headers);
+  return { ok: true, record, ...target, session: gate === 'open' || gate === 'loopback' ? undefined : caller.sessionId, author };
 }
 
 /**
@@ -101,6 +105,7 @@ const target = (state: GatewayState, v: Extract<Verdict, { ok: true }>, upgrade 
   path: v.path,
   prefix: `/p/${v.id}`,
   ownCookies: state.ownCookies,
+  author: v.author,
 });
 
 /**
