@@ -224,7 +224,7 @@ describe('the session page and the gate', () => {
       'New definition of cart/total accepted by human: the total is not checked any more',
     );
     await expect.poll(() => verdict('cart/total')).toBe('pass');
-    expect(git(dir, 'log', '-1', '--format=%an|%s', `refs/trellis/sessions/${id}`).trim()).toBe('Test Author|changed check accepted by human for cart/total (run: true): the total is not checked any more');
+    expect(git(dir, 'log', '-1', '--format=%an|%s', `refs/trellis/sessions/${id}`).trim()).toBe('human|changed check accepted by human for cart/total (run: true): the total is not checked any more');
     for (const size of [VIEWPORTS.desktop, VIEWPORTS.phone]) {
       await page.setViewportSize(size);
       // Both definitions read across the bundle's width, never squeezed into a column a letter wide.

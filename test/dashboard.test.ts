@@ -10,6 +10,7 @@ import { cleanupRepos, git, ok, tempDir, testEnv } from './helpers/repo.js';
 import { packageCopy, startServe, type ServeProcess } from './helpers/serve.js';
 import { demoRepo } from './helpers/server.js';
 import { GitHubForge } from './forge/github-forge.js';
+import { trustForges } from './helpers/forge-trust.js';
 
 const XSS = `<img src=x onerror="window.__pwned='img';alert('img')"> and <script>window.__pwned='script';alert('script')</script> and [click](javascript:alert('link'))`;
 
@@ -42,6 +43,7 @@ beforeAll(async () => {
   forge = await new GitHubForge().start();
   forge.seed({ title: 'Checkout button overlaps the footer', body: 'On small screens.\n\nSpec: checkout', labels: ['bug'], at: '2026-01-25T10:00:00Z' });
   writeFileSync(join(dir, 'trellis.json'), JSON.stringify({ specRoot: 'specs', forges: [{ driver: 'github', host: 'github.com', repo: 'acme/shop', apiUrl: forge.apiUrl }] }));
+  trustForges(dir, [{ host: 'github.com', apiUrl: forge.apiUrl }]);
   pkg = packageCopy();
   s = await startServe(pkg, dir, { ...testEnv(dir), TRELLIS_HOME: join(dir, '..', 'home'), TRELLIS_DRAIN_MS: '300' });
   ({ browser, page, seen } = await desktopPage());

@@ -6,12 +6,15 @@ import { openProject, type SessionRegistry } from '../src/store/compose/open-pro
 import { GitHubForge } from './forge/github-forge.js';
 import { cleanupRepos, git, ok, tempRepo, trellis } from './helpers/repo.js';
 import { demoRepo, post, serveDir } from './helpers/server.js';
+import { trustForges } from './helpers/forge-trust.js';
 
 let forge: GitHubForge;
 let dir: string;
 
-const configure = (repoDir: string, f: GitHubForge) =>
+const configure = (repoDir: string, f: GitHubForge) => {
   writeFileSync(join(repoDir, 'trellis.json'), JSON.stringify({ specRoot: 'specs', forges: [{ driver: 'github', host: 'github.com', repo: 'acme/shop', apiUrl: f.apiUrl }] }));
+  trustForges(repoDir, [{ host: 'github.com', apiUrl: f.apiUrl }]);
+};
 
 beforeAll(async () => {
   forge = await new GitHubForge().start();

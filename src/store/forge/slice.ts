@@ -7,6 +7,7 @@ import type { ForgeDriver, ForgeEntry } from './driver.js';
 import { ForgejoDriver } from './forgejo.js';
 import { GitHubDriver } from './github.js';
 import { GitLabDriver } from './gitlab.js';
+import { judgeForges, type ForgeRefusal } from './trust.js';
 
 /** Bumped when a driver's saved state changes meaning: older files are then ignored. */
 const STATE_FORMAT = 1;
@@ -46,6 +47,8 @@ export class ForgeSlice {
    * slice names no forge, so every local issue verb keeps working; the surfaces say why forges are missing.
    */
   configProblem: string | null = null;
+  /** Committed forge entries refused a token (trust.ts): they get no driver and no request; the surfaces say which and why. */
+  refused: readonly ForgeRefusal[] = [];
 
   constructor(
     private readonly settings: () => Settings,
@@ -144,11 +147,14 @@ export class ForgeSlice {
   private current(): Map<string, ForgeDriver> {
     let forges;
     try {
-      forges = this.settings().forges;
+      const judged = judgeForges(this.settings());
+      forges = judged.allowed;
+      this.refused = judged.refused;
       this.configProblem = null;
     } catch (err) {
       if (!(err instanceof TrellisError && err.code === 'CONFIG_INVALID')) throw err;
       this.configProblem = err.message;
+      this.refused = [];
       return new Map();
     }
     const key = JSON.stringify(forges);

@@ -53,7 +53,7 @@ export async function diagnoseProject(cwd: string, opts: { repair?: boolean } = 
   }
 
   // Each configured forge: reachable, token accepted, project found (asked while the local checks run).
-  const forges = settings ? probeForges(settings.forges) : Promise.resolve([]);
+  const forges = settings ? probeForges(settings) : Promise.resolve([]);
 
   if (p.root && settings) {
     let tree;
