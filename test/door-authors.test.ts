@@ -184,3 +184,39 @@ describe('an identity-aware proxy the owner names is believed only from its conf
     expect(r.issue.by).toBe('Bea Viewer');
   });
 });
+
+describe('on the wire: what reaches a backend through the door', () => {
+  it('a client’s Trellis-Session, author stamp and identity headers are dropped on requests and WebSocket upgrades; the door’s stamp is there', async () => {
+    const { standInBackend } = await import('./helpers/gateway.js');
+    const WebSocket = (await import('ws')).default;
+    const root = tempRepo();
+    const b = await standInBackend(root);
+    const home2 = tempDir();
+    await publishRecord(home2, root, b.url, b.instanceId);
+    writeFileSync(join(home2, 'hub.json'), JSON.stringify({ adminPassword: await hashPassword(ADMIN), owner: 'Zoë Owner', gates: { [encodeProject(root)]: 'open' } }));
+    const g = await startTestGateway(home2);
+    try {
+      const forged = { 'Trellis-Session': AGENT, 'Trellis-Door-Author': 'Ada%20Owner', 'Tailscale-User-Login': 'carol@example.com', 'X-Forwarded-User': 'carol' };
+      const base = new URL(`/p/${encodeProject(root)}/`, g.url).href;
+      expect((await request(base, 'api/issues', { body: { concern: 'x', by: AGENT }, headers: forged })).status).toBe(200);
+      await new Promise<void>((resolve, reject) => {
+        const ws = new WebSocket(new URL('api/graph/stream-socket', base).href.replace(/^http/, 'ws'), { headers: forged });
+        ws.on('open', () => (ws.close(), resolve()));
+        ws.on('error', reject);
+      });
+      const both = b.seen.filter((s) => s.url !== '/api/instance');
+      expect(both.map((s) => s.method)).toEqual(['POST', 'UPGRADE']);
+      for (const s of both) {
+        expect(Object.keys(s.headers).filter((h) => /trellis-session|tailscale|x-forwarded-user/.test(h))).toEqual([]);
+        expect(s.headers['trellis-door-author']).toBe('human');
+      }
+      // The admin login is the hub's owner, stamped percent-encoded (a name need not be ASCII).
+      const login = await request(g.url, '/auth/login', { body: { password: ADMIN } });
+      await request(base, 'api/issues', { body: { concern: 'y' }, headers: { ...forged, cookie: String(login.headers['set-cookie']![0]!.split(';')[0]) } });
+      expect(decodeURIComponent(String(b.seen.at(-1)!.headers['trellis-door-author']))).toBe('Zoë Owner');
+    } finally {
+      await g.close();
+      await b.close();
+    }
+  });
+});
