@@ -7,7 +7,7 @@ import type { ForgeDriver, ForgeEntry } from './driver.js';
 import { ForgejoDriver } from './forgejo.js';
 import { GitHubDriver } from './github.js';
 import { GitLabDriver } from './gitlab.js';
-import { judgeForges, type ForgeRefusal } from './trust.js';
+import { hubTrustedForges, judgeForges, type ForgeJudgement, type ForgeRefusal } from './trust.js';
 
 /** Bumped when a driver's saved state changes meaning: older files are then ignored. */
 const STATE_FORMAT = 1;
@@ -49,6 +49,8 @@ export class ForgeSlice {
   configProblem: string | null = null;
   /** Committed forge entries refused a token (trust.ts): they get no driver and no request; the surfaces say which and why. */
   refused: readonly ForgeRefusal[] = [];
+  /** The last judgement, kept while the settings object and hub.json's allowance are the same ones. */
+  private judged: { settings: Settings; hub: object; result: ForgeJudgement } | undefined;
 
   constructor(
     private readonly settings: () => Settings,
@@ -147,7 +149,10 @@ export class ForgeSlice {
   private current(): Map<string, ForgeDriver> {
     let forges;
     try {
-      const judged = judgeForges(this.settings());
+      const settings = this.settings();
+      const hub = hubTrustedForges();
+      if (this.judged?.settings !== settings || this.judged.hub !== hub) this.judged = { settings, hub, result: judgeForges(settings, hub) };
+      const judged = this.judged.result;
       forges = judged.allowed;
       this.refused = judged.refused;
       this.configProblem = null;

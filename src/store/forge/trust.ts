@@ -79,11 +79,15 @@ function refusal(f: ForgeConfig, defaults: { apiUrl: (host: string) => string; t
 }
 
 // Module-level on purpose: a memo of a fact on disk (hub.json's trustedForges), re-read when the file changes.
-let hubMemo: { path: string; stamp: string; trust: readonly ForgeTrust[] } | undefined;
+let hubMemo: { path: string; stamp: string; trust: readonly ForgeTrust[]; checked: number } | undefined;
 
-/** `trustedForges` of `$TRELLIS_HOME/hub.json`, the person's host-wide allowance; re-read when the file changes. */
-export function hubTrustedForges(home: string = trellisHome()): readonly ForgeTrust[] {
+/** How often the file is looked at again: a server asks on every read of its forges, a stat each time would be waste. */
+const RECHECK_MS = 1000;
+
+/** `trustedForges` of `$TRELLIS_HOME/hub.json`, the person's host-wide allowance; re-read when the file changes (seen within a second). */
+export function hubTrustedForges(home: string = trellisHome(), now = Date.now()): readonly ForgeTrust[] {
   const path = join(home, 'hub.json');
+  if (hubMemo?.path === path && now - hubMemo.checked < RECHECK_MS) return hubMemo.trust;
   let stamp = '-';
   try {
     const st = statSync(path, { throwIfNoEntry: false });
@@ -91,7 +95,10 @@ export function hubTrustedForges(home: string = trellisHome()): readonly ForgeTr
   } catch {
     // Unreadable: as absent, no allowance.
   }
-  if (hubMemo?.path === path && hubMemo.stamp === stamp) return hubMemo.trust;
+  if (hubMemo?.path === path && hubMemo.stamp === stamp) {
+    hubMemo.checked = now;
+    return hubMemo.trust;
+  }
   let trust: readonly ForgeTrust[] = [];
   try {
     trust = stamp === '-' ? [] : trustedForgesOf(readConfigFile(path)?.trustedForges, path);
@@ -99,7 +106,7 @@ export function hubTrustedForges(home: string = trellisHome()): readonly ForgeTr
     // A broken hub.json allows nothing: the gateway reports the file itself.
     if (!(err instanceof TrellisError)) throw err;
   }
-  hubMemo = { path, stamp, trust };
+  hubMemo = { path, stamp, trust, checked: now };
   return trust;
 }
 
