@@ -54,12 +54,12 @@ describe('edit and reopen', () => {
     await expect.poll(() => page.locator('h1').textContent()).toBe('Tea is served too hot');
     expect(await page.getByTestId('issue-body').textContent()).toContain('80 °C');
     // A page write carries the person's name: git's user.name of the project (the CLI's rule), never "human".
-    expect(await page.getByTestId('edited').textContent()).toMatch(/edited by Trellis Demo/);
+    expect(await page.getByTestId('edited').textContent()).toMatch(/edited by human/);
     // The CLI reads the new text; the ref's history keeps the old one.
     const shown = JSON.parse(await cli('issue', 'show', id, '--json'));
     expect([shown.concern, shown.body]).toEqual(['Tea is served too hot', 'Served at 95 °C; it should be 80 °C.']);
-    expect(JSON.parse(await cli('issue', 'timeline', id, '--json')).events.at(-1)).toMatchObject({ type: 'edited', by: 'Trellis Demo' });
-    expect(await cli('issue', 'show', id)).toMatch(/edited by Trellis Demo/);
+    expect(JSON.parse(await cli('issue', 'timeline', id, '--json')).events.at(-1)).toMatchObject({ type: 'edited', by: 'human' });
+    expect(await cli('issue', 'show', id)).toMatch(/edited by human/);
     expect(versions(id)).toEqual(['edit: concern "Tea is served too hot" and body', 'open: Tea is too hot']);
 
     await cli('issue', 'close', id, '--by', 'ann');
@@ -73,7 +73,7 @@ describe('edit and reopen', () => {
     // The timeline: who opened, edited, closed and reopened it, each with its time, as the forges show it.
     await expect.poll(() => page.locator('[data-event]').count()).toBe(4);
     const said = (await page.locator('[data-event]').allTextContents()).map((t) => t.replace(/\s+(just now|\d+ min ago)$/, ''));
-    expect(said).toEqual(['ann opened this issue', 'Trellis Demo edited the concern or text', 'ann closed this issue', 'Trellis Demo reopened this issue']);
+    expect(said).toEqual(['ann opened this issue', 'human edited the concern or text', 'ann closed this issue', 'human reopened this issue']);
     expect(await page.locator('[data-event] time').count()).toBe(4);
     await screenshot(page, 'thread-edited');
   });

@@ -221,10 +221,10 @@ describe('the session page and the gate', () => {
     await page.getByLabel("Accept the branch's definition of cart/total, because").fill('the total is not checked any more');
     await page.getByRole('button', { name: 'Accept the new definition' }).click();
     await expect.poll(() => page.getByTestId('acceptance').textContent({ timeout: 2_000 }).catch(() => null), { timeout: 15_000 }).toBe(
-      'New definition of cart/total accepted by Test Author: the total is not checked any more',
+      'New definition of cart/total accepted by human: the total is not checked any more',
     );
     await expect.poll(() => verdict('cart/total')).toBe('pass');
-    expect(git(dir, 'log', '-1', '--format=%an|%s', `refs/trellis/sessions/${id}`).trim()).toBe('Test Author|changed check accepted by Test Author for cart/total (run: true): the total is not checked any more');
+    expect(git(dir, 'log', '-1', '--format=%an|%s', `refs/trellis/sessions/${id}`).trim()).toBe('human|changed check accepted by human for cart/total (run: true): the total is not checked any more');
     for (const size of [VIEWPORTS.desktop, VIEWPORTS.phone]) {
       await page.setViewportSize(size);
       // Both definitions read across the bundle's width, never squeezed into a column a letter wide.

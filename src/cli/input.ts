@@ -27,7 +27,7 @@ function readStdin(): string {
   return readFileSync(0, 'utf8').trimEnd();
 }
 
-/** The author of a write: `--by`, else the session running this command, else git's user.name (writeAuthor, shared with the page's writes). */
+/** The author of a write: `--by`, else the session running this command, else git's user.name (writeAuthor; HTTP writes have the door's rule, http/author.ts). */
 export function resolveAuthor(by: unknown, cwd: string, env: NodeJS.ProcessEnv = process.env): string {
   if (by !== undefined && (typeof by !== 'string' || !by.trim())) throw new UsageError('--by takes an author name', '');
   return writeAuthor({ by: by as string | undefined, session: env.TRELLIS_SESSION }, cwd);

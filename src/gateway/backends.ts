@@ -147,4 +147,6 @@ export interface ProxyTarget {
   /** `/p/<id>`: sent as X-Forwarded-Prefix. */
   readonly prefix: string;
   readonly ownCookies: readonly string[];
+  /** Who the door let in (door-author.ts): stamped on the request, over whatever the client claimed. */
+  readonly author: string;
 }

@@ -4,8 +4,10 @@
  * backend's Host and Origin put in, and the gateway's policy headers set on every answer.
  */
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import { DOOR_AUTHOR_HEADER } from '../http/author.js';
 import { DASHBOARD_CSP } from '../http/dashboard-assets.js';
 import type { ProxyTarget } from './backends.js';
+import { IDENTITY_HEADER_NAMES } from './door-author.js';
 
 /** Headers that describe one hop, never forwarded (RFC 9110 §7.6.1). */
 const HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'upgrade']);
@@ -15,6 +17,13 @@ const HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-auth
  * otherwise chunked), and an Expect: 100-continue is answered by the gateway's server itself.
  */
 const SETTLED_HERE = new Set(['transfer-encoding', 'expect']);
+
+/**
+ * Request headers that would speak as someone: a session (`Trellis-Session`, which the backend files a
+ * write under when a local agent sends it), the door's own author stamp, and an identity proxy's
+ * person. A client's copies never cross; the gateway writes the one stamp itself.
+ */
+const SPEAKS_AS = new Set(['trellis-session', DOOR_AUTHOR_HEADER, ...IDENTITY_HEADER_NAMES]);
 
 /**
  * The strict policy every gateway response carries, proxied ones included: the dashboard's own (one
@@ -55,7 +64,8 @@ function connectionTokens(rawHeaders: readonly string[]): Set<string> | undefine
  * The request's headers as sent upstream, in the client's order: hop-by-hop ones dropped, the Host the
  * backend's, the gateway's cookies removed, an Origin rewritten to the backend's own (the gateway has
  * judged it already: an allowed one reaches this point, and the backend takes session input from
- * loopback origins only), and the prefix named.
+ * loopback origins only), the prefix named, and who the door let in stamped (a client's `Trellis-Session`
+ * and author headers dropped).
  */
 export function requestHeaders(req: IncomingMessage, t: ProxyTarget): string[] {
   const raw = req.rawHeaders;
@@ -66,7 +76,7 @@ export function requestHeaders(req: IncomingMessage, t: ProxyTarget): string[] {
     const name = raw[i]!;
     const lower = name.toLowerCase();
     // The gateway names the prefix itself: a client's claim is dropped.
-    if (lower === 'host' || lower === 'x-forwarded-prefix' || HOP.has(lower) || SETTLED_HERE.has(lower) || extra?.has(lower)) continue;
+    if (lower === 'host' || lower === 'x-forwarded-prefix' || HOP.has(lower) || SETTLED_HERE.has(lower) || SPEAKS_AS.has(lower) || extra?.has(lower)) continue;
     if (lower === 'cookie') cookies.push(raw[i + 1]!);
     else if (lower === 'origin') out.push(name, t.backend.origin);
     else out.push(name, raw[i + 1]!);
@@ -74,6 +84,7 @@ export function requestHeaders(req: IncomingMessage, t: ProxyTarget): string[] {
   const cookie = cookies.length ? stripCookies(cookies, t.ownCookies) : undefined;
   if (cookie) out.push('cookie', cookie);
   out.push('x-forwarded-prefix', t.prefix);
+  out.push(DOOR_AUTHOR_HEADER, encodeURIComponent(t.author));
   return out;
 }
 

@@ -11,6 +11,7 @@ import { crossSiteRefusal } from './request-guard.js';
 import type { ProxyTarget } from './backends.js';
 import { CSP } from './proxy-headers.js';
 import { judgeAtDoor } from './door-scope.js';
+import { doorAuthorOf } from './door-author.js';
 import { proxyHttp } from './upstream.js';
 import { proxyUpgrade } from './websocket-proxy.js';
 
@@ -35,6 +36,8 @@ type Verdict =
       readonly path: string;
       /** The login session this exchange needed (its gate asks for a login), if any: the exchange ends with it. */
       readonly session: string | undefined;
+      /** Who the door let in: the author stamped on the request (door-author.ts). */
+      readonly author: string;
     }
   | { readonly ok: false; readonly code: ErrorCode; readonly message: string };
 
@@ -67,7 +70,8 @@ async function admit(state: GatewayState, req: IncomingMessage, upgrade: boolean
     return { ok: false, code: 'NOT_FOUND', message: `project ${target.id} has no running backend; start it with POST /projects/${target.id}/serve or 'trellis serve'` };
   }
   const gate = gateOf(hub, target.id);
-  return { ok: true, record, id: target.id, path: door.path, session: gate === 'open' || gate === 'loopback' ? undefined : caller.sessionId };
+  const author = doorAuthorOf(caller, target.id, req.socket.remoteAddress, req.headers);
+  return { ok: true, record, id: target.id, path: door.path, session: gate === 'open' || gate === 'loopback' ? undefined : caller.sessionId, author };
 }
 
 /**
@@ -99,6 +103,7 @@ const target = (state: GatewayState, v: Extract<Verdict, { ok: true }>, upgrade 
   path: v.path,
   prefix: `/p/${v.id}`,
   ownCookies: state.ownCookies,
+  author: v.author,
 });
 
 /**

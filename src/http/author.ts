@@ -1,12 +1,43 @@
 import type { Context } from 'hono';
-import { writeAuthor } from '../store/project/author.js';
 import type { Project } from '../store/compose/open-project.js';
 
 /**
- * The author of a write over HTTP: the body's `by`, else the session named by the `Trellis-Session` header,
- * else git's `user.name` of the project. The same rule as the CLI's (`writeAuthor`), so a reply from the page
- * is filed under the person's name, not a placeholder.
+ * The header the gateway stamps on every request it forwards: who the door let in (a named login, an
+ * identity proxy's person, else `human`), percent-encoded UTF-8. The gateway removes any copy a client
+ * sent and always writes its own, so a request that came through the door carries exactly the door's
+ * word. The backend binds loopback only: the one other writer of this header is a process on this
+ * machine, which could as well name any author with `by` (as the CLI's `--by` does).
  */
-export function requestAuthor(c: Context, project: Project, by?: string): string {
-  return writeAuthor({ by, session: c.req.header('trellis-session') }, project.root ?? project.gitdir);
+export const DOOR_AUTHOR_HEADER = 'trellis-door-author';
+
+/** Who a page write is filed as when nobody at the door is known (spec §4.6.5: `human` from the dashboard). */
+export const PAGE_AUTHOR = 'human';
+
+/** The door's stamp, decoded; null when the request did not come through the gateway. */
+export function doorAuthor(c: Context): string | null {
+  const stamped = c.req.header(DOOR_AUTHOR_HEADER);
+  if (stamped === undefined) return null;
+  try {
+    return decodeURIComponent(stamped).trim() || PAGE_AUTHOR;
+  } catch {
+    return PAGE_AUTHOR;
+  }
 }
+
+/**
+ * The author of a write over HTTP. Through the gateway it is the door's stamp, whatever the body's `by`
+ * or a `Trellis-Session` header says (the gateway strips that header too), so nothing from the network
+ * speaks as a session or as another person. Direct on loopback (a local tool, an agent's curl, the page
+ * of a plain `trellis serve`): the body's `by`, else the session a `Trellis-Session` header names, else
+ * `human` — the page's writes carry `human`, never git's `user.name` of the machine (spec §4.6.5). The
+ * CLI keeps its own rule (store/project/author.ts `writeAuthor`).
+ */
+export function requestAuthor(c: Context, _project: Project, by?: string): string {
+  const door = doorAuthor(c);
+  if (door !== null) return door;
+  const given = by?.trim();
+  if (given) return given;
+  const session = c.req.header('trellis-session')?.trim();
+  return session || PAGE_AUTHOR;
+}
+

@@ -192,6 +192,8 @@ describe('three forges in one slice', () => {
     for (const f of [gh, gl, fj] as AnyForge[]) f.seed({ title: 'Hello' });
     const settings = (): Settings =>
       ({
+        // The stand-ins' loopback URLs and variable, as the person's own trellis.local.json names them.
+        forgesFrom: 'local',
         forges: [
           { driver: 'github', host: 'github.com', repo: 'acme/shop', apiUrl: gh.apiUrl, tokenEnv: 'T' },
           { driver: 'gitlab', host: 'gitlab.com', repo: 'acme/shop', apiUrl: gl.apiUrl, tokenEnv: 'T' },
@@ -237,7 +239,7 @@ describe('a driver’s state between processes', () => {
     started.push(f);
     for (let i = 1; i <= 3; i++) f.seed({ title: `Issue ${i}` });
     const cache = mkdtempSync(join(tmpdir(), 'forge-cache-'));
-    const forges = (repo: string) => (): Settings => ({ forges: [{ driver: 'gitlab', host: 'gitlab.com', repo, apiUrl: f.apiUrl, tokenEnv: 'T2' }] }) as unknown as Settings;
+    const forges = (repo: string) => (): Settings => ({ forgesFrom: 'local', forges: [{ driver: 'gitlab', host: 'gitlab.com', repo, apiUrl: f.apiUrl, tokenEnv: 'T2' }] }) as unknown as Settings;
     process.env.T2 = TOKEN;
     try {
       await new ForgeSlice(forges('acme/shop'), undefined, cache).refresh();

@@ -44,9 +44,10 @@ export async function waitFor<T>(what: string, check: () => T | Promise<T>, time
  * Records a tmux session the test started itself (on `<home>/tmux.sock`, named `id`) as a live session
  * of the project's session log: spawn, start and launch, the same events the runtime appends when it
  * launches an agent. The project's machine-local config holds the queue (no free memory is ever enough)
- * so the queue never launches the spawned session itself.
+ * so the queue never launches the spawned session itself. `harness` is what the log says runs there (a
+ * prose-reading one, `claude`, makes the session one a reply can loop in).
  */
-export async function registerPane(dir: string, home: string, id: string): Promise<void> {
+export async function registerPane(dir: string, home: string, id: string, harness = 'shell'): Promise<void> {
   const local = join(dir, 'trellis.local.json');
   if (!existsSync(local)) writeFileSync(local, JSON.stringify({ sessions: { minFreeMb: 1e12 } }));
   const pane = tmux(home, 'display-message', '-p', '-t', `=${id}:`, '#{pane_id}')?.trim();
@@ -56,7 +57,7 @@ export async function registerPane(dir: string, home: string, id: string): Promi
   // A registered pane never forks a worktree: its base only says where the project stood.
   const base = tryGit(dir, 'rev-parse', 'HEAD') ?? '0'.repeat(40);
   const meta = () => ({ by: 'test', at: new Date().toISOString() });
-  await p.sessionLog.write(id, { type: 'spawn', harness: 'shell', task: `test pane ${id}`, nodes: [], issue: null, base, branch: `trellis/${id}`, worktree: join(home, 'panes', id), ...meta(), source: 'user' });
+  await p.sessionLog.write(id, { type: 'spawn', harness, task: `test pane ${id}`, nodes: [], issue: null, base, branch: `trellis/${id}`, worktree: join(home, 'panes', id), ...meta(), source: 'user' });
   await p.sessionLog.write(id, { type: 'start', ...meta(), source: 'supervisor' });
   await p.sessionLog.write(id, { type: 'launch', tmuxSession: id, pane, ...meta(), source: 'supervisor' });
 }

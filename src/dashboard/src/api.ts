@@ -26,8 +26,8 @@ export class ApiError extends Error {
 }
 
 /**
- * Who a write from this page is filed as: the server's answer (git's user.name of the project, by the same
- * rule as the CLI's), asked once per page load. The page offers Retract on that author's replies.
+ * Who a write from this page is filed as: the server's answer (the login the gateway knows, else `human`; the
+ * door's rule, http/author.ts), asked once per page load. The page offers Retract on that author's replies.
  */
 export const pageAuthor = signal<string | null>(null);
 let askedAuthor = false;

@@ -5,6 +5,8 @@ export interface IssueList {
   readonly issues: import('../../projections/index.js').Issue[];
   readonly stores: string[];
   readonly problems: { store?: string; message?: string; [k: string]: unknown }[];
+  /** Forges the server does not use, each with which entry and why (a refused token destination, a broken config). */
+  readonly notes?: readonly string[];
 }
 
 /** A node's history and one version's diff: the server's own shapes (`GET /api/specs/:id/history`, `.../diff/:hash`). */

@@ -30,7 +30,7 @@ export function coreRoutes(ctx: AppContext): Hono {
     const s = ctx.project.settings();
     return c.json({ root: root(), specRoot: s.specRoot, trunk: s.trunk, harness: s.harness, pluginRoot: s.pluginRoot, forges: s.forges, sources: s.sources });
   });
-  // Who a write from this page is filed as (the CLI's rule: git's user.name of the project when nobody says).
+  // Who a write from this page is filed as: the door's stamp, else `human` (http/author.ts).
   route(app, 'read', 'GET', '/api/author', (c) => c.json({ by: requestAuthor(c, ctx.project) }));
   route(app, 'read', 'GET', '/api/plugins', (c) => c.json(plugins().filter((p) => p.surfaces.includes('command'))));
   route(app, 'read', 'GET', '/api/slash-commands', (c) => c.json(slashCommands(root(), plugins())));

@@ -33,7 +33,7 @@ export function issueRoutes(ctx: AppContext): Hono {
     const stores = writableStores(p);
     // The list object is reused while nothing changed; so is its JSON (11,000 issues are ~40 ms to serialize).
     let memo = bodies.get(list);
-    if (!memo || memo.stores !== stores.join()) bodies.set(list, (memo = { stores: stores.join(), body: JSON.stringify({ issues: list.issues, stores, problems: list.problems }) }));
+    if (!memo || memo.stores !== stores.join()) bodies.set(list, (memo = { stores: stores.join(), body: JSON.stringify({ issues: list.issues, stores, problems: list.problems, ...(list.notes.length ? { notes: list.notes } : {}) }) }));
     return c.body(memo.body, 200, { 'Content-Type': 'application/json; charset=utf-8' });
   });
   route(app, 'read', 'GET', '/api/issues/:id', async (c) => c.json(await showIssue(p, c.req.param('id'))));

@@ -7,6 +7,7 @@ import { allPages, ForgeHttp, hex, utc } from './http.js';
 import { readMarker } from './marker.js';
 import { probeForge } from './probe.js';
 import { issueOfUrl, named, numberAt, readAs, readEach } from './reads.js';
+import { FORGE_DEFAULTS } from './defaults.js';
 
 const user = type({ login: 'string' });
 
@@ -63,9 +64,9 @@ export class ForgejoDriver implements ForgeDriver {
     private readonly env: NodeJS.ProcessEnv = process.env,
   ) {
     this.store = config.host;
-    this.api = (config.apiUrl ?? `https://${config.host}/api/v1`).replace(/\/+$/, '');
+    this.api = (config.apiUrl ?? FORGE_DEFAULTS.forgejo!.apiUrl(config.host)).replace(/\/+$/, '');
     if (!/^[\w.-]+\/[\w.-]+$/.test(config.repo)) throw new TrellisError('INVALID_INPUT', `forge ${config.host}: "repo" must be owner/name, not ${JSON.stringify(config.repo)}`);
-    this.tokenEnv = config.tokenEnv ?? 'FORGEJO_TOKEN';
+    this.tokenEnv = config.tokenEnv ?? FORGE_DEFAULTS.forgejo!.tokenEnv;
     this.http = new ForgeHttp({
       store: this.store,
       api: this.api,

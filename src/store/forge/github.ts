@@ -7,6 +7,7 @@ import { allPages, ForgeHttp, utc, type ForgeResponse } from './http.js';
 import { probeForge } from './probe.js';
 import { readMarker, referencedIssues } from './marker.js';
 import { issueOfUrl, named, numberAt, readEach } from './reads.js';
+import { FORGE_DEFAULTS } from './defaults.js';
 
 const ghUser = type({ login: 'string' }).or('null');
 
@@ -59,8 +60,8 @@ export class GitHubDriver implements ForgeDriver {
     private readonly env: NodeJS.ProcessEnv = process.env,
   ) {
     this.store = config.host;
-    this.api = (config.apiUrl ?? 'https://api.github.com').replace(/\/+$/, '');
-    const tokenEnv = config.tokenEnv ?? 'GITHUB_TOKEN';
+    this.api = (config.apiUrl ?? FORGE_DEFAULTS.github!.apiUrl(config.host)).replace(/\/+$/, '');
+    const tokenEnv = config.tokenEnv ?? FORGE_DEFAULTS.github!.tokenEnv;
     this.http = new ForgeHttp({
       store: this.store,
       api: this.api,
@@ -110,7 +111,7 @@ export class GitHubDriver implements ForgeDriver {
   }
 
   probe(): Promise<ProbeStep[]> {
-    const tokenEnv = this.config.tokenEnv ?? 'GITHUB_TOKEN';
+    const tokenEnv = this.config.tokenEnv ?? FORGE_DEFAULTS.github!.tokenEnv;
     return probeForge(this.http, {
       store: this.store,
       api: this.api,

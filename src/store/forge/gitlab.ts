@@ -7,6 +7,7 @@ import { allPages, ForgeHttp, hex, utc } from './http.js';
 import { readMarker } from './marker.js';
 import { probeForge } from './probe.js';
 import { named, numberAt, readAs, readEach, type ReadEach } from './reads.js';
+import { FORGE_DEFAULTS } from './defaults.js';
 
 const user = type({ username: 'string' });
 
@@ -64,12 +65,12 @@ export class GitLabDriver implements ForgeDriver {
     private readonly env: NodeJS.ProcessEnv = process.env,
   ) {
     this.store = config.host;
-    this.api = (config.apiUrl ?? `https://${config.host}/api/v4`).replace(/\/+$/, '');
+    this.api = (config.apiUrl ?? FORGE_DEFAULTS.gitlab!.apiUrl(config.host)).replace(/\/+$/, '');
     if (!/^([1-9][0-9]*|[\w.-]+(\/[\w.-]+)+)$/.test(config.repo)) {
       throw new TrellisError('INVALID_INPUT', `forge ${config.host}: "project" must be a project id or its path (group/name), not ${JSON.stringify(config.repo)}`);
     }
     this.project = encodeURIComponent(config.repo);
-    this.tokenEnv = config.tokenEnv ?? 'GITLAB_TOKEN';
+    this.tokenEnv = config.tokenEnv ?? FORGE_DEFAULTS.gitlab!.tokenEnv;
     this.http = new ForgeHttp({
       store: this.store,
       api: this.api,

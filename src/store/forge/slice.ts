@@ -7,6 +7,7 @@ import type { ForgeDriver, ForgeEntry } from './driver.js';
 import { ForgejoDriver } from './forgejo.js';
 import { GitHubDriver } from './github.js';
 import { GitLabDriver } from './gitlab.js';
+import { hubTrustedForges, judgeForges, type ForgeJudgement, type ForgeRefusal } from './trust.js';
 
 /** Bumped when a driver's saved state changes meaning: older files are then ignored. */
 const STATE_FORMAT = 1;
@@ -50,6 +51,10 @@ export class ForgeSlice {
    * slice names no forge, so every local issue verb keeps working; the surfaces say why forges are missing.
    */
   configProblem: string | null = null;
+  /** Committed forge entries refused a token (trust.ts): they get no driver and no request; the surfaces say which and why. */
+  refused: readonly ForgeRefusal[] = [];
+  /** The last judgement, kept while the settings object and hub.json's allowance are the same ones. */
+  private judged: { settings: Settings; hub: object; result: ForgeJudgement } | undefined;
 
   constructor(
     private readonly settings: () => Settings,
@@ -150,11 +155,17 @@ export class ForgeSlice {
   private current(): Map<string, ForgeDriver> {
     let forges;
     try {
-      forges = this.settings().forges;
+      const settings = this.settings();
+      const hub = hubTrustedForges();
+      if (this.judged?.settings !== settings || this.judged.hub !== hub) this.judged = { settings, hub, result: judgeForges(settings, hub) };
+      const judged = this.judged.result;
+      forges = judged.allowed;
+      this.refused = judged.refused;
       this.configProblem = null;
     } catch (err) {
       if (!(err instanceof TrellisError && err.code === 'CONFIG_INVALID')) throw err;
       this.configProblem = err.message;
+      this.refused = [];
       return new Map();
     }
     const key = JSON.stringify(forges);

@@ -6,8 +6,21 @@ import { TrellisError } from '../../events/index.js';
 import { isCode } from '../fs-errors.js';
 import { parseNotifyConfig, type NotifyConfig } from './notify-config.js';
 
-/** A project's gate on `/p/:id/*` (DESIGN §10). */
-export type Gate = 'admin' | 'open' | { readonly password: string; readonly shell?: true };
+/**
+ * A project's gate on `/p/:id/*` (DESIGN §10). A password gate may carry the `name` of the person it was
+ * given to: that login's writes are filed under it (without one, as `human`).
+ */
+export type Gate = 'admin' | 'open' | { readonly password: string; readonly shell?: true; readonly name?: string };
+
+/**
+ * An identity-aware proxy in front of the gateway that the owner names (Tailscale Serve, oauth2-proxy):
+ * the person it announces is believed only on a request whose TCP peer is one of `from`.
+ */
+export interface IdentityProxy {
+  readonly kind: 'tailscale' | 'oauth2-proxy';
+  /** The proxy's own addresses, as the gateway sees the connection's peer (`127.0.0.1` for a proxy on this machine). */
+  readonly from: readonly string[];
+}
 
 /** `$TRELLIS_HOME/hub.json`: the gateway's own settings. Only these keys are read. */
 export interface HubConfig {
@@ -20,6 +33,9 @@ export interface HubConfig {
   readonly tls?: { readonly cert: string; readonly key: string };
   /** Who is told when a session needs a person (notify-config.ts). */
   readonly notify?: NotifyConfig;
+  /** The hub's owner: the admin login's writes are filed under this name (default: the gateway user's git `user.name`). */
+  readonly owner?: string;
+  readonly identityProxy?: IdentityProxy;
 }
 
 export const hubConfigPath = (home: string): string => join(home, 'hub.json');
@@ -56,7 +72,12 @@ export function readHubConfig(home: string): HubConfig {
       if (g === 'admin' || g === 'open') gates[id] = g;
       else if (typeof g === 'object' && g !== null && typeof (g as { password?: unknown }).password === 'string') {
         // `shell` is granted only by the literal `true`: a password that opens the terminals is a shell as the host user.
-        gates[id] = { password: (g as { password: string }).password, ...((g as { shell?: unknown }).shell === true ? { shell: true as const } : {}) };
+        const name = (g as { name?: unknown }).name;
+        gates[id] = {
+          password: (g as { password: string }).password,
+          ...((g as { shell?: unknown }).shell === true ? { shell: true as const } : {}),
+          ...(typeof name === 'string' && name.trim() ? { name: name.trim() } : {}),
+        };
       }
     }
   }
@@ -69,7 +90,18 @@ export function readHubConfig(home: string): HubConfig {
       ? { tls: { cert: (raw.tls as { cert: string }).cert, key: (raw.tls as { key: string }).key } }
       : {}),
     notify: parseNotifyConfig(raw.notify),
+    ...(typeof raw.owner === 'string' && raw.owner.trim() ? { owner: raw.owner.trim() } : {}),
+    ...identityProxyOf(raw.identityProxy),
   };
+}
+
+/** `identityProxy: {kind, from}`; `from` a string or a list of addresses. Any other shape reads as absent: no identity is believed. */
+function identityProxyOf(v: unknown): { identityProxy?: IdentityProxy } {
+  if (typeof v !== 'object' || v === null) return {};
+  const { kind, from } = v as { kind?: unknown; from?: unknown };
+  if (kind !== 'tailscale' && kind !== 'oauth2-proxy') return {};
+  const list = (typeof from === 'string' ? [from] : Array.isArray(from) ? from : []).filter((a): a is string => typeof a === 'string' && a.trim() !== '').map((a) => a.trim());
+  return list.length ? { identityProxy: { kind, from: list } } : {};
 }
 
 /** Writes hub.json atomically, changing only the given keys. */

@@ -6,6 +6,7 @@ import { nodeSlice, sliceOf, type NodeIssues } from '../../projections/node-slic
 import type { Issue } from '../../projections/issue.js';
 import type { ThreadState } from '../../projections/thread.js';
 import type { ForgeEntry } from '../forge/driver.js';
+import { refusalLine } from '../forge/trust.js';
 import type { IssuesProject } from './issues-project.js';
 import type { StreamProblem } from '../streams/projection-cache.js';
 import { IssueIndex, mergeNewestFirst } from './issue-index.js';
@@ -34,6 +35,7 @@ export async function mergedIssues(p: IssuesProject, readThreads: () => Promise<
   const notes = p.forgeReads === 'live' ? await pullForges(p) : [];
   const list = mergedFrom(p, await readThreads());
   if (p.forges.configProblem) notes.push(`forge issues are not listed: ${p.forges.configProblem}`);
+  for (const r of p.forges.refused) notes.push(`${refusalLine(r)}; ${r.repair}`);
   return notes.length ? { ...list, notes } : list;
 }
 

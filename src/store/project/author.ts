@@ -1,11 +1,10 @@
 import { gitUserName } from './repository.js';
 
 /**
- * Who a write is by, one rule for the CLI and the page (README, "Who wrote it"): the name the writer gave
- * (`--by`, or `by` in a request body), else the session the write comes from (`$TRELLIS_SESSION` in the CLI,
- * the `Trellis-Session` header over HTTP), else git's `user.name` of the project (else the OS user), else
- * `unknown`. A page write is never filed as a placeholder such as "human": the gateway's logins carry no
- * person's name, so the project's own git identity is the person at the keyboard.
+ * Who a CLI write is by (README, "Usage"): the name the writer gave (`--by`), else the session the write
+ * comes from (`$TRELLIS_SESSION`, set in every session's terminal), else git's `user.name` of the project
+ * (else the OS user), else `unknown`. A write over HTTP has the door's rule instead (http/author.ts
+ * `requestAuthor`): the gateway's stamp, else `human` for the page (spec §4.6.5).
  */
 export function writeAuthor(given: { by?: string | undefined; session?: string | undefined }, cwd: string): string {
   const by = given.by?.trim();

@@ -17,6 +17,17 @@ export interface ForgeConfig {
 }
 
 /**
+ * A forge the person allows in their own, uncommitted config (`trustedForges` in trellis.local.json or
+ * `$TRELLIS_HOME/hub.json`): a committed entry for `host` may then use this `apiUrl` and this `tokenEnv`,
+ * which a committed file alone cannot choose (store/forge/trust.ts).
+ */
+export interface ForgeTrust {
+  readonly host: string;
+  readonly apiUrl?: string;
+  readonly tokenEnv?: string;
+}
+
+/**
  * The resolved portable layout: `trellis.json` (committed), overlaid by `trellis.local.json` (git-ignored,
  * this machine only), over the defaults. Only the layout keys below are ever read from either file, so
  * nothing else a local file holds (tokens, notes) can leak through a surface.
@@ -30,6 +41,10 @@ export interface Settings {
   /** Folder of config-root plugins, relative to the project root. */
   readonly pluginRoot: string;
   readonly forges: readonly ForgeConfig[];
+  /** Which file named `forges`: the committed one is judged before a token is sent (store/forge/trust.ts); the person's own is theirs. */
+  readonly forgesFrom: 'committed' | 'local';
+  /** The forges trellis.local.json allows a committed entry to use (never read from trellis.json). */
+  readonly trustedForges: readonly ForgeTrust[];
   /** Agent sessions (DESIGN.md §9): the budget and the setup command a new worktree runs. */
   readonly sessions: SessionSettings;
   /** Where session worktrees live; null: `$TRELLIS_HOME/worktrees/<slot>/`. */
@@ -62,6 +77,8 @@ export const DEFAULT_SETTINGS: Omit<Settings, 'sources'> = {
   harness: null,
   pluginRoot: '.trellis/plugins',
   forges: [],
+  forgesFrom: 'committed',
+  trustedForges: [],
   sessions: { max: null, minFreeMb: 256, setup: null, mergeGate: 'checks', pool: 2, confine: 'bubblewrap' },
   worktreeRoot: null,
 };
@@ -124,6 +141,8 @@ export function loadSettings(root: string | null): Settings {
     harness: str('harness', null),
     pluginRoot,
     forges: forgesOf(merged.forges),
+    forgesFrom: local && local.forges !== undefined ? 'local' : 'committed',
+    trustedForges: trustedForgesOf(local?.trustedForges, LOCAL_CONFIG_FILE),
     sessions: sessionsOf(merged.sessions),
     worktreeRoot: str('worktreeRoot', null),
     sources: { committed: committed !== null, local: local !== null },
@@ -143,6 +162,19 @@ function forgesOf(v: unknown): ForgeConfig[] {
     if (typeof driver !== 'string' || typeof host !== 'string' || typeof repo !== 'string') throw bad();
     if ((apiUrl !== undefined && typeof apiUrl !== 'string') || (tokenEnv !== undefined && typeof tokenEnv !== 'string')) throw bad();
     return { driver, host, repo, ...(apiUrl ? { apiUrl } : {}), ...(tokenEnv ? { tokenEnv } : {}) };
+  });
+}
+
+/** `trustedForges: [{host, apiUrl?, tokenEnv?}]` of a person's own config file (`file` names it in the error). */
+export function trustedForgesOf(v: unknown, file: string): ForgeTrust[] {
+  if (v === undefined || v === null) return [];
+  const bad = () => new TrellisError('CONFIG_INVALID', `${file}: "trustedForges" must be a list of { host, apiUrl?, tokenEnv? }`);
+  if (!Array.isArray(v)) throw bad();
+  return v.map((t) => {
+    if (typeof t !== 'object' || t === null) throw bad();
+    const { host, apiUrl, tokenEnv } = t as Record<string, unknown>;
+    if (typeof host !== 'string' || !host || (apiUrl !== undefined && typeof apiUrl !== 'string') || (tokenEnv !== undefined && typeof tokenEnv !== 'string')) throw bad();
+    return { host, ...(apiUrl ? { apiUrl } : {}), ...(tokenEnv ? { tokenEnv } : {}) };
   });
 }
 

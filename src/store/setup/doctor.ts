@@ -54,7 +54,7 @@ export async function diagnoseProject(cwd: string, opts: { repair?: boolean; env
   }
 
   // Each configured forge: reachable, token accepted, project found (asked while the local checks run).
-  const forges = settings ? probeForges(settings.forges) : Promise.resolve([]);
+  const forges = settings ? probeForges(settings) : Promise.resolve([]);
 
   if (p.root && settings) {
     let tree;

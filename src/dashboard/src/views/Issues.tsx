@@ -62,6 +62,9 @@ export function IssuesView() {
         </label>
       </form>
       <ErrorBox error={error} title="The issue list could not be loaded" />
+      {(data?.notes ?? []).map((n, i) => (
+        <ErrorBox key={`note-${i}`} error={{ message: n }} title="A forge in trellis.json is not used" />
+      ))}
       {(data?.problems ?? []).map((p, i) => (
         <ErrorBox key={i} error={{ message: p.message ?? JSON.stringify(p) }} title={`A store could not be read${p.store ? `: ${p.store}` : ''}`} />
       ))}
