@@ -219,6 +219,11 @@ describe('the dashboard in a real Chromium', () => {
     await page.getByLabel('Reply (Markdown)').fill('Screenshot attached.');
     await page.getByRole('button', { name: 'Reply', exact: true }).click();
     await page.locator('[data-reply="1"] .evidence img').waitFor();
+    // The file keeps its name and type: shown, and the link downloads it under that name.
+    const file = page.locator('[data-reply="1"] [data-testid="evidence-file"]');
+    await expect.poll(() => file.textContent(), { timeout: 10_000 }).toMatch(/^⤓ blank\.png \(image\/png, \d+ bytes\)$/);
+    expect(await file.getAttribute('download')).toBe('blank.png');
+    expect(await page.locator('[data-reply="1"] .evidence img').getAttribute('alt')).toBe('blank.png');
     expect(await page.getByTestId('issue-body').locator('.evidence').count()).toBe(0);
     // The input is cleared: the next reply carries no file.
     expect(await picker.evaluate((e) => (e as HTMLInputElement).files?.length ?? 0)).toBe(0);
