@@ -337,6 +337,13 @@ describe('issue routes', () => {
   it('refuses bad bodies with 400s that say why, and oversized bodies with 413', async () => {
     expect(await json(await api.get('/api/issues', post('{"concern":')))).toMatchObject({ status: 400, body: { error: { code: 'INVALID_INPUT', message: expect.stringContaining('not valid JSON') } } });
     expect((await json(await api.get('/api/issues', post({ concern: 'x', nodez: [] })))).status).toBe(400);
+    // One rule for an unknown node, as the CLI and the page: refused with the nearest names, nothing written.
+    const before = (await json(await api.get('/api/issues'))).body.issues.length;
+    expect(await json(await api.get('/api/issues', post({ concern: 'x', nodes: ['checkout/paymnet'] })))).toEqual({
+      status: 404,
+      body: { error: { code: 'NODE_NOT_FOUND', message: "no spec node 'checkout/paymnet' in specs/; did you mean 'checkout/payment'? ('trellis board' lists the nodes; name a new node once its file exists)" }, unknown: ['checkout/paymnet'] },
+    });
+    expect((await json(await api.get('/api/issues'))).body.issues.length).toBe(before);
     expect((await json(await api.get('/api/issues', post({ concern: 7 })))).status).toBe(400);
     expect((await json(await api.get('/api/issues', post({ concern: '  ' })))).body.error.code).toBe('INVALID_INPUT');
     expect((await json(await api.get('/api/issues', post({ concern: 'x', store: 'gitlab.com' })))).body.error.code).toBe('UNKNOWN_STORE');
