@@ -103,6 +103,10 @@ describe('the review after trunk is merged into the session', () => {
     await commitIn(two, 'printf "It reads JSON.\\nIt dedupes.\\n" >> specs/import.md && git commit -qam two-import', 'two-import');
     await commitIn(two, 'printf "# Search\\n\\nIt finds.\\nBy title.\\n" > specs/search.md && git add -A && git commit -qm two-search', 'two-search');
 
+    // Both change import.md: each is flagged as overlapping the other.
+    const overlaps = async (id: string) => JSON.parse(await cli('session', 'ls', '--json')).find((x: { id: string }) => x.id === id).overlaps;
+    expect(await overlaps(two)).toEqual([{ session: one, nodes: ['import'], paths: ['specs/import.md'] }]);
+
     // Session one is merged into trunk (as its merge prompt would: in the main checkout here).
     git(dir, 'merge', '--no-ff', '-q', '-m', 'merge one', `trellis/${one}`);
 
@@ -166,6 +170,10 @@ describe('the review after trunk is merged into the session', () => {
     expect(Object.fromEntries(after.files.map((f) => [f.path, counted(f.diff)]))).toEqual(truth);
     expect(after.files.find((f) => f.path === 'specs/import.md')!.diff).not.toContain('+It reads CSV.');
     expect(after.preflight).toMatchObject({ result: 'clean', conflicts: [], trunkMovedAhead: false, bringTrunkIn: null });
+    // Overlaps use the same definition: session one's work is in trunk, so nothing of it overlaps two's own
+    // (the stand-in agent session, on a copy of two's branch, still does: its own work is two's).
+    expect((await overlaps(two)).filter((o: { session: string }) => o.session === one)).toEqual([]);
+    expect((await overlaps(two)).map((o: { session: string; paths: string[] }) => [o.session, o.paths])).toEqual([['agent1', ['specs/import.md', 'specs/search.md']]]);
 
     // The checks judge the same change: session one's export node, brought in from trunk, is not this branch's.
     expect(before.checks.checks.map((c) => c.scenario)).toEqual([]);
