@@ -1,8 +1,16 @@
 import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, cleanupRepos, fsck, git, ok, shell, tempDir, tempRepo, trellis } from './helpers/repo.js';
+
+/** Spec node files (uncommitted: the main checkout's spec root is what an issue's nodes are checked against). */
+function specNodes(dir: string, ...ids: string[]): void {
+  for (const id of ids) {
+    mkdirSync(dirname(join(dir, 'specs', `${id}.md`)), { recursive: true });
+    writeFileSync(join(dir, 'specs', `${id}.md`), `# ${id}\n`);
+  }
+}
 
 afterAll(cleanupRepos);
 
@@ -11,6 +19,7 @@ const statusOf = (dir: string) => git(dir, 'status', '--porcelain=v2', '--branch
 describe('trellis issue: the thread lifecycle through the real CLI', () => {
   it('open, reply, remark, resolve, retract, close — one readable commit per write, the work tree untouched', async () => {
     const dir = tempRepo();
+    specNodes(dir, 'auth/login');
     writeFileSync(join(dir, 'notes.txt'), 'uncommitted work\n');
     git(dir, 'add', 'notes.txt');
     const before = statusOf(dir);
@@ -91,6 +100,7 @@ describe('trellis issue: the thread lifecycle through the real CLI', () => {
 
   it('lists open issues newest first, filters by node and store, --all adds landed ones', async () => {
     const dir = tempRepo();
+    specNodes(dir, 'n1', 'n2');
     const a = (await ok(dir, ['issue', 'open', 'A', '--node', 'n1'])).trim();
     const b = (await ok(dir, ['issue', 'open', 'B', '--node', 'n2'])).trim();
     const c = (await ok(dir, ['issue', 'open', 'C', '--body', 'about [[n1]]'])).trim();

@@ -29,9 +29,23 @@ describe('trellis init', () => {
     const before = snapshot();
     expect(await ok(dir, ['init', '--harness', 'claude'])).toMatch(/already a Trellis project; nothing to do/);
     expect(snapshot()).toEqual(before);
-    expect(await ok(dir, ['init', '--harness', 'codex'])).toBe("recorded harness 'codex' in trellis.json\n");
+    expect(await ok(dir, ['init', '--harness', 'codex'])).toBe(
+      "recorded harness 'codex' in trellis.json\ndid not write specs/index.md: specs/ already holds 1 spec node\nkept .gitignore as it is (it ignores trellis.local.json)\n",
+    );
     expect(JSON.parse(readFileSync(join(dir, 'trellis.json'), 'utf8')).harness).toBe('codex');
     expect(await ok(dir, ['doctor'])).toMatch(/^ok {5}git repository/);
+  });
+});
+
+describe('trellis init in a folder that has spec nodes', () => {
+  it('says what it created and what it did not: no specs/index.md, because nodes exist', async () => {
+    const dir = tempRepo();
+    mkdirSync(join(dir, 'specs/shop'), { recursive: true });
+    writeFileSync(join(dir, 'specs/shop.md'), '# Shop\n');
+    writeFileSync(join(dir, 'specs/shop/cart.md'), '# Cart\n');
+    const said = await ok(dir, ['init']);
+    expect(said).toBe('wrote trellis.json\nadded trellis.local.json to .gitignore\ndid not write specs/index.md: specs/ already holds 2 spec nodes\n');
+    expect(existsSync(join(dir, 'specs/index.md'))).toBe(false);
   });
 });
 

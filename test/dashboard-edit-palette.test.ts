@@ -147,14 +147,19 @@ describe('the CLI’s help', () => {
     }
   });
 
-  it('an empty session ls says so, issue open --node warns on a node the tree lacks, issue reply without a body names --body', async () => {
+  it('an empty session ls says so, issue open --node refuses a node the tree lacks with the nearest names, issue reply without a body names --body', async () => {
     const empty = await trellis(dir, ['session', 'ls'], { env: { TRELLIS_HOME: tempDir() } });
     expect([empty.code, empty.stdout, empty.stderr]).toEqual([0, '', expect.stringContaining('no open sessions')]);
-    const typo = await trellis(dir, ['issue', 'open', 'Typo in a node', '--node', 'does/not/exist', '--by', 'ann'], { env: { TRELLIS_HOME: home } });
-    expect([typo.code, typo.stderr]).toEqual([0, expect.stringContaining("warning: no spec node 'does/not/exist' in specs/")]);
+    const before = git(dir, 'for-each-ref', 'refs/trellis/issues');
+    const typo = await trellis(dir, ['issue', 'open', 'Typo in a node', '--node', 'checkout/paymnet', '--by', 'ann'], { env: { TRELLIS_HOME: home } });
+    expect([typo.code, typo.stdout, typo.stderr]).toEqual([1, '', expect.stringContaining("no spec node 'checkout/paymnet' in specs/; did you mean 'checkout/payment'?")]);
+    const none = await trellis(dir, ['issue', 'open', 'Typo in a node', '--node', 'does/not/exist', '--by', 'ann'], { env: { TRELLIS_HOME: home } });
+    expect([none.code, none.stderr]).toEqual([1, expect.stringContaining("no spec node 'does/not/exist' in specs/ ('trellis board' lists the nodes")]);
+    // Refused before anything is written.
+    expect(git(dir, 'for-each-ref', 'refs/trellis/issues')).toBe(before);
     const known = await trellis(dir, ['issue', 'open', 'A real node', '--node', 'checkout/payment', '--by', 'ann'], { env: { TRELLIS_HOME: home } });
     expect([known.code, known.stderr]).toEqual([0, '']);
-    const bare = await trellis(dir, ['issue', 'reply', typo.stdout.trim()], { env: { TRELLIS_HOME: home } });
+    const bare = await trellis(dir, ['issue', 'reply', known.stdout.trim()], { env: { TRELLIS_HOME: home } });
     expect([bare.code, bare.stderr]).toEqual([2, expect.stringContaining('a reply needs a body: --body "<text>", or --body - to read it from standard input')]);
   });
 });

@@ -176,7 +176,11 @@ describe('the session page and the gate', () => {
     git(dir, 'commit', '-qam', 'trunk moves again');
     await page.goto(new URL('#/eval', s.url).href);
     const trunk = page.locator('[data-scenario="cart/total"] td[data-scope="trunk"]');
-    await expect.poll(() => trunk.getByTestId('stale').textContent({ timeout: 2_000 }).catch(() => null), { timeout: 15_000 }).toBe(`stale: measured at ${measured.slice(0, 8)}, not the tip`);
+    const tip = git(dir, 'rev-parse', 'HEAD').trim();
+    await expect.poll(() => trunk.getByTestId('stale').textContent({ timeout: 2_000 }).catch(() => null), { timeout: 15_000 }).toBe(
+      `Predates trunk's tip ${tip.slice(0, 8)}: measured at ${measured.slice(0, 8)}, before trunk moved (a merge or a commit). Run it again to measure the tip.`,
+    );
+    expect(await trunk.getByTestId('outcome').getAttribute('class')).toContain('predates');
     // Columns: trunk, and the closed session folded into one group until asked for.
     expect(await page.locator('table.scoreboard thead th').allTextContents()).toEqual(['Scenario', 'trunk', 'Show 1 closed session']);
     expect(await page.locator('[data-scenario="cart/total"] td').last().textContent()).toBe('1 closed session: latest pass');

@@ -204,11 +204,28 @@ describe('the dashboard in a real Chromium', () => {
     await page.getByRole('button', { name: 'Add', exact: true }).click();
     await page.getByRole('alert').getByText('There is no node "no/such-node"').waitFor();
     await screenshot(page, 'new-issue');
+    // One rule for an unknown node (the CLI and the API refuse it too): a node left typed but not added is
+    // refused on submit, never silently dropped; a near miss names the nearest nodes.
+    const issuesBefore = JSON.parse(await cli('issue', 'ls', '--all', '--json')).length;
+    await page.getByRole('button', { name: 'Open issue' }).click();
+    await page.getByRole('alert').getByText('There is no node "no/such-node"').waitFor();
+    await page.getByLabel('Add a node').fill('acounts/sign-in');
+    await page.getByRole('button', { name: 'Open issue' }).click();
+    await page.getByRole('alert').getByText(/^There is no node "acounts\/sign-in"; did you mean "accounts\/sign-in"(, "[^"]+")*\? Pick one from the list\.$/).waitFor();
+    for (const size of [VIEWPORTS.phone, VIEWPORTS.desktop]) {
+      await page.setViewportSize(size);
+      await page.getByRole('alert').scrollIntoViewIfNeeded();
+      await screenshot(page, 'new-issue-unknown-node');
+    }
+    expect(page.url()).toContain('#/new-issue');
+    expect(JSON.parse(await cli('issue', 'ls', '--all', '--json')).length).toBe(issuesBefore);
+    // A known node typed but not added is what the person meant: the issue names it.
+    await page.getByLabel('Add a node').fill('checkout');
     await page.getByRole('button', { name: 'Open issue' }).click();
     await expect.poll(() => page.url()).toMatch(/#\/issues\/[0-9A-Z]{12}$/i);
     const id = decodeURIComponent(/#\/issues\/(.+)$/.exec(page.url())![1]!);
     const shown = JSON.parse(await cli('issue', 'show', id, '--json'));
-    expect([shown.concern, shown.nodes, shown.by]).toEqual(['Cart forgets items after sign-in', ['cart', 'accounts/sign-in'], 'human']);
+    expect([shown.concern, shown.nodes, shown.by]).toEqual(['Cart forgets items after sign-in', ['cart', 'accounts/sign-in', 'checkout'], 'human']);
   });
 
   it('thread: evidence sits under the reply that carried it and is not sent twice; close and retract ask in the page; writes from the page are `human`', async () => {
@@ -222,6 +239,11 @@ describe('the dashboard in a real Chromium', () => {
     await page.getByLabel('Reply (Markdown)').fill('Screenshot attached.');
     await page.getByRole('button', { name: 'Reply', exact: true }).click();
     await page.locator('[data-reply="1"] .evidence img').waitFor();
+    // The file keeps its name and type: shown, and the link downloads it under that name.
+    const file = page.locator('[data-reply="1"] [data-testid="evidence-file"]');
+    await expect.poll(() => file.textContent(), { timeout: 10_000 }).toMatch(/^⤓ blank\.png \(image\/png, \d+ bytes\)$/);
+    expect(await file.getAttribute('download')).toBe('blank.png');
+    expect(await page.locator('[data-reply="1"] .evidence img').getAttribute('alt')).toBe('blank.png');
     expect(await page.getByTestId('issue-body').locator('.evidence').count()).toBe(0);
     // The input is cleared: the next reply carries no file.
     expect(await picker.evaluate((e) => (e as HTMLInputElement).files?.length ?? 0)).toBe(0);

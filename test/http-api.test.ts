@@ -337,6 +337,13 @@ describe('issue routes', () => {
   it('refuses bad bodies with 400s that say why, and oversized bodies with 413', async () => {
     expect(await json(await api.get('/api/issues', post('{"concern":')))).toMatchObject({ status: 400, body: { error: { code: 'INVALID_INPUT', message: expect.stringContaining('not valid JSON') } } });
     expect((await json(await api.get('/api/issues', post({ concern: 'x', nodez: [] })))).status).toBe(400);
+    // One rule for an unknown node, as the CLI and the page: refused with the nearest names, nothing written.
+    const before = (await json(await api.get('/api/issues'))).body.issues.length;
+    expect(await json(await api.get('/api/issues', post({ concern: 'x', nodes: ['checkout/paymnet'] })))).toEqual({
+      status: 404,
+      body: { error: { code: 'NODE_NOT_FOUND', message: "no spec node 'checkout/paymnet' in specs/; did you mean 'checkout/payment'? ('trellis board' lists the nodes; name a new node once its file exists)" }, unknown: ['checkout/paymnet'] },
+    });
+    expect((await json(await api.get('/api/issues'))).body.issues.length).toBe(before);
     expect((await json(await api.get('/api/issues', post({ concern: 7 })))).status).toBe(400);
     expect((await json(await api.get('/api/issues', post({ concern: '  ' })))).body.error.code).toBe('INVALID_INPUT');
     expect((await json(await api.get('/api/issues', post({ concern: 'x', store: 'gitlab.com' })))).body.error.code).toBe('UNKNOWN_STORE');
@@ -363,5 +370,28 @@ describe('evidence routes', () => {
     expect((await api.get(`/api/evidence/${'0'.repeat(64)}`)).status).toBe(404);
     expect((await api.get('/api/evidence/not-a-hash')).status).toBe(404);
     expect((await json(await api.get('/api/evidence', { method: 'POST' }))).status).toBe(400);
+  });
+
+  it('keeps a file’s name and type: shown back in Content-Disposition and Content-Type; a type a browser would run is served as a download', async () => {
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47]), Buffer.from('named screenshot')]);
+    const put = await json(await api.get('/api/evidence', { method: 'POST', body: png, headers: { 'Content-Type': 'image/png', 'X-Filename': encodeURIComponent('Écran 1 "final".png') } }));
+    expect(put).toEqual({ status: 201, body: { hash: createHash('sha256').update(png).digest('hex'), size: png.length, name: 'Écran 1 _final_.png', type: 'image/png' } });
+    const got = await api.get(`/api/evidence/${put.body.hash}`);
+    expect(got.headers.get('content-type')).toBe('image/png');
+    expect(got.headers.get('content-disposition')).toBe(`inline; filename="_cran 1 _final_.png"; filename*=UTF-8''%C3%89cran%201%20_final_.png`);
+    expect(got.headers.get('x-evidence-type')).toBe('image/png');
+    // HTML is kept as HTML, but never served as a page of this origin.
+    const page = Buffer.from('<script>alert(1)</script>');
+    const html = await json(await api.get('/api/evidence', { method: 'POST', body: page, headers: { 'Content-Type': 'text/html', 'X-Filename': 'report.html' } }));
+    const served = await api.get(`/api/evidence/${html.body.hash}`);
+    expect([served.headers.get('content-type'), served.headers.get('content-disposition'), served.headers.get('x-evidence-type')]).toEqual([
+      'application/octet-stream',
+      `attachment; filename="report.html"; filename*=UTF-8''report.html`,
+      'text/html',
+    ]);
+    // Bytes stored without a name stay as they were served: no name is made up.
+    const bare = await api.get(`/api/evidence/${createHash('sha256').update(Buffer.from('0123456789')).digest('hex')}`);
+    expect([bare.headers.get('content-type'), bare.headers.get('content-disposition')]).toEqual(['application/octet-stream', null]);
+    expect((await json(await api.get('/api/evidence', { method: 'POST', body: page, headers: { 'X-Filename': '%E0%A4%A' } }))).status).toBe(400);
   });
 });

@@ -1,5 +1,6 @@
 import { isOutcome, OUTCOMES, scenarioOfKey, type Reading } from '../events/index.js';
 import type { Scoreboard } from '../projections/index.js';
+import { predatesWords } from '../projections/scoreboard.js';
 import { replyToRemark, showRemark } from '../store/eval/remarks.js';
 import { evalDetail, recordReading, runScenarios, scoreboard, type EvalDetail } from '../store/eval/verbs.js';
 import type { Project } from '../store/compose/open-project.js';
@@ -110,7 +111,8 @@ function scoreboardText(board: Scoreboard): string {
     lines.push(`${s.id}  [${s.node ?? 'declared nowhere live'}]${s.remarks.length ? `  ${s.remarks.length} ${s.remarks.length === 1 ? 'remark' : 'remarks'}` : ''}\n`);
     for (const c of s.cells) {
       const latest = c.latest ? `${c.latest.outcome}  ${c.latest.at}  reading ${c.latest.id}` : 'unmeasured';
-      const flags = [c.live ? '' : 'gone', c.declared ? '' : 'not declared here'].filter(Boolean).join(', ');
+      const head = board.scopes.find((x) => x.name === c.scope)?.head;
+      const flags = [c.live ? '' : 'gone', c.declared ? '' : 'not declared here', predatesWords(c, head) ?? ''].filter(Boolean).join(', ');
       lines.push(`  ${c.scope.padEnd(16)} ${latest}  last ${c.last.join(' ') || '-'}${c.remarks.length ? `  ${c.remarks.length} ${c.remarks.length === 1 ? 'remark' : 'remarks'}` : ''}${flags ? `  (${flags})` : ''}\n`);
     }
   }

@@ -1,4 +1,6 @@
 import { createReadStream } from 'node:fs';
+import { basename } from 'node:path';
+import { evidenceMeta, typeOfName } from '../store/evidence/evidence.js';
 import { pipeline } from 'node:stream/promises';
 import { TrellisError } from '../events/index.js';
 import { openProject } from './open-project.js';
@@ -25,8 +27,10 @@ export async function runEvidence(action: string, ctx: VerbContext): Promise<num
       );
     });
     await opened;
-    const { hash, size } = await openProject(ctx.cwd).evidence.put(source);
-    await out(ctx.options.json ? `${JSON.stringify({ hash, size })}\n` : `${hash}\n`);
+    // A file keeps its name and type (by its extension); stdin has neither.
+    const meta = file === '-' ? null : evidenceMeta(basename(file), typeOfName(file));
+    const { hash, size, name, type } = await openProject(ctx.cwd).evidence.put(source, meta);
+    await out(ctx.options.json ? `${JSON.stringify({ hash, size, ...(name ? { name, type } : {}) })}\n` : `${hash}\n`);
     return 0;
   }
   if (action === 'get') {

@@ -64,7 +64,6 @@ export const ISSUE_ACTIONS: Record<string, ActionSpec> = {
         ...(ctx.options.store !== undefined ? { store: String(ctx.options.store) } : {}),
       });
       await out(ctx.options.json ? json(issue) : `${id}\n`);
-      await err(await unknownNodeWarnings(p, issue.nodes));
       return 0;
     },
   },
@@ -186,26 +185,6 @@ export const ISSUE_ACTIONS: Record<string, ActionSpec> = {
     },
   },
 };
-
-/**
- * A warning per node the issue names that the spec tree does not have (the issue is kept: a node may be
- * written after its issue), so a typo in --node is seen at once. Silent when the tree cannot be read.
- */
-async function unknownNodeWarnings(p: Project, nodes: readonly string[]): Promise<string> {
-  if (!nodes.length || !p.root) return '';
-  let known: ReadonlySet<string>;
-  try {
-    // Loaded only when the issue names nodes: a plain open or reply reads no spec code.
-    const { readSpecTree } = await import('../store/spec/spec-tree.js');
-    known = new Set(readSpecTree(p.root, p.settings().specRoot).byId.keys());
-  } catch {
-    return '';
-  }
-  return nodes
-    .filter((n) => !known.has(n))
-    .map((n) => `trellis: warning: no spec node '${n}' in ${p.settings().specRoot}/ (the issue names it anyway; 'trellis board' lists the nodes)\n`)
-    .join('');
-}
 
 export const issueUsage = (): string => Object.values(ISSUE_ACTIONS).map((a) => `  ${a.usage}`).join('\n');
 

@@ -64,8 +64,9 @@ export async function runGuidance(ctx: VerbContext): Promise<number> {
 export async function runInit(ctx: VerbContext): Promise<number> {
   checkShape({ args: [], options: ['harness', 'git'], usage: 'trellis init [--harness <name>] [--git]' }, ctx);
   const harness = typeof ctx.options.harness === 'string' ? ctx.options.harness : undefined;
-  const { root, said } = await initProject(ctx.cwd, { ...(harness ? { harness } : {}), git: ctx.options.git === true });
-  await out(said.length ? said.map((s) => `${s}\n`).join('') : `${root} is already a Trellis project; nothing to do\n`);
+  const { root, said, skipped } = await initProject(ctx.cwd, { ...(harness ? { harness } : {}), git: ctx.options.git === true });
+  // What it did, then what it left alone and why: a folder with nodes already gets no index.md, and says so.
+  await out(said.length ? [...said, ...skipped].map((s) => `${s}\n`).join('') : `${root} is already a Trellis project; nothing to do\n`);
   return 0;
 }
 

@@ -44,7 +44,8 @@ export function reviewText(r: ReviewBundle): string {
     `${r.session}  ${r.branch}  ${r.base.slice(0, 12)}..${r.head.slice(0, 12)}`,
     pre.merged
       ? `merged into ${pre.trunk} at ${pre.merged.commit.slice(0, 12)}`
-      : `merge into ${pre.trunk}: ${pre.result === 'clean' ? 'clean' : `conflicts in ${pre.conflicts.join(', ')}`}${pre.trunkMovedAhead ? ` (${pre.trunk} moved ahead since the fork)` : ''}`,
+      : `merge into ${pre.trunk}: ${pre.result === 'clean' ? 'clean' : `conflicts in ${pre.conflicts.join(', ')}`}${pre.trunkMovedAhead ? ` (${pre.trunk} has commits the branch lacks)` : ''}`,
+    ...(pre.bringTrunkIn && !pre.merged ? ['prompt' in pre.bringTrunkIn ? `next: ask the agent to bring ${pre.trunk} in (trellis session prompt ${r.session} --body <this>): ${pre.bringTrunkIn.prompt}` : `next: in the session's terminal, run ${pre.bringTrunkIn.command}`] : []),
     '',
     checksText(r.checks),
     ...r.commits.map((c) => `${c.hash.slice(0, 12)} ${c.subject} (${c.author})`),

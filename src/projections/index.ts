@@ -15,3 +15,4 @@ export * from './session-view.js';
 export * from './session-checks.js';
 export * from './issue-checks.js';
 export * from './overlap.js';
+export * from './nearest-names.js';

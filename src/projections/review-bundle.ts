@@ -14,7 +14,7 @@ export interface ReviewFile {
   readonly path: string;
   /** git's status letter: A added, M modified, D deleted, R renamed, ... */
   readonly status: string;
-  /** The file's unified diff (base..head). */
+  /** The file's unified diff from the merge base (`git diff trunk...head`). */
   readonly diff: string;
 }
 
@@ -30,7 +30,7 @@ export interface Preflight {
   /** `clean`: merges without conflict; `conflicts`: these paths conflict. */
   readonly result: 'clean' | 'conflicts';
   readonly conflicts: readonly string[];
-  /** Trunk has commits the session's base does not have. */
+  /** Trunk has commits the branch lacks (`head..trunk`): bringing trunk in clears it. */
   readonly trunkMovedAhead: boolean;
   /** Whether the merge gate lets the merge through (DESIGN.md §14). */
   readonly ready: boolean;
@@ -42,12 +42,18 @@ export interface Preflight {
    * verdicts above describe the branch before its merge, and nothing about merging it applies any more.
    */
   readonly merged: { readonly commit: string } | null;
+  /** A conflict's one next action (null without one): trunk brought into the branch, by the agent or in the shell's terminal. */
+  readonly bringTrunkIn: BringTrunkIn | null;
 }
+
+/** Bring trunk into the branch: a prompt for an agent that reads prose, else the exact command for the session's terminal. */
+export type BringTrunkIn = { readonly prompt: string } | { readonly command: string };
 
 /** The review bundle of a session: everything a reviewer needs before merging (DESIGN.md §9). */
 export interface ReviewBundle {
   readonly session: string;
   readonly branch: string;
+  /** The diff's base: the merge base of head and trunk as it is now (`git diff trunk...head`); see store/sessions/branch-range.ts. */
   readonly base: string;
   readonly head: string;
   readonly commits: readonly ReviewCommit[];

@@ -167,6 +167,16 @@ export function buildScoreboard(inputs: ScoreboardInputs): Scoreboard {
   return { version: SCOREBOARD_VERSION, scopes: inputs.scopes.map((s) => s.scope), scenarios: rows };
 }
 
+/**
+ * A stale reading said plainly (issue 39: after a merge into trunk, trunk's readings predate it): which
+ * tip it predates and the commit it was measured at; null when the reading is at the scope's head.
+ */
+export function predatesWords(cell: Pick<ScoreCell, 'scope' | 'stale' | 'latest'>, head: string | null | undefined): string | null {
+  if (!cell.stale || !cell.latest || !head) return null;
+  const at = cell.latest.commit ? cell.latest.commit.slice(0, 8) : 'no commit';
+  return `predates ${cell.scope === 'trunk' ? "trunk's tip" : `${cell.scope}'s head`} ${head.slice(0, 8)}: measured at ${at}, before ${cell.scope === 'trunk' ? 'trunk moved (a merge or a commit)' : 'its latest commit'}; run it again to measure the tip`;
+}
+
 /** A reading at another commit than its live scope's head (a gone scope has no head to be behind). */
 const isStale = (latest: Reading | null, head: string | null | undefined): boolean => latest !== null && typeof head === 'string' && latest.commit !== head;
 

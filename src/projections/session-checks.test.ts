@@ -174,6 +174,23 @@ describe('the gate cannot be fooled (DESIGN.md §14): each hole, as a row', () =
     if (two) expect(two).toMatchObject({ verdict: 'new', blocks: null });
   });
 
+  it('the gate never pairs ready with failing without saying why: not required, failing on trunk too; new and failing here', () => {
+    const still = sessionChecks(input({ linked: ['a'], fixed: FIXED, trunk: [decl('a/one', 'a')], own: [decl('a/one', 'a')], streams: [stream('a/one', [reading('a/one', 'trunk', 'fail'), reading('a/one', 's1', 'fail')])] }));
+    expect(still.ready).toBe(true);
+    expect(still.line).toBe('checks: ready to merge (1 still failing (it fails on trunk too and the issue does not require it, so not blocking))');
+    const added = sessionChecks(
+      input({
+        linked: ['a'],
+        fixed: FIXED,
+        trunk: [decl('a/one', 'a')],
+        own: [decl('a/one', 'a'), decl('a/two', 'a')],
+        streams: [stream('a/one', [reading('a/one', 'trunk', 'pass'), reading('a/one', 's1', 'pass')]), stream('a/two', [reading('a/two', 's1', 'fail')])],
+      }),
+    );
+    expect(added.ready).toBe(true);
+    expect(added.line).toBe('checks: ready to merge (1 pass, 1 new (1 failing here; not on trunk to compare with and not required, so not blocking))');
+  });
+
   it('a changed check shows both definitions and both results; once a person accepts the new one, the gate runs it', () => {
     const own = [at({ ...decl('a/one', 'a'), run: 'true' })];
     const streams = [stream('a/one', [reading('a/one', 'trunk', 'pass'), reading('a/one', 's1', 'fail'), reading('a/one', 's1', 'pass', HEAD, 'true')])];

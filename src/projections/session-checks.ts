@@ -231,10 +231,27 @@ function latest(readings: readonly Reading[], match: (r: Reading) => boolean): R
   return have;
 }
 
-function gateLine(session: string, gate: MergeGateSetting, checks: readonly SessionCheck[], measure: string): string {
+/**
+ * The verdicts counted (`1 fixed, 1 pass`), each failing one that does not block said with why, so "ready"
+ * never stands beside "failing" unexplained: a `still failing` check fails on trunk too and the issue does
+ * not require it; a `new` one failing here is not on trunk to compare with.
+ */
+export function verdictTally(checks: readonly Pick<SessionCheck, 'verdict' | 'blocks' | 'head'>[]): string {
   const counts = new Map<Verdict, number>();
   for (const c of checks) counts.set(c.verdict, (counts.get(c.verdict) ?? 0) + 1);
-  const tally = [...counts].map(([v, n]) => `${n} ${v}`).join(', ');
+  return [...counts]
+    .map(([v, n]) => {
+      const mine = checks.filter((c) => c.verdict === v);
+      if (v === 'still failing' && mine.every((c) => c.blocks === null)) return `${n} still failing (${n === 1 ? 'it fails' : 'they fail'} on trunk too and the issue does not require ${n === 1 ? 'it' : 'them'}, so not blocking)`;
+      const failing = v === 'new' ? mine.filter((c) => c.head && c.head.outcome !== 'pass').length : 0;
+      if (failing) return `${n} new (${failing} failing here; not on trunk to compare with and not required, so not blocking)`;
+      return `${n} ${v}`;
+    })
+    .join(', ');
+}
+
+function gateLine(session: string, gate: MergeGateSetting, checks: readonly SessionCheck[], measure: string): string {
+  const tally = verdictTally(checks);
   if (gate === 'off') return `checks: not gating (sessions.mergeGate is "off")${tally ? `; ${tally}` : ''}`;
   const blocking = checks.filter((c) => c.blocks !== null);
   if (blocking.length === 0) return checks.length ? `checks: ready to merge (${tally})` : 'checks: ready to merge (no scenario concerns this session)';

@@ -118,11 +118,18 @@ async function isForgeError(res: Response): Promise<boolean> {
 export const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** The first bytes of an evidence blob (a Range request): what came, and the blob's whole size if said. */
-export async function evidenceHead(hash: string, bytes: number): Promise<{ status: number; bytes: Uint8Array; total: number | null }> {
+export async function evidenceHead(hash: string, bytes: number): Promise<{ status: number; bytes: Uint8Array; total: number | null; name: string | null; type: string | null }> {
   const res = await fetch(apiUrl(`api/evidence/${enc(hash)}`), { headers: { Range: `bytes=0-${bytes - 1}` } });
-  if (!res.ok) return { status: res.status, bytes: new Uint8Array(0), total: null };
+  if (!res.ok) return { status: res.status, bytes: new Uint8Array(0), total: null, name: null, type: null };
   const total = /\/(\d+)$/.exec(res.headers.get('Content-Range') ?? '')?.[1];
-  return { status: res.status, bytes: new Uint8Array(await res.arrayBuffer()), total: total === undefined ? null : Number(total) };
+  // The name it was stored with (RFC 6266's filename*), when it was stored with one.
+  const star = /filename\*=UTF-8''([^;]+)/i.exec(res.headers.get('Content-Disposition') ?? '')?.[1];
+  let name: string | null = null;
+  try {
+    name = star ? decodeURIComponent(star) : null;
+  } catch {}
+  const type = res.headers.get('X-Evidence-Type');
+  return { status: res.status, bytes: new Uint8Array(await res.arrayBuffer()), total: total === undefined ? null : Number(total), name, type: name ? type : null };
 }
 
 /** A path segment for an id that may hold `/` or `#` (forge ids such as `github.com#12`). */

@@ -32,7 +32,7 @@ export interface SpecLite {
 export type { OverlapWith, SessionSummary, SessionView, TimelineEntry, Scoreboard, ScenarioRow, ScoreCell, ScopeInfo, RemarkRef } from '../../projections/index.js';
 
 /** GET /api/sessions/:id/review: the server's own shape. */
-export type { ReviewBundle } from '../../projections/review-bundle.js';
+export type { BringTrunkIn, ReviewBundle } from '../../projections/review-bundle.js';
 
 /** POST /api/sessions/:id/prompt: 200 delivered, 202 appended but not delivered (with the reason). */
 export interface PromptResult {

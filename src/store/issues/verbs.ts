@@ -6,6 +6,7 @@ import { issueThreads } from '../../projections/issue-list.js';
 import type { Issue } from '../../projections/issue.js';
 import { threadIssue, type ThreadState } from '../../projections/thread.js';
 import { findReading } from './find-reading.js';
+import { requireKnownNodes } from './known-nodes.js';
 import { isEvidenceHash } from '../evidence/evidence.js';
 import { parseForgeId } from '../forge/driver.js';
 import { withMarker } from '../forge/marker.js';
@@ -50,6 +51,7 @@ export async function openIssue(p: Project, input: OpenInput): Promise<{ id: str
   const explicit = (input.nodes ?? []).map((n) => n.trim());
   const bad = explicit.find((n) => !isNodeId(n));
   if (bad !== undefined) throw new TrellisError('INVALID_INPUT', `'${bad}' is not a node id (a path below the spec root, without .md, e.g. auth/login)`);
+  await requireKnownNodes(p, explicit);
   const nodes = issueNodes(explicit, `${concern}\n${body}`);
   const by = author(input.by);
   if (store !== 'local') {

@@ -6,6 +6,7 @@ import { showIssue } from '../issues/verbs.js';
 import type { EvalProject } from '../eval/eval-project.js';
 import { scenariosAtCommit } from '../spec/scenarios-at-commit.js';
 import { readSpecTree, type SpecTree } from '../spec/spec-tree.js';
+import { branchRange } from './branch-range.js';
 import { mainRoot, trunkCommit } from './worktree.js';
 
 /*
@@ -19,7 +20,7 @@ export async function branchHead(root: string, state: SessionState): Promise<str
   return tip.code === 0 ? tip.stdout.trim() : state.base;
 }
 
-/** The files the branch changes from its base, with git's status letters. */
+/** The files changed from `base` to `head`, with git's status letters. */
 export async function changedFiles(root: string, base: string, head: string): Promise<{ status: string; path: string }[]> {
   const names = (await git(root, ['diff', '--name-status', '-z', '--no-renames', base, head])).split('\0');
   const out: { status: string; path: string }[] = [];
@@ -91,10 +92,11 @@ export async function checksOf(p: EvalProject, state: SessionState, head: string
   return { ...checks, notes };
 }
 
-/** The session's checks now: at its branch's head. */
+/** The session's checks now: at its branch's head, for what the branch changes from its merge base with trunk (branch-range.ts). */
 export async function currentChecks(p: EvalProject, state: SessionState, sources: ChecksSources = {}): Promise<SessionChecks & { notes: string[] }> {
   const root = mainRoot(p);
-  const head = await branchHead(root, state);
-  const changed = await changedFiles(root, state.base, head);
-  return checksOf(p, state, head, changed.map((f) => f.path), sources);
+  const [head, tip] = await Promise.all([branchHead(root, state), sources.trunkTip ?? trunkCommit(p).then((t) => t.commit)]);
+  const { base } = await branchRange(root, state.base, head, tip);
+  const changed = await changedFiles(root, base, head);
+  return checksOf(p, state, head, changed.map((f) => f.path), { ...sources, trunkTip: tip });
 }

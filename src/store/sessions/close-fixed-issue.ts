@@ -3,7 +3,7 @@ import type { Issue } from '../../projections/index.js';
 import { closeIssue } from '../issues/verbs.js';
 import type { SessionsProject } from './sessions-project.js';
 import { branchHead } from './checks.js';
-import { mergedAt } from './review.js';
+import { mergedAt } from './branch-range.js';
 import { sessionState } from './verbs.js';
 import { mainRoot, trunkCommit } from './worktree.js';
 

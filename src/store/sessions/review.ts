@@ -5,22 +5,27 @@ import { mergedIssues } from '../issues/merged-list.js';
 import type { SessionsProject } from './sessions-project.js';
 import { sessionState } from './verbs.js';
 import { mainRoot, trunkCommit } from './worktree.js';
-import type { Preflight, ReviewBundle, ReviewCommit, ReviewFile, ReviewNode } from '../../projections/review-bundle.js';
+import { shq } from './adapters/adapter.js';
+import { adapterOf } from './adapters/index.js';
+import { branchRange } from './branch-range.js';
+import type { BringTrunkIn, Preflight, ReviewBundle } from '../../projections/review-bundle.js';
 
-export type { Preflight, ReviewBundle, ReviewCommit, ReviewFile, ReviewNode } from '../../projections/review-bundle.js';
+export type { BringTrunkIn, Preflight, ReviewBundle, ReviewCommit, ReviewFile, ReviewNode } from '../../projections/review-bundle.js';
 
 /**
- * Builds the review bundle: base and head of the session's branch, its commits, changed files with
- * their diffs, changed spec nodes with their open issues, and a pre-flight of the merge into trunk by
- * `git merge-tree --write-tree` (which touches no worktree and no index).
+ * Builds the review bundle: the session's branch as `trunk...head` (branch-range.ts: its own commits, its
+ * diff from the merge base with trunk as it is now), changed spec nodes with their open issues, and a
+ * pre-flight of the merge into trunk by `git merge-tree --write-tree` (which touches no worktree and no
+ * index), with the one next action a conflict has: bring trunk in.
  */
 export async function reviewBundle(p: SessionsProject, id: string, sources: ChecksSources = {}): Promise<ReviewBundle> {
   const state = await sessionState(p, id);
   const root = mainRoot(p);
-  const head = await branchHead(root, state);
-  const base = state.base;
   // Independent reads side by side: each is a git process or a fold, and a loaded machine spawns slowly.
-  const [log, changed, tip] = await Promise.all([git(root, ['log', '--reverse', '--format=%H%x00%an%x00%aI%x00%s', `${base}..${head}`]), changedFiles(root, base, head), trunkCommit(p)]);
+  const [head, tip] = await Promise.all([branchHead(root, state), trunkCommit(p)]);
+  const range = await branchRange(root, state.base, head, tip.commit);
+  const { base } = range;
+  const [log, changed] = await Promise.all([git(root, ['log', '--reverse', '--topo-order', '--format=%H%x00%an%x00%aI%x00%s', `${range.since}..${head}`]), changedFiles(root, base, head)]);
   const commits = log
     .split('\n')
     .filter(Boolean)
@@ -31,35 +36,48 @@ export async function reviewBundle(p: SessionsProject, id: string, sources: Chec
   const paths = changed.map((f) => f.path);
   const nodeIds = changedNodes(p.settings().specRoot, paths);
   // Trunk's tip read once: the pre-flight merges into it and the checks' baseline is measured there.
-  const [files, { issues }, checks, pre] = await Promise.all([
+  const [files, { issues }, checks, conflicts] = await Promise.all([
     Promise.all(changed.map(async (f) => ({ ...f, diff: await git(root, ['diff', '--no-color', '--no-ext-diff', base, head, '--', f.path]) }))),
     nodeIds.length ? mergedIssues(p) : { issues: [] as Issue[] },
     checksOf(p, state, head, paths, { ...sources, trunkTip: tip.commit }),
-    preflight(root, tip, base, head, commits.length > 0),
+    range.merged ? [] : mergeConflicts(root, tip.commit, head),
   ]);
   const nodes = nodeIds.map((n) => ({
     id: n,
     openIssues: issues.filter((i) => i.status === 'open' && i.nodes.includes(n)).map((i) => ({ id: i.id, concern: i.concern })),
   }));
-  return { session: id, branch: state.branch, base, head, commits, files, nodes, preflight: { ...pre, ready: checks.ready, checks: checks.line }, checks };
+  const preflight: Preflight = {
+    trunk: tip.trunk,
+    trunkHead: tip.commit,
+    result: conflicts.length ? 'conflicts' : 'clean',
+    conflicts,
+    trunkMovedAhead: range.trunkMovedAhead,
+    ready: checks.ready,
+    checks: checks.line,
+    merged: range.merged,
+    bringTrunkIn: conflicts.length ? bringTrunkIn(state.harness, tip.trunk, conflicts) : null,
+  };
+  return { session: id, branch: state.branch, base, head, commits, files, nodes, preflight, checks };
 }
 
-async function preflight(root: string, { trunk, commit: trunkHead }: { trunk: string; commit: string }, base: string, head: string, hasCommits: boolean): Promise<Omit<Preflight, 'ready' | 'checks'>> {
+/** The paths that conflict when head is merged into trunk's tip (none: it merges cleanly). */
+async function mergeConflicts(root: string, trunkHead: string, head: string): Promise<string[]> {
   const merged = await gitRaw(root, ['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', trunkHead, head]);
   if (merged.code !== 0 && merged.code !== 1) throw new Error(`git merge-tree failed: ${merged.stderr.trim()}`);
   // Output: the tree, then (on conflict) the conflicted paths, NUL-separated.
-  const conflicts = merged.code === 1 ? [...new Set(merged.stdout.split('\0').slice(1).filter(Boolean))] : [];
-  const ahead = (await gitRaw(root, ['rev-list', '--count', `${base}..${trunkHead}`])).stdout.trim();
-  return { trunk, trunkHead, result: merged.code === 0 ? 'clean' : 'conflicts', conflicts, trunkMovedAhead: Number(ahead) > 0, merged: hasCommits ? await mergedAt(root, head, trunkHead) : null };
+  return merged.code === 1 ? [...new Set(merged.stdout.split('\0').slice(1).filter(Boolean))] : [];
 }
 
 /**
- * Whether the branch's tip is already in trunk, and where: the first trunk commit descending from it (a
- * `--no-ff` merge's merge commit), or the tip itself when trunk fast-forwarded to it. A branch without
- * commits is not "merged" (its tip is its base, which trunk always contains).
+ * A conflict's one next action: trunk brought into the session's branch, in its worktree. An agent that
+ * reads prose is asked to (a prompt); a shell is given the exact command for its terminal, whose working
+ * directory is the worktree.
  */
-export async function mergedAt(root: string, head: string, trunkHead: string): Promise<{ commit: string } | null> {
-  if ((await gitRaw(root, ['merge-base', '--is-ancestor', head, trunkHead])).code !== 0) return null;
-  const path = (await git(root, ['rev-list', '--ancestry-path', '--topo-order', '--reverse', `${head}..${trunkHead}`])).split('\n').filter(Boolean);
-  return { commit: path[0] ?? head };
+export function bringTrunkIn(harness: string, trunk: string, conflicts: readonly string[]): BringTrunkIn {
+  // Quoted only when the shell needs it: the command is read and typed by a person.
+  const name = /^[\w./-]+$/.test(trunk) ? trunk : shq(trunk);
+  if (!adapterOf(harness).readsProse) return { command: `git merge ${name}` };
+  return {
+    prompt: `Bring the latest ${trunk} into your branch: run git merge ${name} in your worktree, resolve the conflicts in ${conflicts.join(', ')} keeping both sides' intent, run the tests, and commit the merge. Do not move ${trunk} and do not edit the main checkout.`,
+  };
 }

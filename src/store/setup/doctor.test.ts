@@ -12,7 +12,11 @@ describe('init and doctor as verbs: they answer data, the CLI prints it', () => 
     const dir = tempRepo();
     const first = await initProject(dir, { harness: 'shell' });
     expect(first.said).toEqual(['wrote trellis.json', 'wrote specs/index.md, a first node', 'added trellis.local.json to .gitignore']);
-    expect(await initProject(dir)).toEqual({ root: first.root, said: [] });
+    expect(await initProject(dir)).toEqual({
+      root: first.root,
+      said: [],
+      skipped: ['kept trellis.json as it is (it exists)', 'did not write specs/index.md: specs/ already holds 1 spec node', 'kept .gitignore as it is (it ignores trellis.local.json)'],
+    });
   });
 
   it('init outside a repository is refused with its repair, unless asked to create one', async () => {

@@ -20,10 +20,15 @@ What this project is for, in a few sentences. Every other node hangs below this 
 ## Non-goals
 `;
 
-/** What `trellis init` did: the project's root, and one line per change (none: it was set up already). */
+/**
+ * What `trellis init` did: the project's root, one line per change (none: it was set up already), and one
+ * line per thing it would have created but left alone, saying why (a folder that already has spec nodes
+ * gets no `index.md`).
+ */
 export interface InitOutcome {
   readonly root: string;
   readonly said: readonly string[];
+  readonly skipped: readonly string[];
 }
 
 /**
@@ -33,6 +38,7 @@ export interface InitOutcome {
  */
 export async function initProject(cwd: string, opts: { harness?: string; git?: boolean } = {}): Promise<InitOutcome> {
   const said: string[] = [];
+  const skipped: string[] = [];
   let root: string;
   try {
     root = requireRoot(openProject(cwd));
@@ -56,15 +62,19 @@ export async function initProject(cwd: string, opts: { harness?: string; git?: b
   } else if (harness && config.harness !== harness) {
     writeFileSync(configPath, `${JSON.stringify({ ...config, harness }, null, 2)}\n`);
     said.push(`recorded harness '${harness}' in ${CONFIG_FILE}`);
+  } else {
+    skipped.push(`kept ${CONFIG_FILE} as it is (it exists)`);
   }
 
   const { specRoot } = loadSettings(root);
   const specDir = join(root, specRoot);
-  const hasNode = existsSync(specDir) && readSpecTree(root, specRoot).nodes.length > 0;
-  if (!hasNode) {
+  const nodes = existsSync(specDir) ? readSpecTree(root, specRoot).nodes.length : 0;
+  if (!nodes) {
     mkdirSync(specDir, { recursive: true });
     writeFileSync(join(specDir, 'index.md'), FIRST_NODE, { flag: 'wx' });
     said.push(`wrote ${specRoot}/index.md, a first node`);
+  } else {
+    skipped.push(`did not write ${specRoot}/index.md: ${specRoot}/ already holds ${nodes} spec ${nodes === 1 ? 'node' : 'nodes'}`);
   }
 
   const ignorePath = join(root, '.gitignore');
@@ -72,6 +82,8 @@ export async function initProject(cwd: string, opts: { harness?: string; git?: b
   if (!ignore.split('\n').some((l) => l.trim() === LOCAL_CONFIG_FILE || l.trim() === `/${LOCAL_CONFIG_FILE}`)) {
     writeFileSync(ignorePath, `${ignore}${ignore && !ignore.endsWith('\n') ? '\n' : ''}${LOCAL_CONFIG_FILE}\n`);
     said.push(`added ${LOCAL_CONFIG_FILE} to .gitignore`);
+  } else {
+    skipped.push(`kept .gitignore as it is (it ignores ${LOCAL_CONFIG_FILE})`);
   }
-  return { root, said };
+  return { root, said, skipped };
 }

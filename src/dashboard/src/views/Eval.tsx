@@ -4,6 +4,7 @@ import { href } from '../router';
 import { board, revision } from '../store';
 import type { ScoreCell, Scoreboard } from '../types';
 import { Ago, ErrorBox, OutcomeMark, plural, useFetch } from '../ui';
+import { predatesWords } from '../../../projections/scoreboard.js';
 import '../sessions.css';
 
 /**
@@ -76,7 +77,7 @@ export function EvalView() {
                     {row.remarks.length ? <div class="chip unresolved">{plural(row.remarks.length, 'open remark')}</div> : null}
                   </th>
                   {scopes.map((scope) => (
-                    <Cell key={scope} cell={cellOf(row.id, row.cells.find((c) => c.scope === scope))} />
+                    <Cell key={scope} cell={cellOf(row.id, row.cells.find((c) => c.scope === scope))} head={b.scopes.find((x) => x.name === scope)?.head ?? null} />
                   ))}
                   {gone.length ? <td class="muted small">{showGone ? '' : foldedSummary(row.cells.filter((c) => gone.includes(c.scope)))}</td> : null}
                 </tr>
@@ -89,21 +90,24 @@ export function EvalView() {
   );
 }
 
-function Cell({ cell }: { cell: (ScoreCell & { scenario: string }) | undefined }) {
+function Cell({ cell, head }: { cell: (ScoreCell & { scenario: string }) | undefined; head: string | null }) {
   if (!cell) return <td class="muted">—</td>;
   const r = cell.latest;
+  // A reading older than its scope's tip (trunk after a merge) says so plainly, and dims: it is not now's.
+  const predates = predatesWords(cell, head);
   return (
     <td class={`cell ${cell.live ? '' : 'gone'}`} data-scope={cell.scope}>
       {r ? (
         <>
-          <a class={`chip outcome outcome-${r.outcome}`} data-testid="outcome" href={href.scenario(cell.scenario, cell.scope)} title="Output, history and Run">
+          <a class={`chip outcome outcome-${r.outcome}${predates ? ' predates' : ''}`} data-testid="outcome" href={href.scenario(cell.scenario, cell.scope)} title={predates ? `Measured before the tip: ${predates}` : 'Output, history and Run'}>
             <OutcomeMark outcome={r.outcome} />
             {r.outcome}
             {r.score !== undefined ? ` · ${r.score}` : ''}
           </a>
-          {cell.stale ? (
-            <div class="chip unresolved" data-testid="stale">
-              stale: measured at <code>{r.commit ? r.commit.slice(0, 8) : 'no commit'}</code>, not the tip
+          {predates ? (
+            <div class="chip unresolved predates-note" data-testid="stale">
+              {predates.charAt(0).toUpperCase() + predates.slice(1, predates.indexOf('; run it again'))}.{' '}
+              <a href={href.scenario(cell.scenario, cell.scope)}>Run it again</a> to measure the tip.
             </div>
           ) : null}
           <div class="muted small">

@@ -5,6 +5,7 @@ import { board, revision } from '../store';
 import type { Issue } from '../types';
 import { ErrorBox, useFetch, useAction } from '../ui';
 import { issueList } from './Issues';
+import { nearestNames } from '../../../projections/nearest-names.js';
 
 /** Open an issue: concern, Markdown body, store, and the nodes it concerns (picked from the spec tree). */
 export function NewIssueView() {
@@ -17,10 +18,16 @@ export function NewIssueView() {
   const { busy, error: err, setError: setErr, run } = useAction();
   const list = useFetch(() => issueList(revision.value), [revision.value]);
   const known = new Set((board.value?.nodes ?? []).map((n) => n.id));
+  // One rule for a node on every surface (the CLI and the API refuse it too): an unknown node is refused,
+  // with the nearest names, never silently dropped.
+  const unknown = (id: string) => {
+    const near = nearestNames(id, known);
+    return { message: `There is no node "${id}"${near.length ? `; did you mean ${near.map((x) => `"${x}"`).join(', ')}?` : ''} Pick one from the list.` };
+  };
   const add = () => {
     const id = pick.trim();
     if (!id) return;
-    if (!known.has(id)) return setErr({ message: `There is no node "${id}"; pick one from the list.` });
+    if (!known.has(id)) return setErr(unknown(id));
     setErr(null);
     if (!nodes.includes(id)) setNodes([...nodes, id]);
     setPick('');
@@ -28,8 +35,12 @@ export function NewIssueView() {
   const submit = async (e: Event) => {
     e.preventDefault();
     if (!concern.trim()) return setErr({ message: 'Say what the concern is.' });
+    // A node typed but not added counts as added: what the person typed is what the issue names.
+    const typed = pick.trim();
+    if (typed && !known.has(typed)) return setErr(unknown(typed));
+    const named = typed && !nodes.includes(typed) ? [...nodes, typed] : nodes;
     await run(async () => {
-      const issue = await post<Issue>('api/issues', { concern, ...(body ? { body } : {}), ...(nodes.length ? { nodes } : {}), store });
+      const issue = await post<Issue>('api/issues', { concern, ...(body ? { body } : {}), ...(named.length ? { nodes: named } : {}), store });
       go(href.issue(issue.id));
     });
   };

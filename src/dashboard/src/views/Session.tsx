@@ -87,7 +87,7 @@ export function SessionView({ id }: { id: string }) {
       {/* The review bundle reads across the page's width, right under what the session is doing (issue 34). */}
       {/* A closed session spawned for an issue loads its bundle by itself: whether its change is merged (and
           its issue can be closed) is the bundle's to say. */}
-      <Review key={s.id} id={s.id} issue={s.issue} onMerged={setMerged} auto={s.state === 'review' || checked || (s.state === 'closed' && !!s.issue)} version={`${s.state} ${s.reason ?? ''}`} />
+      <Review key={s.id} id={s.id} state={s.state} issue={s.issue} onMerged={setMerged} auto={s.state === 'review' || checked || (s.state === 'closed' && !!s.issue)} version={`${s.state} ${s.reason ?? ''}`} />
       <div class={takesPrompts ? 'columns' : undefined}>
         {takesPrompts ? <div>{mayUse('POST /api/sessions/:id/prompt') ? <PromptBox s={s} onDone={(v) => setLocal(v)} /> : <ShellNeeded what="Sending a prompt" />}</div> : null}
         <Section title="Prompts" id="timeline-h">

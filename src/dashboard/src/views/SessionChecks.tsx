@@ -6,6 +6,7 @@ import { gateRevision } from '../store';
 import { ErrorBox, useAction } from '../ui';
 import type { OverlapWith, ReviewBundle } from '../types';
 import { mayUse } from '../host/hub';
+import { verdictTally } from '../../../projections/session-checks.js';
 
 /*
  * A session's checks and its overlaps with other live sessions (DESIGN.md §14), as the session page, the
@@ -64,9 +65,7 @@ type Check = ReviewBundle['checks']['checks'][number];
 
 /** The gate's answer for people (the CLI's line, with its commands, is the tooltip): from the same checks as the table. */
 function gateSummary(checks: ReviewBundle['checks']): string {
-  const counts = new Map<string, number>();
-  for (const c of checks.checks) counts.set(c.verdict, (counts.get(c.verdict) ?? 0) + 1);
-  const tally = [...counts].map(([v, n]) => `${n} ${v}`).join(', ');
+  const tally = verdictTally(checks.checks);
   if (checks.gate === 'off') return `The checks do not gate merges in this project${tally ? ` (${tally})` : ''}.`;
   if (checks.ready) return checks.checks.length ? `Ready to merge: ${tally}.` : 'Ready to merge: no scenario concerns this session.';
   const changed = checks.checks.some((c) => c.blocks !== null && c.verdict === 'changed');

@@ -247,7 +247,7 @@ function ReplyForm({ id, onDone }: { id: string; onDone: (i: Issue) => void }) {
       // Files are stored only once the reply can be accepted: a refused reply leaves none behind.
       if (files.length) await post(`api/issues/${enc(id)}/reply/check`, { body });
       const evidence: string[] = [];
-      for (const f of files) evidence.push((await post<{ hash: string }>('api/evidence', f, true)).hash);
+      for (const f of files) evidence.push((await putEvidence(f)).hash);
       const r = await post<{ issue: Issue }>(`api/issues/${enc(id)}/reply`, evidence.length ? { body, evidence } : { body });
       setBody('');
       setFiles([]);
@@ -261,8 +261,8 @@ function ReplyForm({ id, onDone }: { id: string; onDone: (i: Issue) => void }) {
     run(async () => {
       const said = `The full text (${size(new Blob([body]).size)}) is attached as a file.`;
       await post(`api/issues/${enc(id)}/reply/check`, { body: said });
-      const evidence = [(await post<{ hash: string }>('api/evidence', new Blob([body], { type: 'text/plain' }), true)).hash];
-      for (const f of files) evidence.push((await post<{ hash: string }>('api/evidence', f, true)).hash);
+      const evidence = [(await putEvidence(new File([body], 'reply.txt', { type: 'text/plain' }))).hash];
+      for (const f of files) evidence.push((await putEvidence(f)).hash);
       const r = await post<{ issue: Issue }>(`api/issues/${enc(id)}/reply`, { body: said, evidence });
       setBody('');
       setFiles([]);
@@ -307,28 +307,37 @@ function Evidence({ hashes }: { hashes: readonly string[] }) {
   );
 }
 
+/** Stores a file as evidence with its name and type (kept beside the bytes, served back with them). */
+function putEvidence(f: File): Promise<{ hash: string }> {
+  return post<{ hash: string }>('api/evidence', f, true, { 'X-Filename': encodeURIComponent(f.name), 'Content-Type': f.type || 'application/octet-stream' });
+}
+
 function EvidenceItem({ hash }: { hash: string }) {
   const kind = useFetch(() => sniff(hash), [hash]);
   const url = apiUrl(`api/evidence/${enc(hash)}`);
+  const name = kind.data?.name ?? null;
+  const label = name ?? `evidence ${hash.slice(0, 12)}`;
   return (
-    <li>
-      {kind.data ? (
-        <a href={url} target="_blank" rel="noopener noreferrer">
-          <img src={url} alt={`evidence ${hash.slice(0, 12)}`} loading="lazy" />
+    <li data-evidence={hash}>
+      {kind.data?.image ? (
+        <a class="evidence-image" href={url} target="_blank" rel="noopener noreferrer">
+          <img src={url} alt={label} loading="lazy" />
         </a>
-      ) : (
-        <a href={url} download={`evidence-${hash.slice(0, 12)}`}>
-          ⤓ {hash.slice(0, 12)}… (download)
-        </a>
-      )}
+      ) : null}
+      <a href={url} download={name ?? `evidence-${hash.slice(0, 12)}`} data-testid="evidence-file">
+        ⤓ {name ?? `${hash.slice(0, 12)}…`}
+        {kind.data?.type ? <span class="muted small"> ({kind.data.type}{kind.data.size !== null ? `, ${size(kind.data.size)}` : ''})</span> : ' (download)'}
+      </a>
     </li>
   );
 }
 
-async function sniff(hash: string): Promise<boolean> {
+/** Whether the evidence is an image (by its first bytes), and the name, type and size it was stored with. */
+async function sniff(hash: string): Promise<{ image: boolean; name: string | null; type: string | null; size: number | null }> {
   const head = await evidenceHead(hash, 16);
-  if (head.status >= 300) return false;
+  if (head.status >= 300) return { image: false, name: null, type: null, size: null };
   const b = head.bytes;
   const at = (i: number, ...v: number[]) => v.every((x, k) => b[i + k] === x);
-  return at(0, 0x89, 0x50, 0x4e, 0x47) || at(0, 0xff, 0xd8, 0xff) || at(0, 0x47, 0x49, 0x46, 0x38) || (at(0, 0x52, 0x49, 0x46, 0x46) && at(8, 0x57, 0x45, 0x42, 0x50));
+  const image = at(0, 0x89, 0x50, 0x4e, 0x47) || at(0, 0xff, 0xd8, 0xff) || at(0, 0x47, 0x49, 0x46, 0x38) || (at(0, 0x52, 0x49, 0x46, 0x46) && at(8, 0x57, 0x45, 0x42, 0x50));
+  return { image, name: head.name, type: head.type, size: head.total };
 }

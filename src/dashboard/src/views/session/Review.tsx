@@ -6,6 +6,7 @@ import { gateRevision } from '../../store';
 import type { ReviewBundle } from '../../types';
 import { Ago, Diff, ErrorBox, plural, useFetch } from '../../ui';
 import { ChecksPanel } from '../SessionChecks';
+import { BringTrunkIn } from './BringTrunkIn';
 import { FixedIssue } from './FixedIssue';
 import '../../review.css';
 
@@ -20,7 +21,7 @@ const CHANGE: Record<string, string> = { A: 'added', M: 'modified', D: 'deleted'
  * every change that can move it (`gateRevision`: a reading filed, a commit on its branch, trunk moved), not
  * on every board revision: the pre-flight line, the checks table and the diff are one answer, never two.
  */
-export function Review({ id, auto, version, issue, onMerged }: { id: string; auto: boolean; version: string; issue?: string | null; onMerged?: (merged: boolean) => void }) {
+export function Review({ id, state, auto, version, issue, onMerged }: { id: string; state: string; auto: boolean; version: string; issue?: string | null; onMerged?: (merged: boolean) => void }) {
   const [want, setWant] = useState(auto);
   useEffect(() => {
     if (auto) setWant(true);
@@ -55,7 +56,7 @@ export function Review({ id, auto, version, issue, onMerged }: { id: string; aut
             <p class="meta" data-testid="preflight" data-head={b.head}>
               Merge pre-flight into <code>{b.preflight.trunk}</code>:{' '}
               <span class={`chip ${b.preflight.result === 'clean' ? 'resolved' : 'problem'}`}>{b.preflight.result === 'clean' ? 'merges cleanly' : `${plural(b.preflight.conflicts.length, 'conflicting path')}`}</span>
-              {b.preflight.trunkMovedAhead ? <span class="chip unresolved">trunk moved ahead of the base</span> : null}
+              {b.preflight.trunkMovedAhead ? <span class="chip unresolved">trunk moved ahead of the branch</span> : null}
             </p>
           )}
           {!b.preflight.merged && b.preflight.conflicts.length ? (
@@ -67,7 +68,8 @@ export function Review({ id, auto, version, issue, onMerged }: { id: string; aut
               ))}
             </ul>
           ) : null}
-          <p class="meta">
+          {!b.preflight.merged && b.preflight.bringTrunkIn ? <BringTrunkIn session={id} state={state} trunk={b.preflight.trunk} next={b.preflight.bringTrunkIn} /> : null}
+          <p class="meta" title={`Since the merge base with ${b.preflight.trunk}: the branch's own commits and changes (git diff ${b.preflight.trunk}...${b.branch})`}>
             <code>{b.base.slice(0, 10)}</code> → <code>{b.head.slice(0, 10)}</code> · {plural(b.commits.length, 'commit')} · {plural(b.files.length, 'file')}
           </p>
           {b.commits.length ? (
