@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { type } from 'arktype';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { forgejoReads } from '../../src/store/forge/forgejo.js';
-import { gitlabReads } from '../../src/store/forge/gitlab.js';
+import { forgejoReads } from '../../src/store/forge/forgejo-reads.js';
+import { gitlabReads } from '../../src/store/forge/gitlab-reads.js';
 import { ForgejoForge } from './forgejo-forge.js';
 import { GitLabForge } from './gitlab-forge.js';
 

@@ -1,4 +1,3 @@
-import { type } from 'arktype';
 import { TrellisError } from '../../events/index.js';
 import type { Issue, Label, Reply } from '../../projections/index.js';
 import type { ForgeConfig } from '../project/config.js';
@@ -6,28 +5,10 @@ import { forgeId, type ForgeDriver, type ForgeEntry, type ForgeListing, type Pro
 import { allPages, ForgeHttp, hex, utc } from './http.js';
 import { readMarker } from './marker.js';
 import { probeForge } from './probe.js';
-import { readAs, readList } from './reads.js';
+import type { FjIssue, FjComment } from './forgejo-reads.js';
 
-const user = type({ login: 'string' });
-
-/** The fields of Forgejo's / Gitea's /api/v1 objects (their swagger `Issue`, `Comment`, `Label`) this driver reads. */
-export const forgejoReads = {
-  issue: type({
-    number: 'number',
-    title: 'string',
-    body: 'string',
-    state: 'string',
-    html_url: 'string',
-    user: user.or('null'),
-    labels: type({ id: 'number', name: 'string', color: 'string' }).array().or('null'),
-    created_at: 'string',
-    updated_at: 'string',
-  }),
-  comment: type({ id: 'number', issue_url: 'string', body: 'string', user: user.or('null'), created_at: 'string', updated_at: 'string' }),
-  created: type({ number: 'number', html_url: 'string' }),
-};
-type FjIssue = typeof forgejoReads.issue.infer;
-type FjComment = typeof forgejoReads.comment.infer;
+/** The schemas this driver reads with, loaded by its first pull or create (see forgejo-reads.ts). */
+const reads = () => import('./forgejo-reads.js');
 
 /** Forgejo's and Gitea's default ceiling on a page ([api] MAX_RESPONSE_ITEMS). */
 const LIMIT = 50;
@@ -76,6 +57,7 @@ export class ForgejoDriver implements ForgeDriver {
   }
 
   async list(): Promise<ForgeListing> {
+    const { forgejoReads, readList } = await reads();
     const stats = { requests: 0, notModifiedRequests: 0 };
     const repo = `/repos/${this.config.repo}`;
     const issues = await allPages(this.http, `${this.api}${repo}/issues?state=all&type=issues&limit=${LIMIT}${since(this.issueCursor)}`, stats, (v) => readList(forgejoReads.issue, v, this.store, 'an issue'));
@@ -124,6 +106,7 @@ export class ForgejoDriver implements ForgeDriver {
 
   async create(input: { title: string; body: string }): Promise<{ number: number; url: string }> {
     const res = await this.http.request('POST', `/repos/${this.config.repo}/issues`, { title: input.title, body: input.body });
+    const { forgejoReads, readAs } = await reads();
     const created = readAs(forgejoReads.created, res.json, this.store, 'a created issue');
     return { number: created.number, url: created.html_url };
   }

@@ -1,4 +1,3 @@
-import { type } from 'arktype';
 import { TrellisError } from '../../events/index.js';
 import type { Issue, Label, Reply } from '../../projections/index.js';
 import type { ForgeConfig } from '../project/config.js';
@@ -6,30 +5,10 @@ import { forgeId, type ForgeDriver, type ForgeEntry, type ForgeListing, type Pro
 import { allPages, ForgeHttp, hex, utc } from './http.js';
 import { readMarker } from './marker.js';
 import { probeForge } from './probe.js';
-import { readAs, readList } from './reads.js';
+import type { GlIssue, GlNote } from './gitlab-reads.js';
 
-const user = type({ username: 'string' });
-
-/** The fields of GitLab's v4 objects this driver reads; nothing else is trusted to be there. */
-export const gitlabReads = {
-  issue: type({
-    iid: 'number',
-    title: 'string',
-    description: 'string | null',
-    state: 'string',
-    web_url: 'string',
-    author: user.or('null'),
-    // with_labels_details=true: each label an object with its colors
-    labels: type({ name: 'string', color: 'string', 'text_color?': 'string | null' }).array(),
-    created_at: 'string',
-    updated_at: 'string',
-    user_notes_count: 'number',
-  }),
-  note: type({ id: 'number', body: 'string', author: user.or('null'), created_at: 'string', updated_at: 'string', system: 'boolean' }),
-  created: type({ iid: 'number', web_url: 'string' }),
-};
-type GlIssue = typeof gitlabReads.issue.infer;
-type GlNote = typeof gitlabReads.note.infer;
+/** The schemas this driver reads with, loaded by its first pull or create (see gitlab-reads.ts). */
+const reads = () => import('./gitlab-reads.js');
 
 const PER_PAGE = 100;
 /** Notes requests in flight at once during a pull: enough to hide latency, few enough to stay polite. */
@@ -84,6 +63,7 @@ export class GitLabDriver implements ForgeDriver {
   }
 
   async list(): Promise<ForgeListing> {
+    const { gitlabReads, readList } = await reads();
     const stats = { requests: 0, notModifiedRequests: 0 };
     // One second back: a forge comparing whole seconds must not skip an update made in the cursor's second.
     const since = this.cursor ? `&updated_after=${encodeURIComponent(new Date(Date.parse(this.cursor) - 1000).toISOString())}` : '';
@@ -123,6 +103,7 @@ export class GitLabDriver implements ForgeDriver {
 
   async create(input: { title: string; body: string }): Promise<{ number: number; url: string }> {
     const res = await this.http.request('POST', `/projects/${this.project}/issues`, { title: input.title, description: input.body });
+    const { gitlabReads, readAs } = await reads();
     const created = readAs(gitlabReads.created, res.json, this.store, 'a created issue');
     return { number: created.iid, url: created.web_url };
   }
