@@ -1,9 +1,9 @@
-import { TrellisError } from '../../events/index.js';
 import type { Issue, Label, Reply } from '../../projections/index.js';
 import type { ForgeConfig } from '../project/config.js';
 import { forgeId, type ForgeDriver, type ForgeEntry, type ForgeListing, type ProbeStep } from './driver.js';
 import { allPages, ForgeHttp, hex, utc } from './http.js';
 import { readMarker } from './marker.js';
+import { checkOwnerName } from './config-checks.js';
 import { probeForge } from './probe.js';
 import type { FjIssue, FjComment } from './forgejo-reads.js';
 
@@ -37,7 +37,7 @@ export class ForgejoDriver implements ForgeDriver {
   ) {
     this.store = config.host;
     this.api = (config.apiUrl ?? `https://${config.host}/api/v1`).replace(/\/+$/, '');
-    if (!/^[\w.-]+\/[\w.-]+$/.test(config.repo)) throw new TrellisError('INVALID_INPUT', `forge ${config.host}: "repo" must be owner/name, not ${JSON.stringify(config.repo)}`);
+    checkOwnerName(config);
     this.tokenEnv = config.tokenEnv ?? 'FORGEJO_TOKEN';
     this.http = new ForgeHttp({
       store: this.store,

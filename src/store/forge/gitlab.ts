@@ -1,9 +1,9 @@
-import { TrellisError } from '../../events/index.js';
 import type { Issue, Label, Reply } from '../../projections/index.js';
 import type { ForgeConfig } from '../project/config.js';
 import { forgeId, type ForgeDriver, type ForgeEntry, type ForgeListing, type ProbeStep } from './driver.js';
 import { allPages, ForgeHttp, hex, utc } from './http.js';
 import { readMarker } from './marker.js';
+import { checkGitlabProject } from './config-checks.js';
 import { probeForge } from './probe.js';
 import type { GlIssue, GlNote } from './gitlab-reads.js';
 
@@ -40,9 +40,7 @@ export class GitLabDriver implements ForgeDriver {
   ) {
     this.store = config.host;
     this.api = (config.apiUrl ?? `https://${config.host}/api/v4`).replace(/\/+$/, '');
-    if (!/^([1-9][0-9]*|[\w.-]+(\/[\w.-]+)+)$/.test(config.repo)) {
-      throw new TrellisError('INVALID_INPUT', `forge ${config.host}: "project" must be a project id or its path (group/name), not ${JSON.stringify(config.repo)}`);
-    }
+    checkGitlabProject(config);
     this.project = encodeURIComponent(config.repo);
     this.tokenEnv = config.tokenEnv ?? 'GITLAB_TOKEN';
     this.http = new ForgeHttp({
