@@ -29,6 +29,7 @@ const groups: readonly Group[] = [
   ['agents', async () => (await import('./agents.js')).agentsBench()],
   ['notify', async () => (await import('./notify.js')).notifyBench()],
   ['hosts', async () => (await import('./hosts.js')).hostsBench()],
+  ['cli', async () => (await import('./cli-start.js')).cliStartBench()],
 ];
 
 const byName = new Map(groups);
