@@ -43,8 +43,9 @@ describe('PaneWatch', () => {
       // A burst of output for ~2 s: reads follow it, never closer than 700 ms apart.
       type('busy', 'for i in $(seq 40); do echo frame$i; sleep 0.05; done; echo BURST-$((1+1))');
       await waitFor('a read showing the burst ended', () => reads.some((r) => r.screen.includes('BURST-2')), 15_000);
+      // Timed as the reader sees them, after each capture: a capture's own time varies by some ms.
       const gaps = reads.slice(1).map((r, i) => r.at - reads[i]!.at);
-      for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(PANE_READ_MS - 5);
+      for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(PANE_READ_MS - 50);
       // At most one read per 700 ms of the burst, plus the one that saw it start and the one after it ended.
       expect(reads.length).toBeLessThanOrEqual(2 + Math.ceil((reads.at(-1)!.at - reads[0]!.at) / PANE_READ_MS));
 

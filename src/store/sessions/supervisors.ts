@@ -79,6 +79,8 @@ export class SessionSupervisors {
   private readonly panes = new PaneWatch();
   /** Per running session, how many reads in a row showed its agent idle. */
   private readonly idleReads = new Map<string, number>();
+  /** The watched sessions as the log said at the last pass (each transition runs one): what a read judges against. */
+  private watchedStates = new Map<string, SessionState>();
   /** A pass over which panes to watch is running; another is due after it. */
   private watching = false;
   private watchAgain = false;
@@ -128,12 +130,13 @@ export class SessionSupervisors {
         if (this.stopped) return;
         const { states } = await this.project.sessionLog.all();
         if (this.stopped) return;
-        const watched = new Set<string>();
+        const watched = new Map<string, SessionState>();
         for (const s of states) {
           if (!screenWatched(s)) continue;
-          watched.add(s.id);
+          watched.set(s.id, s);
           this.panes.watch(s.id, { socket: this.rt.tmux.socket, session: s.tmux!.session, pane: s.tmux!.pane }, (screen) => this.readPane(s.id, screen));
         }
+        this.watchedStates = watched;
         for (const id of this.panes.ids()) if (!watched.has(id)) this.panes.unwatch(id);
         for (const id of this.idleReads.keys()) if (!watched.has(id)) this.idleReads.delete(id);
       } while (this.watchAgain);
@@ -144,11 +147,13 @@ export class SessionSupervisors {
     }
   }
 
-  /** One read of a watched pane, against the session as the log says it now. */
+  /**
+   * One read of a watched pane, against the session as the last pass read it (no log read per screen:
+   * every transition runs a pass, and what a read records is re-decided against the log as it is then).
+   */
   private async readPane(id: string, screen: string): Promise<boolean> {
-    if (this.stopped) return false;
-    const s = (await this.project.sessionLog.all()).states.find((x) => x.id === id);
-    if (!s || !screenWatched(s)) return false;
+    const s = this.watchedStates.get(id);
+    if (this.stopped || !s) return false;
     return readScreen(this.project, s, screen, this.idleReads);
   }
 
