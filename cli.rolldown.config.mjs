@@ -18,10 +18,20 @@ function staticClosure(from) {
   return seen;
 }
 
-// Everything an issue verb loads beyond what every command loads goes into one chunk: each extra file
-// costs the reply its own resolve, read and link (issue 8: a reply within node start-up + 45 ms).
+// Everything a family of verbs loads beyond what every command loads goes into one chunk: each extra
+// file costs the verb its own resolve, read and link (issue 8: a reply within node start-up + 45 ms;
+// issue 40: the command hook's `session signal`, and board, loaded 14 and 15 files). A module two
+// families share goes to the first: the issue path (what openProject loads) is every path's base.
 const everyCommand = staticClosure('dist/src/cli/run.js');
-const issuePath = new Set([...staticClosure('dist/src/cli/issue-commands.js')].filter((id) => !everyCommand.has(id)));
+const taken = new Set(everyCommand);
+const pathOf = (entry) => {
+  const own = new Set([...staticClosure(entry)].filter((id) => !taken.has(id)));
+  for (const id of own) taken.add(id);
+  return own;
+};
+const issuePath = pathOf('dist/src/cli/issue-commands.js');
+const sessionPath = pathOf('dist/src/cli/session-commands.js');
+const projectPath = pathOf('dist/src/cli/project-commands.js');
 
 export default defineConfig({
   input: { run: 'dist/src/cli/run.js' },
@@ -38,6 +48,13 @@ export default defineConfig({
     entryFileNames: '[name].js',
     chunkFileNames: 'chunks/[name]-[hash].js',
     sourcemap: true,
-    codeSplitting: { includeDependenciesRecursively: false, groups: [{ name: 'issue-path', test: (id) => issuePath.has(id) }] },
+    codeSplitting: {
+      includeDependenciesRecursively: false,
+      groups: [
+        { name: 'issue-path', test: (id) => issuePath.has(id) },
+        { name: 'session-path', test: (id) => sessionPath.has(id) },
+        { name: 'project-path', test: (id) => projectPath.has(id) },
+      ],
+    },
   },
 });

@@ -5,8 +5,8 @@
  * screen and the state are polled side by side every 25 ms in this process; the load average is beside
  * every figure. `BENCH_AGENT_RUNS` sets the runs per figure (default 6). Claude's figures are taken for
  * each version the adapter is checked against (2.1.197 and 2.1.331), with the serve's pane reader running
- * in this process as the serve runs it (screen-watch.ts, every 700 ms): 2.1.331's auto-mode dialog has no
- * hook until a notification 6–7 s later. Last, the CPU per hook event, command vs HTTP (agent-hooks.ts).
+ * in this process as the serve runs it (pane-watch.ts and screen-watch.ts: on output, at most every
+ * 700 ms): 2.1.331's auto-mode dialog has no hook until a notification 6–7 s later. Last, the CPU per hook event, command vs HTTP (agent-hooks.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +18,7 @@ import { openProject, type Project } from '../src/store/compose/open-project.js'
 import { capturePane } from '../src/store/sessions/pane-capture.js';
 import { defaultRuntime, type SessionRuntime } from '../src/store/sessions/runtime.js';
 import { closeSession, spawnSession } from '../src/store/sessions/verbs.js';
+import { PaneWatch } from '../src/store/sessions/pane-watch.js';
 import { readScreen, screenWatched } from '../src/store/sessions/screen-watch.js';
 import { agentHome, CLAUDE_VERSIONS, stopAgentDaemons, type AgentSetup, type ClaudeVersion } from '../test/fake-model/agents.js';
 import type { Turn } from '../test/fake-model/replies.js';
@@ -57,22 +58,26 @@ const SCENARIOS: readonly Scenario[] = [
   { name: 'codex.turn-end', harness: 'codex', setup: {}, turn: { text: 'Scripted answer BENCH' }, screen: /Scripted answer BENCH/, expect: 'awaiting{turn-end}' },
 ];
 
-/** The serve's pane reader (screen-watch.ts at its own 700 ms), run in this process while a scenario runs. */
+/** The serve's pane reader (pane-watch.ts reading with screen-watch.ts), run in this process while a scenario runs. */
 function paneReader(p: Project, rt: SessionRuntime): () => void {
   const reads = new Map<string, number>();
-  let busy = false;
+  const watch = new PaneWatch();
+  const read = (id: string) => async (screen: string) => {
+    const s = (await p.sessionLog.all()).states.find((x) => x.id === id);
+    return s && screenWatched(s) ? readScreen(p, s, screen, reads).catch(() => false) : false;
+  };
   const timer = setInterval(() => {
-    if (busy) return;
-    busy = true;
     void p.sessionLog
       .all()
-      .then(async ({ states }) => {
-        for (const s of states) if (screenWatched(s)) await readScreen(p, rt, s, reads).catch(() => {});
+      .then(({ states }) => {
+        for (const s of states) if (screenWatched(s)) watch.watch(s.id, { socket: rt.tmux.socket, session: s.tmux!.session, pane: s.tmux!.pane }, read(s.id));
       })
-      .catch(() => {})
-      .finally(() => (busy = false));
-  }, 700);
-  return () => clearInterval(timer);
+      .catch(() => {});
+  }, 100);
+  return () => {
+    clearInterval(timer);
+    watch.stop();
+  };
 }
 
 /** A project, an agent HOME set up as asked, and this process's environment pointed at both. */

@@ -29,6 +29,8 @@ const groups: readonly Group[] = [
   ['agents', async () => (await import('./agents.js')).agentsBench()],
   ['notify', async () => (await import('./notify.js')).notifyBench()],
   ['hosts', async () => (await import('./hosts.js')).hostsBench()],
+  ['cli', async () => (await import('./cli-start.js')).cliStartBench()],
+  ['busy', async () => (await import('./busy-sessions.js')).busySessionsBench()],
 ];
 
 const byName = new Map(groups);

@@ -3,14 +3,14 @@
  * process an agent's hook runs them in: its payload on stdin, a log of what was ignored, and a way to
  * start work detached from the hook. A failing hook shows inside the agent's screen, so nothing here throws.
  */
-import { spawn } from 'node:child_process';
+import { childProcess } from '../store/lazy-builtins.js';
 import { appendFileSync, fstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { trellisHome } from '../store/trellis-home.js';
 
 /** Runs `trellis <args>` in a session of its own, detached from the hook (and the agent) that asked for it. */
 export function spawnDetached(args: readonly string[], cwd: string): void {
-  const child = spawn(process.execPath, [process.argv[1]!, ...args], { cwd, detached: true, stdio: 'ignore' });
+  const child = childProcess().spawn(process.execPath, [process.argv[1]!, ...args], { cwd, detached: true, stdio: 'ignore' });
   child.on('error', (e) => process.stderr.write(`trellis: cannot start '${args.join(' ')}': ${e.message}\n`));
   child.unref();
 }

@@ -1,7 +1,6 @@
 import type { Issue } from '../projections/index.js';
 import type { Project } from '../store/compose/open-project.js';
 import { openProject } from './open-project.js';
-import { closeIssueVerb } from '../store/sessions/close-fixed-issue.js';
 import { actOnReply, editIssue, listIssues, openIssue, promoteIssue, remarkOnIssue, reopenIssue, replyToIssue, showIssue } from '../store/issues/verbs.js';
 import { mergedIssues } from '../store/issues/merged-list.js';
 import { issueTimeline } from '../store/issues/timeline.js';
@@ -130,6 +129,8 @@ export const ISSUE_ACTIONS: Record<string, ActionSpec> = {
     usage: 'trellis issue close <id> [--session <id>] [--by <author>] [--json]',
     async run(ctx, p) {
       const session = typeof ctx.options.session === 'string' ? ctx.options.session : undefined;
+      // The sessions' code (tmux, the agents' adapters) loads for a close only: it may name a session.
+      const { closeIssueVerb } = await import('../store/sessions/close-fixed-issue.js');
       const issue = await closeIssueVerb(p, ctx.args[0]!, author(ctx), session);
       await printIssue(ctx, issue, `${issue.id} ${issue.status}\n`);
       return 0;

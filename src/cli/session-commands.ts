@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { childProcess } from '../store/lazy-builtins.js';
 import { isTrellisError, TrellisError } from '../events/index.js';
 import type { SessionView } from '../projections/index.js';
 import { trellisHome } from '../store/trellis-home.js';
@@ -207,7 +207,7 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
       const s = await sessionState(p, ctx.args[0]!);
       if (!s.tmux) throw new TrellisError('SESSION_REFUSED', `the session is ${s.reason ? `${s.status}{${s.reason}}` : s.status}: it has no tmux session to attach to`);
       const rt = cliRuntime(p);
-      const r = spawnSync('tmux', ['-S', rt.tmux.socket, 'attach-session', '-t', `=${s.tmux.session}`], { stdio: 'inherit' });
+      const r = childProcess().spawnSync('tmux', ['-S', rt.tmux.socket, 'attach-session', '-t', `=${s.tmux.session}`], { stdio: 'inherit' });
       if (r.error) throw new TrellisError('SPAWN_FAILED', `cannot run tmux: ${r.error.message}`);
       return r.status ?? 1;
     },

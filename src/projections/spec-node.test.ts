@@ -1,7 +1,8 @@
+import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { nodeIdOf, parseSpecNode, partsOf, specMeta } from './spec-node.js';
 
-const parse = (text: string, id = 'auth/login') => parseSpecNode(id, `specs/${id}.md`, text, (x) => (x === 'auth/login' ? 'auth' : null));
+const parse = (text: string, id = 'auth/login') => parseSpecNode(id, `specs/${id}.md`, text, (x) => (x === 'auth/login' ? 'auth' : null), parseYaml);
 
 describe('spec nodes', () => {
   it.each([

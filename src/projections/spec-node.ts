@@ -1,4 +1,3 @@
-import { parse as parseYaml } from 'yaml';
 import { isNodeId, nodeLinks } from '../events/index.js';
 import { parseScenarios, type ScenarioDecl } from './scenarios.js';
 
@@ -40,9 +39,12 @@ export function nodeIdOf(relPath: string): string | null {
   return isNodeId(id) ? id : null;
 }
 
-/** Parses one spec file. Pure: the caller reads the file. */
-export function parseSpecNode(id: string, path: string, text: string, parentOf: (id: string) => string | null): SpecNode {
-  const { front, body, problem: fmProblem } = splitFrontMatter(text);
+/** A YAML parser (yaml's `parse`): the store passes one it loads on first use, so a verb that reads no spec node never loads it. */
+export type ReadYaml = (text: string) => unknown;
+
+/** Parses one spec file. Pure: the caller reads the file, and gives the YAML parser for its front matter. */
+export function parseSpecNode(id: string, path: string, text: string, parentOf: (id: string) => string | null, readYaml: ReadYaml): SpecNode {
+  const { front, body, problem: fmProblem } = splitFrontMatter(text, readYaml);
   let problem = fmProblem;
   const field = <T>(key: string, ok: (v: unknown) => v is T): T | undefined => {
     const v = front[key];
@@ -76,7 +78,7 @@ export function parseSpecNode(id: string, path: string, text: string, parentOf: 
 const isString = (v: unknown): v is string => typeof v === 'string';
 const isStringList = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
 
-function splitFrontMatter(text: string): { front: Record<string, unknown>; body: string; problem?: string } {
+function splitFrontMatter(text: string, parseYaml: ReadYaml): { front: Record<string, unknown>; body: string; problem?: string } {
   const src = text.replace(/^\uFEFF/, '');
   if (!/^---\r?\n/.test(src)) return { front: {}, body: src };
   const end = /\r?\n---[ \t]*(\r?\n|$)/.exec(src.slice(3));

@@ -8,3 +8,6 @@ const require = createRequire(import.meta.url);
  * Builtins resolve the same from any file, so this works from the bundle's chunks too.
  */
 export const childProcess = (): typeof import('node:child_process') => require('node:child_process') as typeof import('node:child_process');
+
+/** `node:net`, loaded on first use (~7 ms under load): only opencode's port finding uses it on the session path. */
+export const net = (): typeof import('node:net') => require('node:net') as typeof import('node:net');

@@ -5,6 +5,7 @@ import type { ForgeConfig } from '../project/config.js';
 import { forgeId, type ForgeDriver, type ForgeEntry, type ForgeListing, type ProbeStep } from './driver.js';
 import { allPages, ForgeHttp, hex, utc } from './http.js';
 import { readMarker } from './marker.js';
+import { checkOwnerName } from './config-checks.js';
 import { probeForge } from './probe.js';
 import { issueOfUrl, named, numberAt, readAs, readEach } from './reads.js';
 import { FORGE_DEFAULTS } from './defaults.js';
@@ -65,7 +66,7 @@ export class ForgejoDriver implements ForgeDriver {
   ) {
     this.store = config.host;
     this.api = (config.apiUrl ?? FORGE_DEFAULTS.forgejo!.apiUrl(config.host)).replace(/\/+$/, '');
-    if (!/^[\w.-]+\/[\w.-]+$/.test(config.repo)) throw new TrellisError('INVALID_INPUT', `forge ${config.host}: "repo" must be owner/name, not ${JSON.stringify(config.repo)}`);
+    checkOwnerName(config);
     this.tokenEnv = config.tokenEnv ?? FORGE_DEFAULTS.forgejo!.tokenEnv;
     this.http = new ForgeHttp({
       store: this.store,

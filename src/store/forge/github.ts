@@ -4,6 +4,7 @@ import type { Issue, IssueEvent, Label, Reply } from '../../projections/index.js
 import type { ForgeConfig } from '../project/config.js';
 import { forgeId, type ForgeDriver, type ForgeEntry, type ForgeListing, type ProbeStep } from './driver.js';
 import { allPages, ForgeHttp, utc, type ForgeResponse } from './http.js';
+import { checkOwnerName } from './config-checks.js';
 import { probeForge } from './probe.js';
 import { readMarker, referencedIssues } from './marker.js';
 import { issueOfUrl, named, numberAt, readEach } from './reads.js';
@@ -73,7 +74,7 @@ export class GitHubDriver implements ForgeDriver {
       hint: (status) =>
         status === 401 ? `; set ${tokenEnv} to a token with access to ${config.repo}` : status === 404 ? `; check "repo": "${config.repo}" in trellis.json and the token's access` : '',
     });
-    if (!/^[\w.-]+\/[\w.-]+$/.test(config.repo)) throw new TrellisError('INVALID_INPUT', `forge ${config.host}: "repo" must be owner/name, not ${JSON.stringify(config.repo)}`);
+    checkOwnerName(config);
   }
 
   async list(): Promise<ForgeListing> {

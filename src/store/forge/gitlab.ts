@@ -5,6 +5,7 @@ import type { ForgeConfig } from '../project/config.js';
 import { forgeId, type ForgeDriver, type ForgeEntry, type ForgeListing, type ProbeStep } from './driver.js';
 import { allPages, ForgeHttp, hex, utc } from './http.js';
 import { readMarker } from './marker.js';
+import { checkGitlabProject } from './config-checks.js';
 import { probeForge } from './probe.js';
 import { named, numberAt, readAs, readEach, type ReadEach } from './reads.js';
 import { FORGE_DEFAULTS } from './defaults.js';
@@ -66,9 +67,7 @@ export class GitLabDriver implements ForgeDriver {
   ) {
     this.store = config.host;
     this.api = (config.apiUrl ?? FORGE_DEFAULTS.gitlab!.apiUrl(config.host)).replace(/\/+$/, '');
-    if (!/^([1-9][0-9]*|[\w.-]+(\/[\w.-]+)+)$/.test(config.repo)) {
-      throw new TrellisError('INVALID_INPUT', `forge ${config.host}: "project" must be a project id or its path (group/name), not ${JSON.stringify(config.repo)}`);
-    }
+    checkGitlabProject(config);
     this.project = encodeURIComponent(config.repo);
     this.tokenEnv = config.tokenEnv ?? FORGE_DEFAULTS.gitlab!.tokenEnv;
     this.http = new ForgeHttp({

@@ -1,12 +1,10 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { writeAtomic } from '../write-atomic.js';
 import { TrellisError } from '../../events/index.js';
 import type { ForgeConfig, Settings } from '../project/config.js';
 import type { ForgeDriver, ForgeEntry } from './driver.js';
-import { ForgejoDriver } from './forgejo.js';
-import { GitHubDriver } from './github.js';
-import { GitLabDriver } from './gitlab.js';
+import { lazyDriver } from './lazy-driver.js';
 import { hubTrustedForges, judgeForges, type ForgeJudgement, type ForgeRefusal } from './trust.js';
 
 /** Bumped when a driver's saved state changes meaning: older files are then ignored. */
@@ -14,13 +12,8 @@ const STATE_FORMAT = 1;
 
 export type DriverFactory = (config: ForgeConfig) => ForgeDriver;
 
-export const defaultDriverFactory: DriverFactory = (config) => {
-  if (config.driver === 'github') return new GitHubDriver(config);
-  if (config.driver === 'gitlab') return new GitLabDriver(config);
-  // Forgejo is a fork of Gitea; their /api/v1 is the same for everything this driver reads and writes.
-  if (config.driver === 'forgejo' || config.driver === 'gitea') return new ForgejoDriver(config);
-  throw new TrellisError('INVALID_INPUT', `forge ${config.host}: no driver '${config.driver}' (drivers: github, gitlab, forgejo, gitea)`);
-};
+/** Each configured forge's driver, its module loaded by its first call (lazy-driver.ts). */
+export const defaultDriverFactory: DriverFactory = lazyDriver;
 
 export interface RefreshResult {
   readonly changed: boolean;
@@ -141,7 +134,7 @@ export class ForgeSlice {
       const config = this.settings().forges.find((f) => f.host === store);
       if (!config) return;
       mkdirSync(this.cacheDir, { recursive: true });
-      await writeFileAtomic(this.statePath(store), JSON.stringify({ format: STATE_FORMAT, config, state: driver.saveState() }));
+      await writeAtomic(this.statePath(store), JSON.stringify({ format: STATE_FORMAT, config, state: driver.saveState() }));
     } catch {
       // A cache only: one that cannot be written costs the next process a whole pull, nothing else.
     }

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { childProcess } from '../lazy-builtins.js';
 import { TrellisError } from '../../events/index.js';
 
 export interface GitResult {
@@ -10,7 +10,7 @@ export interface GitResult {
 /** Runs git in `cwd` and resolves with its output whatever the exit code; spawn failures reject. */
 export function gitRaw(cwd: string, args: readonly string[], env?: NodeJS.ProcessEnv): Promise<GitResult> {
   return new Promise((resolve, reject) => {
-    execFile('git', args, { cwd, maxBuffer: 512 << 20, encoding: 'utf8', ...(env ? { env } : {}) }, (err, stdout, stderr) => {
+    childProcess().execFile('git', args, { cwd, maxBuffer: 512 << 20, encoding: 'utf8', ...(env ? { env } : {}) }, (err, stdout, stderr) => {
       if (err && typeof (err as { code?: unknown }).code !== 'number') {
         reject(new TrellisError('GIT_FAILED', `cannot run git: ${err.message}`));
         return;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { writeAtomic } from '../write-atomic.js';
 import { TrellisError } from '../../events/index.js';
 import { CONFIG_FILE } from '../project/config.js';
 import { isCode } from '../fs-errors.js';
@@ -46,7 +46,7 @@ export function writeRawConfig(root: string, expected: string, next: (current: R
     } catch {
       // An unparsable file is replaced whole by a PUT; a field update starts from {}.
     }
-    await writeFileAtomic(join(root, CONFIG_FILE), configText(next(current)));
+    await writeAtomic(join(root, CONFIG_FILE), configText(next(current)));
     return { ok: true, revision: readRawConfig(root).revision };
   });
 }

@@ -1,6 +1,6 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { writeAtomic } from '../write-atomic.js';
 import { TrellisError } from '../../events/errors.js';
 import { encodeProject, safeRealpath } from '../trellis-home.js';
 
@@ -51,7 +51,7 @@ export async function writeEndpointRecord(home: string, record: EndpointRecord, 
   // Kept after the record is gone: the project's offline page can still start or register it.
   writeFileSync(join(path, '..', LAST_ROOT_FILE), `${record.root}\n`);
   // whileWriting: awaited once the temporary file exists, before the rename (the supervisor's test pause).
-  await writeFileAtomic(path, `${JSON.stringify(record, null, 2)}\n`, whileWriting ? { tmpfileCreated: whileWriting } : {});
+  await writeAtomic(path, `${JSON.stringify(record, null, 2)}\n`, whileWriting ? { tmpfileCreated: whileWriting } : {});
   return path;
 }
 

@@ -1,7 +1,7 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { writeAtomic } from '../write-atomic.js';
 import { TrellisError } from '../../events/index.js';
 import { isCode } from '../fs-errors.js';
 import { parseNotifyConfig, type NotifyConfig } from './notify-config.js';
@@ -108,7 +108,7 @@ function identityProxyOf(v: unknown): { identityProxy?: IdentityProxy } {
 export async function updateHubFile(home: string, patch: Record<string, unknown>): Promise<void> {
   const { config } = readHubFile(home);
   mkdirSync(home, { recursive: true });
-  await writeFileAtomic(hubConfigPath(home), `${JSON.stringify({ ...config, ...patch }, null, 2)}\n`, { mode: 0o600 });
+  await writeAtomic(hubConfigPath(home), `${JSON.stringify({ ...config, ...patch }, null, 2)}\n`, { mode: 0o600 });
 }
 
 const scrypt = (password: string, salt: Buffer, keylen: number, opts: ScryptOptions) =>

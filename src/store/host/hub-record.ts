@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { writeAtomic } from '../write-atomic.js';
 import { isLoopback } from './endpoint-record.js';
 
 /**
@@ -22,7 +22,7 @@ export const hubRecordPath = (home: string): string => join(home, 'hub-endpoint.
 
 export async function writeHubRecord(home: string, record: HubRecord): Promise<void> {
   mkdirSync(home, { recursive: true });
-  await writeFileAtomic(hubRecordPath(home), `${JSON.stringify(record, null, 2)}\n`);
+  await writeAtomic(hubRecordPath(home), `${JSON.stringify(record, null, 2)}\n`);
 }
 
 /** Removes the record only while it is still this instance's. */

@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { writeAtomic } from '../write-atomic.js';
 import { TrellisError } from '../../events/index.js';
 import { isCode } from '../fs-errors.js';
 import { serially } from './write-queue.js';
@@ -71,7 +71,7 @@ async function rewrite(home: string, change: (entries: CatalogEntry[]) => Catalo
     const next = change([...readCatalogForWrite(home)]);
     if (!next) return false;
     mkdirSync(home, { recursive: true });
-    await writeFileAtomic(catalogPath(home), `${JSON.stringify({ version: CATALOG_VERSION, projects: next }, null, 2)}\n`);
+    await writeAtomic(catalogPath(home), `${JSON.stringify({ version: CATALOG_VERSION, projects: next }, null, 2)}\n`);
     return true;
   });
 }

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import webPush from 'web-push';
-import writeFileAtomic from 'write-file-atomic';
+import { writeAtomicSync } from '../write-atomic.js';
 import { isCode } from '../fs-errors.js';
 
 /** The hub's VAPID key pair (base64url, as the Push API and web-push take them). */
@@ -26,6 +26,6 @@ export function vapidKeys(home: string): VapidKeys {
   }
   const keys = webPush.generateVAPIDKeys();
   mkdirSync(home, { recursive: true });
-  writeFileAtomic.sync(vapidPath(home), `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });
+  writeAtomicSync(vapidPath(home), `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });
   return keys;
 }

@@ -1,4 +1,5 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { childProcess } from '../lazy-builtins.js';
 import { LineSplitter, parseControlLine } from './control-decode.js';
 import type { PaneTarget } from './pane-target.js';
 
@@ -44,7 +45,7 @@ export class ControlClient {
     readonly target: PaneTarget,
     private readonly events: ControlEvents,
   ) {
-    this.proc = spawn('tmux', ['-S', target.socket, '-C', 'attach-session', '-t', `=${target.session}`], { stdio: ['pipe', 'pipe', 'pipe'], env: tmuxEnv() });
+    this.proc = childProcess().spawn('tmux', ['-S', target.socket, '-C', 'attach-session', '-t', `=${target.session}`], { stdio: ['pipe', 'pipe', 'pipe'], env: tmuxEnv() });
     this.proc.stdout.on('data', (chunk: Buffer) => this.splitter.push(chunk, (line) => this.line(line)));
     this.proc.stderr.resume();
     this.proc.stdin.on('error', () => {});

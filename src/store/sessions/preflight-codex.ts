@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { childProcess } from '../lazy-builtins.js';
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -35,7 +35,7 @@ export async function codexPreflight(ctx: PreflightContext, program: string): Pr
 
 function loggedIn(program: string, env: NodeJS.ProcessEnv): Promise<boolean> {
   return new Promise((resolve) => {
-    execFile(program, ['login', 'status'], { env, timeout: 10_000 }, (err) => resolve(!err));
+    childProcess().execFile(program, ['login', 'status'], { env, timeout: 10_000 }, (err) => resolve(!err));
   });
 }
 

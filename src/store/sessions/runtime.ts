@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { childProcess } from '../lazy-builtins.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { isTrellisError, TrellisError, type SessionCommand } from '../../events/index.js';
@@ -127,7 +127,7 @@ async function gitOk(cwd: string, args: string[]): Promise<void> {
 function agentVersion(args: readonly string[] | undefined, env: NodeJS.ProcessEnv): Promise<string | null> {
   if (!args || args.length === 0) return Promise.resolve(null);
   return new Promise((resolve) => {
-    execFile(args[0]!, args.slice(1), { env, timeout: 5_000 }, (err, stdout) => {
+    childProcess().execFile(args[0]!, args.slice(1), { env, timeout: 5_000 }, (err, stdout) => {
       const m = err ? null : /\d+\.\d+\.\d+[^\s]*/.exec(String(stdout));
       resolve(m ? m[0] : null);
     });

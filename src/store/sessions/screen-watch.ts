@@ -24,25 +24,27 @@ export function screenWatched(s: SessionState): boolean {
  * auto-mode dialog has no hook but a notification 6–7 s later); a running agent showing its idle input on
  * consecutive reads ended its turn with no signal (Esc); a dialog wait whose dialog is gone with the input
  * box back was answered in the terminal with no signal (a rejection by Esc). `idleReads` counts per session.
+ * `screen` is the pane's text as read by the watch (pane-watch.ts). True when one more read is needed
+ * whether or not the pane writes again: an idle screen seen once, to be seen idle again.
  */
-export async function readScreen(p: SessionsProject, rt: SessionRuntime, s: SessionState, idleReads: Map<string, number>): Promise<void> {
+export async function readScreen(p: SessionsProject, s: SessionState, screen: string, idleReads: Map<string, number>): Promise<boolean> {
   const adapter = adapterOf(s.harness);
-  const screen = await capturePane({ socket: rt.tmux.socket, session: s.tmux!.session, pane: s.tmux!.pane }).then((c) => c.text, () => null);
-  if (screen === null) return;
   const dialog = adapter.dialogOnScreen?.(screen) ?? null;
   if (dialog) {
     idleReads.delete(s.id);
     if (s.status === 'running' || s.waiting !== dialog.reason) await write(p, s.id, [{ type: 'await', reason: dialog.reason, detail: dialog.detail }]);
-    return;
+    return false;
   }
   const idle = adapter.idleOnScreen?.(screen) ?? false;
   const waitsOnDialog = s.status === 'awaiting' && DIALOG_WAITS.has(s.reason ?? '');
   const reads = idle && (s.status === 'running' || waitsOnDialog) ? (idleReads.get(s.id) ?? 0) + 1 : 0;
   idleReads.set(s.id, reads);
-  if (reads < IDLE_READS) return;
+  if (reads === 0) return false;
+  if (reads < IDLE_READS) return true;
   idleReads.delete(s.id);
   // A dialog answered with no signal: the agent left it (busy), and its input box is back (idle).
   await write(p, s.id, waitsOnDialog ? [{ type: 'busy' }, { type: 'idle' }] : [{ type: 'idle' }]);
+  return false;
 }
 
 /** Appends each command from the pane, re-decided against the log: a hook that landed since wins. */

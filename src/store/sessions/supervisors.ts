@@ -3,6 +3,7 @@ import { quarantineDue, supervised, type SessionState } from '../../projections/
 import type { ChangeFeed } from './change-feed.js';
 import type { SessionsProject as Project } from './sessions-project.js';
 import { adapterOf } from './adapters/index.js';
+import { PaneWatch } from './pane-watch.js';
 import { readScreen, screenWatched } from './screen-watch.js';
 import { queuePass } from './queue.js';
 import { record, trellisCommand, type SessionRuntime } from './runtime.js';
@@ -11,8 +12,6 @@ import { kickRefill } from './worktree-pool.js';
 
 /** How often the supervisors re-check without being told (tmux killed from outside sends no event). */
 const RESYNC_MS = 30_000;
-/** How often a working or waiting session's pane is read (a dialog no hook announces, a turn ended by Esc). */
-const PANE_READ_MS = 700;
 
 /**
  * The turn-failure supervisor's pass (spec §4.2 rule 2): re-installs each live session's adapter
@@ -76,10 +75,15 @@ async function reinstallCommandHooks(p: Project): Promise<void> {
  */
 export class SessionSupervisors {
   private timer: NodeJS.Timeout | undefined;
-  private paneTimer: NodeJS.Timeout | undefined;
+  /** The watched sessions' panes, each read when it writes (pane-watch.ts). */
+  private readonly panes = new PaneWatch();
   /** Per running session, how many reads in a row showed its agent idle. */
   private readonly idleReads = new Map<string, number>();
-  private reading = false;
+  /** The watched sessions as the log said at the last pass (each transition runs one): what a read judges against. */
+  private watchedStates = new Map<string, SessionState>();
+  /** A pass over which panes to watch is running; another is due after it. */
+  private watching = false;
+  private watchAgain = false;
   private stopped = false;
   private running: Promise<unknown> = Promise.resolve();
 
@@ -92,8 +96,11 @@ export class SessionSupervisors {
   start(): this {
     this.live.bus.on('change', this.onChange);
     void this.pass({ install: true });
-    this.timer = setInterval(() => void this.pass({}), RESYNC_MS).unref();
-    this.paneTimer = setInterval(() => void this.readPanes(), PANE_READ_MS).unref();
+    void this.watchPanes();
+    this.timer = setInterval(() => {
+      void this.pass({});
+      void this.watchPanes();
+    }, RESYNC_MS).unref();
     return this;
   }
 
@@ -103,30 +110,51 @@ export class SessionSupervisors {
     this.stopped = true;
     this.live.bus.off('change', this.onChange);
     if (this.timer) clearInterval(this.timer);
-    if (this.paneTimer) clearInterval(this.paneTimer);
+    this.panes.stop();
   }
 
   /**
-   * The pane beside the hooks (DESIGN.md §9), one capture per watched session each read: dialogs no hook
-   * announces in time, a turn ended with no signal (Esc), a dialog answered in the terminal (screen-watch.ts).
+   * The pane beside the hooks (DESIGN.md §9): which sessions' panes are watched (their agent works, or
+   * waits where its screen can say more), each read as it writes (pane-watch.ts; screen-watch.ts says
+   * what a screen means). Run at start, on every session transition and on the resync.
    */
-  private async readPanes(): Promise<void> {
-    if (this.reading || this.stopped) return;
-    this.reading = true;
-    try {
-      const { states } = await this.project.sessionLog.all();
-      const watched = new Set<string>();
-      for (const s of states) {
-        if (!screenWatched(s)) continue;
-        watched.add(s.id);
-        await readScreen(this.project, this.rt, s, this.idleReads);
-      }
-      for (const id of this.idleReads.keys()) if (!watched.has(id)) this.idleReads.delete(id);
-    } catch (err) {
-      console.error(`trellis: reading session panes: ${(err as Error).message}`);
-    } finally {
-      this.reading = false;
+  private async watchPanes(): Promise<void> {
+    if (this.watching) {
+      this.watchAgain = true;
+      return;
     }
+    this.watching = true;
+    try {
+      do {
+        this.watchAgain = false;
+        if (this.stopped) return;
+        const { states } = await this.project.sessionLog.all();
+        if (this.stopped) return;
+        const watched = new Map<string, SessionState>();
+        for (const s of states) {
+          if (!screenWatched(s)) continue;
+          watched.set(s.id, s);
+          this.panes.watch(s.id, { socket: this.rt.tmux.socket, session: s.tmux!.session, pane: s.tmux!.pane }, (screen) => this.readPane(s.id, screen));
+        }
+        this.watchedStates = watched;
+        for (const id of this.panes.ids()) if (!watched.has(id)) this.panes.unwatch(id);
+        for (const id of this.idleReads.keys()) if (!watched.has(id)) this.idleReads.delete(id);
+      } while (this.watchAgain);
+    } catch (err) {
+      console.error(`trellis: watching session panes: ${(err as Error).message}`);
+    } finally {
+      this.watching = false;
+    }
+  }
+
+  /**
+   * One read of a watched pane, against the session as the last pass read it (no log read per screen:
+   * every transition runs a pass, and what a read records is re-decided against the log as it is then).
+   */
+  private async readPane(id: string, screen: string): Promise<boolean> {
+    const s = this.watchedStates.get(id);
+    if (this.stopped || !s) return false;
+    return readScreen(this.project, s, screen, this.idleReads);
   }
 
   /** Resolves when the passes started so far are done (tests and shutdown). */
@@ -136,6 +164,7 @@ export class SessionSupervisors {
 
   private readonly onChange = (e: { cause: string }) => {
     if (e.cause === 'sessions' || e.cause === 'config') void this.queue();
+    if (e.cause === 'sessions') void this.watchPanes();
     // A branch moved (trunk, perhaps): the warm pool follows trunk's tip, in the background.
     if (e.cause === 'worktrees') {
       try {

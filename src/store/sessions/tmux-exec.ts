@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { childProcess } from '../lazy-builtins.js';
 import { tmuxEnv } from './control-client.js';
 
 export interface TmuxResult {
@@ -14,7 +14,7 @@ export interface TmuxResult {
  */
 export function tmuxExec(socket: string, args: readonly string[], input?: Uint8Array, opts: { timeoutMs?: number } = {}): Promise<TmuxResult> {
   return new Promise((resolve) => {
-    const child = spawn('tmux', ['-S', socket, '-f', '/dev/null', ...args], { stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'], env: tmuxEnv(), ...(opts.timeoutMs ? { timeout: opts.timeoutMs } : {}) });
+    const child = childProcess().spawn('tmux', ['-S', socket, '-f', '/dev/null', ...args], { stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'], env: tmuxEnv(), ...(opts.timeoutMs ? { timeout: opts.timeoutMs } : {}) });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout!.on('data', (d: Buffer) => out.push(d));

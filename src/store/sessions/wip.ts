@@ -2,14 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFile } from 'node:child_process';
+import { childProcess } from '../lazy-builtins.js';
 import { TrellisError } from '../../events/index.js';
 
 export const wipRef = (id: string): string => `refs/trellis/wip/${id}`;
 
 function gitIn(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('git', args, { cwd, env, encoding: 'utf8', maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
+    childProcess().execFile('git', args, { cwd, env, encoding: 'utf8', maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
       if (err) reject(new TrellisError('CLEANUP_REFUSED', `cannot save the work in ${cwd}: git ${args[0]} failed: ${stderr.trim() || err.message}`));
       else resolve(stdout);
     });

@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { childProcess } from '../lazy-builtins.js';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
@@ -88,7 +88,7 @@ export function kickRefill(p: ProjectContext, env: NodeJS.ProcessEnv = process.e
   if (opts.onlyIfMade && !existsSync(dir)) return;
   if (!needsRefill(p, dir)) return;
   const main = join(packageRoot().dir, 'dist/src/store/compose/pool-refill-main.js');
-  const child = spawn(process.execPath, [main, mainRoot(p)], { env, detached: true, stdio: 'ignore' });
+  const child = childProcess().spawn(process.execPath, [main, mainRoot(p)], { env, detached: true, stdio: 'ignore' });
   child.on('error', () => {});
   child.unref();
 }
@@ -305,7 +305,7 @@ export async function poolReport(p: ProjectContext, env: NodeJS.ProcessEnv = pro
 
 function diskUse(dir: string): Promise<number> {
   return new Promise((resolve) => {
-    execFile('du', ['-s', '-B1', dir], (err, stdout) => resolve(err ? 0 : Number(stdout.split(/\s/)[0]) || 0));
+    childProcess().execFile('du', ['-s', '-B1', dir], (err, stdout) => resolve(err ? 0 : Number(stdout.split(/\s/)[0]) || 0));
   });
 }
 

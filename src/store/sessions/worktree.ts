@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { childProcess } from '../lazy-builtins.js';
 import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { TrellisError } from '../../events/index.js';
@@ -60,7 +60,7 @@ export async function copyIncludes(root: string, path: string): Promise<string[]
 /** Runs the setup command in the new worktree; resolves with its exit code and combined log. */
 export function runSetup(command: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number; log: Buffer }> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn('/bin/sh', ['-c', command], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = childProcess().spawn('/bin/sh', ['-c', command], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const chunks: Buffer[] = [];
     child.stdout.on('data', (d: Buffer) => chunks.push(d));
     child.stderr.on('data', (d: Buffer) => chunks.push(d));

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { nodeIdOf, parseSpecNode } from '../../projections/spec-node.js';
+import { readYaml } from './read-yaml.js';
 import { uniqueScenarios, type ScenarioDecl } from '../../projections/scenarios.js';
 import { git } from '../git/run-git.js';
 
@@ -23,7 +24,7 @@ export async function scenariosAtCommit(root: string, commit: string, specRoot: 
     for (let n = parts.length - 1; n > 0; n--) if (ids.has(parts.slice(0, n).join('/'))) return parts.slice(0, n).join('/');
     return null;
   };
-  const nodes = files.map((f, i) => parseSpecNode(f.id, f.path, texts[i]!, parentOf)).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const nodes = files.map((f, i) => parseSpecNode(f.id, f.path, texts[i]!, parentOf, readYaml)).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return uniqueScenarios(nodes).flatMap((n) => n.scenarios);
 }
 

@@ -3,6 +3,7 @@ import { join, relative } from 'node:path';
 import { isNodeId, TrellisError } from '../../events/index.js';
 import { uniqueScenarios } from '../../projections/scenarios.js';
 import { nodeIdOf, parseSpecNode, type SpecNode } from '../../projections/spec-node.js';
+import { readYaml } from './read-yaml.js';
 import { isCode } from '../fs-errors.js';
 import { isBelow, MAX_PATH_INPUT } from '../safe-path.js';
 
@@ -40,14 +41,14 @@ export function readSpecTree(root: string, specRoot: string, memo?: SpecFileMemo
   };
   const parse = ({ id, path }: { id: string; path: string }): SpecNode => {
     const abs = join(root, path);
-    if (!memo) return parseSpecNode(id, path, readFileSync(abs, 'utf8'), parentOf);
+    if (!memo) return parseSpecNode(id, path, readFileSync(abs, 'utf8'), parentOf, readYaml);
     const st = statSync(abs, { bigint: true });
     const stamp = `${st.mtimeNs}:${st.size}:${st.ino}`;
     // A node's parent depends on which folder nodes exist, so it is part of the key too.
     const parentKey = String(parentOf(id));
     const hit = memo.get(path);
     if (hit && hit.stamp === stamp && hit.parentKey === parentKey) return hit.node;
-    const node = parseSpecNode(id, path, readFileSync(abs, 'utf8'), parentOf);
+    const node = parseSpecNode(id, path, readFileSync(abs, 'utf8'), parentOf, readYaml);
     memo.set(path, { stamp, parentKey, node });
     return node;
   };

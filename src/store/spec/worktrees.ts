@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { TrellisError } from '../../events/index.js';
 import { nodeIdOf, parseSpecNode } from '../../projections/spec-node.js';
+import { readYaml } from './read-yaml.js';
 import { git, gitRaw } from '../git/run-git.js';
 import { countLines } from './history.js';
 import { isBelow, unsafeRelativePath } from '../safe-path.js';
@@ -132,7 +133,7 @@ function titleIn(worktree: string, id: string, path: string): string {
   } catch {
     // Staged and then removed from disk: named by its id.
   }
-  return parseSpecNode(id, path, text, () => null).title;
+  return parseSpecNode(id, path, text, () => null, readYaml).title;
 }
 
 export interface EditDelta {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { net } from '../../lazy-builtins.js';
 import { join } from 'node:path';
 import type { SessionState } from '../../../projections/index.js';
 import { trellisHome } from '../../trellis-home.js';
@@ -44,7 +44,7 @@ export function readEndpoint(state: Pick<SessionState, 'id' | 'worktree'>, env: 
 /** A loopback port free right now (the kernel's pick), for opencode's `--port`. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
-    const server = createServer();
+    const server = net().createServer();
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address() as { port: number };

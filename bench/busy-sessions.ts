@@ -1,0 +1,184 @@
+/**
+ * `npm run bench -- busy` (issue 40): what watching busy sessions costs under one serve. N stand-in
+ * agents (a bash loop drawing a 20-line frame ten times a second, registered as claude sessions so the
+ * serve reads their screens) for N = 0, 10, 30, 50 (BENCH_BUSY_N); for each N, Trellis's own CPU over a
+ * window (BENCH_BUSY_WINDOW_S, default 20 s): the serve, its child, the tmux clients it waited for and the
+ * tmux server (not the stand-ins), as % of a core, and the serve's RSS. At 30 busy sessions (or the
+ * largest N below it), how long a dialog drawn on one more stand-in takes to become awaiting{permission}
+ * on its log (BENCH_BUSY_DIALOGS trials).
+ *
+ * BENCH_BUSY_COMPARE=<another build's dist/src/cli/bin.js> serves the same sessions with that build too,
+ * in turn at each N (the before of a before/after in one run); ratios are reported beside each figure.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { openProject } from '../src/store/compose/open-project.js';
+import { cpuMs } from './agent-hooks.js';
+import { BIN } from './issues.js';
+import { report, round, tempRepo } from './lib.js';
+
+const NS = (process.env.BENCH_BUSY_N ?? '0,10,30,50').split(',').map(Number);
+const WINDOW_S = Number(process.env.BENCH_BUSY_WINDOW_S ?? 20);
+const DIALOGS = Number(process.env.BENCH_BUSY_DIALOGS ?? 10);
+
+/** A busy agent's screen: 20 changing lines and claude's working footer, ten frames a second, no fork per frame. */
+const STAND_IN = `i=0
+while :; do
+  i=$((i+1))
+  if [ -e "$1" ]; then
+    printf '\\033[H\\033[J Bash command\\n\\n   touch bench-file\\n\\n Do you want to proceed?\\n ❯ 1. Yes\\n   2. No\\n'
+  else
+    printf '\\033[H'
+    for r in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do printf 'frame %6d row %2d %s%s%s\\033[K\\n' $i $r $RANDOM $RANDOM $RANDOM; done
+    printf '✻ Working… (esc to interrupt)\\033[K'
+  fi
+  read -t 0.1 -n 1 _ 2>/dev/null
+done
+`;
+
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+interface Serve {
+  readonly child: ChildProcess;
+  readonly childPid: number;
+}
+
+async function startServe(bin: string, dir: string, env: NodeJS.ProcessEnv): Promise<Serve> {
+  const child = spawn(process.execPath, [bin, 'serve', '--port', '0'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const line = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const l = out.split('\n').find((x) => /pid \d+, port/.test(x));
+      if (l) resolve(l);
+    });
+    child.on('exit', (code) => reject(new Error(`trellis serve exited ${code}`)));
+  });
+  child.stdout!.resume();
+  return { child, childPid: Number(/pid (\d+), port/.exec(line)![1]) };
+}
+
+async function stopServe(s: Serve): Promise<void> {
+  if (s.child.exitCode !== null) return;
+  s.child.kill('SIGTERM');
+  await new Promise((r) => s.child.once('exit', r));
+}
+
+export async function busySessionsBench(): Promise<void> {
+  const { dir, cleanup } = tempRepo();
+  const home = join(dir, '.home');
+  mkdirSync(home);
+  writeFileSync(join(dir, 'trellis.json'), '{}\n');
+  // The queue never launches anything: the sessions are the stand-ins registered below.
+  writeFileSync(join(dir, 'trellis.local.json'), JSON.stringify({ sessions: { minFreeMb: 1e12 } }));
+  execFileSync('git', ['-C', dir, 'commit', '-q', '--allow-empty', '-m', 'init']);
+  const sock = join(home, 'tmux.sock');
+  const env: NodeJS.ProcessEnv = { ...process.env, TRELLIS_HOME: home };
+  delete env.TMUX;
+  const script = join(home, 'stand-in.sh');
+  writeFileSync(script, STAND_IN);
+  const tmux = (...args: string[]) => execFileSync('tmux', ['-S', sock, '-f', '/dev/null', ...args], { env, encoding: 'utf8' });
+  const p = openProject(dir);
+  const base = execFileSync('git', ['-C', dir, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
+  const meta = () => ({ by: 'bench', at: new Date().toISOString() });
+  let made = 0;
+  /** A stand-in in its own tmux session, on the log as a running claude session (no worktree: nothing installed). */
+  const standIn = async (name: string, dialogFile: string) => {
+    tmux('new-session', '-d', '-s', name, '-x', '80', '-y', '24', `bash ${script} ${dialogFile}`);
+    const pane = tmux('display-message', '-p', '-t', `=${name}:`, '#{pane_id}').trim();
+    await p.sessionLog.write(name, { type: 'spawn', harness: 'claude', task: `stand-in ${name}`, nodes: [], issue: null, base, branch: `trellis/${name}`, worktree: join(home, 'none', name), ...meta(), source: 'user' });
+    await p.sessionLog.write(name, { type: 'start', ...meta(), source: 'supervisor' });
+    await p.sessionLog.write(name, { type: 'launch', tmuxSession: name, pane, ...meta(), source: 'supervisor' });
+  };
+  const builds: [string, string][] = [['', BIN]];
+  if (process.env.BENCH_BUSY_COMPARE) builds.push(['compare', process.env.BENCH_BUSY_COMPARE]);
+  const dialogAt = NS.filter((n) => n <= 30).at(-1);
+  try {
+    // The tmux server first, with a session that is no Trellis session (kept, so the server stays up).
+    tmux('new-session', '-d', '-s', 'keep', 'sleep 1d');
+    const tmuxPid = Number(tmux('display-message', '-p', '#{pid}').trim());
+    const zero = new Map<string, number>();
+    for (const n of NS) {
+      while (made < n) await standIn(`busy${made++}`, join(home, 'never'));
+      const figures: Record<string, Record<string, unknown>> = {};
+      for (const [name, bin] of builds) {
+        const serve = await startServe(bin, dir, env);
+        try {
+          // Let it boot, install its watches and read every screen once.
+          await sleep(3_000);
+          const cpu = () => cpuMs(serve.child.pid!) + cpuMs(serve.childPid) + cpuMs(serve.childPid, true) + cpuMs(tmuxPid);
+          const before = cpu();
+          const t0 = performance.now();
+          await sleep(WINDOW_S * 1000);
+          const pct = ((cpu() - before) / (performance.now() - t0)) * 100;
+          if (n === 0) zero.set(name, pct);
+          figures[name] = {
+            cpu_pct_of_core: round(pct),
+            cpu_pct_per_busy_session: n === 0 ? NaN : round((pct - (zero.get(name) ?? 0)) / n),
+            serve_rss_mb: round(rssMb(serve.childPid) + rssMb(serve.child.pid!)),
+            tmux_server_rss_mb: round(rssMb(tmuxPid)),
+          };
+          if (n === dialogAt) figures[name]!.dialog_to_wait = await dialogLatency(p, home, standIn);
+        } finally {
+          await stopServe(serve);
+        }
+      }
+      const [mine, theirs] = [figures['']!, figures.compare];
+      report('busy.sessions', {
+        busy_sessions: n,
+        window_s: WINDOW_S,
+        ...mine,
+        ...(theirs ? { compare: theirs, cpu_ratio_to_compare: round((mine.cpu_pct_of_core as number) / (theirs.cpu_pct_of_core as number)) } : {}),
+        ...(n === dialogAt ? { target_dialog_p95_ms: 500 } : {}),
+        target_cpu_pct_per_busy_session: 0.25,
+        cores: cpus().length,
+        load_avg_1m: round(loadavg()[0]!),
+      });
+    }
+  } finally {
+    try {
+      tmux('kill-server');
+    } catch {}
+    cleanup();
+  }
+}
+
+/** Draws a permission dialog on one more stand-in, `DIALOGS` times: ms until its log says awaiting{permission}. */
+async function dialogLatency(p: ReturnType<typeof openProject>, home: string, standIn: (name: string, dialogFile: string) => Promise<void>): Promise<Record<string, number>> {
+  const file = join(home, 'dialog-now');
+  const id = 'dialog0';
+  const times: number[] = [];
+  const state = async () => (await p.sessionLog.all()).states.find((s) => s.id === id);
+  if (!(await state())) await standIn(id, file);
+  // The serve watching it: a first dialog, answered, not counted.
+  for (let i = -1; i < DIALOGS; i++) {
+    const took = await oneDialog();
+    if (i >= 0) times.push(took);
+  }
+  async function oneDialog(): Promise<number> {
+    const t0 = performance.now();
+    writeFileSync(file, '');
+    for (;;) {
+      const s = (await state())!;
+      if (s.status === 'awaiting' && s.reason === 'permission') break;
+      if (performance.now() - t0 > 15_000) throw new Error(`the dialog on ${id} never became a wait: ${s.status}{${s.reason}}`);
+      await sleep(20);
+    }
+    const took = performance.now() - t0;
+    // Answered: the dialog gone, the agent working again (as its hook would say).
+    rmSync(file);
+    await sleep(300);
+    await p.sessionLog.write(id, { type: 'busy', by: 'bench', at: new Date().toISOString(), source: 'hook' });
+    await sleep(800);
+    return took;
+  }
+  const sorted = [...times].sort((a, b) => a - b);
+  const at = (q: number) => round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!);
+  return { trials: times.length, p50_ms: at(0.5), p95_ms: at(0.95), max_ms: round(sorted.at(-1)!) };
+}

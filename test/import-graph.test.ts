@@ -1,0 +1,123 @@
+/**
+ * What a verb loads at start-up is what it uses (issue 40): the static import graph of each CLI verb's
+ * module, as the compiled code (dist/, type-only imports gone) has it, reaches none of the parts that
+ * cost tens of milliseconds to load or compile and that the verb does not use: arktype and the forge
+ * schemas compiled with it, yaml, write-file-atomic, undici, the forge drivers, the HTTP layer, the
+ * gateway and the supervisors. A dynamic import (`await import(…)`) is where such a part is loaded when
+ * used. A failure names the chain of imports that pulls the part in.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const DIST = resolve(import.meta.dirname, '../dist/src');
+
+/** Parsed once per text: the verbs share most of their graphs. */
+const parsed = new Map<string, string[]>();
+
+/** The specifiers a compiled module imports statically (top-level import and export … from). */
+function staticImports(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const known = parsed.get(text);
+  if (known) return known;
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, false, ts.ScriptKind.JS);
+  const specs = source.statements.flatMap((s) => ((ts.isImportDeclaration(s) || ts.isExportDeclaration(s)) && s.moduleSpecifier && ts.isStringLiteral(s.moduleSpecifier) ? [s.moduleSpecifier.text] : []));
+  parsed.set(text, specs);
+  return specs;
+}
+
+/** A package's name from a bare specifier: `@ark/schema/x` → `@ark/schema`. */
+const packageOf = (spec: string): string => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
+
+/**
+ * The first thing `entry` reaches statically that `forbidden` names (a package, or a module path under
+ * `root`), with the chain of modules that leads to it; null when it reaches none.
+ */
+export function forbiddenReach(root: string, entry: string, forbidden: (target: string) => boolean): string[] | null {
+  const start = resolve(root, entry);
+  const cameFrom = new Map<string, string | null>([[start, null]]);
+  const queue = [start];
+  const chain = (to: string, from: string) => {
+    const out = [to];
+    for (let at: string | null = from; at !== null; at = cameFrom.get(at) ?? null) out.unshift(relative(root, at));
+    return out;
+  };
+  while (queue.length) {
+    const file = queue.shift()!;
+    for (const spec of staticImports(file)) {
+      if (!spec.startsWith('.')) {
+        if (!spec.startsWith('node:') && forbidden(packageOf(spec))) return chain(packageOf(spec), file);
+        continue;
+      }
+      const target = resolve(dirname(file), spec);
+      if (cameFrom.has(target)) continue;
+      if (forbidden(relative(root, target))) return chain(relative(root, target), file);
+      cameFrom.set(target, file);
+      queue.push(target);
+    }
+  }
+  return null;
+}
+
+/** Never loaded at start-up by any verb below: each is loaded where it is used. */
+const NEVER = [
+  /^arktype$/,
+  /^@ark\//,
+  /^yaml$/,
+  /^write-file-atomic$/,
+  /^undici$/,
+  /^isomorphic-git$/,
+  /^hono$/,
+  /^@hono\//,
+  /^web-push$/,
+  /^gateway\//,
+  /^http\//,
+  /^supervisor\//,
+  /^store\/forge\/(github|gitlab|forgejo|reads|gitlab-reads|forgejo-reads|http)\.js$/,
+];
+/** The sessions' machinery (tmux, its control client, the agents' adapters), which no issue verb uses. */
+const SESSIONS = [/^store\/sessions\/(tmux|tmux-exec|control-client|pane-capture|runtime|verbs)\.js$/, /^store\/sessions\/adapters\//];
+
+const VERBS: readonly [what: string, entry: string, extra: readonly RegExp[]][] = [
+  ['every command (parsing, --help)', 'cli/run.js', SESSIONS],
+  ['issue reply, ls, show, open (the issue verbs)', 'cli/issue-commands.js', SESSIONS],
+  ['the command hook (session signal) and the session verbs', 'cli/session-commands.js', []],
+  ['board, graph, init, doctor', 'cli/project-commands.js', []],
+  ['status', 'cli/status-command.js', []],
+  ['sync', 'cli/sync-commands.js', []],
+  ['evidence put/get', 'cli/evidence-commands.js', SESSIONS],
+];
+
+describe('what a verb loads at start-up', () => {
+  it.each(VERBS)('%s: none of the parts it does not use', (_what, entry, extra) => {
+    const rules = [...NEVER, ...extra];
+    expect(forbiddenReach(DIST, entry, (target) => rules.some((r) => r.test(target)))).toBeNull();
+  });
+
+  it('names the chain that pulls a part in: a planted static import fails, the same import made lazy passes', () => {
+    const root = mkdtempSync(join(tmpdir(), 'trellis-import-graph-'));
+    try {
+      const write = (path: string, text: string) => {
+        mkdirSync(dirname(join(root, path)), { recursive: true });
+        writeFileSync(join(root, path), text);
+      };
+      write('cli/verb.js', "import { a } from '../store/a.js';\nexport const run = () => a;\n");
+      write('store/a.js', "export { b } from './b.js';\nexport const a = 1;\n");
+      write('store/b.js', "import { type } from 'arktype';\nexport const b = type;\n");
+      write('store/lazy.js', "export const later = () => import('undici');\n");
+      const rules = (t: string) => NEVER.some((r) => r.test(t));
+      expect(forbiddenReach(root, 'cli/verb.js', rules)).toEqual(['cli/verb.js', 'store/a.js', 'store/b.js', 'arktype']);
+      write('store/b.js', "export const b = () => import('arktype');\n");
+      write('store/a.js', "import './lazy.js';\nexport { b } from './b.js';\nexport const a = 1;\n");
+      expect(forbiddenReach(root, 'cli/verb.js', rules)).toBeNull();
+      // A forbidden module of the project itself, not only a package.
+      write('store/a.js', "import '../gateway/x.js';\nexport const a = 1;\n");
+      write('gateway/x.js', 'export {};\n');
+      expect(forbiddenReach(root, 'cli/verb.js', rules)).toEqual(['cli/verb.js', 'store/a.js', 'gateway/x.js']);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
