@@ -5,6 +5,7 @@ import { ForgejoForge } from './forge/forgejo-forge.js';
 import { GitHubForge } from './forge/github-forge.js';
 import { GitLabForge } from './forge/gitlab-forge.js';
 import { cleanupRepos, tempRepo, trellis } from './helpers/repo.js';
+import { trustForges } from './helpers/forge-trust.js';
 
 /*
  * Forges degrade one issue at a time (issue 39): an issue or a comment a driver cannot read is left out
@@ -61,6 +62,7 @@ describe.each(forges)('$name: one issue or comment the driver cannot read', ({ m
     forge.broken.set(17, 'title');
     const dir = tempRepo();
     writeFileSync(join(dir, 'trellis.json'), JSON.stringify({ forges: [config((forge as unknown as { apiUrl: string }).apiUrl)] }));
+    trustForges(dir, [{ host, apiUrl: (forge as unknown as { apiUrl: string }).apiUrl }]);
     // The second run reads what the first saved (GitLab and Forgejo pull only what changed): the note stays.
     for (const run of [1, 2]) {
       const r = await trellis(dir, ['issue', 'ls', '--all', '--json']);
@@ -92,6 +94,7 @@ describe.each(forges)('$name: one issue or comment the driver cannot read', ({ m
     breakComment(forge, third.id, 'created_at');
     const dir = tempRepo();
     writeFileSync(join(dir, 'trellis.json'), JSON.stringify({ forges: [config((forge as unknown as { apiUrl: string }).apiUrl)] }));
+    trustForges(dir, [{ host, apiUrl: (forge as unknown as { apiUrl: string }).apiUrl }]);
     const r = await trellis(dir, ['issue', 'ls', '--all', '--json']);
     expect(r.code).toBe(0);
     const issues = JSON.parse(r.stdout) as { id: string; replies: { body: string }[] }[];

@@ -7,6 +7,7 @@ import { GitLabForge } from './forge/gitlab-forge.js';
 import { cleanupRepos, ok, ROOT, tempRepo } from './helpers/repo.js';
 import { demoRepo, serveDir } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
+import { trustForges } from './helpers/forge-trust.js';
 
 /*
  * One Issue shape for every store (spec §2.1, issue 39): the keys of the spec's table, `url` besides on a
@@ -40,6 +41,12 @@ beforeAll(async () => {
       ],
     }),
   );
+  // The stand-ins are plain http on loopback: allowed by the person's own uncommitted config (issue 46).
+  trustForges(dir, [
+    { host: 'github.com', apiUrl: gh.apiUrl },
+    { host: 'gitlab.com', apiUrl: gl.apiUrl },
+    { host: 'codeberg.org', apiUrl: fj.apiUrl },
+  ]);
 });
 afterAll(async () => {
   for (const f of [gh, gl, fj]) await f.stop().catch(() => {});
