@@ -59,6 +59,7 @@ describe('trellis issue: the thread lifecycle through the real CLI', () => {
         { type: 'opened', by: 'Test Author', at: issue.created },
         { type: 'closed', by: 'Test Author', at: expect.any(String) },
       ],
+      carried: {},
       notes: [],
     });
     expect(await ok(dir, ['issue', 'timeline', id])).toMatch(new RegExp(`^${issue.created}  Test Author  opened\n\\S+  Test Author  closed\n$`));

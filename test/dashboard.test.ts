@@ -252,10 +252,12 @@ describe('the dashboard in a real Chromium', () => {
     await page.locator('[data-reply="2"]').getByText('No attachment this time.').waitFor();
     expect(await page.locator('[data-reply="2"] .evidence').count()).toBe(0);
     const shown = (await api(id));
-    expect(shown.replies.map((r: { by: string; evidence?: string[] }) => [r.by, r.evidence?.length ?? 0])).toEqual([
-      [me, 1],
-      [me, 0],
+    // Which reply carried the file is the timeline read's (a reply is {by, at, body}, spec §2.1 rule 3).
+    expect(shown.replies.map((r: { by: string }) => [r.by, Object.keys(r).sort().join()])).toEqual([
+      [me, 'at,body,by'],
+      [me, 'at,body,by'],
     ]);
+    expect(Object.keys((await api(`${id}/timeline`)).carried)).toEqual(['1']);
 
     // Retract (offered on the page author's own replies) and close ask in the page, never with a browser dialog.
     await page.locator('[data-reply="2"]').getByRole('button', { name: 'Retract' }).click();

@@ -87,7 +87,7 @@ describe('one Issue shape for every store', () => {
     const listed: { id: string; by: string; created: string }[] = await json(['issue', 'ls', '--all']);
     for (const [id, t] of Object.entries(timelines)) {
       const shown = listed.find((i) => i.id === id)!;
-      expect(keys(t)).toEqual(['events', 'id', 'notes']);
+      expect(keys(t)).toEqual(['carried', 'events', 'id', 'notes']);
       expect(t).toMatchObject({ id, notes: [] });
       for (const e of t.events) expect([id, keys(e)]).toEqual([id, ['at', 'by', 'type']]);
       expect([id, t.events.map((e: { type: string }) => e.type)]).toEqual([id, ['opened', 'closed', ...(id === local ? [] : ['reopened'])]]);
@@ -119,7 +119,7 @@ describe('one Issue shape for every store', () => {
         const res = await api.get(`/api/issues/${encodeURIComponent(id)}/timeline`);
         expect([id, res.status]).toEqual([id, 200]);
         const body = await res.json();
-        expect(keys(body)).toEqual(['events', 'id', 'notes']);
+        expect(keys(body)).toEqual(['carried', 'events', 'id', 'notes']);
         expect(body.events[0]).toMatchObject({ type: 'opened' });
       }
       expect((await api.get('/api/issues/nosuchthread/timeline')).status).toBe(404);

@@ -12,8 +12,6 @@ export interface Reply {
   readonly reading?: string;
   /** A retracted reply keeps its place (numbers never shift) and is marked, never removed. */
   readonly retracted?: boolean;
-  /** The evidence this reply carried (absent when it carried none); `Issue.evidence` is every reply's, deduplicated. */
-  readonly evidence?: readonly string[];
 }
 
 /**
@@ -57,6 +55,11 @@ export interface IssueTimeline {
   readonly id: string;
   /** opened first; then edited, closed, reopened, promoted as they happened. Replies are the Issue's `replies`. */
   readonly events: readonly IssueEvent[];
+  /**
+   * Which reply carried which evidence, by reply number (from 1): `{"2": [hash]}`. Not a Reply field (spec §2.1
+   * rule 3: a reply is `{by, at, body}` in every store); a forge reply carries none, so a forge issue's is `{}`.
+   */
+  readonly carried: Readonly<Record<string, readonly string[]>>;
   /** What could not be read (a forge that did not answer, an event it wrote that the driver cannot read). */
   readonly notes: readonly string[];
 }

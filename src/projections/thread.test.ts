@@ -25,17 +25,18 @@ const cases: FoldCase[] = [
   {
     name: 'replied: a plain reply, evidence collected',
     given: [opened, e(2, 'replied', { body: 'r', evidence: [H1] }, 'bob')],
-    then: { replies: [{ by: 'bob', at: at(2), body: 'r', evidence: [H1] }], evidence: [H1], updated: at(2) },
+    then: { replies: [{ by: 'bob', at: at(2), body: 'r' }], carried: [[H1]], evidence: [H1], updated: at(2) },
   },
   {
-    name: 'each reply keeps the evidence it carried (a reply without any carries none), the thread all of it',
+    name: 'which reply carried which evidence is kept beside the replies (a reply without any carried none), the thread has all of it',
     given: [opened, e(2, 'replied', { body: 'first', evidence: [H1, H1] }), e(3, 'replied', { body: 'second', evidence: [] }), e(4, 'remarked', { body: 'm', reading: 'x', evidence: [H2] })],
     then: {
       replies: [
-        { by: 'ann', at: at(2), body: 'first', evidence: [H1] },
+        { by: 'ann', at: at(2), body: 'first' },
         { by: 'ann', at: at(3), body: 'second' },
-        { by: 'ann', at: at(4), body: 'm', resolved: false, reading: 'x', evidence: [H2] },
+        { by: 'ann', at: at(4), body: 'm', resolved: false, reading: 'x' },
       ],
+      carried: [[H1], [], [H2]],
       evidence: [H1, H2],
     },
   },
@@ -55,7 +56,7 @@ const cases: FoldCase[] = [
   {
     name: 'evidence is deduped across replies and within one',
     given: [opened, e(2, 'replied', { body: 'r', evidence: [H1, H1] }), e(3, 'remarked', { body: 'm', reading: 'x', evidence: [H2, H1] })],
-    then: { evidence: [H1, H2], replies: [{ by: 'ann', at: at(2), body: 'r', evidence: [H1] }, { by: 'ann', at: at(3), body: 'm', resolved: false, reading: 'x', evidence: [H2, H1] }] },
+    then: { evidence: [H1, H2], carried: [[H1], [H2, H1]], replies: [{ by: 'ann', at: at(2), body: 'r' }, { by: 'ann', at: at(3), body: 'm', resolved: false, reading: 'x' }] },
   },
   {
     name: 'remarked: a reply with resolved=false and its reading',
@@ -120,9 +121,15 @@ describe('thread fold: given events, then state', () => {
     expect(Object.keys(issue).sort()).toEqual(SPEC);
     const changed = foldThread('t1', [opened, e(2, 'edited', { body: 'B2' }, 'cy'), e(3, 'closed', {}, 'bob'), e(4, 'reopened', {})]);
     expect(Object.keys(threadIssue(changed)).sort()).toEqual(SPEC);
-    expect(threadTimeline(changed)).toEqual({ id: 't1', notes: [], events: [{ type: 'opened', by: 'ann', at: at(1) }, { type: 'edited', by: 'cy', at: at(2) }, { type: 'closed', by: 'bob', at: at(3) }, { type: 'reopened', by: 'ann', at: at(4) }] });
+    expect(threadTimeline(changed)).toEqual({ id: 't1', notes: [], carried: {}, events: [{ type: 'opened', by: 'ann', at: at(1) }, { type: 'edited', by: 'cy', at: at(2) }, { type: 'closed', by: 'bob', at: at(3) }, { type: 'reopened', by: 'ann', at: at(4) }] });
     expect(issue).toMatchObject({ id: 't1', store: 'local', labels: [] });
     expect(threadIssue(foldThread('t1', [opened, e(2, 'promoted', { forgeId: 'g#1', url: 'https://u' })])).url).toBe('https://u');
     expect(initialThread('x').status).toBe('absent');
+  });
+
+  it('a reply is {by, at, body} whatever it carried (spec §2.1 rule 3); which reply carried which file is the timeline read\'s `carried`, by reply number', () => {
+    const state = foldThread('t1', [opened, e(2, 'replied', { body: 'shot', evidence: [H1] }), e(3, 'replied', { body: 'none', evidence: [] }), e(4, 'remarked', { body: 'm', reading: 'x', evidence: [H2] })]);
+    expect(threadIssue(state).replies.map((r) => Object.keys(r).sort())).toEqual([['at', 'body', 'by'], ['at', 'body', 'by'], ['at', 'body', 'by', 'reading', 'resolved']]);
+    expect(threadTimeline(state).carried).toEqual({ '1': [H1], '3': [H2] });
   });
 });

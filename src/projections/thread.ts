@@ -13,6 +13,8 @@ export interface ThreadState extends ThreadFacts {
   readonly nodes: readonly string[];
   readonly replies: readonly Reply[];
   readonly evidence: readonly string[];
+  /** Which reply (by its position in `replies`) carried which evidence: the timeline read's `carried`, never a Reply field (spec §2.1 rule 3). */
+  readonly carried: readonly (readonly string[])[];
   readonly url?: string;
   /** Set on eval-remark threads only. */
   readonly scope?: ScenarioScope;
@@ -37,6 +39,7 @@ export const initialThread = (id: string): ThreadState => ({
   nodes: [],
   replies: [],
   evidence: [],
+  carried: [],
   replyIds: [],
   events: [],
   updated: '',
@@ -75,13 +78,15 @@ function changeOf(state: ThreadState, event: ThreadEvent): Partial<ThreadState> 
       };
     case 'replied':
       return {
-        replies: [...state.replies, { by: event.by, at: event.at, body: event.data.body, ...carried(event.data.evidence) }],
+        replies: [...state.replies, { by: event.by, at: event.at, body: event.data.body }],
+        carried: [...state.carried, own(event.data.evidence)],
         replyIds: [...state.replyIds, threadEventId(event)],
         evidence: dedupe(state.evidence, event.data.evidence),
       };
     case 'remarked':
       return {
-        replies: [...state.replies, { by: event.by, at: event.at, body: event.data.body, resolved: false, reading: event.data.reading, ...carried(event.data.evidence) }],
+        replies: [...state.replies, { by: event.by, at: event.at, body: event.data.body, resolved: false, reading: event.data.reading }],
+        carried: [...state.carried, own(event.data.evidence)],
         replyIds: [...state.replyIds, threadEventId(event)],
         evidence: dedupe(state.evidence, event.data.evidence),
       };
@@ -128,12 +133,20 @@ export function threadIssue(state: ThreadState): Issue {
 }
 
 /** The thread's timeline read: its own changes in fold order (a forge issue's comes from its forge). */
-export const threadTimeline = (state: ThreadState): IssueTimeline => ({ id: state.id, events: state.events, notes: [] });
+export const threadTimeline = (state: ThreadState): IssueTimeline => ({ id: state.id, events: state.events, carried: carriedByReply(state.carried), notes: [] });
 
-/** A reply's own evidence, deduplicated; nothing when it carried none (the stored shape stays small). */
-function carried(evidence: readonly string[]): { evidence?: readonly string[] } {
-  const own = evidence.filter((h, i) => evidence.indexOf(h) === i);
-  return own.length ? { evidence: own } : {};
+/** A reply's own evidence, deduplicated. */
+function own(evidence: readonly string[]): readonly string[] {
+  return evidence.filter((h, i) => evidence.indexOf(h) === i);
+}
+
+/** `{<reply number>: hashes}` for the replies that carried evidence (numbers from 1, as `issue reply` names them). */
+function carriedByReply(carried: readonly (readonly string[])[]): Readonly<Record<string, readonly string[]>> {
+  const out: Record<string, readonly string[]> = {};
+  carried.forEach((hashes, i) => {
+    if (hashes.length) out[String(i + 1)] = hashes;
+  });
+  return out;
 }
 
 function dedupe(have: readonly string[], add: readonly string[]): readonly string[] {

@@ -22,9 +22,9 @@ export async function issueTimeline(p: Project, id: string): Promise<IssueTimeli
   const opened: IssueEvent = { type: 'opened', by: issue.by, at: issue.created };
   try {
     const { events, notes } = await p.forges.driver(forge.store)!.timeline(forge.number);
-    return { id, events: [opened, ...events], notes };
+    return { id, events: [opened, ...events], carried: {}, notes };
   } catch (err) {
     if (!isTrellisError(err)) throw err;
-    return { id, events: [opened], notes: [`${err.message}; the timeline shows the opening only`] };
+    return { id, events: [opened], carried: {}, notes: [`${err.message}; the timeline shows the opening only`] };
   }
 }

@@ -26,6 +26,9 @@ export function ThreadView({ id }: { id: string }) {
   if (!issue) return t.error ? <ErrorBox error={t.error} title={`Issue ${id}`} /> : <p class="muted">Loading issue…</p>;
   const isLocal = issue.store === 'local';
   const events = changes.data?.id === id ? changes.data.events : [];
+  // Which reply carried which file is the timeline read's (a Reply is {by, at, body} in every store): until it
+  // is here no file is placed, rather than placed under the post and then moved.
+  const carried = changes.data?.id === id ? changes.data.carried : undefined;
   const edited = events.filter((e) => e.type === 'edited').at(-1);
   const forges = (list.data?.stores ?? []).filter((s) => s !== 'local');
   /** Runs one write; the stream announces it too, but the answer is shown at once. */
@@ -78,7 +81,7 @@ export function ThreadView({ id }: { id: string }) {
       ) : (
         <article class="post card" data-testid="issue-body">
           <Markdown src={issue.body} />
-          <Evidence hashes={postEvidence(issue)} />
+          <Evidence hashes={carried ? postEvidence(issue, carried) : []} />
         </article>
       )}
       {changes.data?.id === id && changes.data.notes.length ? (
@@ -91,7 +94,7 @@ export function ThreadView({ id }: { id: string }) {
           'event' in item ? (
             <EventItem key={`e${item.at}${item.event.type}`} e={item.event} />
           ) : (
-            <ReplyItem key={item.n} n={item.n} r={item.reply} canAct={isLocal && !busy} onAct={(action) => act(`${action} ${item.n}`, () => post(`api/issues/${enc(issue.id)}/replies/${item.n}/${action}`, {}))} busy={busy} />
+            <ReplyItem key={item.n} n={item.n} r={item.reply} hashes={carried?.[String(item.n)] ?? []} canAct={isLocal && !busy} onAct={(action) => act(`${action} ${item.n}`, () => post(`api/issues/${enc(issue.id)}/replies/${item.n}/${action}`, {}))} busy={busy} />
           ),
         )}
       </ol>
@@ -164,7 +167,7 @@ function EditForm({ issue, onSave, onCancel, busy }: { issue: Issue; onSave: (co
   );
 }
 
-function ReplyItem({ n, r, canAct, onAct, busy }: { n: number; r: Reply; canAct: boolean; onAct: (a: 'resolve' | 'unresolve' | 'retract') => void; busy: string }) {
+function ReplyItem({ n, r, hashes, canAct, onAct, busy }: { n: number; r: Reply; hashes: readonly string[]; canAct: boolean; onAct: (a: 'resolve' | 'unresolve' | 'retract') => void; busy: string }) {
   const remark = r.resolved !== undefined;
   return (
     <li class={`reply card ${r.retracted ? 'retracted' : ''} ${remark ? 'remark' : ''}`} data-reply={n} aria-label={`Reply ${n}${r.retracted ? ' (retracted)' : ''}`}>
@@ -179,7 +182,7 @@ function ReplyItem({ n, r, canAct, onAct, busy }: { n: number; r: Reply; canAct:
         {r.retracted ? <span class="chip">retracted</span> : null}
       </p>
       <Markdown src={r.body} />
-      <Evidence hashes={r.evidence ?? []} />
+      <Evidence hashes={hashes} />
       {canAct && !r.retracted ? (
         <div class="reply-actions">
           {remark ? (
@@ -231,8 +234,9 @@ function timeline(issue: Issue, changes: readonly IssueEvent[]): TimelineItem[] 
 }
 
 /** The evidence no reply carried (a forge issue's, whose comments do not say): shown under the opening post. */
-function postEvidence(issue: Issue): readonly string[] {
-  return issue.evidence.filter((h) => !issue.replies.some((r) => r.evidence?.includes(h)));
+function postEvidence(issue: Issue, carried: Readonly<Record<string, readonly string[]>>): readonly string[] {
+  const byReplies = Object.values(carried).flat();
+  return issue.evidence.filter((h) => !byReplies.includes(h));
 }
 
 function ReplyForm({ id, onDone }: { id: string; onDone: (i: Issue) => void }) {
