@@ -126,7 +126,7 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
       const body = readBody(ctx.options.body);
       if (body === undefined || body.trim() === '') throw new UsageError('a prompt needs a body: --body <text>, or pipe it in', SESSION_ACTIONS.prompt!.usage);
       const r = await promptSession(p, cliRuntime(p), ctx.args[0]!, body, author(ctx));
-      await out(ctx.options.json ? json(r) : r.delivered ? `${r.session.id} prompted (delivered)\n` : `${r.session.id} prompt queued, not delivered: ${r.reason}\n`);
+      await out(ctx.options.json ? json(r) : r.delivered ? `${r.session.id} prompted (delivered${r.waited ? ` once the input box was empty; it waited: ${r.waited}` : ''})\n` : `${r.session.id} prompt queued, not delivered: ${r.reason}\n`);
       return 0;
     },
   },

@@ -190,7 +190,9 @@ export async function deliverHeld(p: SessionsProject, rt: SessionRuntime, id: st
     const { state: after, events } = await appendCommand(p, id, { type: 'deliver', queuesInput: adapterOf(state.harness).queuesInput }, SUPERVISOR, 'supervisor');
     const done = events.find((e) => e.type === 'delivered');
     if (done?.type !== 'delivered') return delivered;
-    const result = await deliver(p.sessionWork.input, rt, after, after.timeline[done.data.index]!.body);
+    const result = await deliver(p.sessionWork.input, rt, after, after.timeline[done.data.index]!.body, {
+      onWait: (why) => console.error(`trellis: session ${id}: held prompt ${done.data.index + 1} waits: ${why}`),
+    });
     if (!result.delivered) {
       console.error(`trellis: session ${id}: held prompt ${done.data.index + 1} could not be typed: ${result.reason}`);
       return delivered;
