@@ -107,7 +107,7 @@ describe('one checked input lane', () => {
     const p = await pane('empty');
     await sendBytes(lanes, p.target, Buffer.from('mine'));
     await waitFor('the typed text in the box', () => boxShows(p, 'mine'));
-    expect(await deliverChecked(lanes, claudeAdapter, p.target, state, 'never pasted', { waitMs: 300 })).toEqual({ delivered: false, reason: expect.stringMatching(/^the agent's input box holds "mine", which someone is typing: the prompt waits for an empty box/) });
+    expect(await deliverChecked(lanes, claudeAdapter, p.target, state, 'never pasted', { waitMs: 1_000 })).toEqual({ delivered: false, reason: 'the agent\'s input box still holds "mine", which someone is typing, after 1 s of waiting for it to be empty: the prompt was not typed' });
     expect(p.received()).toBe('mine');
   });
 

@@ -94,7 +94,7 @@ export async function deliverChecked(lanes: InputLanes, adapter: HarnessAdapter,
       await sleep(EMPTY_POLL_MS);
       box = await readBox();
     }
-    if (box !== '' && box !== null) return { delivered: false, reason: why };
+    if (box !== '' && box !== null) return { delivered: false, reason: `the agent's input box still holds "${box}", which someone is typing, after ${Math.round((opts.waitMs ?? EMPTY_BOX_WAIT_MS) / 1000)} s of waiting for it to be empty: the prompt was not typed` };
   }
 }
 
