@@ -158,7 +158,7 @@ export type PromptResult = { readonly session: SessionView; readonly appended: t
  * agent takes a prompt (DESIGN.md §9, Input): anywhere else it is held on the timeline and delivered
  * when the agent next waits for input (`deliverHeld`), never typed into a dialog.
  */
-export async function promptSession(p: SessionsProject, rt: SessionRuntime, id: string, body: string, by: string): Promise<PromptResult> {
+export async function promptSession(p: SessionsProject, rt: SessionRuntime, id: string, body: string, by: string, opts: { onWait?: (why: string) => void } = {}): Promise<PromptResult> {
   if (typeof body !== 'string' || body.trim() === '') throw new TrellisError('INVALID_INPUT', 'a prompt needs a body');
   let before = await sessionState(p, id);
   // A dialog on screen that no hook announced yet holds the prompt rather than taking it.
@@ -170,7 +170,7 @@ export async function promptSession(p: SessionsProject, rt: SessionRuntime, id: 
   const prompted = events.find((e) => e.type === 'prompted');
   const held = prompted?.type === 'prompted' ? prompted.data.held : undefined;
   if (held) return { session: sessionView(state), appended: true, delivered: false, reason: held };
-  return { session: sessionView(state), appended: true, ...(await deliver(p.sessionWork.input, rt, state, body)) };
+  return { session: sessionView(state), appended: true, ...(await deliver(p.sessionWork.input, rt, state, body, opts)) };
 }
 
 /**
