@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -5,6 +6,7 @@ import { initialSession } from '../src/projections/session.js';
 import { claudeAdapter } from '../src/store/sessions/adapters/claude.js';
 import { deliverChecked } from '../src/store/sessions/delivery.js';
 import { InputLanes } from '../src/store/sessions/input-queue.js';
+import { sendBytes } from '../src/store/sessions/pane-input.js';
 import { cleanupRepos, ROOT, tempDir } from './helpers/repo.js';
 import { testTmux } from './helpers/tmux.js';
 import { waitFor } from './helpers/sessions.js';
@@ -12,7 +14,8 @@ import { waitFor } from './helpers/sessions.js';
 /*
  * The input lane against a real tmux pane (a stand-in screen drawn as Claude Code's input box is read,
  * test/agents/input-box-standin.mjs): a prompt is pasted only into an empty box, text left in it is
- * cleared first and said, and a dialog that takes the screen as the paste lands stops the Enter.
+ * cleared first and said, text someone types is waited for (never pasted into), keys from another process
+ * wait for a prompt being typed, and a dialog that takes the screen as the paste lands stops the Enter.
  */
 
 const home = tempDir();
@@ -22,8 +25,9 @@ afterAll(() => {
   cleanupRepos();
 });
 
+let panes = 0;
 async function pane(mode: string): Promise<{ target: { socket: string; session: string; pane: string }; received: () => string; submitted: () => string }> {
-  const id = `lane-${mode}`;
+  const id = `lane-${mode}-${++panes}`;
   const out = join(home, `${id}.bytes`);
   await tmux.session(id, `${JSON.stringify(process.execPath)} ${JSON.stringify(resolve(ROOT, 'test/agents/input-box-standin.mjs'))} ${JSON.stringify(out)} ${mode}`);
   await waitFor('the stand-in drawn', () => /❯/.test(tmux.run('capture-pane', '-p', '-t', `=${id}:`)));
@@ -43,7 +47,7 @@ describe('one checked input lane', () => {
 
   it('text left in the box (a prompt restored after Esc) is cleared first and said; the agent receives exactly the prompt', async () => {
     const p = await pane('restored');
-    expect(await deliverChecked(lanes, claudeAdapter, p.target, state, 'ACC-HELD')).toEqual({ delivered: true, cleared: 'restored text' });
+    expect(await deliverChecked(lanes, claudeAdapter, p.target, state, 'ACC-HELD', { restored: ['restored text'] })).toEqual({ delivered: true, cleared: 'restored text' });
     await waitFor('the submitted line', () => p.submitted() !== '');
     expect(p.submitted()).toBe('ACC-HELD\n');
   });
@@ -62,5 +66,65 @@ describe('one checked input lane', () => {
     expect(p.received()).toContain('mid-delivery');
     expect(p.received()).not.toContain('\r');
     expect(p.submitted()).toBe('');
+  });
+
+  /*
+   * One lane for every input (issue 41): what a person types into the box (a viewer's keystrokes, a key
+   * command) is theirs. Before, a held prompt cleared it (or, racing, was pasted onto it: the real Claude
+   * Code answered "Unknown command: /clearhello ACC-NOTYPE").
+   */
+  const boxShows = (p: { target: { session: string } }, text: string) => tmux.run('capture-pane', '-p', '-t', `=${p.target.session}:`).includes(`❯ ${text}`);
+
+  it('a person typing in the box: the prompt waits for an empty box, says so, and is delivered alone once they submit', async () => {
+    const p = await pane('empty');
+    await sendBytes(lanes, p.target, Buffer.from('/clear'));
+    await waitFor('the typed text in the box', () => boxShows(p, '/clear'));
+    let said: string | undefined;
+    const delivery = deliverChecked(lanes, claudeAdapter, p.target, state, 'hello ACC-NOTYPE', { restored: [], waitMs: 20_000, onWait: (why) => (said = why) });
+    await waitFor('the prompt to say it waits', () => said, 10_000);
+    expect(said).toBe('the agent\'s input box holds "/clear", which someone is typing: the prompt waits for an empty box (submit or clear that text)');
+    expect(p.received()).toBe('/clear');
+    await sendBytes(lanes, p.target, Buffer.from('\r'));
+    expect(await delivery).toEqual({ delivered: true, waited: said });
+    await waitFor('both lines submitted', () => p.submitted().split('\n').length === 3);
+    expect(p.submitted()).toBe('/clear\nhello ACC-NOTYPE\n');
+  });
+
+  it('a person who clears what they typed: the prompt then goes in alone', async () => {
+    const p = await pane('empty');
+    await sendBytes(lanes, p.target, Buffer.from('half a tho'));
+    await waitFor('the typed text in the box', () => boxShows(p, 'half a tho'));
+    let said: string | undefined;
+    const delivery = deliverChecked(lanes, claudeAdapter, p.target, state, 'ACC-ALONE', { waitMs: 20_000, onWait: (why) => (said = why) });
+    await waitFor('the prompt to say it waits', () => said, 10_000);
+    await sendBytes(lanes, p.target, Buffer.from('\x15'));
+    expect(await delivery).toMatchObject({ delivered: true, waited: expect.stringContaining('"half a tho"') });
+    await waitFor('the prompt submitted', () => p.submitted() !== '');
+    expect(p.submitted()).toBe('ACC-ALONE\n');
+  });
+
+  it('text still in the box when the wait is over: not delivered, said so, nothing pasted', async () => {
+    const p = await pane('empty');
+    await sendBytes(lanes, p.target, Buffer.from('mine'));
+    await waitFor('the typed text in the box', () => boxShows(p, 'mine'));
+    expect(await deliverChecked(lanes, claudeAdapter, p.target, state, 'never pasted', { waitMs: 1_000 })).toEqual({ delivered: false, reason: 'the agent\'s input box still holds "mine", which someone is typing, after 1 s of waiting for it to be empty: the prompt was not typed' });
+    expect(p.received()).toBe('mine');
+  });
+
+  it('keys from another process (the serve, a viewer) wait while a prompt is being typed: they never land inside it', async () => {
+    const p = await pane('empty');
+    // Another process's delivery holds the session's lane (pane-input.ts: a tmux wait-for lock) and types.
+    const channel = `trellis-lane-${p.target.session}`;
+    tmux.run('wait-for', '-L', channel);
+    const keys = sendBytes(new InputLanes(), p.target, Buffer.from('abc'));
+    // Either the keys went (the bug: nothing held them) or they wait for the lane (a tmux client asking for its lock).
+    const waiting = () => execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').some((l) => l.includes(tmux.socket) && l.includes(`wait-for -L ${channel}`));
+    await Promise.race([keys, waitFor('the keys to wait for the lane', waiting)]);
+    tmux.run('send-keys', '-t', p.target.pane, '-l', 'PROMPT');
+    await waitFor('the prompt typed', () => p.received().includes('PROMPT'));
+    tmux.run('wait-for', '-U', channel);
+    await keys;
+    await waitFor('the keys typed', () => p.received().includes('abc'));
+    expect(p.received()).toBe('PROMPTabc');
   });
 });

@@ -1,7 +1,8 @@
+import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { cleanupRepos, git, ok, ROOT, tempDir, tempRepo, testEnv, trellis } from './helpers/repo.js';
+import { BIN, cleanupRepos, git, ok, ROOT, tempDir, tempRepo, testEnv, trellis } from './helpers/repo.js';
 import { startServe } from './helpers/serve.js';
 import { killTmux, tmuxHas, waitFor } from './helpers/sessions.js';
 
@@ -181,6 +182,32 @@ describe('the claude adapter, with a stand-in agent speaking Claude Code’s hoo
     expect(await show(id)).toMatchObject({ state: 'awaiting', reason: 'question', source: 'hook' });
     await ok(dir, ['session', 'keys', id, 'Enter'], { env });
     await waitFor('the answered question’s turn to end', async () => (await show(id)).reason === 'turn-end');
+    await ok(dir, ['session', 'close', id], { env });
+  });
+
+  it('one lane for every input: a prompt sent while a person has typed into the box (session keys) waits for an empty box, says so, and goes in alone', async () => {
+    const { dir, home, env } = project();
+    const show = async (id: string) => JSON.parse(await ok(dir, ['session', 'show', id, '--json'], { env }));
+    const id = (await ok(dir, ['session', 'spawn', 'first task', '--harness', 'claude'], { env })).trim();
+    await waitFor('awaiting{turn-end}', async () => (await show(id)).reason === 'turn-end');
+    // A person (or a key command) types '/clear' into the box, no Enter yet.
+    await ok(dir, ['session', 'keys', id, '--hex', Buffer.from('/clear').toString('hex')], { env });
+    await waitFor('the typed text in the box', async () => /❯ \/clear/.test(await ok(dir, ['session', 'capture', id], { env })));
+    // The prompt, from another process: it waits, and says so at once (before: '/clear' was wiped, or the prompt pasted onto it).
+    const child = spawn(process.execPath, [BIN, 'session', 'prompt', id, '--body', 'hello ACC-NOTYPE', '--json'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((r) => child.on('close', r));
+    await waitFor('the prompt to say it waits', () => /waiting: the agent's input box holds "\/clear", which someone is typing: the prompt waits for an empty box/.test(stderr));
+    expect(standinLog(home, id).filter((l) => 'prompt' in l)).toEqual([{ prompt: 'first task' }]);
+    // The person submits their text: their turn, then the prompt alone.
+    await ok(dir, ['session', 'keys', id, 'Enter'], { env });
+    expect(await exited).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ appended: true, delivered: true, waited: expect.stringContaining('"/clear"') });
+    await waitFor('both lines reached the agent', () => standinLog(home, id).filter((l) => 'prompt' in l).length === 3);
+    expect(standinLog(home, id).filter((l) => 'prompt' in l)).toEqual([{ prompt: 'first task' }, { prompt: '/clear' }, { prompt: 'hello ACC-NOTYPE' }]);
     await ok(dir, ['session', 'close', id], { env });
   });
 

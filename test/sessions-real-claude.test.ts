@@ -1,9 +1,10 @@
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { agentProject, CLAUDE_VERSIONS, startFakeModel, stopAgents, type AgentProject, type ClaudeVersion, type FakeModel } from './helpers/agents.js';
 
-import { cleanupRepos, git, ok, ROOT } from './helpers/repo.js';
+import { BIN, cleanupRepos, git, ok, ROOT } from './helpers/repo.js';
 import { startServe, type ServeProcess } from './helpers/serve.js';
 import { tmux, waitFor } from './helpers/sessions.js';
 
@@ -154,6 +155,29 @@ describe.each(CLAUDE_VERSIONS)('the real claude %s', (version) => {
       evidence(version, 'escape-then-held', p.screen(id));
       await waitFor('its turn to end', async () => (await p.show(id)).reason === 'turn-end', AGENT_MS);
     });
+  });
+
+  it('one lane for every input: "/clear" typed into the box, then a prompt: it waits for an empty box and says so; cleared by the person, the model receives the prompt alone', async () => {
+    const p = project();
+    const id = await p.spawn('Say hi', 'claude');
+    await waitFor('the first turn to end', async () => (await p.show(id)).reason === 'turn-end', AGENT_MS);
+    await ok(p.dir, ['session', 'keys', id, '--hex', Buffer.from('/clear').toString('hex')], { env: p.env });
+    await waitFor('the typed text in the box', () => /❯\s\/clear/.test(evidence(version, 'typed-into-box', p.screen(id))), AGENT_MS);
+    const child = spawn(process.execPath, [BIN, 'session', 'prompt', id, '--body', `hello ACC-NOTYPE-${version}`, '--json'], { cwd: p.dir, env: p.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((r) => child.on('close', r));
+    await waitFor('the prompt to say it waits', () => /waiting: the agent's input box holds "\/clear", which someone is typing/.test(stderr), AGENT_MS);
+    evidence(version, 'prompt-waits-for-typing', p.screen(id));
+    // The person clears what they typed (Ctrl-U): the prompt goes in alone.
+    await ok(p.dir, ['session', 'keys', id, 'C-u'], { env: p.env });
+    expect(await exited).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ delivered: true, waited: expect.stringContaining('"/clear"') });
+    await waitFor('the prompt to reach the model', () => userTurns().some((t) => t.includes(`ACC-NOTYPE-${version}`)), AGENT_MS);
+    expect(userTurns().filter((t) => t.includes(`ACC-NOTYPE-${version}`))).toEqual([`hello ACC-NOTYPE-${version}`]);
+    expect(p.screen(id)).not.toContain('Unknown command');
   });
 
   it('a 401 is awaiting{auth} naming the login problem within seconds', async () => {

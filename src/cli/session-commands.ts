@@ -125,8 +125,9 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
     async run(ctx, p) {
       const body = readBody(ctx.options.body);
       if (body === undefined || body.trim() === '') throw new UsageError('a prompt needs a body: --body <text>, or pipe it in', SESSION_ACTIONS.prompt!.usage);
-      const r = await promptSession(p, cliRuntime(p), ctx.args[0]!, body, author(ctx));
-      await out(ctx.options.json ? json(r) : r.delivered ? `${r.session.id} prompted (delivered)\n` : `${r.session.id} prompt queued, not delivered: ${r.reason}\n`);
+      // Said at once on stderr when the prompt waits for someone's text to leave the input box.
+      const r = await promptSession(p, cliRuntime(p), ctx.args[0]!, body, author(ctx), { onWait: (why) => void err(`${ctx.args[0]}: waiting: ${why}\n`) });
+      await out(ctx.options.json ? json(r) : r.delivered ? `${r.session.id} prompted (delivered${r.waited ? ` once the input box was empty; it waited: ${r.waited}` : ''})\n` : `${r.session.id} prompt queued, not delivered: ${r.reason}\n`);
       return 0;
     },
   },

@@ -39,6 +39,8 @@ export interface PromptResult {
   readonly appended: boolean;
   readonly delivered: boolean;
   readonly reason?: string;
+  /** Delivered after waiting for an empty input box: what it held. */
+  readonly waited?: string;
 }
 
 /** GET /api/resources: the host's inventory and the session budget. */

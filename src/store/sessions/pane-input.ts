@@ -89,9 +89,13 @@ export function sendKeys(lanes: InputLanes, target: PaneTarget, keys: readonly s
   return lane(lanes, target, () => tmux(target, ['send-keys', '-t', target.pane, ...keys]));
 }
 
-/** Sends raw bytes exactly (`send-keys -H`), serialized. `via` runs the command on a control client when one is up. */
+/**
+ * Sends raw bytes exactly (`send-keys -H`) on the session's whole lane, across processes too: a viewer's
+ * keystrokes in the serve never land inside a prompt another process (a hook delivering a held prompt) is
+ * reading the box for or pasting. `via` runs the command on a control client when one is up.
+ */
 export function sendBytes(lanes: InputLanes, target: PaneTarget, bytes: Uint8Array, via?: (line: string) => Promise<unknown>): Promise<void> {
-  return lanes.serialize(queueKey(target), async () => {
+  return lane(lanes, target, async () => {
     for (let i = 0; i < bytes.length; i += CHUNK) {
       const hex = hexArgs(bytes.subarray(i, i + CHUNK));
       if (via) await via(`send-keys -H -t ${target.pane} ${hex.join(' ')}`);

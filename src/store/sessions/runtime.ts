@@ -150,7 +150,7 @@ export type { Delivery } from './delivery.js';
  * session I/O's input, which serializes it with every other input to the session: two prompts, or a
  * prompt and a viewer's keystrokes, never interleave).
  */
-export async function deliver(lanes: InputLanes, rt: SessionRuntime, state: SessionState, text: string): Promise<Delivery> {
+export async function deliver(lanes: InputLanes, rt: SessionRuntime, state: SessionState, text: string, opts: { onWait?: (why: string) => void } = {}): Promise<Delivery> {
   if (!state.tmux) return { delivered: false, reason: `session ${state.id} has no live pane (it is ${state.status})` };
   try {
     const info = await rt.tmux.pane(state.tmux.pane);
@@ -158,7 +158,8 @@ export async function deliver(lanes: InputLanes, rt: SessionRuntime, state: Sess
     const target = { socket: rt.tmux.socket, session: state.tmux.session, pane: state.tmux.pane };
     const adapter = adapterOf(state.harness);
     // An agent whose input box can be read gets the checked lane (empty box, landed text, then Enter).
-    if (adapter.inputBox) return await deliverChecked(lanes, adapter, target, state, text);
+    // Only this session's own task and prompts count as the agent's restored text; anything else is someone typing.
+    if (adapter.inputBox) return await deliverChecked(lanes, adapter, target, state, text, { restored: [state.task, ...state.timeline.map((t) => t.body)], ...opts });
     await pasteText(lanes, target, text);
     return { delivered: true };
   } catch (err) {

@@ -161,7 +161,7 @@ export type PromptResult = { readonly session: SessionView; readonly appended: t
  * agent takes a prompt (DESIGN.md §9, Input): anywhere else it is held on the timeline and delivered
  * when the agent next waits for input (`deliverHeld`), never typed into a dialog.
  */
-export async function promptSession(p: SessionsProject, rt: SessionRuntime, id: string, body: string, by: string): Promise<PromptResult> {
+export async function promptSession(p: SessionsProject, rt: SessionRuntime, id: string, body: string, by: string, opts: { onWait?: (why: string) => void } = {}): Promise<PromptResult> {
   if (typeof body !== 'string' || body.trim() === '') throw new TrellisError('INVALID_INPUT', 'a prompt needs a body');
   let before = await sessionState(p, id);
   // A dialog on screen that no hook announced yet holds the prompt rather than taking it.
@@ -173,7 +173,7 @@ export async function promptSession(p: SessionsProject, rt: SessionRuntime, id: 
   const prompted = events.find((e) => e.type === 'prompted');
   const held = prompted?.type === 'prompted' ? prompted.data.held : undefined;
   if (held) return { session: sessionView(state), appended: true, delivered: false, reason: held };
-  return { session: sessionView(state), appended: true, ...(await deliver(p.sessionWork.input, rt, state, body)) };
+  return { session: sessionView(state), appended: true, ...(await deliver(p.sessionWork.input, rt, state, body, opts)) };
 }
 
 /**
@@ -193,7 +193,9 @@ export async function deliverHeld(p: SessionsProject, rt: SessionRuntime, id: st
     const { state: after, events } = await appendCommand(p, id, { type: 'deliver', queuesInput: adapterOf(state.harness).queuesInput }, SUPERVISOR, 'supervisor');
     const done = events.find((e) => e.type === 'delivered');
     if (done?.type !== 'delivered') return delivered;
-    const result = await deliver(p.sessionWork.input, rt, after, after.timeline[done.data.index]!.body);
+    const result = await deliver(p.sessionWork.input, rt, after, after.timeline[done.data.index]!.body, {
+      onWait: (why) => console.error(`trellis: session ${id}: held prompt ${done.data.index + 1} waits: ${why}`),
+    });
     if (!result.delivered) {
       console.error(`trellis: session ${id}: held prompt ${done.data.index + 1} could not be typed: ${result.reason}`);
       return delivered;

@@ -18,7 +18,7 @@ export function PromptBox({ s, onDone }: { s: Session; onDone: (v: Session) => v
     setNote('');
     await run(async () => {
       const r = await post<PromptResult & { session: Session }>(`api/sessions/${enc(s.id)}/prompt`, { body });
-      setNote(r.delivered ? 'Delivered to the pane.' : `Queued on the timeline, not typed into the pane: ${r.reason ?? 'unknown reason'}.`);
+      setNote(r.delivered ? (r.waited ? 'Delivered to the pane once its input box was empty: it first held text someone was typing.' : 'Delivered to the pane.') : `Queued on the timeline, not typed into the pane: ${r.reason ?? 'unknown reason'}.`);
       setBody('');
       onDone(r.session);
     });
