@@ -18,7 +18,7 @@ export const PERSON_SCOPES: readonly Scope[] = ['read', 'data', 'shell', 'owner'
 /** What each scope allows, in the README's words (test/route-table.test.ts checks the README against it). */
 export const SCOPE_WORDS: Record<Scope, string> = {
   read: 'everything a page shows: the board, issues, specs, sessions, their panes read-only, evidence, evals',
-  data: 'open, reply to, remark on, edit, close and reopen issues, resolve or retract a reply, reply to an eval remark; attach evidence; mark a session seen',
+  data: "open, reply to, remark on, edit, close and reopen local issues (a forge issue's writes are the owner's), resolve or retract a reply, reply to an eval remark; attach evidence; mark a session seen",
   shell: 'run commands as the host user: spawn, prompt, raw keys, the pane for writing, interrupt, resume, review, checks, eval runs, merge, answer, uploads, sync',
   owner: "the admin's alone: accept a session's changed check, merge over blocking checks (an override), close or quarantine a session, promote an issue to a forge, and every write to a forge issue (open, reply, close) with this machine's token",
   agent: "an agent's hook signals: loopback only, never through the gateway",
