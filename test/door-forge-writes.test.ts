@@ -167,3 +167,36 @@ describe('the owner writes to the forge', () => {
     expect(writesOnForge().length).toBeGreaterThan(before);
   });
 });
+
+describe('the page offers a forge write only to a login that may make it', () => {
+  it('a project login: a forge issue shows why it cannot reply or close, and no forge store to open in; the admin gets the form', async () => {
+    const { launchChromium } = await import('./helpers/browser.js');
+    const browser = await launchChromium();
+    try {
+      const page = async (password: string, project?: string) => {
+        const ctx = await browser.newContext();
+        const p = await ctx.newPage();
+        expect((await p.request.post(new URL('/auth/login', gw.url).href, { data: { password, ...(project ? { project } : {}) } })).status()).toBe(200);
+        return p;
+      };
+      const viewer = await page(DATA_PW, id);
+      await viewer.goto(`${through()}#/issues/${enc('github.com#1')}`);
+      await viewer.getByTestId('forge-owner-needed').waitFor({ timeout: 15_000 });
+      expect(await viewer.getByRole('button', { name: 'Close issue' }).count()).toBe(0);
+      expect(await viewer.getByText('Reply (Markdown)').count()).toBe(0);
+      await viewer.goto(`${through()}#/new-issue`);
+      await viewer.getByRole('button', { name: 'Open issue' }).waitFor({ timeout: 15_000 });
+      await expect.poll(() => viewer.locator('select option').allTextContents()).toEqual(['local (this repository)']);
+
+      const owner = await page(ADMIN);
+      await owner.goto(`${through()}#/issues/${enc('github.com#1')}`);
+      await owner.getByText('Reply (Markdown)').waitFor({ timeout: 15_000 });
+      expect(await owner.getByRole('button', { name: 'Close issue' }).count()).toBe(1);
+      expect(await owner.getByTestId('forge-owner-needed').count()).toBe(0);
+      await owner.goto(`${through()}#/new-issue`);
+      await expect.poll(() => owner.locator('select option').allTextContents(), { timeout: 15_000 }).toEqual(['local (this repository)', 'github.com']);
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
+});

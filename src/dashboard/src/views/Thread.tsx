@@ -9,7 +9,7 @@ import { Ago, ErrorBox, Labels, Markdown, StatusChip, StoreChip, useFetch, useAc
 import { issueList } from './Issues';
 import { SpawnForIssue } from './session/SpawnForIssue';
 import '../thread.css';
-import { mayUse } from '../host/hub';
+import { mayUse, mayWriteTo } from '../host/hub';
 
 export function ThreadView({ id }: { id: string }) {
   const rev = revision.value;
@@ -96,7 +96,7 @@ export function ThreadView({ id }: { id: string }) {
         )}
       </ol>
       <div class="actions">
-        {issue.status === 'open' ? (
+        {issue.status === 'open' && mayWriteTo('POST /api/issues/:id/close', issue.store) ? (
           <ConfirmButton
             label="Close issue"
             question={<>Close “{issue.concern}”? {isLocal && !issue.url ? 'It can be reopened.' : ''}</>}
@@ -126,7 +126,11 @@ export function ThreadView({ id }: { id: string }) {
           : null}
       </div>
       <SpawnForIssue issue={issue} />
-      <ReplyForm id={issue.id} onDone={(i) => (setLocal(i), setWrote((n) => n + 1))} />
+      {mayWriteTo('POST /api/issues/:id/reply', issue.store) ? (
+        <ReplyForm id={issue.id} onDone={(i) => (setLocal(i), setWrote((n) => n + 1))} />
+      ) : (
+        <ForgeOwnerNeeded store={issue.store} />
+      )}
     </div>
   );
 }
@@ -233,6 +237,16 @@ function timeline(issue: Issue, changes: readonly IssueEvent[]): TimelineItem[] 
 /** The evidence no reply carried (a forge issue's, whose comments do not say): shown under the opening post. */
 function postEvidence(issue: Issue): readonly string[] {
   return issue.evidence.filter((h) => !issue.replies.some((r) => r.evidence?.includes(h)));
+}
+
+/** Said where a forge issue's reply form and close would be, to a login that may not write to the forge. */
+function ForgeOwnerNeeded({ store }: { store: string }) {
+  return (
+    <p class="card muted" data-testid="forge-owner-needed">
+      Replying to or closing an issue on {store} writes to the forge with this machine's token, so only its owner (the admin login) can. Your login can read it here, and
+      open, reply to and close local issues.
+    </p>
+  );
 }
 
 function ReplyForm({ id, onDone }: { id: string; onDone: (i: Issue) => void }) {
