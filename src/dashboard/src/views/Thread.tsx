@@ -8,6 +8,7 @@ import type { Issue, IssueEvent, IssueTimeline, Reply } from '../types';
 import { Ago, ErrorBox, Labels, Markdown, StatusChip, StoreChip, useFetch, useAction } from '../ui';
 import { issueList } from './Issues';
 import { SpawnForIssue } from './session/SpawnForIssue';
+import { ForgeOwnerNeeded } from './ForgeOwnerNeeded';
 import '../thread.css';
 import { mayUse, mayWriteTo } from '../host/hub';
 
@@ -237,16 +238,6 @@ function timeline(issue: Issue, changes: readonly IssueEvent[]): TimelineItem[] 
 /** The evidence no reply carried (a forge issue's, whose comments do not say): shown under the opening post. */
 function postEvidence(issue: Issue): readonly string[] {
   return issue.evidence.filter((h) => !issue.replies.some((r) => r.evidence?.includes(h)));
-}
-
-/** Said where a forge issue's reply form and close would be, to a login that may not write to the forge. */
-function ForgeOwnerNeeded({ store }: { store: string }) {
-  return (
-    <p class="card muted" data-testid="forge-owner-needed">
-      Replying to or closing an issue on {store} writes to the forge with this machine's token, so only its owner (the admin login) can. Your login can read it here, and
-      open, reply to and close local issues.
-    </p>
-  );
 }
 
 function ReplyForm({ id, onDone }: { id: string; onDone: (i: Issue) => void }) {
