@@ -3,6 +3,7 @@
  * made once and kept in the gateway's table (Backends), and which of a serve's backends (its child, or
  * its face) a record's requests go to.
  */
+import type { Scope } from '../http/route-table.js';
 import net from 'node:net';
 import { Client, Pool, type buildConnector, type Dispatcher } from 'undici';
 import type { EndpointRecord } from '../store/host/endpoint-record.js';
@@ -149,4 +150,6 @@ export interface ProxyTarget {
   readonly ownCookies: readonly string[];
   /** Who the door let in (door-author.ts): stamped on the request, over whatever the client claimed. */
   readonly author: string;
+  /** The scope the door judged the caller to hold (door-scope.ts heldScope): stamped beside the author. */
+  readonly scope: Scope;
 }

@@ -1,5 +1,5 @@
 import { judgeRoute, scopeCovers } from '../http/route-judge.js';
-import { ROUTE_TABLE, rowKey, type Scope } from '../http/route-table.js';
+import { forgeKey, ROUTE_TABLE, rowKey, type Scope } from '../http/route-table.js';
 import type { ErrorCode } from '../events/index.js';
 import { gateOf } from '../store/host/project-list.js';
 import type { Caller } from './gateway-state.js';
@@ -17,10 +17,15 @@ export function heldScope(caller: Caller, id: string): Scope {
   return 'data';
 }
 
-/** The table's rows `caller` may use on project `id`, as `METHOD path` keys: what the page offers (GET /auth/status). */
+/**
+ * The table's rows `caller` may use on project `id`, as `METHOD path` keys, and (as `METHOD path (forge)`)
+ * those it may also use on a forge issue: what the page offers (GET /auth/status).
+ */
 export function allowedRoutes(caller: Caller, id: string): string[] {
   const held = heldScope(caller, id);
-  return ROUTE_TABLE.filter((r) => scopeCovers(held, r.scope)).map(rowKey);
+  const rows = ROUTE_TABLE.filter((r) => scopeCovers(held, r.scope));
+  const forge = rows.filter((r) => 'forgeScope' in r && scopeCovers(held, r.forgeScope)).map(forgeKey);
+  return [...rows.map(rowKey), ...forge];
 }
 
 export type DoorVerdict = { readonly ok: true; readonly path: string } | { readonly ok: false; readonly code: ErrorCode; readonly message: string };

@@ -4,7 +4,7 @@
  * backend's Host and Origin put in, and the gateway's policy headers set on every answer.
  */
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
-import { DOOR_AUTHOR_HEADER } from '../http/author.js';
+import { DOOR_AUTHOR_HEADER, DOOR_SCOPE_HEADER } from '../http/author.js';
 import { DASHBOARD_CSP } from '../http/dashboard-assets.js';
 import type { ProxyTarget } from './backends.js';
 import { IDENTITY_HEADER_NAMES } from './door-author.js';
@@ -20,10 +20,10 @@ const SETTLED_HERE = new Set(['transfer-encoding', 'expect']);
 
 /**
  * Request headers that would speak as someone: a session (`Trellis-Session`, which the backend files a
- * write under when a local agent sends it), the door's own author stamp, and an identity proxy's
+ * write under when a local agent sends it), the door's own author and scope stamps, and an identity proxy's
  * person. A client's copies never cross; the gateway writes the one stamp itself.
  */
-const SPEAKS_AS = new Set(['trellis-session', DOOR_AUTHOR_HEADER, ...IDENTITY_HEADER_NAMES]);
+const SPEAKS_AS = new Set(['trellis-session', DOOR_AUTHOR_HEADER, DOOR_SCOPE_HEADER, ...IDENTITY_HEADER_NAMES]);
 
 /**
  * The strict policy every gateway response carries, proxied ones included: the dashboard's own (one
@@ -64,8 +64,8 @@ function connectionTokens(rawHeaders: readonly string[]): Set<string> | undefine
  * The request's headers as sent upstream, in the client's order: hop-by-hop ones dropped, the Host the
  * backend's, the gateway's cookies removed, an Origin rewritten to the backend's own (the gateway has
  * judged it already: an allowed one reaches this point, and the backend takes session input from
- * loopback origins only), the prefix named, and who the door let in stamped (a client's `Trellis-Session`
- * and author headers dropped).
+ * loopback origins only), the prefix named, and who the door let in stamped with the scope it holds (a
+ * client's `Trellis-Session`, author and scope headers dropped).
  */
 export function requestHeaders(req: IncomingMessage, t: ProxyTarget): string[] {
   const raw = req.rawHeaders;
@@ -85,6 +85,7 @@ export function requestHeaders(req: IncomingMessage, t: ProxyTarget): string[] {
   if (cookie) out.push('cookie', cookie);
   out.push('x-forwarded-prefix', t.prefix);
   out.push(DOOR_AUTHOR_HEADER, encodeURIComponent(t.author));
+  out.push(DOOR_SCOPE_HEADER, t.scope);
   return out;
 }
 

@@ -10,7 +10,8 @@ import type { GatewayState } from './gateway-state.js';
 import { crossSiteRefusal } from './request-guard.js';
 import type { ProxyTarget } from './backends.js';
 import { CSP } from './proxy-headers.js';
-import { judgeAtDoor } from './door-scope.js';
+import { heldScope, judgeAtDoor } from './door-scope.js';
+import type { Scope } from '../http/route-table.js';
 import { doorAuthorOf } from './door-author.js';
 import { proxyHttp } from './upstream.js';
 import { proxyUpgrade } from './websocket-proxy.js';
@@ -38,6 +39,8 @@ type Verdict =
       readonly session: string | undefined;
       /** Who the door let in: the author stamped on the request (door-author.ts). */
       readonly author: string;
+      /** The scope the door judged the caller to hold there: stamped beside the author. */
+      readonly scope: Scope;
     }
   | { readonly ok: false; readonly code: ErrorCode; readonly message: string };
 
@@ -71,7 +74,7 @@ async function admit(state: GatewayState, req: IncomingMessage, upgrade: boolean
   }
   const gate = gateOf(hub, target.id);
   const author = doorAuthorOf(caller, target.id, req.socket.remoteAddress, req.headers);
-  return { ok: true, record, id: target.id, path: door.path, session: gate === 'open' || gate === 'loopback' ? undefined : caller.sessionId, author };
+  return { ok: true, record, id: target.id, path: door.path, session: gate === 'open' || gate === 'loopback' ? undefined : caller.sessionId, author, scope: heldScope(caller, target.id) };
 }
 
 /**
@@ -104,6 +107,7 @@ const target = (state: GatewayState, v: Extract<Verdict, { ok: true }>, upgrade 
   prefix: `/p/${v.id}`,
   ownCookies: state.ownCookies,
   author: v.author,
+  scope: v.scope,
 });
 
 /**

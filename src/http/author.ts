@@ -10,6 +10,14 @@ import type { Project } from '../store/compose/open-project.js';
  */
 export const DOOR_AUTHOR_HEADER = 'trellis-door-author';
 
+/**
+ * The header the gateway stamps beside the author: the scope it judged the caller to hold on the project
+ * (`read`, `data`, `shell` or `owner`; gateway/door-scope.ts heldScope), stripped from what a client sent
+ * like the author's. The backend reads it where a route's need depends on its target (a forge issue's
+ * write is `owner`: route-table.ts heldAtDoor and forgeScope); absent, the request came direct on loopback.
+ */
+export const DOOR_SCOPE_HEADER = 'trellis-door-scope';
+
 /** Who a page write is filed as when nobody at the door is known (spec §4.6.5: `human` from the dashboard). */
 export const PAGE_AUTHOR = 'human';
 

@@ -2,7 +2,9 @@ import { RegExpRouter } from 'hono/router/reg-exp-router';
 import { SmartRouter } from 'hono/router/smart-router';
 import { TrieRouter } from 'hono/router/trie-router';
 import { getPath, getQueryParam } from 'hono/utils/url';
-import { PERSON_SCOPES, ROUTE_TABLE, type Row, type Scope } from './route-table.js';
+import { PERSON_SCOPES, ROUTE_TABLE, scopeCovers, scopeRank, type Row, type Scope } from './route-table.js';
+
+export { scopeCovers };
 
 /**
  * The route a request will reach in the backend, judged the way the backend routes it: its URL built as
@@ -22,8 +24,6 @@ export type Judgement =
       /** What the caller must hold: the row's scope, lowered to read for a pane socket opened read-only. */
       readonly scope: Scope | null;
     };
-
-const RANK: Record<Scope, number> = { read: 0, data: 1, shell: 2, owner: 3, agent: 4 };
 
 /** The same router class a `new Hono()` uses, holding the table's rows as its handlers. */
 const router = (() => {
@@ -73,15 +73,12 @@ function judge(method: string, pathAndQuery: string): Judgement {
   }
   const matched = router.match(method === 'HEAD' ? 'GET' : method, path)[0] as unknown as [Row, unknown][];
   let row: Row | null = null;
-  for (const [r] of matched) if (!row || RANK[r.scope] > RANK[row.scope]) row = r;
+  for (const [r] of matched) if (!row || scopeRank(r.scope) > scopeRank(row.scope)) row = r;
   if (!row) return { ok: true, path: forward, row: null, scope: null };
   let scope: Scope = row.scope;
   if ('readOnlyWhenModeRead' in row && getQueryParam(href ?? new URL(`http://gateway${forward}`).href, 'mode') === 'read') scope = 'read';
   return { ok: true, path: forward, row, scope };
 }
-
-/** Whether holding `held` (a person's highest scope) reaches a route of scope `needed`; agent is no person's. */
-export const scopeCovers = (held: Scope, needed: Scope): boolean => needed !== 'agent' && held !== 'agent' && RANK[held] >= RANK[needed];
 
 /** The scopes a person holding `held` has, lowest first. */
 export const scopesUpTo = (held: Scope): Scope[] => PERSON_SCOPES.filter((s) => scopeCovers(held, s));

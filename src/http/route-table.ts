@@ -1,4 +1,7 @@
-import type { Handler, Hono, MiddlewareHandler } from 'hono';
+import type { Context, Handler, Hono, MiddlewareHandler } from 'hono';
+import { TrellisError } from '../events/index.js';
+import { parseForgeId } from '../store/forge/driver.js';
+import { DOOR_AUTHOR_HEADER, DOOR_SCOPE_HEADER } from './author.js';
 
 /**
  * What a caller must hold to reach a route through the gateway (spec §5: authorization once, in the host
@@ -15,9 +18,9 @@ export const PERSON_SCOPES: readonly Scope[] = ['read', 'data', 'shell', 'owner'
 /** What each scope allows, in the README's words (test/route-table.test.ts checks the README against it). */
 export const SCOPE_WORDS: Record<Scope, string> = {
   read: 'everything a page shows: the board, issues, specs, sessions, their panes read-only, evidence, evals',
-  data: 'open, reply to, remark on, edit, close and reopen issues, resolve or retract a reply, reply to an eval remark; attach evidence; mark a session seen',
+  data: "open, reply to, remark on, edit, close and reopen local issues (a forge issue's writes are the owner's), resolve or retract a reply, reply to an eval remark; attach evidence; mark a session seen",
   shell: 'run commands as the host user: spawn, prompt, raw keys, the pane for writing, interrupt, resume, review, checks, eval runs, merge, answer, uploads, sync',
-  owner: "the admin's alone: accept a session's changed check, merge over blocking checks (an override), close or quarantine a session, promote an issue to a forge with this machine's token",
+  owner: "the admin's alone: accept a session's changed check, merge over blocking checks (an override), close or quarantine a session, promote an issue to a forge, and every write to a forge issue (open, reply, close) with this machine's token",
   agent: "an agent's hook signals: loopback only, never through the gateway",
 };
 
@@ -30,6 +33,13 @@ export interface RouteRow {
   readonly what: string;
   /** The pane socket: opened with every `mode` read, it types nothing, and is `read`. */
   readonly readOnlyWhenModeRead?: true;
+  /**
+   * What the route needs when its target is a forge issue (the `:id` a forge id, or an opened issue's
+   * `store` a forge), whose write goes out with this machine's forge token: `owner`. The gateway stamps
+   * the scope it judged the caller to hold (DOOR_SCOPE_HEADER); `route()` checks this scope against it
+   * once the target is known (forgeGuard). A local target needs `scope` only.
+   */
+  readonly forgeScope?: Scope;
 }
 
 /**
@@ -54,14 +64,14 @@ export const ROUTE_TABLE = [
   { method: 'GET', path: '/api/issues', scope: 'read', what: 'the issue list' },
   { method: 'GET', path: '/api/issues/:id', scope: 'read', what: 'an issue' },
   { method: 'GET', path: '/api/issues/:id/timeline', scope: 'read', what: "an issue's timeline" },
-  { method: 'POST', path: '/api/issues', scope: 'data', what: 'opening an issue' },
-  { method: 'POST', path: '/api/issues/:id/reply', scope: 'data', what: 'replying to an issue' },
-  { method: 'POST', path: '/api/issues/:id/reply/check', scope: 'data', what: 'checking a reply before its files upload' },
+  { method: 'POST', path: '/api/issues', scope: 'data', forgeScope: 'owner', what: 'opening an issue' },
+  { method: 'POST', path: '/api/issues/:id/reply', scope: 'data', forgeScope: 'owner', what: 'replying to an issue' },
+  { method: 'POST', path: '/api/issues/:id/reply/check', scope: 'data', forgeScope: 'owner', what: 'checking a reply before its files upload' },
   { method: 'POST', path: '/api/issues/:id/remark', scope: 'data', what: 'remarking on an issue' },
   { method: 'POST', path: '/api/issues/:id/replies/:n/:action', scope: 'data', what: 'resolving or retracting a reply' },
-  { method: 'POST', path: '/api/issues/:id/close', scope: 'data', what: 'closing an issue' },
-  { method: 'POST', path: '/api/issues/:id/edit', scope: 'data', what: 'editing an issue' },
-  { method: 'POST', path: '/api/issues/:id/reopen', scope: 'data', what: 'reopening an issue' },
+  { method: 'POST', path: '/api/issues/:id/close', scope: 'data', forgeScope: 'owner', what: 'closing an issue' },
+  { method: 'POST', path: '/api/issues/:id/edit', scope: 'data', forgeScope: 'owner', what: 'editing an issue' },
+  { method: 'POST', path: '/api/issues/:id/reopen', scope: 'data', forgeScope: 'owner', what: 'reopening an issue' },
   { method: 'POST', path: '/api/issues/:id/promote', scope: 'owner', what: "promoting an issue to a forge with this machine's token", },
   { method: 'POST', path: '/api/evidence', scope: 'data', what: 'attaching evidence' },
   { method: 'GET', path: '/api/evidence/:hash', scope: 'read', what: 'evidence' },
@@ -109,6 +119,60 @@ const BY_KEY = new Map<string, Row>(ROUTE_TABLE.map((r) => [rowKey(r), r]));
 /** The row registered as `method path`, if the table has one. */
 export const rowOf = (method: string, path: string): Row | undefined => BY_KEY.get(`${method} ${path}`);
 
+/** `METHOD path (forge)`: the key of a row's write on a forge issue, listed for a login whose scope covers the row's forgeScope. */
+export const forgeKey = (r: { method: string; path: string }): string => `${rowKey(r)} (forge)`;
+
+const RANK: Record<Scope, number> = { read: 0, data: 1, shell: 2, owner: 3, agent: 4 };
+
+/** Whether holding `held` (a person's highest scope) reaches a route of scope `needed`; agent is no person's. */
+export const scopeCovers = (held: Scope, needed: Scope): boolean => needed !== 'agent' && held !== 'agent' && RANK[held] >= RANK[needed];
+
+/** A scope's rank, highest trust last (agent above all: no person holds it). */
+export const scopeRank = (s: Scope): number => RANK[s];
+
+/**
+ * The scope the caller of this request holds, as the door judged it: the gateway's stamp (a client's copy
+ * never crosses it). Direct on loopback, with no door, the request is the person at the machine (or a
+ * local tool of theirs), who holds the host's token: `owner`. A request the door stamped with an author
+ * but no scope it can read is held to `data`, what any login that opens the project has.
+ */
+export function heldAtDoor(c: Context): Scope {
+  const stamped = c.req.header(DOOR_SCOPE_HEADER);
+  if (stamped === undefined) return c.req.header(DOOR_AUTHOR_HEADER) === undefined ? 'owner' : 'data';
+  return (PERSON_SCOPES as readonly string[]).includes(stamped) ? (stamped as Scope) : 'read';
+}
+
+/** The forge store a request to `row` writes to, if any: its `:id` a forge id, or (opening) its body's `store`. */
+async function forgeTarget(c: Context, path: string): Promise<string | null> {
+  if (path.includes(':id')) return parseForgeId(c.req.param('id') ?? '')?.store ?? null;
+  // Opening: the body names the store. Hono keeps the text, so the handler's readJson reads it again.
+  let body: unknown;
+  try {
+    body = JSON.parse(await c.req.text());
+  } catch {
+    return null; // the handler refuses a malformed body itself
+  }
+  const store = (body as { store?: unknown } | null)?.store;
+  return typeof store === 'string' && store !== 'local' ? store : null;
+}
+
+/**
+ * The check of a row's forgeScope, before its handler: a write whose target is a forge issue is refused
+ * (403) unless the caller holds the row's forgeScope, so no request reaches the forge.
+ */
+function forgeGuard(row: Row & { forgeScope: Scope }): MiddlewareHandler {
+  return async (c, next) => {
+    const store = await forgeTarget(c, row.path);
+    if (store !== null && !scopeCovers(heldAtDoor(c), row.forgeScope)) {
+      throw new TrellisError(
+        'FORBIDDEN',
+        `${row.what} on ${store} writes to the forge with this machine's token, which is the owner's: a project login cannot; ask the owner (the admin login) to do it, or make it on a local issue`,
+      );
+    }
+    await next();
+  };
+}
+
 /**
  * Registers `handlers` as the route `method path` of `app`: only a row of the table, and only with its
  * scope written beside it (checked here and by the compiler), so a handler's scope is read where it is.
@@ -124,6 +188,7 @@ export function route<M extends Row['method'], P extends Extract<Row, { method: 
 ): void {
   const row = rowOf(method, path);
   if (!row || row.scope !== scope) throw new Error(`route ${method} ${path} (${scope}) is not a row of http/route-table.ts`);
+  const guard = 'forgeScope' in row ? [forgeGuard(row)] : [];
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  (app.on as any)(method, path, ...handlers);
+  (app.on as any)(method, path, ...guard, ...handlers);
 }

@@ -39,6 +39,13 @@ export const allowedRoutes = signal<ReadonlySet<string> | null>(null);
 export const mayUse = (key: string): boolean => allowedRoutes.value?.has(key) ?? true;
 
 /**
+ * Whether this page's login may use the issue write `key` on an issue of `store`: a local one as the row
+ * says; a forge's (a write with the machine's forge token) only where /auth/status lists `key (forge)`,
+ * the row's forgeScope (owner) that the backend checks too.
+ */
+export const mayWriteTo = (key: string, store: string): boolean => mayUse(store === 'local' ? key : `${key} (forge)`);
+
+/**
  * Whether this page's login may run commands on the machine (spawn, type into a terminal, upload): the
  * table's spawn route, as a shorthand for the views that offer all of them or none.
  */

@@ -5,6 +5,7 @@ import { board, revision } from '../store';
 import type { Issue } from '../types';
 import { ErrorBox, useFetch, useAction } from '../ui';
 import { issueList } from './Issues';
+import { mayWriteTo } from '../host/hub';
 import { nearestNames } from '../../../projections/nearest-names.js';
 
 /** Open an issue: concern, Markdown body, store, and the nodes it concerns (picked from the spec tree). */
@@ -87,7 +88,7 @@ export function NewIssueView() {
       <label>
         <span>Store</span>
         <select value={store} onChange={(e) => setStore((e.currentTarget as HTMLSelectElement).value)}>
-          {(list.data?.stores ?? ['local']).map((s) => (
+          {(list.data?.stores ?? ['local']).filter((s) => mayWriteTo('POST /api/issues', s)).map((s) => (
             <option key={s} value={s}>
               {s === 'local' ? 'local (this repository)' : s}
             </option>

@@ -8,8 +8,9 @@ import type { Issue, IssueEvent, IssueTimeline, Reply } from '../types';
 import { Ago, ErrorBox, Labels, Markdown, StatusChip, StoreChip, useFetch, useAction } from '../ui';
 import { issueList } from './Issues';
 import { SpawnForIssue } from './session/SpawnForIssue';
+import { ForgeOwnerNeeded } from './ForgeOwnerNeeded';
 import '../thread.css';
-import { mayUse } from '../host/hub';
+import { mayUse, mayWriteTo } from '../host/hub';
 
 export function ThreadView({ id }: { id: string }) {
   const rev = revision.value;
@@ -99,7 +100,7 @@ export function ThreadView({ id }: { id: string }) {
         )}
       </ol>
       <div class="actions">
-        {issue.status === 'open' ? (
+        {issue.status === 'open' && mayWriteTo('POST /api/issues/:id/close', issue.store) ? (
           <ConfirmButton
             label="Close issue"
             question={<>Close “{issue.concern}”? {isLocal && !issue.url ? 'It can be reopened.' : ''}</>}
@@ -129,7 +130,11 @@ export function ThreadView({ id }: { id: string }) {
           : null}
       </div>
       <SpawnForIssue issue={issue} />
-      <ReplyForm id={issue.id} onDone={(i) => (setLocal(i), setWrote((n) => n + 1))} />
+      {mayWriteTo('POST /api/issues/:id/reply', issue.store) ? (
+        <ReplyForm id={issue.id} onDone={(i) => (setLocal(i), setWrote((n) => n + 1))} />
+      ) : (
+        <ForgeOwnerNeeded store={issue.store} />
+      )}
     </div>
   );
 }

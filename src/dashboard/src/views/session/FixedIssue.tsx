@@ -5,6 +5,7 @@ import { href } from '../../router';
 import { gateRevision, revision } from '../../store';
 import type { Issue } from '../../types';
 import { ErrorBox, useAction, useFetch } from '../../ui';
+import { mayWriteTo } from '../../host/hub';
 
 /**
  * A session spawned for an issue, whose branch is in trunk: the issue does not close by itself (closing is
@@ -32,6 +33,8 @@ export function FixedIssue({ issue, session }: { issue: string; session: string 
       <p>
         This session's change is in trunk, and the issue it was started for, <a href={href.issue(i.id)}>{i.concern}</a>, is still open.
       </p>
+      {/* A forge issue's close is the owner's (the machine's forge token): not offered to a login without it. */}
+      {mayWriteTo('POST /api/issues/:id/close', i.store) ? (
       <ConfirmButton
         label="Close the issue"
         question={`Close “${i.concern}”? Its timeline will say session ${session}'s merged change closed it.`}
@@ -41,6 +44,7 @@ export function FixedIssue({ issue, session }: { issue: string; session: string 
         disabled={busy}
         onYes={() => void run(() => post(`api/issues/${enc(i.id)}/close`, { session }).then(() => (setClosed((n) => n + 1), gateRevision.value++)))}
       />
+      ) : null}
       <ErrorBox error={error} title="The issue was not closed" />
     </div>
   );
