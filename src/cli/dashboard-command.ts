@@ -12,7 +12,8 @@ import { readHubConfig } from '../store/host/hub-config.js';
 import { removeHubRecord, writeHubRecord } from '../store/host/hub-record.js';
 import { checkShape, type VerbContext } from './shape.js';
 import { err, out } from './output.js';
-import { unknownAction, UsageError } from './usage-error.js';
+import { UsageError } from './usage-error.js';
+import { unknownAction } from './unknown-action.js';
 
 const USAGE = 'trellis dashboard [--port <port>] [--host <address>] [--tls-cert <file> --tls-key <file>]\n       trellis dashboard password';
 export const DASHBOARD_PORT = 8700;

@@ -8,7 +8,8 @@ import { openProject } from './open-project.js';
 import { readBody, resolveAuthor } from './input.js';
 import { err, out } from './output.js';
 import { checkShape, type Shape, type VerbContext } from './shape.js';
-import { unknownAction, UsageError, usagesOf } from './usage-error.js';
+import { UsageError } from './usage-error.js';
+import { unknownAction, usagesOf } from './unknown-action.js';
 
 interface ActionSpec extends Shape {
   readonly run: (ctx: VerbContext, p: Project) => Promise<number>;

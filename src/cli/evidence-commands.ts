@@ -6,7 +6,8 @@ import { TrellisError } from '../events/index.js';
 import { openProject } from './open-project.js';
 import { checkShape, type VerbContext } from './shape.js';
 import { out } from './output.js';
-import { unknownAction, UsageError } from './usage-error.js';
+import { UsageError } from './usage-error.js';
+import { unknownAction } from './unknown-action.js';
 
 const PUT = 'trellis evidence put <file|-> [--json]';
 const GET = 'trellis evidence get <hash> [--range <start>-<end>]';

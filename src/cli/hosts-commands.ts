@@ -2,7 +2,7 @@ import { trellisHome } from '../store/trellis-home.js';
 import { addHost, readHosts, removeHost } from '../store/host/hosts.js';
 import { out } from './output.js';
 import { checkShape, type VerbContext } from './shape.js';
-import { unknownAction } from './usage-error.js';
+import { unknownAction } from './unknown-action.js';
 
 export const USAGE = {
   add: 'trellis hosts add <name> <ssh-destination> [--trellis <remote command>] [--ssh-config <file>] [--json]',

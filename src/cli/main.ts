@@ -289,7 +289,7 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
 
 /** A command's actions and each one's usage line, for the commands that have actions (loaded when misused). */
 async function actionUsages(command: string): Promise<Readonly<Record<string, string>> | undefined> {
-  const { usagesOf } = await import('./usage-error.js');
+  const { usagesOf } = await import('./unknown-action.js');
   if (command === 'issue') return usagesOf((await import('./issue-commands.js')).ISSUE_ACTIONS);
   if (command === 'session') return usagesOf((await import('./session-commands.js')).SESSION_ACTIONS);
   if (command === 'eval') return usagesOf((await import('./eval-commands.js')).EVAL_ACTIONS);

@@ -5,7 +5,7 @@ import { exportThreads, importThreads } from '../store/issues/ndjson.js';
 import { openProject } from './open-project.js';
 import { out, outData } from './output.js';
 import { checkShape, type VerbContext } from './shape.js';
-import { unknownAction } from './usage-error.js';
+import { unknownAction } from './unknown-action.js';
 
 const EXPORT_USAGE = 'trellis issues export [--all] > threads.ndjson';
 const IMPORT_USAGE = 'trellis issues import <file|-> [--json]';

@@ -10,7 +10,8 @@ import { RemoteProjects } from '../store/host/remote-projects.js';
 import { registerProject } from '../store/host/register-project.js';
 import { err, out } from './output.js';
 import { checkShape, type VerbContext } from './shape.js';
-import { unknownAction, UsageError } from './usage-error.js';
+import { UsageError } from './usage-error.js';
+import { unknownAction } from './unknown-action.js';
 
 export const USAGE = {
   ls: 'trellis projects ls [--json [--records]]',

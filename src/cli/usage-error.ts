@@ -1,5 +1,3 @@
-import { didYouMean, nearestIds } from '../projections/nearest-names.js';
-
 /** Misuse of the command line: exit 2 with the usage of the verb. */
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -13,16 +11,3 @@ export class UsageError extends Error {
 
 /** Usage lines as `usage:` prints them: one inline, several each on a line of its own. */
 export const usageLines = (lines: readonly string[]): string => (lines.length === 1 ? lines[0]! : `\n${lines.map((l) => `  ${l}`).join('\n')}`);
-
-/**
- * An action a command does not have (issue 44): named with the nearest actions it does have, answered
- * with the usage of those, else of every action (`unknown issue action 'shwo'; did you mean 'show'?`).
- */
-export function unknownAction(command: string, action: string, usages: Readonly<Record<string, string>>): UsageError {
-  const near = nearestIds(action, Object.keys(usages));
-  return new UsageError(`unknown ${command} action '${action}'${didYouMean(near)}`, usageLines((near.length ? near : Object.keys(usages)).map((a) => usages[a]!)));
-}
-
-/** Each action's usage line, from a table of action specs. */
-export const usagesOf = (actions: Readonly<Record<string, { readonly usage: string }>>): Record<string, string> =>
-  Object.fromEntries(Object.entries(actions).map(([name, spec]) => [name, spec.usage]));
