@@ -13,6 +13,7 @@ import { removeHubRecord, writeHubRecord } from '../store/host/hub-record.js';
 import { checkShape, type VerbContext } from './shape.js';
 import { err, out } from './output.js';
 import { UsageError } from './usage-error.js';
+import { unknownAction } from './unknown-action.js';
 
 const USAGE = 'trellis dashboard [--port <port>] [--host <address>] [--tls-cert <file> --tls-key <file>]\n       trellis dashboard password';
 export const DASHBOARD_PORT = 8700;
@@ -23,7 +24,7 @@ export async function runDashboard(action: string | undefined, ctx: VerbContext)
     checkShape({ args: [], options: [], usage: USAGE }, ctx);
     return setPassword();
   }
-  if (action !== undefined) throw new UsageError(`unknown dashboard action '${action}'`, USAGE);
+  if (action !== undefined) throw unknownAction('dashboard', action, { password: 'trellis dashboard password' });
   checkShape({ args: [], options: ['port', 'host', 'tlsCert', 'tls-cert', 'tlsKey', 'tls-key'], usage: USAGE }, ctx);
   const port = ctx.options.port === undefined ? DASHBOARD_PORT : Number(ctx.options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port takes a port number from 0 to 65535, not '${String(ctx.options.port)}'`, USAGE);

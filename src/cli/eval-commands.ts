@@ -9,6 +9,7 @@ import { readBody, resolveAuthor } from './input.js';
 import { err, out } from './output.js';
 import { checkShape, type Shape, type VerbContext } from './shape.js';
 import { UsageError } from './usage-error.js';
+import { unknownAction, usagesOf } from './unknown-action.js';
 
 interface ActionSpec extends Shape {
   readonly run: (ctx: VerbContext, p: Project) => Promise<number>;
@@ -131,12 +132,10 @@ function detailText(d: EvalDetail): string {
   return `${lines.join('\n')}\n`;
 }
 
-export const evalUsage = (): string => Object.values(EVAL_ACTIONS).map((a) => `  ${a.usage}`).join('\n');
-
 /** `trellis eval <action> ...`: checks the action's arguments and options, then runs it. */
 export async function runEval(action: string, ctx: VerbContext): Promise<number> {
   const spec = EVAL_ACTIONS[action];
-  if (!spec) throw new UsageError(`unknown eval action '${action}'`, `\n${evalUsage()}`);
+  if (!spec) throw unknownAction('eval', action, usagesOf(EVAL_ACTIONS));
   if (action === 'run') {
     // Any number of scenario ids; the shape checks the options only.
     checkShape({ ...spec, args: ctx.args.map(String) }, ctx);

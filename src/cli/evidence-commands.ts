@@ -7,11 +7,12 @@ import { openProject } from './open-project.js';
 import { checkShape, type VerbContext } from './shape.js';
 import { out } from './output.js';
 import { UsageError } from './usage-error.js';
+import { unknownAction } from './unknown-action.js';
 
 const PUT = 'trellis evidence put <file|-> [--json]';
 const GET = 'trellis evidence get <hash> [--range <start>-<end>]';
 
-export const evidenceUsage = (): string => `  ${PUT}\n  ${GET}`;
+export const EVIDENCE_USAGES: Record<string, string> = { put: PUT, get: GET };
 
 /** `trellis evidence put|get`: content-addressed evidence bytes. */
 export async function runEvidence(action: string, ctx: VerbContext): Promise<number> {
@@ -40,7 +41,7 @@ export async function runEvidence(action: string, ctx: VerbContext): Promise<num
     await pipeline(stream, process.stdout, { end: false });
     return 0;
   }
-  throw new UsageError(`unknown evidence action '${action}'`, `\n${evidenceUsage()}`);
+  throw unknownAction('evidence', action, EVIDENCE_USAGES);
 }
 
 function parseRange(s: string): { start: number; end: number } {

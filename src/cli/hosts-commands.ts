@@ -2,15 +2,13 @@ import { trellisHome } from '../store/trellis-home.js';
 import { addHost, readHosts, removeHost } from '../store/host/hosts.js';
 import { out } from './output.js';
 import { checkShape, type VerbContext } from './shape.js';
-import { UsageError } from './usage-error.js';
+import { unknownAction } from './unknown-action.js';
 
-const USAGE = {
+export const USAGE = {
   add: 'trellis hosts add <name> <ssh-destination> [--trellis <remote command>] [--ssh-config <file>] [--json]',
   ls: 'trellis hosts ls [--json]',
   rm: 'trellis hosts rm <name> [--json]',
 };
-
-export const hostsUsage = (): string => Object.values(USAGE).map((u) => `  ${u}`).join('\n');
 
 const json = (value: unknown) => out(`${JSON.stringify(value, null, 2)}\n`);
 
@@ -40,5 +38,5 @@ export async function runHosts(action: string | undefined, ctx: VerbContext): Pr
     else await out(`removed ${host.name}; nothing on it was touched\n`);
     return 0;
   }
-  throw new UsageError(`unknown hosts action '${action}'`, `\n${hostsUsage()}`);
+  throw unknownAction('hosts', action, USAGE);
 }

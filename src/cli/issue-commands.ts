@@ -9,6 +9,7 @@ import { err, out } from './output.js';
 import { issueLines, issueText, noteLines, problemLines, timelineLines } from './render.js';
 import { checkShape, type Shape, type VerbContext } from './shape.js';
 import { UsageError } from './usage-error.js';
+import { unknownAction, usagesOf } from './unknown-action.js';
 
 interface ActionSpec extends Shape {
   readonly run: (ctx: VerbContext, p: Project) => Promise<number>;
@@ -187,12 +188,10 @@ export const ISSUE_ACTIONS: Record<string, ActionSpec> = {
   },
 };
 
-export const issueUsage = (): string => Object.values(ISSUE_ACTIONS).map((a) => `  ${a.usage}`).join('\n');
-
 /** `trellis issue <action> ...`: checks the action's arguments and options, then runs it. */
 export async function runIssue(action: string, ctx: VerbContext): Promise<number> {
   const spec = ISSUE_ACTIONS[action];
-  if (!spec) throw new UsageError(`unknown issue action '${action}'`, `\n${issueUsage()}`);
+  if (!spec) throw unknownAction('issue', action, usagesOf(ISSUE_ACTIONS));
   checkShape(spec, ctx);
   return spec.run(ctx, openProject(ctx.cwd));
 }

@@ -2,12 +2,12 @@
  * The `trellis` command line. Every command is declared here; handlers load lazily so a verb pays only
  * for what it uses. Exit codes are decided in one place: 0 success, 1 failure, 2 misuse (DESIGN.md §6).
  */
-import { cac } from 'cac';
+import { cac, type Command } from 'cac';
 import { diskFullError, isTrellisError } from '../events/errors.js';
 import { readOnlyError } from './confined-write.js';
 import { packageRoot } from '../store/package-root.js';
 import { err, setMachineOutput } from './output.js';
-import { UsageError } from './usage-error.js';
+import { UsageError, usageLines } from './usage-error.js';
 
 type Handler = () => Promise<number>;
 type Options = Record<string, unknown>;
@@ -255,11 +255,21 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
     parsed = cli.parse(['node', 'trellis', ...argv.map((a) => (a === '-' ? DASH : a))], { run: true });
   } catch (e) {
     if (!(e instanceof Error && e.name === 'CACError')) throw e;
-    // Unknown option, missing option value: misuse, answered with the command's own usage.
-    const command = cli.matchedCommandName;
+    // Unknown option, missing option value: misuse, one line answered with the usage of the verb as typed
+    // (`issue ls --bogus`: the usage of `issue ls`, not of every issue action).
+    const command = cli.matchedCommand;
+    const at = command ? argv.indexOf(command.name) : -1;
+    const action = at >= 0 && argv[at + 1] !== undefined && !argv[at + 1]!.startsWith('-') ? argv[at + 1] : undefined;
     return {
       handler: async () => {
-        throw new UsageError(e.message, command ? await usageOf(command) : 'trellis <command> [options]');
+        const { didYouMean, nearestIds } = await import('../projections/nearest-names.js');
+        // cac names the option camel-cased (`--pushOnyl`); say it as it was typed (`--push-onyl`).
+        const named = /^Unknown option `(.+)`$/.exec(e.message)?.[1];
+        const plain = (o: string) => o.split('=')[0]!.replace(/-/g, '').toLowerCase();
+        const unknown = named && (argv.find((a) => a.startsWith('-') && plain(a) === plain(named))?.split('=')[0] ?? named);
+        const known = command ? [...command.options, ...cli.globalCommand.options].map((o) => o.rawName.split(/[ ,]/)[0]!) : [];
+        const message = unknown ? `unknown option '${unknown}'${didYouMean(nearestIds(unknown, known, 2))}` : e.message;
+        throw new UsageError(message, command ? await usageOf(command, action) : 'trellis <command> [options]');
       },
     };
   }
@@ -269,20 +279,31 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
       word === undefined
         ? async () => (await import('./status-command.js')).bareTrellis(cwd, () => cli.outputHelp())
         : async () => {
-            throw new UsageError(`unknown command '${word}'`, 'trellis <command> [options]   (trellis --help lists the commands)');
+            const { didYouMean, nearestIds } = await import('../projections/nearest-names.js');
+            const near = didYouMean(nearestIds(word, cli.commands.map((c) => c.name), 2));
+            throw new UsageError(`unknown command '${word}'${near}`, 'trellis <command> [options]   (trellis --help lists the commands)');
           };
   }
   return { handler };
 }
 
-async function usageOf(command: string): Promise<string> {
-  if (command === 'issue') return `\n${(await import('./issue-commands.js')).issueUsage()}`;
-  if (command === 'eval') return `\n${(await import('./eval-commands.js')).evalUsage()}`;
-  if (command === 'session') return `\n${(await import('./session-commands.js')).sessionUsage()}`;
-  if (command === 'hosts') return `\n${(await import('./hosts-commands.js')).hostsUsage()}`;
-  if (command === 'projects') return `\n${(await import('./projects-commands.js')).projectsUsage()}`;
-  if (command === 'evidence') return `\n${(await import('./evidence-commands.js')).evidenceUsage()}`;
-  return `trellis ${command} --help`;
+/** A command's actions and each one's usage line, for the commands that have actions (loaded when misused). */
+async function actionUsages(command: string): Promise<Readonly<Record<string, string>> | undefined> {
+  const { usagesOf } = await import('./unknown-action.js');
+  if (command === 'issue') return usagesOf((await import('./issue-commands.js')).ISSUE_ACTIONS);
+  if (command === 'session') return usagesOf((await import('./session-commands.js')).SESSION_ACTIONS);
+  if (command === 'eval') return usagesOf((await import('./eval-commands.js')).EVAL_ACTIONS);
+  if (command === 'hosts') return (await import('./hosts-commands.js')).USAGE;
+  if (command === 'projects') return (await import('./projects-commands.js')).USAGE;
+  if (command === 'evidence') return (await import('./evidence-commands.js')).EVIDENCE_USAGES;
+  return undefined;
+}
+
+/** The usage of the verb as typed: the action's own line, else every action's, else the command's options. */
+async function usageOf(command: Command, action: string | undefined): Promise<string> {
+  const usages = await actionUsages(command.name);
+  if (usages) return action !== undefined && Object.hasOwn(usages, action) ? usages[action]! : usageLines(Object.values(usages));
+  return `trellis ${[command.rawName, ...command.options.map((o) => `[${o.rawName}]`)].join(' ')}`;
 }
 
 /** Runs one command line to completion and returns its exit code. */
@@ -297,7 +318,7 @@ export async function main(argv: readonly string[], cwd: string): Promise<number
 
 async function report(e: unknown): Promise<number> {
   if (e instanceof UsageError) {
-    await err(`trellis: ${e.message}${e.usage ? `\nusage: ${e.usage}` : ''}\n`);
+    await err(`trellis: ${e.message}${e.usage ? `\nusage:${e.usage.startsWith('\n') ? '' : ' '}${e.usage}` : ''}\n`);
     return 2;
   }
   const refusal = isTrellisError(e) ? e : (diskFullError(e) ?? readOnlyError(e));

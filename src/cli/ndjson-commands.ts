@@ -5,10 +5,11 @@ import { exportThreads, importThreads } from '../store/issues/ndjson.js';
 import { openProject } from './open-project.js';
 import { out, outData } from './output.js';
 import { checkShape, type VerbContext } from './shape.js';
-import { UsageError } from './usage-error.js';
+import { unknownAction } from './unknown-action.js';
 
 const EXPORT_USAGE = 'trellis issues export [--all] > threads.ndjson';
 const IMPORT_USAGE = 'trellis issues import <file|-> [--json]';
+const ISSUES_USAGES: Record<string, string> = { export: EXPORT_USAGE, import: IMPORT_USAGE };
 
 /** `trellis issues export` / `trellis issues import`: threads as NDJSON, out and back in. */
 export async function runIssuesAction(action: string, ctx: VerbContext): Promise<number> {
@@ -25,7 +26,7 @@ export async function runIssuesAction(action: string, ctx: VerbContext): Promise
     await out(ctx.options.json ? `${JSON.stringify(r)}\n` : `imported ${r.events} new ${r.events === 1 ? 'event' : 'events'} into ${r.streams} ${r.streams === 1 ? 'thread' : 'threads'} from ${r.lines} ${r.lines === 1 ? 'line' : 'lines'}\n`);
     return 0;
   }
-  throw new UsageError(`unknown issues action '${action}'`, `trellis issues [--json]\n       ${EXPORT_USAGE}\n       ${IMPORT_USAGE}`);
+  throw unknownAction('issues', action, ISSUES_USAGES);
 }
 
 function readInput(path: string): string {

@@ -11,15 +11,14 @@ import { registerProject } from '../store/host/register-project.js';
 import { err, out } from './output.js';
 import { checkShape, type VerbContext } from './shape.js';
 import { UsageError } from './usage-error.js';
+import { unknownAction } from './unknown-action.js';
 
-const USAGE = {
+export const USAGE = {
   ls: 'trellis projects ls [--json [--records]]',
   add: 'trellis projects add [<path>] [--git] [--init] [--harness <name>] [--json]',
   rm: 'trellis projects rm <id|path> [--json]',
   serve: 'trellis projects serve <id> [--json]',
 };
-
-export const projectsUsage = (): string => Object.values(USAGE).map((u) => `  ${u}`).join('\n');
 
 const json = (value: unknown) => out(`${JSON.stringify(value, null, 2)}\n`);
 
@@ -29,7 +28,7 @@ export async function runProjects(action: string | undefined, ctx: VerbContext):
   if (action === 'add') return add(ctx);
   if (action === 'rm') return rm(ctx);
   if (action === 'serve') return serve(ctx);
-  throw new UsageError(`unknown projects action '${action}'`, `\n${projectsUsage()}`);
+  throw unknownAction('projects', action, USAGE);
 }
 
 /** Every project this machine knows (cataloged, or claimed by a running serve), each probed live. */

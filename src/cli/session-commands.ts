@@ -29,9 +29,10 @@ import { err, out } from './output.js';
 import { problemLines } from './render.js';
 import { checkShape, type Shape, type VerbContext } from './shape.js';
 import { UsageError } from './usage-error.js';
+import { unknownAction, usagesOf } from './unknown-action.js';
 import { checksText } from './checks-text.js';
 import { hookPane, logIgnored, NotJson, readPayload, spawnDetached } from './hook-input.js';
-import { reviewText, sessionLine, sessionText, statusLabel } from './session-text.js';
+import { reviewText, sessionLine, sessionText, statusLabel, transitionLine } from './session-text.js';
 
 interface ActionSpec extends Shape {
   readonly run: (ctx: VerbContext, p: Project) => Promise<number>;
@@ -57,13 +58,18 @@ async function sessionIo(action: 'capture' | 'keys', ctx: VerbContext, p: Projec
   return runSessionIo(action, ctx, sessionPaneTargets(p, cliRuntime(p).tmux.socket));
 }
 
-const transition = (name: string, verb: (p: Project, rt: SessionRuntime, id: string, by: string) => Promise<SessionView>, done: string): ActionSpec => ({
+/**
+ * A transition's verb, and the line it prints: what was done, then the state only where the words of the
+ * deed do not already say it (`closed`, not `closed: closed`; `resumed: running`). `lands` is the state
+ * the deed names.
+ */
+const transition = (name: string, verb: (p: Project, rt: SessionRuntime, id: string, by: string) => Promise<SessionView>, done: string, lands?: string): ActionSpec => ({
   args: ['id'],
   options: ['by', 'json'],
   usage: `trellis session ${name} <id> [--by <author>] [--json]`,
   async run(ctx, p) {
     const s = await verb(p, cliRuntime(p), ctx.args[0]!, author(ctx));
-    await out(ctx.options.json ? json(s) : `${s.id} ${done}: ${statusLabel(s)}\n`);
+    await out(ctx.options.json ? json(s) : `${transitionLine(s, done, lands)}\n`);
     return 0;
   },
 });
@@ -131,11 +137,11 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
       return 0;
     },
   },
-  interrupt: transition('interrupt', interruptSession, 'interrupted'),
+  interrupt: transition('interrupt', interruptSession, 'interrupted', 'interrupted'),
   resume: transition('resume', resumeSession, 'resumed'),
-  review: transition('review', (p, _rt, id, by) => requestReview(p, id, by), 'up for review'),
-  close: transition('close', closeSession, 'closed'),
-  quarantine: transition('quarantine', (p, rt, id, by) => quarantineSession(p, rt, id, by), 'quarantined'),
+  review: transition('review', (p, _rt, id, by) => requestReview(p, id, by), 'up for review', 'review'),
+  close: transition('close', closeSession, 'closed', 'closed'),
+  quarantine: transition('quarantine', (p, rt, id, by) => quarantineSession(p, rt, id, by), 'quarantined', 'quarantined'),
   view: transition('view', (p, _rt, id, by) => viewSession(p, id, by), 'viewed'),
   merge: {
     args: ['id'],
@@ -275,12 +281,10 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
   },
 };
 
-export const sessionUsage = (): string => Object.values(SESSION_ACTIONS).map((a) => `  ${a.usage}`).join('\n');
-
 /** `trellis session <action> ...`. */
 export async function runSession(action: string, ctx: VerbContext): Promise<number> {
   const spec = SESSION_ACTIONS[action];
-  if (!spec) throw new UsageError(`unknown session action '${action}'`, `\n${sessionUsage()}`);
+  if (!spec) throw unknownAction('session', action, usagesOf(SESSION_ACTIONS));
   checkShape(spec, ctx);
   return spec.run(ctx, openProject(ctx.cwd));
 }

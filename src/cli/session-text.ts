@@ -11,6 +11,14 @@ import { checksText } from './checks-text.js';
 /** A status as the CLI writes it: `interrupted{tmux-gone}`, or the bare state when there is no reason. */
 export const statusLabel = (s: { state: string; reason: string | null }) => (s.reason ? `${s.state}{${s.reason}}` : s.state);
 
+/**
+ * A transition's answer: what was done, then the state only where the deed's words do not already say it
+ * (`<id> closed`, not `closed: closed`; `<id> quarantined (its reason)`; `<id> resumed: running`). `lands`
+ * is the state the deed names.
+ */
+export const transitionLine = (s: SessionView, done: string, lands?: string): string =>
+  s.state === lands ? `${s.id} ${done}${s.reason ? ` (${s.reason})` : ''}` : `${s.id} ${done}: ${statusLabel(s)}`;
+
 /** One session of `trellis session ls`: id, status, harness, unread mark, title, nodes and overlaps. */
 export function sessionLine(s: ListedSession): string {
   const overlap = s.overlaps.map((o) => `  overlaps ${o.session} on ${[...o.nodes.map((n) => `node ${n}`), ...o.paths].join(', ')}`).join('');

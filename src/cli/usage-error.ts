@@ -8,3 +8,6 @@ export class UsageError extends Error {
     super(message);
   }
 }
+
+/** Usage lines as `usage:` prints them: one inline, several each on a line of its own. */
+export const usageLines = (lines: readonly string[]): string => (lines.length === 1 ? lines[0]! : `\n${lines.map((l) => `  ${l}`).join('\n')}`);

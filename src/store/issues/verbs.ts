@@ -13,6 +13,7 @@ import { withMarker } from '../forge/marker.js';
 import type { IssuesProject as Project } from './issues-project.js';
 import { mergedIssues, pullForges, type IssueList } from './merged-list.js';
 import { newThreadId, requireLocalId } from '../project/ids.js';
+import { existing, writeThread } from './known-issue.js';
 import { replyPrompt } from './reply-prompt.js';
 
 /*
@@ -117,7 +118,7 @@ export async function checkReply(p: Project, id: string, input: Omit<ReplyInput,
   requireText(input.body, 'body');
   author(input.by);
   if (forgeTarget(p, id)) return;
-  visible(await p.threads.get(requireLocalId(id)));
+  await existing(p, id);
 }
 
 export interface RemarkInput extends ReplyInput {
@@ -144,7 +145,7 @@ export type ReplyAction = 'resolve' | 'unresolve' | 'retract';
 export async function actOnReply(p: Project, id: string, action: ReplyAction, reply: number, by: string): Promise<{ issue: Issue; changed: boolean }> {
   localOnly(id, `${action} of a reply`);
   if (!Number.isInteger(reply) || reply < 1) throw new TrellisError('INVALID_INPUT', `reply number must be a whole number from 1, not ${reply}`);
-  const { state, events } = await p.threads.write(requireLocalId(id), { type: action, reply, by: author(by), at: p.now().toISOString() });
+  const { state, events } = await writeThread(p, id, { type: action, reply, by: author(by), at: p.now().toISOString() });
   return { issue: visible(state), changed: events.length > 0 };
 }
 
@@ -155,7 +156,7 @@ export async function closeIssue(p: Project, id: string, by: string, opts: { ses
     await forge.driver.close(forge.number);
     return readBack(p, id);
   }
-  const { state } = await p.threads.write(requireLocalId(id), { type: 'close', by: author(by), at: p.now().toISOString(), ...(opts.session ? { session: opts.session } : {}) });
+  const { state } = await writeThread(p, id, { type: 'close', by: author(by), at: p.now().toISOString(), ...(opts.session ? { session: opts.session } : {}) });
   return visible(state);
 }
 
@@ -173,7 +174,7 @@ export async function editIssue(p: Project, id: string, input: EditInput): Promi
   localOnly(id, 'edits');
   if (input.concern === undefined && input.body === undefined) throw new TrellisError('INVALID_INPUT', 'an edit needs a new concern or a new body (or both)');
   const concern = input.concern === undefined ? undefined : requireText(input.concern, 'concern').trim();
-  const { state, events } = await p.threads.write(requireLocalId(id), {
+  const { state, events } = await writeThread(p, id, {
     type: 'edit',
     ...(concern !== undefined ? { concern } : {}),
     ...(input.body !== undefined ? { body: input.body } : {}),
@@ -186,7 +187,7 @@ export async function editIssue(p: Project, id: string, input: EditInput): Promi
 /** Opens a landed local thread again (`reopened`); an open one stays as it is. */
 export async function reopenIssue(p: Project, id: string, by: string): Promise<{ issue: Issue; changed: boolean }> {
   localOnly(id, 'reopens');
-  const { state, events } = await p.threads.write(requireLocalId(id), { type: 'reopen', by: author(by), at: p.now().toISOString() });
+  const { state, events } = await writeThread(p, id, { type: 'reopen', by: author(by), at: p.now().toISOString() });
   return { issue: visible(state), changed: events.length > 0 };
 }
 
@@ -200,7 +201,7 @@ export async function reopenIssue(p: Project, id: string, by: string): Promise<{
  */
 export async function promoteIssue(p: Project, id: string, by: string, store?: string): Promise<Issue> {
   if (parseForgeId(id)) throw new TrellisError('THREAD_NOT_OPEN', `${id} already lives on its forge: only an open local thread promotes`);
-  requireOpen(visible(await p.threads.get(requireLocalId(id))));
+  requireOpen(await existing(p, id));
   const stores = p.forges.stores();
   if (stores.length === 0) {
     throw new TrellisError('NO_FORGE', 'no forge is configured to promote to: add one to "forges" in trellis.json, e.g. [{ "driver": "github", "host": "github.com", "repo": "owner/name" }]');
@@ -254,7 +255,7 @@ export async function showIssue(p: Project, id: string): Promise<Issue> {
     if (!found) throw new TrellisError('THREAD_NOT_FOUND', `no issue ${id}`);
     return found.issue;
   }
-  return visible(await p.threads.get(requireLocalId(id)));
+  return await existing(p, id);
 }
 
 export interface ListInput {
@@ -299,8 +300,8 @@ function localOnly(id: string, what: string): void {
 
 async function appendReply(p: Project, id: string, command: ThreadCommand): Promise<ReplyResult> {
   // An eval-remark thread does not exist to issue verbs: refuse before writing, not after.
-  visible(await p.threads.get(requireLocalId(id)));
-  const { state } = await p.threads.write(requireLocalId(id), command);
+  await existing(p, id);
+  const { state } = await writeThread(p, id, command);
   const issue = visible(state);
   return { issue, reply: state.replies.length, loopedIn: await loopIn(p, state, command.by) };
 }

@@ -1,4 +1,5 @@
 import { TrellisError } from '../../events/index.js';
+import { unknownIdWords } from '../../projections/nearest-names.js';
 
 // Crockford's base32, lower case: URL-safe, no `#` (never confusable with a forge id `<host>#<n>`), and no
 // letters that read as digits.
@@ -22,4 +23,13 @@ export const isLocalId = (s: string): boolean => LOCAL_ID.test(s);
 export function requireLocalId(id: string): string {
   if (!isLocalId(id)) throw new TrellisError('THREAD_NOT_FOUND', `no issue ${JSON.stringify(id)}`);
   return id;
+}
+
+/**
+ * The refusal of an id nothing has (issue 44), one rule for issues and sessions: `no issue <id>; did you
+ * mean '<id>'?` naming the nearest known ids (edit distance; a shortened id counts as near), else
+ * `otherwise`. The known ids are read only here, on the way to the error, so a found id costs nothing.
+ */
+export async function unknownId(code: 'THREAD_NOT_FOUND' | 'SESSION_NOT_FOUND', what: string, id: string, known: () => Promise<Iterable<string>>, otherwise = ''): Promise<TrellisError> {
+  return new TrellisError(code, unknownIdWords(what, id, await known(), otherwise));
 }

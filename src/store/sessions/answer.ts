@@ -7,6 +7,7 @@ import { dialogOptions, optionNamed } from './dialog-options.js';
 import { capturePane } from './pane-capture.js';
 import { inLane } from './pane-input.js';
 import type { PaneTarget } from './pane-target.js';
+import { unknownSession } from './unknown-session.js';
 import { record, type BareCommand, type SessionRuntime } from './runtime.js';
 
 /** How long the selection may take to follow the arrow keys, and the dialog to go after the answer. */
@@ -36,7 +37,7 @@ export interface AnswerResult {
 export async function answerSession(p: SessionsProject, rt: SessionRuntime, id: string, choice: string, by: string): Promise<AnswerResult> {
   if (typeof choice !== 'string' || choice.trim() === '') throw new TrellisError('INVALID_INPUT', 'an answer needs a choice: an option’s text, or approve, deny, trust');
   const state = await p.sessionLog.get(id);
-  if (state.status === 'absent') throw new TrellisError('SESSION_NOT_FOUND', `no session ${id}; 'trellis session ls --all' lists them`);
+  if (state.status === 'absent') throw await unknownSession(p, id);
   if (!state.tmux || !['starting', 'awaiting', 'running', 'review', 'merging'].includes(state.status)) {
     throw new TrellisError('SESSION_REFUSED', `the session is ${state.reason ? `${state.status}{${state.reason}}` : state.status}: it has no live agent to answer`);
   }

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { decideSession, isNodeId, isTrellisError, TrellisError, type SessionCommand, type SessionStatus } from '../../events/index.js';
 import { sessionList, sessionView, type OverlapWith, type SessionState, type SessionSummary, type SessionView } from '../../projections/index.js';
 import { newThreadId, isLocalId } from '../project/ids.js';
+import { unknownSession } from './unknown-session.js';
 import type { SessionsProject } from './sessions-project.js';
 import type { StreamProblem } from '../streams/projection-cache.js';
 import { adapterOf, harnessNames } from './adapters/index.js';
@@ -130,7 +131,7 @@ async function overlaps() {
 export async function sessionState(p: SessionsProject, id: string): Promise<SessionState> {
   if (!isLocalId(id)) throw new TrellisError('SESSION_NOT_FOUND', `no session ${JSON.stringify(id)}`);
   const state = await p.sessionLog.get(id);
-  if (state.status === 'absent') throw new TrellisError('SESSION_NOT_FOUND', `no session ${id}; 'trellis session ls --all' lists them`);
+  if (state.status === 'absent') throw await unknownSession(p, id);
   return state;
 }
 
