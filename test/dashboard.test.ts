@@ -316,7 +316,8 @@ describe('the dashboard in a real Chromium', () => {
     const img = page.locator('.evidence img');
     await img.waitFor();
     await expect.poll(() => img.evaluate((e) => (e as HTMLImageElement).naturalWidth)).toBe(2);
-    const download = page.locator(`.evidence a[download]`);
+    // Every file is offered as a download under its name (the image too); the log is one, and only the image shows inline.
+    const download = page.locator(`.evidence a[download="log.txt"]`);
     await download.waitFor();
     expect(await download.getAttribute('href')).toContain(text);
     expect(await page.locator('.evidence img').count()).toBe(1);

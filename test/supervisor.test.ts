@@ -92,7 +92,10 @@ describe('trellis serve: the supervisor', () => {
     expect(await s.line(/reload discarded: child 3 /)).toMatch(/exited with code 3/);
     expect(await servedBy()).toBe('1');
 
-    writeFileSync(coreJs(pkg), original.replace("app.get('/health', (c) =>", "app.get('/health', () => new Promise(() => {}));\n    app.get('/health-was', (c) =>"));
+    // /health's handler never answers (its row stays: a route without one is refused at boot).
+    const hanging = original.replace(/'\/health', \(c\) => c\.json\([^\n]*\)\);/, "'/health', () => new Promise(() => {}));");
+    expect(hanging).not.toBe(original);
+    writeFileSync(coreJs(pkg), hanging);
     expect(await s.line(/reload discarded: child 4 /)).toMatch(/did not answer GET \/health within 5000 ms/);
     expect(await servedBy()).toBe('1');
 
