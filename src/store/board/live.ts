@@ -12,8 +12,10 @@ import type { SessionsProject } from '../sessions/sessions-project.js';
 import { readSpecTree, type SpecFileMemo, type SpecTree } from '../spec/spec-tree.js';
 import { OverlayMemo } from '../spec/overlay-memo.js';
 import { TreeWatcher } from '../spec/watch-tree.js';
+import { parseStreamRef, type StreamCause } from '../streams/stream-names.js';
 
-export type ChangeCause = 'issues' | 'forge' | 'specs' | 'config' | 'sessions' | 'worktrees' | 'evals' | 'resync';
+/** What moved: a stream kind's cause (stream-names.ts), or one of the watcher's own inputs. */
+export type ChangeCause = StreamCause | 'forge' | 'specs' | 'config' | 'worktrees' | 'resync';
 
 export interface BoardChange {
   readonly cause: ChangeCause;
@@ -48,9 +50,6 @@ const watchersCaughtUp = () => new Promise<void>((resolve) => setImmediate(resol
 const FORGE_REFRESH_MS = Number(process.env.TRELLIS_FORGE_REFRESH_MS) > 0 ? Number(process.env.TRELLIS_FORGE_REFRESH_MS) : 30_000;
 /** The server writes the projection cache at most this often. */
 const CACHE_SAVE_MS = 2_000;
-const THREAD_REF = /^trellis\/issues\/([A-Za-z0-9][A-Za-z0-9_-]*)(\.lock)?$/;
-const EVAL_REF = /^trellis\/evals(\/|$)/;
-const SESSION_REF = /^trellis\/sessions\//;
 
 /**
  * The server's view of a project: the board memoized per generation of its inputs, and a bus that says
@@ -104,12 +103,12 @@ export class LiveProject {
         const rel = name.split('\\').join('/');
         // A branch moved: a worktree's HEAD or trunk, which the overlay summarizes.
         if (rel.startsWith('heads/')) return this.changed('worktrees');
-        // A session transition moves the board's sessions, never a thread.
-        if (SESSION_REF.test(rel)) return this.changed('sessions');
-        // A reading moves the board's per-node outcomes; no thread moved.
-        if (EVAL_REF.test(rel)) return this.changed('evals');
-        const m = THREAD_REF.exec(rel);
-        if (m && this.dirtyThreads) this.dirtyThreads.add(m[1]!);
+        const stream = parseStreamRef(rel);
+        // A session transition moves the board's sessions, a reading its per-node outcomes; never a thread.
+        if (stream?.cause === 'sessions' || stream?.cause === 'evals') return this.changed(stream.cause);
+        // A WIP snapshot is no reader's input.
+        if (stream && !stream.cause) return;
+        if (stream?.kind === 'issues' && stream.id && this.dirtyThreads) this.dirtyThreads.add(stream.id);
         else this.dirtyThreads = null;
         this.changed('issues');
       }),
