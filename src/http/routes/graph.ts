@@ -22,9 +22,11 @@ const HEARTBEAT_MS = 15_000;
  *
  * GET /api/graph/stream (SSE) events:
  *   `ready`  once on connect: { etag, freshness }
- *   `graph`  whenever the board changes: { cause, freshness }, cause one of
- *            issues | forge | specs | config | sessions | worktrees | evals | resync
- * A client refetches /api/graph (with If-None-Match) on `graph`.
+ *   `graph`  whenever the board changes: { cause, causes, freshness, moved }, cause one of
+ *            issues | forge | specs | config | sessions | worktrees | evals | resync; `moved` names the
+ *            ids that moved by stream kind ({ issues: [id], sessions: [id] }): a kind among the causes but
+ *            absent from `moved` moved without a name (any of its streams may have)
+ * A client refetches /api/graph (with If-None-Match) on `graph`, and what it shows that `moved` names.
  */
 export function graphRoutes(ctx: AppContext): Hono {
   const app = new Hono();

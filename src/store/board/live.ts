@@ -12,12 +12,22 @@ import type { SessionsProject } from '../sessions/sessions-project.js';
 import { readSpecTree, type SpecFileMemo, type SpecTree } from '../spec/spec-tree.js';
 import { OverlayMemo } from '../spec/overlay-memo.js';
 import { TreeWatcher } from '../spec/watch-tree.js';
+import { parseStreamRef, STREAM_KINDS, type StreamCause, type StreamKindName } from '../streams/stream-names.js';
 
-export type ChangeCause = 'issues' | 'forge' | 'specs' | 'config' | 'sessions' | 'worktrees' | 'evals' | 'resync';
+/** What moved: a stream kind's cause (stream-names.ts), or one of the watcher's own inputs. */
+export type ChangeCause = StreamCause | 'forge' | 'specs' | 'config' | 'worktrees' | 'resync';
+
+/**
+ * The ids that moved, by stream kind. A kind listed here names every stream of it that moved in this
+ * change; a kind among the causes but absent here moved without a name (packed-refs rewritten, a resync):
+ * any of its streams may have.
+ */
+export type MovedIds = Partial<Record<StreamKindName, string[]>>;
 
 export interface BoardChange {
   readonly cause: ChangeCause;
   readonly freshness: Board['freshness'];
+  readonly moved: MovedIds;
   /** The event's JSON, serialized once for every subscriber. */
   readonly json: string;
 }
@@ -48,9 +58,6 @@ const watchersCaughtUp = () => new Promise<void>((resolve) => setImmediate(resol
 const FORGE_REFRESH_MS = Number(process.env.TRELLIS_FORGE_REFRESH_MS) > 0 ? Number(process.env.TRELLIS_FORGE_REFRESH_MS) : 30_000;
 /** The server writes the projection cache at most this often. */
 const CACHE_SAVE_MS = 2_000;
-const THREAD_REF = /^trellis\/issues\/([A-Za-z0-9][A-Za-z0-9_-]*)(\.lock)?$/;
-const EVAL_REF = /^trellis\/evals(\/|$)/;
-const SESSION_REF = /^trellis\/sessions\//;
 
 /**
  * The server's view of a project: the board memoized per generation of its inputs, and a bus that says
@@ -69,7 +76,7 @@ export class LiveProject {
   private readonly specFiles: SpecFileMemo = new Map();
   private readonly watchers: FSWatcher[] = [];
   private readonly trees: TreeWatcher[] = [];
-  private pending: { causes: Set<ChangeCause>; timer: NodeJS.Timeout } | undefined;
+  private pending: { causes: Set<ChangeCause>; moved: Moved; timer: NodeJS.Timeout } | undefined;
   private resync: NodeJS.Timeout | undefined;
   private lastEtag: string | undefined;
   private lastStamp: string | undefined;
@@ -104,14 +111,14 @@ export class LiveProject {
         const rel = name.split('\\').join('/');
         // A branch moved: a worktree's HEAD or trunk, which the overlay summarizes.
         if (rel.startsWith('heads/')) return this.changed('worktrees');
-        // A session transition moves the board's sessions, never a thread.
-        if (SESSION_REF.test(rel)) return this.changed('sessions');
-        // A reading moves the board's per-node outcomes; no thread moved.
-        if (EVAL_REF.test(rel)) return this.changed('evals');
-        const m = THREAD_REF.exec(rel);
-        if (m && this.dirtyThreads) this.dirtyThreads.add(m[1]!);
+        const stream = parseStreamRef(rel);
+        // A session transition moves the board's sessions, a reading its per-node outcomes; never a thread.
+        if (stream?.cause === 'sessions' || stream?.cause === 'evals') return this.changed(stream.cause, stream.id);
+        // A WIP snapshot is no reader's input.
+        if (stream && !stream.cause) return;
+        if (stream?.kind === 'issues' && stream.id && this.dirtyThreads) this.dirtyThreads.add(stream.id);
         else this.dirtyThreads = null;
-        this.changed('issues');
+        this.changed('issues', stream?.kind === 'issues' ? stream.id : undefined);
       }),
     );
     // A linked worktree added, removed or switched (its HEAD); index writes and locks are not the overlay's.
@@ -201,18 +208,24 @@ export class LiveProject {
     return this.spec.tree;
   }
 
-  /** Tells the live view something changed; sessions call this when their store moves. */
-  changed(cause: ChangeCause): void {
+  /**
+   * Tells the live view something changed. `id`: the stream that moved, when the cause is a stream kind's
+   * and its ref named one (the change event carries it, so a page refetches only what it names).
+   */
+  changed(cause: ChangeCause, id?: string): void {
     this.generation++;
     if (cause === 'specs' || cause === 'config' || cause === 'resync') this.specGeneration++;
     if (cause !== 'issues' && cause !== 'specs' && cause !== 'evals' && cause !== 'sessions') this.dirtyThreads = null;
     if (cause === 'config' || (cause === 'specs' && !this.specWatcher)) this.rewatchSpecRoot();
     if (this.pending) {
       this.pending.causes.add(cause);
+      noteMoved(this.pending.moved, cause, id);
       return;
     }
     const causes = new Set<ChangeCause>([cause]);
-    this.pending = { causes, timer: setTimeout(() => void this.settle(causes), SETTLE_MS) };
+    const moved: Moved = new Map();
+    noteMoved(moved, cause, id);
+    this.pending = { causes, moved, timer: setTimeout(() => void this.settle(causes, moved), SETTLE_MS) };
   }
 
   private sources(): BoardSources {
@@ -225,7 +238,7 @@ export class LiveProject {
    * are announced at once and the board is rebuilt by whoever asks for it next; anything else is
    * announced only if the rebuilt board's bytes differ.
    */
-  private async settle(causes: Set<ChangeCause>): Promise<void> {
+  private async settle(causes: Set<ChangeCause>, moved: Moved): Promise<void> {
     this.pending = undefined;
     const cause = [...causes].find((c) => c !== 'resync') ?? 'resync';
     try {
@@ -234,7 +247,7 @@ export class LiveProject {
         const stamp = JSON.stringify(freshness);
         if (stamp === this.lastStamp) return;
         this.lastStamp = stamp;
-        this.emit(cause, freshness, causes);
+        this.emit(cause, freshness, causes, moved);
         return;
       }
       const snap = await this.snapshot();
@@ -244,7 +257,7 @@ export class LiveProject {
       if (snap.etag === this.lastEtag && !causes.has('evals') && !causes.has('worktrees')) return;
       this.lastEtag = snap.etag;
       this.lastStamp = stamp;
-      this.emit(cause, snap.board.freshness, causes);
+      this.emit(cause, snap.board.freshness, causes, moved);
     } catch (err) {
       if (isConfigError(err) && this.lastStamp !== undefined) {
         // Subscribers refetch and meet the error (a 500 naming the file, line and repair); the board that
@@ -258,8 +271,10 @@ export class LiveProject {
   }
 
   /** `causes`: every change settled into this one (a review refetches on some of them, whichever came first). */
-  private emit(cause: ChangeCause, freshness: Board['freshness'], causes: ReadonlySet<ChangeCause> = new Set([cause])): void {
-    this.bus.emit('change', { cause, freshness, json: JSON.stringify({ cause, causes: [...causes], freshness }) });
+  private emit(cause: ChangeCause, freshness: Board['freshness'], causes: ReadonlySet<ChangeCause> = new Set([cause]), moved: Moved = new Map()): void {
+    const named: MovedIds = {};
+    for (const [kind, ids] of moved) if (ids) named[kind] = [...ids];
+    this.bus.emit('change', { cause, freshness, moved: named, json: JSON.stringify({ cause, causes: [...causes], freshness, moved: named }) });
   }
 
   private watch(path: string, classify: (name: string) => ChangeCause | null): FSWatcher | undefined {
@@ -294,6 +309,21 @@ export class LiveProject {
       if (!isConfigError(err)) throw err;
     }
   }
+}
+
+/** Per stream kind, the ids that moved; null once one of its moves named no id (any may have moved). */
+type Moved = Map<StreamKindName, Set<string> | null>;
+
+/** The stream kind each stream cause announces. */
+const KIND_OF_CAUSE: ReadonlyMap<ChangeCause, StreamKindName> = new Map(STREAM_KINDS.flatMap((k) => (k.cause ? [[k.cause, k.kind] as const] : [])));
+
+function noteMoved(moved: Moved, cause: ChangeCause, id: string | undefined): void {
+  const kind = KIND_OF_CAUSE.get(cause);
+  if (!kind) return;
+  const ids = moved.get(kind);
+  if (ids === null) return;
+  if (id === undefined) moved.set(kind, null);
+  else moved.set(kind, (ids ?? new Set()).add(id));
 }
 
 const isConfigError = (err: unknown): boolean => err instanceof TrellisError && err.code === 'CONFIG_INVALID';

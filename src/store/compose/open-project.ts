@@ -14,6 +14,7 @@ import { findRepository, type Repository } from '../project/repository.js';
 import type { SessionsProject } from '../sessions/sessions-project.js';
 import { SessionLog } from '../sessions/session-log.js';
 import { ProjectionCache } from '../streams/projection-cache.js';
+import type { StreamKindName } from '../streams/stream-names.js';
 
 export { NO_SESSIONS, type SessionRegistry } from '../issues/issues-project.js';
 
@@ -48,6 +49,8 @@ export function projectAt(repo: Repository, opts: ProjectOptions = {}): Project 
     return settings.value;
   };
   const log = new GitAppendLog(repo.gitdir);
+  // Each kind's folded projections are cached under the kind's name in the one list (stream-names.ts).
+  const cacheOf = <S>(kind: StreamKindName) => new ProjectionCache<S>(join(data, 'cache', `${kind}.json`));
   // A registry made for this project, on first use (it needs the project, which is being made here).
   let registry: SessionRegistry | undefined;
   const sessions = (): SessionRegistry => (registry ??= (opts.sessions as (project: Project) => SessionRegistry)(project));
@@ -57,9 +60,9 @@ export function projectAt(repo: Repository, opts: ProjectOptions = {}): Project 
     forgeReads: 'live',
     sessions: typeof opts.sessions === 'function' ? { isOnline: (id) => sessions().isOnline(id), notify: (id, m) => sessions().notify(id, m) } : (opts.sessions ?? NO_SESSIONS),
     ...repo,
-    threads: new ThreadStore(log, new ProjectionCache(join(data, 'cache', 'issues.json'))),
-    evals: new EvalStore(log, new ProjectionCache(join(data, 'cache', 'evals.json'))),
-    sessionLog: new SessionLog(log, new ProjectionCache(join(data, 'cache', 'sessions.json'))),
+    threads: new ThreadStore(log, cacheOf('issues')),
+    evals: new EvalStore(log, cacheOf('evals')),
+    sessionLog: new SessionLog(log, cacheOf('sessions')),
     sessionWork: new SessionWork(),
     evidence: new EvidenceStore(join(data, 'evidence')),
     now: opts.now ?? (() => new Date()),

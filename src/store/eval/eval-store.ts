@@ -4,9 +4,10 @@ import { evalLastKey, evolveEval, initialEval, type EvalState } from '../../proj
 import type { GitAppendLog } from '../git/append-log.js';
 import type { ProjectionCache } from '../streams/projection-cache.js';
 import type { StreamKind } from '../streams/stream-kind.js';
+import { refPrefixOf } from '../streams/stream-names.js';
 import { StreamStore, type StreamsRead } from '../streams/stream-store.js';
 
-export const EVAL_REF_PREFIX = 'refs/trellis/evals/';
+export const EVAL_REF_PREFIX = refPrefixOf('evals');
 
 /** Eval readings as a stream kind: one ref per scenario (named by its ref key), one `measured` event per reading. */
 export const evalKind: StreamKind<EvalEvent, EvalState, EvalCommand> = {

@@ -5,10 +5,11 @@ import type { GitAppendLog } from '../git/append-log.js';
 import { newThreadId } from '../project/ids.js';
 import type { ProjectionCache } from '../streams/projection-cache.js';
 import type { StreamKind } from '../streams/stream-kind.js';
+import { refPrefixOf, streamRef } from '../streams/stream-names.js';
 import { StreamStore, type DecidedStep, type StreamsRead } from '../streams/stream-store.js';
 
-export const THREAD_REF_PREFIX = 'refs/trellis/issues/';
-export const threadRef = (id: string): string => `${THREAD_REF_PREFIX}${id}`;
+export const THREAD_REF_PREFIX = refPrefixOf('issues');
+export const threadRef = (id: string): string => streamRef('issues', id);
 
 /** Local issue threads as a stream kind: one ref per thread, opened first, then replies and the rest. */
 export const threadKind: StreamKind<ThreadEvent, ThreadState, ThreadCommand> = {

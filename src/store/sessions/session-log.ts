@@ -4,10 +4,11 @@ import { evolveSession, initialSession, sessionLastKey, type SessionState } from
 import type { GitAppendLog } from '../git/append-log.js';
 import type { ProjectionCache } from '../streams/projection-cache.js';
 import type { StreamKind } from '../streams/stream-kind.js';
+import { refPrefixOf, streamRef } from '../streams/stream-names.js';
 import { StreamStore } from '../streams/stream-store.js';
 
-export const SESSION_REF_PREFIX = 'refs/trellis/sessions/';
-export const sessionRef = (id: string): string => `${SESSION_REF_PREFIX}${id}`;
+export const SESSION_REF_PREFIX = refPrefixOf('sessions');
+export const sessionRef = (id: string): string => streamRef('sessions', id);
 
 /** Agent sessions as a stream kind: one ref per session, spawned first, then every transition. */
 export const sessionKind: StreamKind<SessionEvent, SessionState, SessionCommand> = {

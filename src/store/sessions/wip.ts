@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { childProcess } from '../lazy-builtins.js';
 import { TrellisError } from '../../events/index.js';
+import { streamRef } from '../streams/stream-names.js';
 
-export const wipRef = (id: string): string => `refs/trellis/wip/${id}`;
+export const wipRef = (id: string): string => streamRef('wip', id);
 
 function gitIn(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolve, reject) => {

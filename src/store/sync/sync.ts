@@ -5,14 +5,13 @@ import { readTips } from '../git/refs.js';
 import { gitSyncArgs } from '../git/durable.js';
 import { gitRaw } from '../git/run-git.js';
 import { joinRef, type JoinOutcome } from './join-ref.js';
+import { parseStreamRef, refPrefixOf, SYNCED_KINDS, type SyncedKind } from '../streams/stream-names.js';
 
 /**
- * The stream kinds that travel: issue threads, sessions and eval readings, each an append-only event log
- * that merges. `refs/trellis/wip/*` does not travel: a WIP ref is a snapshot of one machine's uncommitted
- * worktree (source files, possibly secrets or large build output), parented on a local branch; it is not
- * an event log, two of them cannot be merged, and the session that made it says where it is.
+ * The stream kinds that travel (the list's `synced` ones): issue threads, sessions and eval readings, each
+ * an append-only event log that merges. `refs/trellis/wip/*` does not travel (stream-names.ts says why).
  */
-export const SYNCED_KINDS = ['issues', 'sessions', 'evals'] as const;
+export { SYNCED_KINDS };
 
 export type SyncMode = 'both' | 'push-only' | 'fetch-only';
 
@@ -112,10 +111,11 @@ const BULK_ADOPT = 32;
  */
 function adoptAll(log: GitAppendLog, staged: ReadonlyMap<string, string>): string[] {
   const absent = new Map<string, string>();
-  const local = new Map(SYNCED_KINDS.map((k) => [k, log.tips(`refs/trellis/${k}/`)]));
+  const local = new Map(SYNCED_KINDS.map((k) => [k, log.tips(refPrefixOf(k))]));
   for (const [name, tip] of staged) {
-    const slash = name.indexOf('/');
-    if (!local.get(name.slice(0, slash) as (typeof SYNCED_KINDS)[number])?.has(name.slice(slash + 1))) absent.set(`refs/trellis/${name}`, tip);
+    const ref = `refs/trellis/${name}`;
+    const s = parseStreamRef(ref);
+    if (!s?.id || !local.get(s.kind as SyncedKind)?.has(s.id)) absent.set(ref, tip);
   }
   if (absent.size < BULK_ADOPT || !createPackedRefs(log.gitdir, absent)) return [];
   return [...absent].filter(([ref, tip]) => log.tip(ref) === tip).map(([ref]) => ref);
@@ -133,7 +133,7 @@ const stagingPrefix = (remote: string) => `refs/trellis-sync/${remote}/`;
 
 /** Fetches the remote's logs into the staging namespace; their tips by `<kind>/<id>`. */
 async function fetchStaged(cwd: string, gitdir: string, remote: string, env: NodeJS.ProcessEnv | undefined): Promise<Map<string, string>> {
-  const specs = SYNCED_KINDS.map((k) => `+refs/trellis/${k}/*:${stagingPrefix(remote)}${k}/*`);
+  const specs = SYNCED_KINDS.map((k) => `+${refPrefixOf(k)}*:${stagingPrefix(remote)}${k}/*`);
   // The fetch writes the commit-graph of what it brought (git's own `fetch.writeCommitGraph`): a clone's
   // first cold read of thousands of fetched threads then walks the graph instead of unpacking every
   // commit (10k threads: 830 → 744 ms, bench speed). gc --auto writes it too, but only once loose
@@ -146,7 +146,7 @@ async function fetchStaged(cwd: string, gitdir: string, remote: string, env: Nod
 
 /** Pushes every local log (never forced); which refs moved on the remote and which were rejected. */
 async function push(cwd: string, remote: string, env: NodeJS.ProcessEnv | undefined): Promise<{ pushed: string[]; rejected: string[] }> {
-  const specs = SYNCED_KINDS.map((k) => `refs/trellis/${k}/*:refs/trellis/${k}/*`);
+  const specs = SYNCED_KINDS.map((k) => `${refPrefixOf(k)}*:${refPrefixOf(k)}*`);
   const r = await gitRaw(cwd, ['push', '--porcelain', remote, ...specs], env);
   const pushed: string[] = [];
   const rejected: string[] = [];

@@ -1,0 +1,70 @@
+import { EventSource } from 'eventsource';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanupRepos, tempRepo, testEnv } from './helpers/repo.js';
+import { post, serveDir } from './helpers/server.js';
+import { killTmux, waitFor } from './helpers/sessions.js';
+
+// Issue 40, deliverable 3: a change event names the ids that moved, beside its cause, causes and freshness.
+let dir: string;
+let home: string;
+let api: Awaited<ReturnType<typeof serveDir>>;
+const savedHome = process.env.TRELLIS_HOME;
+
+beforeAll(async () => {
+  dir = tempRepo();
+  home = testEnv(dir).TRELLIS_HOME!;
+  process.env.TRELLIS_HOME = home;
+  api = await serveDir(dir);
+});
+afterAll(async () => {
+  await api.close();
+  killTmux(home);
+  if (savedHome === undefined) delete process.env.TRELLIS_HOME;
+  else process.env.TRELLIS_HOME = savedHome;
+  cleanupRepos();
+});
+
+interface Change {
+  cause: string;
+  causes: string[];
+  freshness: unknown;
+  moved?: { issues?: string[]; sessions?: string[]; evals?: string[] };
+}
+
+describe('GET /api/graph/stream names what moved', () => {
+  it("the event after a reply names the thread's id; after a hook event from loopback, the session's", async () => {
+    const opened = await api.get('/api/issues', post({ concern: 'moved ids', body: 'first' }));
+    expect(opened.status).toBe(201);
+    const thread = ((await opened.json()) as { id: string }).id;
+    const spawned = await api.get('/api/sessions', post({ task: 'moved', harness: 'shell' }));
+    expect(spawned.status).toBe(201);
+    const session = ((await spawned.json()) as { id: string }).id;
+
+    const es = new EventSource(new URL('/api/graph/stream', api.url).href);
+    const events: Change[] = [];
+    let ready = false;
+    es.addEventListener('ready', () => (ready = true));
+    es.addEventListener('graph', (e: MessageEvent) => events.push(JSON.parse(e.data)));
+    try {
+      await waitFor('the stream to be ready', () => ready);
+      let from = events.length;
+      expect((await api.get(`/api/issues/${thread}/reply`, post({ body: 'a reply' }))).status).toBe(200);
+      await waitFor('an issues event', () => events.slice(from).some((e) => e.causes.includes('issues')));
+      const afterReply = events.slice(from).find((e) => e.causes.includes('issues'))!;
+      // The spec's fields stay (the spawn's own events may settle into the same one); the ids ride beside them.
+      expect(afterReply).toMatchObject({ cause: expect.any(String), causes: expect.arrayContaining(['issues']), freshness: expect.any(Object) });
+      expect(afterReply.moved?.issues).toEqual([thread]);
+
+      from = events.length;
+      const signalled = await api.get(`/api/sessions/${session}/signal/permission`, post({}));
+      expect(signalled.status).toBe(200);
+      await waitFor('a sessions event', () => events.slice(from).some((e) => e.causes.includes('sessions')));
+      const afterHook = events.slice(from).find((e) => e.causes.includes('sessions'))!;
+      expect(afterHook.moved?.sessions).toEqual([session]);
+      expect(afterHook.moved?.issues).toBeUndefined();
+    } finally {
+      es.close();
+      await api.get(`/api/sessions/${session}/close`, post({}));
+    }
+  }, 60_000);
+});
