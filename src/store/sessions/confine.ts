@@ -120,7 +120,8 @@ export function worktreeGitDirs(worktree: string): { readonly common: string; re
  * the pointers a git run outside would follow (the worktree's `.git` file, the admin dir's `commondir`
  * and `gitdir`): a changed pointer could hand Trellis's own git a config the agent wrote. The Trellis
  * home (other worktrees, tmux socket, hub.json, keys) is an empty read-only tmpfs with the worktree
- * mounted back; `~/.ssh` likewise; /tmp and /run are private. No network (so not the serves on
+ * mounted back (and, read-only, a checkout or uploads folder that lies in it, as the demo's does);
+ * `~/.ssh` likewise; /tmp and /run are private. No network (so not the serves on
  * loopback), its own pids, no capabilities even as root.
  */
 export function bwrapArgs(plan: SandboxPlan): string[] {
