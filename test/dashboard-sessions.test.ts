@@ -24,7 +24,9 @@ let page: Page;
 let seen: { dialogs: string[]; errors: string[] };
 let sessionId: string;
 
-const cli = (...args: string[]) => ok(dir, args, { env: { TRELLIS_HOME: home } });
+// The CLI is set up as the serve is: a confined pane it relaunches (\`session resume\`) mounts the uploads
+// folder its launcher names, which must be the one the serve stores pasted files in.
+const cli = (...args: string[]) => ok(dir, args, { env: { TRELLIS_HOME: home, TRELLIS_UPLOADS_DIR: uploads } });
 const open = async (hash: string) => {
   await page.goto(new URL(hash, s.url).href);
   await page.getByTestId('link-state').filter({ hasText: 'live' }).waitFor({ timeout: 10_000 });

@@ -1,5 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { inboxOf } from '../src/projections/inbox.js';
+import { sandboxArgv } from '../src/store/sessions/confine.js';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { BIN, cleanupRepos, git, ok, tempDir, tempRepo, testEnv, trellis } from './helpers/repo.js';
@@ -174,5 +176,22 @@ describe('confinement is visible, never silent', () => {
     await ok(dir, ['session', 'quarantine', spawned.id]);
     const listed = JSON.parse(await ok(dir, ['session', 'ls', '--json']));
     expect(inboxOf(listed)).toEqual([expect.objectContaining({ session: spawned.id, waitsFor: 'quarantined: manual', confinement: `unconfined: ${why}` })]);
+  });
+});
+
+describe('a checkout inside the Trellis home (the demo the serve makes at <home>/demo/…)', () => {
+  it('the sandbox starts: its worktree commits on its branch, the checkout and the home stay read-only (before: bwrap could not make the object store\'s mount point in the home\'s read-only tmpfs, and the pane died at once)', () => {
+    const home = tempDir();
+    const main = join(home, 'demo', 'shop');
+    const worktree = join(home, 'worktrees', 'shop', 's1');
+    mkdirSync(main, { recursive: true });
+    git(main, 'init', '-q');
+    git(main, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'root');
+    git(main, 'worktree', 'add', '-q', worktree, '-b', 'trellis/s1');
+    const argv = sandboxArgv(process.env, { worktree, mainRoot: main, trellisHome: home, home: process.env.HOME, branch: 'trellis/s1', uploads: join(home, 'uploads') });
+    const script = `git -c user.name=t -c user.email=t@t commit -q --allow-empty -m own && echo committed; touch ${home}/x 2>/dev/null || echo home-ro; touch ${main}/y 2>/dev/null || echo main-ro`;
+    const out = execFileSync(argv[0]!, [...argv.slice(1), '/bin/sh', '-c', script], { cwd: worktree, encoding: 'utf8' });
+    expect(out.trim().split('\n')).toEqual(['committed', 'home-ro', 'main-ro']);
+    expect(git(main, 'log', '-1', '--format=%s', 'trellis/s1').trim()).toBe('own');
   });
 });

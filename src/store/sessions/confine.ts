@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { basename, delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
+import { basename, delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { TrellisError } from '../../events/index.js';
 import type { Confinement } from '../../projections/index.js';
 import type { ConfineSetting } from '../project/config.js';
@@ -120,7 +120,8 @@ export function worktreeGitDirs(worktree: string): { readonly common: string; re
  * the pointers a git run outside would follow (the worktree's `.git` file, the admin dir's `commondir`
  * and `gitdir`): a changed pointer could hand Trellis's own git a config the agent wrote. The Trellis
  * home (other worktrees, tmux socket, hub.json, keys) is an empty read-only tmpfs with the worktree
- * mounted back; `~/.ssh` likewise; /tmp and /run are private. No network (so not the serves on
+ * mounted back (and, read-only, a checkout or uploads folder that lies in it, as the demo's does);
+ * `~/.ssh` likewise; /tmp and /run are private. No network (so not the serves on
  * loopback), its own pids, no capabilities even as root.
  */
 export function bwrapArgs(plan: SandboxPlan): string[] {
@@ -148,8 +149,10 @@ export function bwrapArgs(plan: SandboxPlan): string[] {
     ...ro(plan.mainRoot),
     ...ro(common),
     '--tmpfs', plan.trellisHome,
+    // Back, read-only, what the home's tmpfs covered of them: a checkout in the Trellis home (the demo's,
+    // `<home>/demo/…`), or the uploads folder there.
+    ...[plan.uploads, plan.mainRoot, common].flatMap((p) => (p && below(p, plan.trellisHome) ? ro(p) : [])),
     '--bind', plan.worktree, plan.worktree,
-    '--remount-ro', plan.trellisHome,
     '--bind', join(common, 'objects'), join(common, 'objects'),
     '--bind', admin, admin,
     ...ro(join(admin, 'commondir')),
@@ -159,6 +162,9 @@ export function bwrapArgs(plan: SandboxPlan): string[] {
     '--bind', logDir, logDir,
     ...ro(join(plan.worktree, '.git')),
     ...hidden(ssh),
+    // Read-only only now (this one mount, not the ones on it): bubblewrap makes each mount point above
+    // under the home in its tmpfs, which it cannot once the tmpfs is read-only (`Can't mkdir parents`).
+    '--remount-ro', plan.trellisHome,
     '--unshare-net', '--unshare-pid', '--unshare-ipc',
     '--cap-drop', 'ALL',
     '--die-with-parent',
@@ -169,6 +175,13 @@ export function bwrapArgs(plan: SandboxPlan): string[] {
     '--setenv', 'npm_config_cache', '/tmp/.npm',
     '--setenv', 'TRELLIS_CONFINED', 'bubblewrap',
   ];
+}
+
+/** Whether `path` is `dir` or lies below it. */
+function below(path: string, dir: string): boolean {
+  const p = resolve(path);
+  const d = resolve(dir);
+  return p === d || p.startsWith(d.endsWith(sep) ? d : d + sep);
 }
 
 /** The argv that runs a command (appended) inside the session's sandbox, by the bubblewrap on `env`'s PATH. */
