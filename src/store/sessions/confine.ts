@@ -5,6 +5,7 @@ import { TrellisError } from '../../events/index.js';
 import type { Confinement } from '../../projections/index.js';
 import type { ConfineSetting } from '../project/config.js';
 import { shq } from './adapters/adapter.js';
+import { packageRoot } from '../package-root.js';
 
 export type { Confinement } from '../../projections/index.js';
 
@@ -143,7 +144,9 @@ export function bwrapArgs(plan: SandboxPlan): string[] {
     '--proc', '/proc',
     '--tmpfs', '/tmp',
     '--tmpfs', '/run',
-    // Back, read-only, whatever a private /tmp covered (a checkout or home under /tmp).
+    // Back, read-only, whatever a private /tmp covered (a checkout or home under /tmp, and Trellis itself:
+    // the `trellis` a session runs, installed or cloned under /tmp, as a CI clone may be).
+    ...ro(packageRoot().dir),
     ...ro(plan.home),
     ...ro(plan.uploads),
     ...ro(plan.mainRoot),

@@ -2,7 +2,7 @@ import { Answer } from './session/Answer';
 import { useEffect, useState } from 'preact/hooks';
 import { enc, get, post } from '../api';
 import { href } from '../router';
-import { narrowBoard, patchBoardSession, refreshBoard, streamRevision } from '../store';
+import { board, narrowBoard, patchBoardSession, refreshBoard, streamRevision } from '../store';
 import type { OverlapWith, SessionView as Session } from '../types';
 import { Ago, ErrorBox, Section, useFetch } from '../ui';
 import { OverlapFlags, SpawnWarnings } from './SessionChecks';
@@ -34,7 +34,14 @@ export function SessionView({ id }: { id: string }) {
   const [checked, setChecked] = useState(false);
   const [merged, setMerged] = useState(false);
   useEffect(() => setMerged(false), [id]);
-  const f = useFetch(() => get<Session>(`api/sessions/${enc(id)}`).then((v) => (patchBoardSession(v as unknown as Record<string, unknown> & { id: string }), v)), [id, moved]);
+  // A board read after a change this page was not named in (a resync, a worktree removed) that disagrees with
+  // the page's read is a change the page missed: read again (never on the page's own patches, which agree).
+  const [behind, setBehind] = useState('');
+  const f = useFetch(() => get<Session>(`api/sessions/${enc(id)}`).then((v) => (patchBoardSession(v as unknown as Record<string, unknown> & { id: string }), v)), [id, moved, behind]);
+  const boardStatus = board.value?.sessions.find((s) => s.id === id)?.state;
+  useEffect(() => {
+    if (boardStatus && f.data?.id === id && !f.loading && boardStatus !== f.data.state) setBehind(boardStatus);
+  }, [boardStatus, f.data, f.loading, id]);
   // An action's answer shows until the next read lands, then that read does: cleared once the new data is
   // rendered, never before (clearing it as the read resolved rendered the older read for a moment, so the
   // page flickered back to the state before the action and its buttons were replaced under the pointer).
