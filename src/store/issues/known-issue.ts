@@ -21,8 +21,10 @@ export async function writeThread(p: Project, id: string, command: ThreadCommand
   try {
     return await p.threads.write(requireLocalId(id), command);
   } catch (err) {
-    if (isTrellisError(err) && err.code === 'THREAD_NOT_FOUND') throw await unknownIssue(p, id);
-    throw err;
+    if (!isTrellisError(err) || err.code !== 'THREAD_NOT_FOUND') throw err;
+    // A damaged ref is damage, not an unknown id: the read names it and its repair (it throws).
+    await p.threads.get(requireLocalId(id));
+    throw await unknownIssue(p, id);
   }
 }
 
