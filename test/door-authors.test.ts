@@ -1,11 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openProject } from '../src/store/compose/open-project.js';
 import { hashPassword } from '../src/store/host/hub-config.js';
 import { encodeProject } from '../src/store/trellis-home.js';
-import { publishRecord, startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { jsonRequest, loginCookie, publishRecord, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { cleanupRepos, tempDir, tempRepo, testEnv } from './helpers/repo.js';
 import { serveProject } from '../src/http/serve.js';
 import { loopInSessions } from '../src/store/sessions/loop-in.js';
@@ -33,36 +32,8 @@ let bare: TestGateway;
 let savedHome: string | undefined;
 const cookie = { data: '', admin: '' };
 
-/** One request with full control of headers and of the client's own address (an identity proxy's source). */
-function request(base: string, path: string, init: { method?: string; body?: unknown; headers?: Record<string, string>; from?: string } = {}): Promise<{ status: number; body: any; headers: http.IncomingHttpHeaders }> {
-  const body = init.body === undefined ? undefined : JSON.stringify(init.body);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      new URL(path, base),
-      { method: init.method ?? (body ? 'POST' : 'GET'), headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...init.headers }, agent: false, ...(init.from ? { localAddress: init.from } : {}) },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (d: Buffer) => chunks.push(d));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString();
-          let parsed: unknown = text;
-          try {
-            parsed = JSON.parse(text);
-          } catch {}
-          resolve({ status: res.statusCode ?? 0, body: parsed, headers: res.headers });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-async function login(password: string, project?: string): Promise<string> {
-  const r = await request(gw.url, '/auth/login', { body: { password, ...(project ? { project } : {}) } });
-  expect(r.status).toBe(200);
-  return String(r.headers['set-cookie']![0]!.split(';')[0]);
-}
+const request = jsonRequest;
+const login = (password: string, project?: string): Promise<string> => loginCookie(gw.url, password, project);
 
 // Hashed once: a new admin hash in hub.json is a new password, which ends every login.
 const hashes = { admin: '', data: '' };

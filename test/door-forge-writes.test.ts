@@ -1,5 +1,4 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openProject } from '../src/store/compose/open-project.js';
@@ -8,7 +7,7 @@ import { encodeProject } from '../src/store/trellis-home.js';
 import { serveProject } from '../src/http/serve.js';
 import { GitHubForge } from './forge/github-forge.js';
 import { trustForges } from './helpers/forge-trust.js';
-import { publishRecord, startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { jsonRequest, loginCookie, publishRecord, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { cleanupRepos, tempDir, tempRepo, testEnv } from './helpers/repo.js';
 
 /*
@@ -33,31 +32,8 @@ let gw: TestGateway;
 let savedHome: string | undefined;
 const cookie = { data: '', admin: '' };
 
-function request(base: string, path: string, init: { body?: unknown; headers?: Record<string, string> } = {}): Promise<{ status: number; body: any; headers: http.IncomingHttpHeaders }> {
-  const body = init.body === undefined ? undefined : JSON.stringify(init.body);
-  return new Promise((resolve, reject) => {
-    const req = http.request(new URL(path, base), { method: body ? 'POST' : 'GET', headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...init.headers }, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (d: Buffer) => chunks.push(d));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString();
-        let parsed: unknown = text;
-        try {
-          parsed = JSON.parse(text);
-        } catch {}
-        resolve({ status: res.statusCode ?? 0, body: parsed, headers: res.headers });
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-async function login(password: string, project?: string): Promise<string> {
-  const r = await request(gw.url, '/auth/login', { body: { password, ...(project ? { project } : {}) } });
-  expect(r.status).toBe(200);
-  return String(r.headers['set-cookie']![0]!.split(';')[0]);
-}
+const request = jsonRequest;
+const login = (password: string, project?: string): Promise<string> => loginCookie(gw.url, password, project);
 
 /** What the stand-in was asked to change: every request but a read. */
 const writesOnForge = () => forge.log.filter((l) => l.method !== 'GET' && l.method !== 'HEAD');

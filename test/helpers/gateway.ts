@@ -162,3 +162,35 @@ export function catalogProjects(home: string, roots: readonly string[]): void {
   const addedAt = new Date().toISOString();
   writeFileSync(join(home, 'projects.json'), JSON.stringify({ version: 1, projects: roots.map((root) => ({ root, addedAt })) }));
 }
+
+/** One JSON request with full control of headers and of the client's own address (an identity proxy's source); the body parsed when it is JSON. */
+export function jsonRequest(base: string, path: string, init: { method?: string; body?: unknown; headers?: Record<string, string>; from?: string } = {}): Promise<{ status: number; body: any; headers: http.IncomingHttpHeaders }> {
+  const body = init.body === undefined ? undefined : JSON.stringify(init.body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      new URL(path, base),
+      { method: init.method ?? (body ? 'POST' : 'GET'), headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...init.headers }, agent: false, ...(init.from ? { localAddress: init.from } : {}) },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (d: Buffer) => chunks.push(d));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString();
+          let parsed: unknown = text;
+          try {
+            parsed = JSON.parse(text);
+          } catch {}
+          resolve({ status: res.statusCode ?? 0, body: parsed, headers: res.headers });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Logs in at the gateway `url` (the admin password, or a project gate's with `project`); the session cookie to send back. */
+export async function loginCookie(url: string, password: string, project?: string): Promise<string> {
+  const r = await jsonRequest(url, '/auth/login', { body: { password, ...(project ? { project } : {}) } });
+  if (r.status !== 200) throw new Error(`login answered ${r.status}: ${JSON.stringify(r.body)}`);
+  return String(r.headers['set-cookie']![0]!.split(';')[0]);
+}
