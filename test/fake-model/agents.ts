@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { endProcessesIn } from '../helpers/processes.js';
 
 /** The agent versions the adapters are checked against (pinned in package.json's devDependencies). */
 export const CLAUDE_VERSION = '2.1.197';
@@ -140,35 +141,7 @@ export function writeCodexState(codexHome: string, modelUrl: string, setup: Agen
   if (setup.codexLogin ?? true) writeFileSync(join(codexHome, 'auth.json'), `${JSON.stringify({ OPENAI_API_KEY: FAKE_API_KEY }, null, 2)}\n`);
 }
 
-/**
- * Ends every process still running from a test's own folders: codex starts an app-server daemon under
- * `$CODEX_HOME/packages/` that outlives its TUI (and the tmux server the test kills), and an agent's last
- * hook (`trellis session signal`, run from the project's root as tmux kills the agent) or the worktree
- * pool's refill can still be writing into the repository. Read from /proc: only processes whose command
- * line names one of `dirs` or whose working directory is inside one are touched.
- */
+/** Ends every process still running from a test's own folders (codex's app-server daemon among them). */
 export function stopAgentDaemons(...dirs: string[]): number {
-  const inside = (path: string) => dirs.some((d) => path === d || path.startsWith(`${d}/`));
-  let killed = 0;
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d) && Number(d) !== process.pid)) {
-    const cmdline = readOr(() => readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
-    const cwd = readOr(() => readlinkSync(`/proc/${pid}/cwd`));
-    if (!dirs.some((d) => cmdline.includes(`${d}/`)) && !inside(cwd)) continue;
-    try {
-      process.kill(Number(pid), 'SIGKILL');
-      killed++;
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return killed;
-}
-
-/** What `read` answers, or '' when the process is gone meanwhile. */
-function readOr(read: () => string): string {
-  try {
-    return read();
-  } catch {
-    return '';
-  }
+  return endProcessesIn(dirs);
 }

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { endProcessesIn } from './processes.js';
 
 export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const BIN = join(ROOT, 'dist/src/cli/bin.js');
@@ -29,8 +30,10 @@ export function tempDir(): string {
 }
 
 export function cleanupRepos(): void {
-  // Retried: an agent's last hook process can still be writing as its tmux server goes.
-  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  const dirs = made.splice(0);
+  // An agent's last hook process, or a git it started, can still be writing as its tmux server goes.
+  endProcessesIn(dirs);
+  for (const d of dirs) rmSync(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 }
 
 export function git(cwd: string, ...args: string[]): string {
