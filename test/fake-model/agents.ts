@@ -11,10 +11,10 @@ export const CODEX_VERSION = '0.169.0';
  * The Claude Code versions the real-agent suites run against: the oldest supported (npm
  * `@anthropic-ai/claude-code`) and the newest checked (`claude-code-next`, an npm alias of the same package).
  */
-export const CLAUDE_VERSIONS = ['2.1.197', '2.1.331'] as const;
+export const CLAUDE_VERSIONS = ['2.1.197', '2.1.332'] as const;
 export type ClaudeVersion = (typeof CLAUDE_VERSIONS)[number];
 /** The package each Claude Code version is installed as. */
-const CLAUDE_PACKAGES: Readonly<Record<ClaudeVersion, string>> = { '2.1.197': '@anthropic-ai/claude-code', '2.1.331': 'claude-code-next' };
+const CLAUDE_PACKAGES: Readonly<Record<ClaudeVersion, string>> = { '2.1.197': '@anthropic-ai/claude-code', '2.1.332': 'claude-code-next' };
 
 /** The key the agents send the fake model: any string does; claude approves it by its last 20 characters. */
 export const FAKE_API_KEY = 'sk-ant-fake-0123456789abcdefghijklmnop';
