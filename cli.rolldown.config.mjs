@@ -41,6 +41,15 @@ export default defineConfig({
   // `includeDependenciesRecursively: false` below requires it.
   preserveEntrySignatures: 'allow-extension',
   external: (id) => !id.startsWith('.') && !id.startsWith('/'),
+  // A module imported both statically and dynamically stays in the static graph, so its lazy import
+  // saves nothing ([INEFFECTIVE_DYNAMIC_IMPORT]). `npm install` printed such warnings (issue 44); at
+  // eb3a037 main.js imported usage-error.js lazily while every command file imported it statically (fixed
+  // in 4170c9f: main imports it statically). The build fails on one now, naming the module, instead of a
+  // warning at every install that the README would have to explain.
+  onLog(level, log, handler) {
+    if (log.code === 'INEFFECTIVE_DYNAMIC_IMPORT') handler('error', { ...log, message: `${log.message} (keep a lazily loaded module out of every static import: see cli.rolldown.config.mjs)` });
+    else handler(level, log);
+  },
   output: {
     dir: 'dist/cli',
     cleanDir: true,

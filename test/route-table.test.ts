@@ -8,7 +8,7 @@ import { cleanupRepos, ROOT, tempRepo } from './helpers/repo.js';
 /**
  * Issue 46, deliverable 1: one route table, deny by default. Every route of the real backend app has a row
  * (its scope beside its handler, registered through http/route-table.ts's `route`); a route added any
- * other way is found here, and the README's per-scope list is the table's.
+ * other way is found here, and the per-scope list in docs/gateway-and-security.md (Security) is the table's.
  */
 
 afterAll(() => cleanupRepos());
@@ -38,8 +38,8 @@ describe('the route table', () => {
     expect(() => loose(new Hono(), 'data', 'POST', '/api/sessions', () => new Response())).toThrow(/not a row/);
   });
 
-  it("the README's Security section lists, per scope, what it allows and exactly the table's routes", () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  it("the docs' Security section (docs/gateway-and-security.md) lists, per scope, what it allows and exactly the table's routes", () => {
+    const readme = readFileSync(join(ROOT, 'docs', 'gateway-and-security.md'), 'utf8');
     for (const scope of [...PERSON_SCOPES, 'agent'] as Scope[]) {
       const keys = ROUTE_TABLE.filter((r) => r.scope === scope).map((r) => `\`${rowKey(r)}\``);
       // A row whose write on a forge issue needs more than its own scope is listed again under that scope.
