@@ -115,7 +115,7 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
 
   cli
     .command('hosts [action] [...args]', 'Other machines the dashboard reaches over SSH: ls, add <name> <ssh-destination>, rm <name>')
-    .usage('hosts [ls|add|rm] [...args] [options]   (see the README: More than one machine)')
+    .usage('hosts [ls|add|rm] [...args] [options]   (see docs/hosts.md)')
     .option('--trellis <command>', 'add: how to run Trellis on that host (default trellis)')
     .option('--ssh-config <file>', 'add: pass this file to ssh as -F')
     .option('--json', 'Print JSON')
@@ -123,7 +123,7 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
 
   cli
     .command('projects [action] [...args]', 'The projects this machine knows (the dashboard’s list): ls, add [<path>], rm <id|path>, serve <id>')
-    .usage('projects [ls|add|rm|serve] [...args] [options]   (see the README)')
+    .usage('projects [ls|add|rm|serve] [...args] [options]   (see docs/cli.md)')
     .option('--git', 'add: run git init first when the folder is not a git repository')
     .option('--init', 'add: run trellis init in the project')
     .option('--harness <name>', 'add: run trellis init recording this agent harness')
@@ -138,7 +138,7 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
 
   cli
     .command('issue <action> [...args]', 'Issue threads: open, reply, remark, resolve, unresolve, retract, edit, reopen, close, promote, show, timeline, ls')
-    .usage('issue <action> [...args] [options]   (see the README for each action)')
+    .usage('issue <action> [...args] [options]   (see docs/cli.md for each action)')
     .option('--node <id>', 'Spec node the issue is bound to (repeatable)', { type: [String] })
     .option('--body <text>', "Body text; '-' reads standard input")
     .option('--concern <text>', 'edit: the new concern')
@@ -155,7 +155,7 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
 
   cli
     .command('session <action> [...args]', 'Agent sessions: spawn, ls, show, prompt, capture, keys, answer, interrupt, resume, review, merge, check, accept, close, quarantine, view, attach, signal')
-    .usage('session <action> [...args] [options]   (see the README for each action)')
+    .usage('session <action> [...args] [options]   (see docs/cli.md for each action)')
     .option('--harness <name>', 'spawn: the agent harness (shell, claude, codex, opencode)')
     .option('--node <id>', 'spawn: spec node the session works on (repeatable)', { type: [String] })
     .option('--issue <id>', 'spawn: the issue the session works on')
@@ -195,7 +195,7 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
 
   cli
     .command('eval <action> [...args]', 'Eval scenarios: run, record, ls (the scoreboard), show; remark threads: remark, reply')
-    .usage('eval <action> [...args] [options]   (see the README for each action)')
+    .usage('eval <action> [...args] [options]   (see docs/cli.md for each action)')
     .option('--scope <s>', 'trunk (default), a session id, or a linked worktree\'s branch')
     .option('--outcome <o>', 'record: pass, fail or error')
     .option('--score <n>', 'record: a number the measurement scored')

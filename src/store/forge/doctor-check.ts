@@ -16,7 +16,7 @@ export async function probeForges(settings: Pick<Settings, 'forges' | 'forgesFro
       try {
         driver = makeDriver(f);
       } catch (err) {
-        return [{ ok: false, what: (err as Error).message, repair: `fix the "forges" entry for ${f.host} in trellis.json (README: Forge issues)` }];
+        return [{ ok: false, what: (err as Error).message, repair: `fix the "forges" entry for ${f.host} in trellis.json (docs/forges.md)` }];
       }
       return driver.probe();
     }),
