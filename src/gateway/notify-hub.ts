@@ -33,6 +33,8 @@ export interface AnswerDoor {
 
 /** How long a wait's options may take to read before it is told without them. */
 const OPTIONS_MS = 1_500;
+/** The pause between two reads of a permission's options not drawn yet. */
+const OPTIONS_RETRY_MS = 100;
 
 /** How often the hub checks whether anyone wants notifications (hub.json targets, an open page). */
 const WATCH_MS = 1_000;
@@ -179,21 +181,29 @@ export class Notifier {
       return a ? { ...e, answered: { option: a.option, from: a.from, at: a.at } } : e;
     }
     if (e.type !== 'wait') return e;
-    const options = await this.readOptions(e.project.id, e.session.id);
+    const options = await this.readOptions(e.project.id, e.session.id, e.waitsFor === 'permission');
     this.answers.open({ wait: e.wait, project: e.project.id, session: e.session.id, options });
     return { ...e, options };
   }
 
-  private async readOptions(project: string, session: string): Promise<string[]> {
+  /**
+   * The dialog's options from the backend. A permission always has some: when none are on screen yet (the
+   * agent's hook can come before its dialog is drawn) they are read again until OPTIONS_MS has passed.
+   */
+  private async readOptions(project: string, session: string, permission: boolean): Promise<string[]> {
     const url = await this.gw.backendUrl(project);
     if (!url) return [];
-    try {
-      const res = await fetch(new URL(`/api/sessions/${encodeURIComponent(session)}/dialog`, url), { signal: AbortSignal.timeout(OPTIONS_MS) });
-      if (!res.ok) return [];
-      const d = (await res.json()) as { options?: unknown };
-      return Array.isArray(d.options) ? d.options.filter((o): o is string => typeof o === 'string') : [];
-    } catch {
-      return [];
+    const deadline = Date.now() + OPTIONS_MS;
+    for (;;) {
+      try {
+        const res = await fetch(new URL(`/api/sessions/${encodeURIComponent(session)}/dialog`, url), { signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())) });
+        const d = (res.ok ? await res.json() : {}) as { options?: unknown };
+        const options = Array.isArray(d.options) ? d.options.filter((o): o is string => typeof o === 'string') : [];
+        if (options.length || !permission || Date.now() + OPTIONS_RETRY_MS > deadline) return options;
+      } catch {
+        return [];
+      }
+      await new Promise((r) => setTimeout(r, OPTIONS_RETRY_MS));
     }
   }
 

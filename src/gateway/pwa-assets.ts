@@ -24,7 +24,8 @@ export const MANIFEST = JSON.stringify({
 
 /**
  * The service worker: a push shows the wait (tagged with the wait's key, so a repeat replaces it) with the
- * actions the push carries (the two most likely answers, for a login that may answer) and "Open"; a
+ * actions the push carries (the two most likely answers, for a login that may answer) and "Open" where the
+ * browser shows a third button (Chrome shows two: a tap on the notification opens it); a
  * withdraw closes it, or, when the wait was answered from a notification, says so. An answer action posts
  * the option's name to `/waits/<wait>/answer` with the login's cookie, once: the notification is replaced
  * first by "answering…" (no actions left to tap again), then by what the gateway said — the agent's next
@@ -37,6 +38,10 @@ export const SERVICE_WORKER = `'use strict';
 self.addEventListener('install', () => self.skipWaiting());
 self.addEventListener('activate', (e) => e.waitUntil(self.clients.claim()));
 const OPEN = { action: 'open', title: 'Open' };
+// A browser shows at most maxActions buttons (Chrome: 2): the answers first, "Open" when there is room
+// (a tap on the notification itself always opens the session).
+const ROOM = (self.Notification && self.Notification.maxActions) || 2;
+const withOpen = (actions) => (actions.length < ROOM ? actions.concat([OPEN]) : actions.slice(0, ROOM));
 const show = (tag, title, body, data, actions) =>
   self.registration.showNotification(title, { body, tag, icon: '/icon-192.png', data, actions: actions || [] });
 self.addEventListener('push', (e) => {
@@ -45,7 +50,7 @@ self.addEventListener('push', (e) => {
   if (d.type === 'withdraw') {
     e.waitUntil(self.registration.getNotifications({ tag: d.id }).then((ns) => Promise.all(ns.map((n) => {
       if (n.data && n.data.final) return undefined;
-      if (d.answered) return show(d.id, n.title, 'already answered: ' + d.answered.option + ', from ' + d.answered.from + ' at ' + d.answered.at, { path: d.path, final: true }, [OPEN]);
+      if (d.answered) return show(d.id, n.title, 'already answered: ' + d.answered.option + ', from ' + d.answered.from + ' at ' + d.answered.at, { path: d.path, final: true }, withOpen([]));
       n.close();
       return undefined;
     }))));
@@ -55,12 +60,12 @@ self.addEventListener('push', (e) => {
   const options = d.options || [];
   const question = d.type === 'wait' && !options.length && /question/.test(d.waitsFor);
   e.waitUntil(show(d.id, d.session.title + ': ' + what, d.project.name + ' · an agent needs you',
-    { path: d.path, wait: d.wait, options, question }, (d.actions || []).concat([OPEN])));
+    { path: d.path, wait: d.wait, options, question }, withOpen(d.actions || [])));
 });
 self.answerFromNotification = (n, action) => {
   const d = n.data || {};
   const option = (d.options || [])[Number(action.slice('answer:'.length))];
-  const after = (title, body) => show(n.tag, title, body, { path: d.path, final: true }, [OPEN]);
+  const after = (title, body) => show(n.tag, title, body, { path: d.path, final: true }, withOpen([]));
   if (!d.wait || option === undefined || d.final) return after(n.title, 'nothing was answered: this notification offers no such answer now');
   return show(n.tag, n.title, 'answering \u201c' + option + '\u201d\u2026', { path: d.path, final: true }, [])
     .then(() => fetch('/waits/' + encodeURIComponent(d.wait) + '/answer', {
