@@ -181,25 +181,25 @@ export class Notifier {
       return a ? { ...e, answered: { option: a.option, from: a.from, at: a.at } } : e;
     }
     if (e.type !== 'wait') return e;
-    const options = await this.readOptions(e.project.id, e.session.id, e.waitsFor === 'permission');
+    const options = await this.readOptions(e.project.id, e.session.id);
     this.answers.open({ wait: e.wait, project: e.project.id, session: e.session.id, options });
     return { ...e, options };
   }
 
   /**
-   * The dialog's options from the backend. A permission always has some: when none are on screen yet (the
-   * agent's hook can come before its dialog is drawn) they are read again until OPTIONS_MS has passed.
+   * The dialog's options from the backend. When a permission's dialog is not drawn yet (`pending`: the
+   * agent's hook can come before it) they are read again until OPTIONS_MS has passed.
    */
-  private async readOptions(project: string, session: string, permission: boolean): Promise<string[]> {
+  private async readOptions(project: string, session: string): Promise<string[]> {
     const url = await this.gw.backendUrl(project);
     if (!url) return [];
     const deadline = Date.now() + OPTIONS_MS;
     for (;;) {
       try {
         const res = await fetch(new URL(`/api/sessions/${encodeURIComponent(session)}/dialog`, url), { signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())) });
-        const d = (res.ok ? await res.json() : {}) as { options?: unknown };
+        const d = (res.ok ? await res.json() : {}) as { options?: unknown; pending?: unknown };
         const options = Array.isArray(d.options) ? d.options.filter((o): o is string => typeof o === 'string') : [];
-        if (options.length || !permission || Date.now() + OPTIONS_RETRY_MS > deadline) return options;
+        if (options.length || d.pending !== true || Date.now() + OPTIONS_RETRY_MS > deadline) return options;
       } catch {
         return [];
       }

@@ -18,6 +18,11 @@ export interface DialogRead {
   readonly selected: number | null;
   /** Where the options were read: the agent's API (opencode), the screen, or nowhere. */
   readonly from: 'api' | 'screen' | 'none';
+  /**
+   * A permission of an agent that draws its dialogs, not on screen yet (its hook can come before the
+   * dialog is drawn): read again shortly. False for a shell, which draws none.
+   */
+  readonly pending: boolean;
 }
 
 /**
@@ -28,8 +33,9 @@ export interface DialogRead {
 export async function readDialog(p: SessionsProject, rt: SessionRuntime, id: string): Promise<DialogRead> {
   const state = await p.sessionLog.get(id);
   if (state.status === 'absent') throw await unknownSession(p, id);
-  const base = { state: state.status, reason: state.reason ?? null };
   const adapter = adapterOf(state.harness);
+  const drawn = state.status === 'awaiting' && state.reason === 'permission' && !!adapter.dialogOnScreen;
+  const base = { state: state.status, reason: state.reason ?? null, pending: false };
   if (adapter.answer) {
     const options = adapter.answerOptions?.(state) ?? [];
     return { ...base, options, selected: options.length ? 0 : null, from: options.length ? 'api' : 'none' };
@@ -43,5 +49,5 @@ export async function readDialog(p: SessionsProject, rt: SessionRuntime, id: str
   const keyed = KEYED.find((k) => k.match.test(screen));
   if (keyed) return { ...base, options: Object.keys(keyed.keys), selected: 0, from: 'screen' };
   const dialog = dialogOptions(screen);
-  return dialog ? { ...base, options: dialog.options, selected: dialog.selected, from: 'screen' } : { ...base, options: [], selected: null, from: 'none' };
+  return dialog ? { ...base, options: dialog.options, selected: dialog.selected, from: 'screen' } : { ...base, options: [], selected: null, from: 'none', pending: drawn };
 }
