@@ -8,7 +8,7 @@ import { bindPublic } from '../src/http/bind.js';
 import { agentProject, startFakeModel, stopAgents, type AgentProject, type FakeModel } from './helpers/agents.js';
 import { launchChromium } from './helpers/browser.js';
 import { catalogProjects, jsonRequest, throwawayCert } from './helpers/gateway.js';
-import { cleanupRepos, ROOT } from './helpers/repo.js';
+import { cleanupRepos, ok, ROOT } from './helpers/repo.js';
 import { startServe, type ServeProcess } from './helpers/serve.js';
 import { waitFor } from './helpers/sessions.js';
 import { startPushService, type PushService } from './push/push-service.js';
@@ -36,8 +36,10 @@ let context: BrowserContext;
 let page: Page;
 let cdp: CDPSession;
 let registrationId: string;
+/** The session of the first test, at its turn's end. */
+let sessionId: string;
 
-type Payload = { type: string; wait: string; session: { id: string }; waitsFor: string; options: string[]; actions: { action: string; title: string }[]; answered?: unknown };
+type Payload = { type: string; id: string; wait: string; session: { id: string }; waitsFor: string; options: string[]; actions: { action: string; title: string }[]; answered?: unknown };
 const pushesFor = (id: string) => pushService.received.map((r) => r.payload as Payload).filter((x) => x.session.id === id);
 const shown = () =>
   page.evaluate(async () =>
@@ -135,5 +137,27 @@ describe('answering a real Claude Code permission from the phone', () => {
     await expect.poll(async () => (await shown()).map((n) => n.body), { timeout: 10_000 }).toEqual([expect.stringMatching(/^already answered: Yes, from a notification at \d\d:\d\d$/)]);
     expect(await p.show(id)).toMatchObject({ state: 'awaiting', reason: 'turn-end' });
     expect(fake.turns().length).toBe(turns);
+    sessionId = id;
   }, 150_000);
+
+  it('a question without fixed options: no answers on the notification; it opens the session with the answer box focused', async () => {
+    const id = sessionId;
+    await ok(p.dir, ['session', 'signal', id, 'question'], { env: p.env });
+    const push = await waitFor('the question is pushed', () => pushesFor(id).find((x) => x.type === 'wait' && x.waitsFor === 'question'), 15_000);
+    expect(push).toMatchObject({ options: [], actions: [] });
+    await deliver(push);
+    const data = await waitFor('the question shows', async () => {
+      const got = await page.evaluate(
+        async (tag) => (await (await navigator.serviceWorker.ready).getNotifications({ tag })).map((n) => ({ data: n.data as { question: boolean; path: string }, actions: (n as unknown as { actions: { title: string }[] }).actions.map((a) => a.title) })),
+        push.id,
+      );
+      return got.length === 1 && got[0]!.data.question && got[0];
+    }, 10_000);
+    // No answer actions: "Open" alone where the browser has room for it.
+    expect(data.actions.filter((a) => a !== 'Open')).toEqual([]);
+    // What the worker's click opens: the session's page with ?answer=1, where the answer box has the keyboard.
+    await page.goto(new URL(`${data.data.path}?answer=1`, base).href);
+    await page.getByTestId('answer-text').waitFor({ timeout: 15_000 });
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid')), { timeout: 10_000 }).toBe('answer-text');
+  }, 60_000);
 });
