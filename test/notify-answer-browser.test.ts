@@ -20,8 +20,8 @@ import { startPushService, type PushService } from './push/push-service.js';
  * (DevTools' deliverPushMessage, as the push service would), which shows "Yes" and "No" beside "Open".
  * The action is taken through the worker's own click path (answerFromNotification, what its
  * notificationclick calls): it answers with the login's cookie, the command runs, the session goes on,
- * and the notification says so. The same push delivered again (a second device, a replayed message) and
- * tapped changes nothing and says who answered.
+ * and the notification says so. The same push on a second device (another browser context with its own
+ * worker), and replayed on the first, tapped again changes nothing and says who answered.
  */
 
 const AGENT_MS = 45_000;
@@ -32,29 +32,63 @@ let hub: HubServer;
 let base: string;
 let pushService: PushService;
 let browser: Browser;
-let context: BrowserContext;
+/** The phone: a browser context with the app's service worker; `second` another device of the same person. */
+let phone: Device;
 let page: Page;
-let cdp: CDPSession;
-let registrationId: string;
 /** The session of the first test, at its turn's end. */
 let sessionId: string;
 
 type Payload = { type: string; id: string; wait: string; session: { id: string }; waitsFor: string; options: string[]; actions: { action: string; title: string }[]; answered?: unknown };
 const pushesFor = (id: string) => pushService.received.map((r) => r.payload as Payload).filter((x) => x.session.id === id);
-const shown = () =>
-  page.evaluate(async () =>
-    (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => ({ title: n.title, body: n.body, tag: n.tag, actions: (n as unknown as { actions: { title: string }[] }).actions.map((a) => a.title) })),
+
+interface Device {
+  readonly context: BrowserContext;
+  readonly page: Page;
+  /** The notifications its worker shows. */
+  shown(): Promise<{ title: string; body: string; tag: string; actions: string[] }[]>;
+  /** A push delivered to its worker as the push service would (DevTools' deliverPushMessage). */
+  deliver(payload: unknown): Promise<unknown>;
+  /** The worker's click path for the shown notification's first action (what a tap on "Yes" runs). */
+  tapFirstAction(): Promise<void>;
+}
+
+/** A browser context that opened the app: its page registered the service worker. */
+async function device(): Promise<Device> {
+  const context = await browser.newContext({ viewport: { width: 800, height: 800 } });
+  await context.grantPermissions(['notifications'], { origin: base.replace(/\/$/, '') });
+  const page = await context.newPage();
+  const cdp: CDPSession = await context.newCDPSession(page);
+  const registration = new Promise<string>((resolve) =>
+    cdp.on('ServiceWorker.workerRegistrationUpdated', (e: { registrations: { registrationId: string; scopeURL: string }[] }) => {
+      const r = e.registrations.find((x) => x.scopeURL === base);
+      if (r) resolve(r.registrationId);
+    }),
   );
-const deliver = (payload: unknown) => cdp.send('ServiceWorker.deliverPushMessage', { origin: base.replace(/\/$/, ''), registrationId, data: JSON.stringify(payload) });
-/** The worker's click path for the shown notification's first action (what a tap on "Yes" runs). */
-const tapFirstAction = async (): Promise<void> => {
-  const sw: Worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker'));
-  await sw.evaluate(async () => {
-    const s = self as unknown as { registration: ServiceWorkerRegistration; answerFromNotification(n: Notification, action: string): Promise<void> };
-    const [n] = await s.registration.getNotifications();
-    await s.answerFromNotification(n!, (n as unknown as { actions: { action: string }[] }).actions[0]!.action);
-  });
-};
+  await cdp.send('ServiceWorker.enable');
+  await page.goto(new URL('#/inbox', base).href);
+  expect(await page.evaluate(async () => (await navigator.serviceWorker.ready).active?.scriptURL)).toBe(new URL('/sw.js', base).href);
+  const registrationId = await registration;
+  return {
+    context,
+    page,
+    shown: () =>
+      page.evaluate(async () =>
+        (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => ({ title: n.title, body: n.body, tag: n.tag, actions: (n as unknown as { actions: { title: string }[] }).actions.map((a) => a.title) })),
+      ),
+    deliver: (payload) => cdp.send('ServiceWorker.deliverPushMessage', { origin: base.replace(/\/$/, ''), registrationId, data: JSON.stringify(payload) }),
+    tapFirstAction: async () => {
+      const sw: Worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker'));
+      await sw.evaluate(async () => {
+        const s = self as unknown as { registration: ServiceWorkerRegistration; answerFromNotification(n: Notification, action: string): Promise<void> };
+        const [n] = await s.registration.getNotifications();
+        await s.answerFromNotification(n!, (n as unknown as { actions: { action: string }[] }).actions[0]!.action);
+      });
+    },
+  };
+}
+const shown = () => phone.shown();
+const deliver = (payload: unknown) => phone.deliver(payload);
+const tapFirstAction = () => phone.tapFirstAction();
 
 beforeAll(async () => {
   fake = await startFakeModel();
@@ -72,20 +106,8 @@ beforeAll(async () => {
   expect((await jsonRequest(base, '/hub/push/subscriptions', { body: pushService.subscription('/phone') })).status).toBe(201);
 
   browser = await launchChromium();
-  context = await browser.newContext({ viewport: { width: 800, height: 800 } });
-  await context.grantPermissions(['notifications'], { origin: base.replace(/\/$/, '') });
-  page = await context.newPage();
-  cdp = await context.newCDPSession(page);
-  const registration = new Promise<string>((resolve) =>
-    cdp.on('ServiceWorker.workerRegistrationUpdated', (e: { registrations: { registrationId: string; scopeURL: string }[] }) => {
-      const r = e.registrations.find((x) => x.scopeURL === base);
-      if (r) resolve(r.registrationId);
-    }),
-  );
-  await cdp.send('ServiceWorker.enable');
-  await page.goto(new URL('#/inbox', base).href);
-  expect(await page.evaluate(async () => (await navigator.serviceWorker.ready).active?.scriptURL)).toBe(new URL('/sw.js', base).href);
-  registrationId = await registration;
+  phone = await device();
+  page = phone.page;
 }, 90_000);
 
 afterAll(async () => {
@@ -129,8 +151,15 @@ describe('answering a real Claude Code permission from the phone', () => {
     const withdraw = await waitFor('the withdraw is pushed', () => pushesFor(id).find((x) => x.type === 'withdraw' && x.wait === push.wait), 15_000);
     expect(withdraw.answered).toMatchObject({ option: 'Yes', from: 'a notification' });
 
-    // A second device (or the same push replayed) taps "Yes" again: nothing is typed, and it says who answered.
+    // A second device taps "Yes" on the same push, and the phone's own push is replayed and tapped again:
+    // nothing is typed, and each says who answered.
     const turns = fake.turns().length;
+    const second = await device();
+    await second.deliver(push);
+    await expect.poll(async () => (await second.shown()).map((n) => n.actions), { timeout: 10_000 }).toEqual([withOpen(['Yes', 'No'])]);
+    await second.tapFirstAction();
+    await expect.poll(async () => (await second.shown()).map((n) => n.body), { timeout: 10_000 }).toEqual([expect.stringMatching(/^already answered: Yes, from a notification at \d\d:\d\d$/)]);
+    await second.context.close();
     await deliver(push);
     await expect.poll(async () => (await shown()).map((n) => n.actions), { timeout: 10_000 }).toEqual([withOpen(['Yes', 'No'])]);
     await tapFirstAction();
