@@ -45,7 +45,7 @@ export async function notifyBench(): Promise<void> {
   const [hookUrl, deadUrl] = [await url(hook), await url(dead)];
   const setTargets = (targets: object[]) => writeFileSync(join(home, 'hub.json'), JSON.stringify({ notify: { debounceMs: 0, targets } }));
   setTargets([{ type: 'webhook', url: hookUrl }]);
-  const server = await serve(dir, env);
+  const server = await serveFor(dir, env);
   const hub = createHubServer({ home, tls: false });
   await bindPublic(hub.server, 0, '127.0.0.1');
   const project = openProject(dir);
@@ -110,7 +110,8 @@ export async function notifyBench(): Promise<void> {
   }
 }
 
-function serve(dir: string, env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+/** A `trellis serve` of `dir` on a free port, once it says where. */
+export function serveFor(dir: string, env: NodeJS.ProcessEnv): Promise<ChildProcess> {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';

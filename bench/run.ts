@@ -27,7 +27,13 @@ const groups: readonly Group[] = [
   ['evidence', async () => (await import('./evidence.js')).evidenceBench()],
   ['speed', async () => (await import('./speed.js')).speedBench()],
   ['agents', async () => (await import('./agents.js')).agentsBench()],
-  ['notify', async () => (await import('./notify.js')).notifyBench()],
+  [
+    'notify',
+    async () => {
+      await (await import('./notify.js')).notifyBench();
+      await (await import('./notify-answer.js')).notifyAnswerBench();
+    },
+  ],
   ['hosts', async () => (await import('./hosts.js')).hostsBench()],
   ['cli', async () => (await import('./cli-start.js')).cliStartBench()],
   ['busy', async () => (await import('./busy-sessions.js')).busySessionsBench()],

@@ -112,6 +112,9 @@ describe('notify targets', () => {
     expect(wait).toEqual({
       type: 'wait',
       id: `${encodeProject(dir)}/${first}/awaiting:permission`,
+      wait: expect.stringMatching(/^[\w-]{12}$/),
+      // A shell's pane shows no dialog: a wait without fixed options.
+      options: [],
       project: { id: encodeProject(dir), name: expect.any(String) },
       session: { id: first, title: 'Bake the bread' },
       waitsFor: 'permission',

@@ -42,6 +42,10 @@ export type ErrorCode =
   /** A host of that name is registered already (hub.json `hosts`). */
   | 'HOST_EXISTS'
   | 'SESSION_REFUSED'
+  /** A notification's answer came after the wait was already answered (a second tap, a replay, another device). */
+  | 'ALREADY_ANSWERED'
+  /** A notification's answer came after its wait ended (answered elsewhere, or the agent moved on). */
+  | 'WAIT_ENDED'
   /** A merge the session's checks block (a regressed or unmeasured-at-head scenario), not overridden. */
   | 'MERGE_BLOCKED'
   | 'PROMPT_REFUSED'

@@ -1,5 +1,5 @@
 import { judgeRoute, scopeCovers } from '../http/route-judge.js';
-import { forgeKey, ROUTE_TABLE, rowKey, type Scope } from '../http/route-table.js';
+import { forgeKey, ROUTE_TABLE, rowKey, rowOf, type Scope } from '../http/route-table.js';
 import type { ErrorCode } from '../events/index.js';
 import { gateOf } from '../store/host/project-list.js';
 import type { Caller } from './gateway-state.js';
@@ -53,3 +53,12 @@ export function judgeAtDoor(caller: Caller, id: string, method: string, path: st
   if (j.scope !== 'agent' && !caller.grant && caller.passwordSet) return { ok: false, code: 'UNAUTHENTICATED', message: `log in first (POST /auth/login): ${message}` };
   return { ok: false, code: 'FORBIDDEN', message };
 }
+
+/** The table's row a notification's answer is judged as: answering a session's dialog, which lets the agent run commands. */
+export const ANSWER_ROW = rowOf('POST', '/api/sessions/:id/answer')!;
+
+/**
+ * Whether `caller` may answer a session's dialog on project `id` from a notification: exactly when the
+ * door would let it POST the answer route (shell scope). A login without it is shown "Open" only.
+ */
+export const mayAnswer = (caller: Caller, id: string): boolean => scopeCovers(heldScope(caller, id), ANSWER_ROW.scope);

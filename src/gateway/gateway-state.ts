@@ -6,7 +6,7 @@ import { hubConfigPath, readHubConfig, type HubConfig } from '../store/host/hub-
 import { perTurn } from '../store/host/per-turn.js';
 import { OnlineVerdicts } from '../store/host/online-verdict.js';
 import { gateOf, ProjectLister } from '../store/host/project-list.js';
-import { RemoteProjects } from '../store/host/remote-projects.js';
+import { isRemoteId, RemoteProjects } from '../store/host/remote-projects.js';
 import { Backends } from './backends.js';
 import { OpenStreams } from './open-streams.js';
 import type { Notifier } from './notify-hub.js';
@@ -143,6 +143,21 @@ export class GatewayState {
     const hub = this.hubOrError();
     if ('broken' in hub) return false;
     return login === 'loopback' ? !hub.adminPassword : !!this.sessions.get(login);
+  }
+
+  /** The caller a login (its session id, or `loopback` on a hub without a password) is, as a request with its cookie would be. */
+  callerOfLogin(login: string): Caller | undefined {
+    const hub = this.hubOrError();
+    if ('broken' in hub) return undefined;
+    if (login === 'loopback') return hub.adminPassword ? undefined : { hub, loopback: true, passwordSet: false, sessionId: undefined, grant: undefined, admin: true };
+    const grant = hub.adminPassword ? this.sessions.get(login) : undefined;
+    return grant && { hub, loopback: false, passwordSet: true, sessionId: login, grant, admin: !!grant.admin };
+  }
+
+  /** Where project `id`'s backend answers (this machine's or a registered host's, through its tunnel), or null when offline. */
+  async backendUrl(id: string): Promise<string | null> {
+    const record = isRemoteId(id) ? this.remote.record(id) : await this.verdicts.onlineRecord(id);
+    return record?.url ?? null;
   }
 
   /** Whether `caller` may reach project `id` through `/p/:id`: null when yes, else 401 or 403. */

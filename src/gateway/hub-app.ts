@@ -5,6 +5,7 @@ import { dashboardAssets, dashboardDistDir } from '../http/dashboard-assets.js';
 import { limitBody } from '../http/body-limit.js';
 import { TrellisError } from '../events/index.js';
 import { notFound, onError } from '../http/errors.js';
+import { answerRoutes } from './answer-routes.js';
 import { authRoutes } from './auth-routes.js';
 import type { GatewayState } from './gateway-state.js';
 import { callerOf } from './hub-context.js';
@@ -33,7 +34,7 @@ const under =
 const needsAdmin = under('/projects', '/fs', '/hub');
 
 /** The hub's own API paths: never answered with the dashboard page, even a folder-shaped one. */
-const isHubApi = under('/projects', '/fs', '/hub', '/auth', '/health', '/p');
+const isHubApi = under('/projects', '/fs', '/hub', '/auth', '/health', '/p', '/waits');
 
 /**
  * The host gateway's one Hono app (spec §4.3, DESIGN §10): cross-site defence on every request, then
@@ -80,6 +81,7 @@ export function hubApp(state: GatewayState): Hono<Env> {
   app.route('/', projectRoutes(state));
   app.route('/', notifyRoutes(state));
   app.route('/', pushRoutes(state));
+  app.route('/', answerRoutes(state));
   app.route('/', pwaRoutes());
 
   app.on(['GET', 'HEAD'], '*', dashboardAssets(dashboardDistDir(), isHubApi));

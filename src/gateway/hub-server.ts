@@ -5,6 +5,7 @@ import { headerDeadline, reaperOptions, type ReaperOptions } from '../http/reape
 import { GatewayState, type GatewayOptions } from './gateway-state.js';
 import { hubApp } from './hub-app.js';
 import { Notifier } from './notify-hub.js';
+import { mayAnswer } from './door-scope.js';
 import { proxyFront, proxyUpgradeRoute, refuse } from './proxy-route.js';
 
 /**
@@ -47,7 +48,10 @@ export function createHubServer(opts: GatewayOptions, tls?: TlsOptions, reaper: 
 
   http.on('upgrade', proxyUpgradeRoute(state));
   let front: Server | undefined;
-  const notifier = (state.notifier = new Notifier(state, opts.home, () => front ?? http, opts.pushAgent));
+  const notifier = (state.notifier = new Notifier(state, opts.home, () => front ?? http, opts.pushAgent, (login, project) => {
+    const caller = state.callerOfLogin(login);
+    return !!caller && mayAnswer(caller, project);
+  }));
 
   if (!tls) {
     const open = track(http);

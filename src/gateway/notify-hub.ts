@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type https from 'node:https';
 import type { AddressInfo, Server } from 'node:net';
 import { emptyNotifyState, notifyStep, waitsOf, type NotifyEvent, type NotifyState, type Wait } from '../projections/notify-diff.js';
@@ -8,6 +9,10 @@ import { NotifyDelivery, type Delivered } from '../store/host/notify-deliver.js'
 import type { HubConfig } from '../store/host/hub-config.js';
 import type { ProjectFeed } from './project-feed.js';
 import { PushSubscribers } from './notify-push.js';
+import { WaitAnswers } from './wait-answers.js';
+import { deliverAnswer } from './wait-deliver.js';
+import type { Scope } from '../http/route-table.js';
+
 
 /** What the notifier reads of the gateway (its state holds the notifier, so not the state itself). */
 export interface NotifierSource {
@@ -16,7 +21,20 @@ export interface NotifierSource {
   readonly feed: ProjectFeed | undefined;
   /** Whether a login's session id still holds ('loopback' on a hub without a password). */
   loginAlive(login: string): boolean;
+  /** Where a project's backend answers, or null when it is offline. */
+  backendUrl(project: string): Promise<string | null>;
 }
+
+/** How the door stamps an answer it lets through: who and with what scope. */
+export interface AnswerDoor {
+  readonly author: string;
+  readonly scope: Scope;
+}
+
+/** How long a wait's options may take to read before it is told without them. */
+const OPTIONS_MS = 1_500;
+/** The pause between two reads of a permission's options not drawn yet. */
+const OPTIONS_RETRY_MS = 100;
 
 /** How often the hub checks whether anyone wants notifications (hub.json targets, an open page). */
 const WATCH_MS = 1_000;
@@ -43,6 +61,10 @@ export class Notifier {
   private readonly listeners = new Set<(e: Delivered) => void>();
   readonly delivery = new NotifyDelivery();
   readonly push: PushSubscribers;
+  /** The told waits, answerable exactly once (issue 43). */
+  readonly answers: WaitAnswers<AnswerDoor>;
+  /** Events go out in order: a wait's options are read before it is sent, and its withdraw waits for it. */
+  private chain: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly gw: NotifierSource,
@@ -50,8 +72,11 @@ export class Notifier {
     /** The server whose address makes the links absolute (the TLS front when there is one). */
     private readonly server: () => Server,
     pushAgent?: https.Agent,
+    /** Whether a login may answer a dialog on a project (the door's shell scope, gateway/door-scope.ts mayAnswer): its pushes carry actions. */
+    mayAnswer: (login: string, project: string) => boolean = () => false,
   ) {
-    this.push = new PushSubscribers(home, (login) => this.gw.loginAlive(login), pushAgent);
+    this.push = new PushSubscribers(home, (login) => this.gw.loginAlive(login), pushAgent, mayAnswer);
+    this.answers = new WaitAnswers<AnswerDoor>(async (w, option, door) => deliverAnswer(await this.gw.backendUrl(w.project), w.session, option, door));
     this.watch = setInterval(() => this.follow(), WATCH_MS);
     this.watch.unref();
     setImmediate(() => this.follow());
@@ -118,7 +143,12 @@ export class Notifier {
     const config = this.config();
     const now = new Date();
     const quiet = inQuietHours(config.quietHours, now.getHours(), now.getMinutes());
-    const r = notifyStep(this.state, this.last, now.getTime(), { debounceMs: config.debounceMs, silenced: (w) => quiet || config.mute.includes(w.project), baseline: this.baseline });
+    const r = notifyStep(this.state, this.last, now.getTime(), {
+      debounceMs: config.debounceMs,
+      silenced: (w) => quiet || config.mute.includes(w.project),
+      baseline: this.baseline,
+      mint: () => randomBytes(9).toString('base64url'),
+    });
     this.state = r.state;
     this.baseline = false;
     clearTimeout(this.dueTimer);
@@ -130,10 +160,56 @@ export class Notifier {
   }
 
   private emit(config: NotifyConfig, e: NotifyEvent): void {
-    const delivered: Delivered = { ...e, url: new URL(e.path, this.base()).href };
-    this.delivery.send(config, delivered);
-    for (const fn of [...this.listeners]) fn(delivered);
-    this.push.send(delivered, this.vapidSubject());
+    const base = this.base();
+    this.chain = this.chain
+      .then(() => this.withOptions(e))
+      .then((full) => {
+        const delivered: Delivered = { ...full, url: new URL(e.path, base).href };
+        // Each configured target that takes answers gets tokens of its own, one per option.
+        this.delivery.send(config, delivered, (t, options) => options.map((name) => ({ name, answer: this.answerUrl(base, e.wait, name, t) })));
+        for (const fn of [...this.listeners]) fn(delivered);
+        this.push.send(delivered, this.vapidSubject());
+      })
+      .catch((err: Error) => console.error(`trellis gateway: notify ${e.type} ${e.id}: ${err.message}`));
+  }
+
+  /** A wait with its dialog's options by name (as `session answer` reads them), remembered to be answered; a withdraw ends it. */
+  private async withOptions(e: NotifyEvent): Promise<NotifyEvent & Pick<Delivered, 'options' | 'answered'>> {
+    if (e.type === 'withdraw') {
+      this.answers.end(e.wait);
+      const a = this.answers.answeredOf(e.wait);
+      return a ? { ...e, answered: { option: a.option, from: a.from, at: a.at } } : e;
+    }
+    if (e.type !== 'wait') return e;
+    const options = await this.readOptions(e.project.id, e.session.id);
+    this.answers.open({ wait: e.wait, project: e.project.id, session: e.session.id, options });
+    return { ...e, options };
+  }
+
+  /**
+   * The dialog's options from the backend. When a permission's dialog is not drawn yet (`pending`: the
+   * agent's hook can come before it) they are read again until OPTIONS_MS has passed.
+   */
+  private async readOptions(project: string, session: string): Promise<string[]> {
+    const url = await this.gw.backendUrl(project);
+    if (!url) return [];
+    const deadline = Date.now() + OPTIONS_MS;
+    for (;;) {
+      try {
+        const res = await fetch(new URL(`/api/sessions/${encodeURIComponent(session)}/dialog`, url), { signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())) });
+        const d = (res.ok ? await res.json() : {}) as { options?: unknown; pending?: unknown };
+        const options = Array.isArray(d.options) ? d.options.filter((o): o is string => typeof o === 'string') : [];
+        if (options.length || d.pending !== true || Date.now() + OPTIONS_RETRY_MS > deadline) return options;
+      } catch {
+        return [];
+      }
+      await new Promise((r) => setTimeout(r, OPTIONS_RETRY_MS));
+    }
+  }
+
+  /** A new single-use answer link for one option of one wait. */
+  private answerUrl(base: string, wait: string, option: string, target: string): string {
+    return new URL(`waits/${encodeURIComponent(wait)}/answer/${this.answers.mint(wait, option, target)}`, base).href;
   }
 
   /** Whom a push service may contact about this hub's pushes: its https address, else a placeholder mailbox. */

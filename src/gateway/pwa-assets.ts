@@ -23,27 +23,67 @@ export const MANIFEST = JSON.stringify({
 });
 
 /**
- * The service worker: a push shows the wait (tagged with the wait's id, so a repeat replaces it) or, for a
- * withdraw, closes it; a click opens the session's page, in a window of this app when one is open.
+ * The service worker: a push shows the wait (tagged with the wait's key, so a repeat replaces it) with the
+ * actions the push carries (the two most likely answers, for a login that may answer) and "Open" where the
+ * browser shows a third button (Chrome shows two: a tap on the notification opens it); a
+ * withdraw closes it, or, when the wait was answered from a notification, says so. An answer action posts
+ * the option's name to `/waits/<wait>/answer` with the login's cookie, once: the notification is replaced
+ * first by "answering…" (no actions left to tap again), then by what the gateway said — the agent's next
+ * state, or why nothing was answered ("already answered: Yes, from ntfy at 14:02"). Those words stay: a
+ * withdraw that follows does not close them. A click (or "Open") opens the session's page; for a question
+ * without fixed options, with its answer box focused. `answerFromNotification` is the click's own path,
+ * named so a test drives it as the click does.
  */
 export const SERVICE_WORKER = `'use strict';
 self.addEventListener('install', () => self.skipWaiting());
 self.addEventListener('activate', (e) => e.waitUntil(self.clients.claim()));
+const OPEN = { action: 'open', title: 'Open' };
+// A browser shows at most maxActions buttons (Chrome: 2): the answers first, "Open" when there is room
+// (a tap on the notification itself always opens the session).
+const ROOM = (self.Notification && self.Notification.maxActions) || 2;
+const withOpen = (actions) => (actions.length < ROOM ? actions.concat([OPEN]) : actions.slice(0, ROOM));
+const show = (tag, title, body, data, actions) =>
+  self.registration.showNotification(title, { body, tag, icon: '/icon-192.png', data, actions: actions || [] });
 self.addEventListener('push', (e) => {
   let d;
   try { d = e.data.json(); } catch { return; }
   if (d.type === 'withdraw') {
-    e.waitUntil(self.registration.getNotifications({ tag: d.id }).then((ns) => ns.forEach((n) => n.close())));
+    e.waitUntil(self.registration.getNotifications({ tag: d.id }).then((ns) => Promise.all(ns.map((n) => {
+      if (n.data && n.data.final) return undefined;
+      if (d.answered) return show(d.id, n.title, 'already answered: ' + d.answered.option + ', from ' + d.answered.from + ' at ' + d.answered.at, { path: d.path, final: true }, withOpen([]));
+      n.close();
+      return undefined;
+    }))));
     return;
   }
   const what = d.type === 'turn-end' ? 'its turn ended' : d.waitsFor;
-  e.waitUntil(self.registration.showNotification(d.session.title + ': ' + what, {
-    body: d.project.name + ' · an agent needs you', tag: d.id, icon: '/icon-192.png', data: { path: d.path },
-  }));
+  const options = d.options || [];
+  const question = d.type === 'wait' && !options.length && /question/.test(d.waitsFor);
+  e.waitUntil(show(d.id, d.session.title + ': ' + what, d.project.name + ' · an agent needs you',
+    { path: d.path, wait: d.wait, options, question }, withOpen(d.actions || [])));
 });
+self.answerFromNotification = (n, action) => {
+  const d = n.data || {};
+  const option = (d.options || [])[Number(action.slice('answer:'.length))];
+  const after = (title, body) => show(n.tag, title, body, { path: d.path, final: true }, withOpen([]));
+  if (!d.wait || option === undefined || d.final) return after(n.title, 'nothing was answered: this notification offers no such answer now');
+  return show(n.tag, n.title, 'answering \u201c' + option + '\u201d\u2026', { path: d.path, final: true }, [])
+    .then(() => fetch('/waits/' + encodeURIComponent(d.wait) + '/answer', {
+      method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ option }),
+    }))
+    .then((r) => r.json().catch(() => ({})).then((j) => r.ok
+      ? after('Answered: ' + option, j.message || 'answered')
+      : after(n.title, (j.error && j.error.message) || ('nothing was answered (the gateway said ' + r.status + ')'))))
+    .catch((err) => after(n.title, 'nothing was answered: the gateway could not be reached (' + err.message + ')'));
+};
 self.addEventListener('notificationclick', (e) => {
+  if (e.action && e.action.startsWith('answer:')) {
+    e.waitUntil(self.answerFromNotification(e.notification, e.action));
+    return;
+  }
   e.notification.close();
-  const url = new URL(e.notification.data.path, self.location.origin).href;
+  const data = e.notification.data || {};
+  const url = new URL(data.path + (data.question ? '?answer=1' : ''), self.location.origin).href;
   e.waitUntil(self.clients.matchAll({ type: 'window' }).then((ws) => {
     const w = ws.find((c) => 'navigate' in c);
     return w ? w.navigate(url).then((c) => c && c.focus()) : self.clients.openWindow(url);

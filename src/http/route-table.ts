@@ -86,6 +86,7 @@ export const ROUTE_TABLE = [
   { method: 'GET', path: '/api/sessions/:id', scope: 'read', what: 'a session' },
   { method: 'GET', path: '/api/sessions/:id/review', scope: 'read', what: "a session's review bundle" },
   { method: 'GET', path: '/api/sessions/:id/capture', scope: 'read', what: "a session's pane as text" },
+  { method: 'GET', path: '/api/sessions/:id/dialog', scope: 'read', what: "the options of a session's dialog" },
   { method: 'GET', path: '/api/sessions/:id/socket', scope: 'shell', what: "typing into a session's terminal", readOnlyWhenModeRead: true },
   { method: 'POST', path: '/api/sessions/:id/prompt', scope: 'shell', what: "typing into a session's terminal" },
   { method: 'POST', path: '/api/sessions/:id/rawkey', scope: 'shell', what: 'sending keys to a session' },

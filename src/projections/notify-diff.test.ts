@@ -66,7 +66,7 @@ describe('notify diff: one notification per wait', () => {
   it('the event carries the project, the session title, what it waits for and the link to the session', () => {
     const r = notifyStep(emptyNotifyState, waitsOf(waiting, { turnEnd: false }), 0, { ...opts, debounceMs: 0 });
     expect(r.events).toEqual([
-      { type: 'wait', id: 'a/s1/awaiting:permission', project: { id: 'a', name: 'Pa' }, session: { id: 's1', title: 'Task s1' }, waitsFor: 'permission', path: '/p/a/#/sessions/s1', since: '2026-03-01T10:00:00.000Z' },
+      { type: 'wait', id: 'a/s1/awaiting:permission', wait: 'a/s1/awaiting:permission@0', project: { id: 'a', name: 'Pa' }, session: { id: 's1', title: 'Task s1' }, waitsFor: 'permission', path: '/p/a/#/sessions/s1', since: '2026-03-01T10:00:00.000Z' },
     ]);
   });
 
@@ -86,6 +86,19 @@ describe('notify diff: one notification per wait', () => {
     expect([...later.events, ...due.events].map((e) => `${e.type} ${e.session.id}`)).toEqual(['wait s2']);
     // The untold wait ending is no news either.
     expect(notifyStep(due.state, waitsOf(list(project('a', [entry('s2', 'awaiting', 'question')])), { turnEnd: false }), 7000, opts).events).toEqual([]);
+  });
+
+  it('each wait has a stable id of its own: the same in its wait and its withdraw, new for the next wait of the same key', () => {
+    let n = 0;
+    const o = { debounceMs: 0, silenced: () => false, mint: () => `w${++n}` };
+    const ids: string[] = [];
+    let state: NotifyState = emptyNotifyState;
+    for (const [l, at] of [[waiting, 0], [waiting, 10], [idle, 20], [waiting, 30], [idle, 40]] as [ProjectList, number][]) {
+      const r = notifyStep(state, waitsOf(l, { turnEnd: false }), at, o);
+      state = r.state;
+      ids.push(...r.events.map((e) => `${e.type} ${e.id} ${e.wait}`));
+    }
+    expect(ids).toEqual(['wait a/s1/awaiting:permission w1', 'withdraw a/s1/awaiting:permission w1', 'wait a/s1/awaiting:permission w2', 'withdraw a/s1/awaiting:permission w2']);
   });
 
   it('a silenced wait (muted project, quiet hours) is never told and never withdrawn', () => {

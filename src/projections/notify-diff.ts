@@ -28,6 +28,11 @@ export interface NotifyEvent {
   readonly type: NotifyKind;
   /** The wait's key: a withdraw names the wait it ends. */
   readonly id: string;
+  /**
+   * This one wait's own id, stable while it lasts and never reused (a second permission dialog of the same
+   * session is a new wait with a new id, though its key is the same): what an answer names.
+   */
+  readonly wait: string;
   readonly project: { readonly id: string; readonly name: string };
   readonly session: { readonly id: string; readonly title: string };
   readonly waitsFor: string;
@@ -38,6 +43,8 @@ export interface NotifyEvent {
 
 interface Tracked {
   readonly wait: Wait;
+  /** The wait's own id (NotifyEvent.wait), minted when it was first seen. */
+  readonly waitId: string;
   /** When this gateway first saw it (ms). */
   readonly seen: number;
   /** `told` once sent; `silent` when its time came in a muted project or quiet hours (never told, never withdrawn). */
@@ -73,9 +80,10 @@ export function waitsOf(list: ProjectList, opts: { readonly turnEnd: boolean }):
   return { waits, observed };
 }
 
-export const eventOf = (type: NotifyKind, w: Wait): NotifyEvent => ({
+export const eventOf = (type: NotifyKind, w: Wait, wait: string): NotifyEvent => ({
   type,
   id: w.key,
+  wait,
   project: { id: w.project, name: w.projectName },
   session: { id: w.session, title: w.title },
   waitsFor: w.waitsFor,
@@ -94,7 +102,13 @@ export function notifyStep(
   prev: NotifyState,
   now: { readonly waits: readonly Wait[]; readonly observed: ReadonlySet<string> },
   at: number,
-  opts: { readonly debounceMs: number; readonly silenced: (w: Wait) => boolean; readonly baseline?: boolean },
+  opts: {
+    readonly debounceMs: number;
+    readonly silenced: (w: Wait) => boolean;
+    readonly baseline?: boolean;
+    /** A new wait's id (the gateway's: random); by default `<key>@<first seen ms>`. */
+    readonly mint?: (w: Wait, at: number) => string;
+  },
 ): { state: NotifyState; events: NotifyEvent[]; due: number | null } {
   const next = new Map<string, Tracked>();
   const events: NotifyEvent[] = [];
@@ -103,10 +117,10 @@ export function notifyStep(
   for (const [key, t] of prev) {
     if (current.has(key)) continue;
     if (!now.observed.has(t.wait.project)) next.set(key, t);
-    else if (t.status === 'told') events.push(eventOf('withdraw', t.wait));
+    else if (t.status === 'told') events.push(eventOf('withdraw', t.wait, t.waitId));
   }
   for (const w of now.waits) {
-    const t = prev.get(w.key) ?? { wait: w, seen: at, status: opts.baseline ? ('silent' as const) : ('pending' as const) };
+    const t = prev.get(w.key) ?? { wait: w, waitId: opts.mint?.(w, at) ?? `${w.key}@${at}`, seen: at, status: opts.baseline ? ('silent' as const) : ('pending' as const) };
     if (t.status !== 'pending') {
       next.set(w.key, { ...t, wait: w });
       continue;
@@ -118,7 +132,7 @@ export function notifyStep(
     } else if (opts.silenced(w)) next.set(w.key, { ...t, wait: w, status: 'silent' });
     else {
       next.set(w.key, { ...t, wait: w, status: 'told' });
-      events.push(eventOf(w.kind, w));
+      events.push(eventOf(w.kind, w, t.waitId));
     }
   }
   return { state: next, events, due };

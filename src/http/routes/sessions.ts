@@ -99,6 +99,11 @@ export function sessionRoutes(ctx: AppContext, rt: SessionRuntime = defaultRunti
     for (const line of r.ignored) console.error(`trellis: session ${c.req.param('id')}: ignored ${c.req.param('event')} signal: ${line}`);
     return c.json({});
   });
+  // The dialog's options by name, as an answer reads them (the gateway's notifications offer them).
+  route(app, 'read', 'GET', '/api/sessions/:id/dialog', async (c) => {
+    const { readDialog } = await import('../../store/sessions/dialog-read.js');
+    return c.json(await readDialog(p, rt, c.req.param('id')));
+  });
   // Answers the dialog on screen by its option's name (read from the pane, selected, checked, confirmed).
   route(app, 'shell', 'POST', '/api/sessions/:id/answer', async (c) => {
     const b = await readJson(c, answerBody);

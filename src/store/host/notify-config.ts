@@ -4,7 +4,13 @@ import { HHMM, type QuietHours } from '../../projections/notify-quiet.js';
 
 /** Where notifications go: a JSON POST, ntfy's plain-text POST, or a command given the event JSON on stdin. */
 export type NotifyTarget =
-  | { readonly type: 'webhook' | 'ntfy'; readonly url: string; readonly events: readonly NotifyKind[] }
+  | {
+      readonly type: 'webhook' | 'ntfy';
+      readonly url: string;
+      readonly events: readonly NotifyKind[];
+      /** Whether a wait's options carry single-use answer links (default true; `"answers": false` sends the names alone). */
+      readonly answers: boolean;
+    }
   | { readonly type: 'command'; readonly command: readonly string[]; readonly events: readonly NotifyKind[] };
 
 /** hub.json `notify`. */
@@ -50,7 +56,8 @@ function target(t: unknown, i: number): NotifyTarget {
       /* named below */
     }
     if (!url || !/^https?:$/.test(url.protocol)) return bad(`${where}.url`, 'must be an http:// or https:// URL');
-    return { type: t.type, url: url.href, events: events(t.events, where, t.type === 'ntfy') };
+    if (t.answers !== undefined && typeof t.answers !== 'boolean') return bad(`${where}.answers`, 'must be true or false (false: the options without answer links)');
+    return { type: t.type, url: url.href, events: events(t.events, where, t.type === 'ntfy'), answers: t.answers !== false };
   }
   if (t.type === 'command') {
     if (!Array.isArray(t.command) || !t.command.length || t.command.some((a) => typeof a !== 'string') || !(t.command[0] as string))

@@ -8,6 +8,7 @@ import { NotifyDelivery, type Delivered } from './notify-deliver.js';
 const event: Delivered = {
   type: 'wait',
   id: 'p/s1/awaiting:permission',
+  wait: 'w1',
   project: { id: 'p', name: 'Bakery' },
   session: { id: 's1', title: 'Bake' },
   waitsFor: 'permission',
@@ -40,7 +41,7 @@ describe('notify delivery', () => {
   it('retries a failing webhook with pauses, then delivers once', async () => {
     const log = vi.spyOn(console, 'error').mockImplementation(() => {});
     const d = new NotifyDelivery();
-    const t: NotifyTarget = { type: 'webhook', url: `${url}/retry`, events: ['wait'] };
+    const t: NotifyTarget = { type: 'webhook', url: `${url}/retry`, events: ['wait'], answers: true };
     d.send(config([t], { attempts: 5, baseMs: 10 }), event);
     await waitFor(() => d.tally.get(JSON.stringify(t))?.delivered === 1, 'delivered');
     expect(seen.get('/retry')).toBe(3);
@@ -51,7 +52,7 @@ describe('notify delivery', () => {
   it('gives up after its attempts, logged; an event the target does not want is never sent', async () => {
     const log = vi.spyOn(console, 'error').mockImplementation(() => {});
     const d = new NotifyDelivery();
-    const t: NotifyTarget = { type: 'webhook', url: `${url}/giveup`, events: ['wait'] };
+    const t: NotifyTarget = { type: 'webhook', url: `${url}/giveup`, events: ['wait'], answers: true };
     d.send(config([t], { attempts: 2, baseMs: 10 }), { ...event, type: 'withdraw' });
     d.send(config([t], { attempts: 2, baseMs: 10 }), event);
     await waitFor(() => d.tally.get(JSON.stringify(t))?.failed === 1, 'given up');
@@ -65,7 +66,7 @@ describe('notify delivery', () => {
     failFirst = 0;
     const d = new NotifyDelivery();
     const hung: NotifyTarget = { type: 'command', command: [process.execPath, '-e', 'setInterval(() => {}, 1000)'], events: ['wait'] };
-    const hook: NotifyTarget = { type: 'webhook', url: `${url}/beside`, events: ['wait'] };
+    const hook: NotifyTarget = { type: 'webhook', url: `${url}/beside`, events: ['wait'], answers: true };
     d.send(config([hung, hook], { attempts: 1, baseMs: 10, timeoutMs: 2000 }), event);
     await waitFor(() => d.tally.get(JSON.stringify(hook))?.delivered === 1, 'the webhook delivered');
     // The command is still running when the webhook has its event.

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { NotifyEvent } from '../../projections/notify-diff.js';
 import type { NotifyConfig, NotifyTarget } from './notify-config.js';
+import { likelyOptions, shortLabel } from '../../projections/answer-options.js';
 
 /** Pause between attempts never exceeds this. */
 const MAX_PAUSE_MS = 60_000;
@@ -8,7 +9,25 @@ const MAX_PAUSE_MS = 60_000;
 const QUEUE_MAX = 100;
 
 /** The event as the target receives it: with the absolute link to the session when the gateway knows its address. */
-export type Delivered = NotifyEvent & { readonly url: string };
+export type Delivered = NotifyEvent & {
+  readonly url: string;
+  /** A wait's dialog options by name, as `session answer` takes them (empty: no fixed options; absent: not a wait). */
+  readonly options?: readonly string[];
+  /** A withdraw of a wait answered from a notification: what, from where, when (`HH:MM`). */
+  readonly answered?: { readonly option: string; readonly from: string; readonly at: string };
+};
+
+/** One option of a wait as a webhook or ntfy receives it: its name, and (when the target takes answers) its single-use answer URL. */
+export interface AnswerLink {
+  readonly name: string;
+  readonly answer?: string;
+}
+
+/** What one target is sent: the event, and its options' answer links minted for this target alone. */
+type Outgoing = { readonly e: Delivered; readonly links?: readonly AnswerLink[] };
+
+/** ntfy shows at most three actions: the two most likely answers and "Open". */
+const NTFY_ANSWERS = 2;
 
 const describe = (t: NotifyTarget): string => (t.type === 'command' ? `command ${t.command[0]}` : `${t.type} ${new URL(t.url).origin}`);
 
@@ -18,11 +37,26 @@ const header = (text: string): string => (/^[\x20-\x7e]*$/.test(text) ? text : `
 const line = (e: Delivered): string =>
   e.type === 'withdraw' ? `${e.session.title}: answered` : e.type === 'turn-end' ? `${e.session.title}: turn ended` : `${e.session.title} waits for ${e.waitsFor}`;
 
-async function post(t: Extract<NotifyTarget, { url: string }>, e: Delivered, timeoutMs: number): Promise<void> {
+/** ntfy's `Actions` header: an http action POSTing each answer link (cleared once tapped), then "Open". */
+function ntfyActions(e: Delivered, links: readonly AnswerLink[] | undefined): string | undefined {
+  const usable = (links ?? []).filter((l): l is Required<AnswerLink> => !!l.answer);
+  if (!usable.length) return undefined;
+  const picked = likelyOptions(usable.map((l) => l.name), NTFY_ANSWERS).map((i) => usable[i]!);
+  const quote = (s: string) => `"${s.replace(/"/g, "'")}"`;
+  return [...picked.map((l) => `http, ${quote(shortLabel(l.name))}, ${l.answer}, method=POST, clear=true`), `view, Open, ${e.url}`].join('; ');
+}
+
+async function post(t: Extract<NotifyTarget, { url: string }>, { e, links }: Outgoing, timeoutMs: number): Promise<void> {
+  const actions = t.type === 'ntfy' ? ntfyActions(e, links) : undefined;
+  const body = e.options ? { ...e, options: links ?? e.options.map((name) => ({ name })) } : e;
   const init: RequestInit =
     t.type === 'ntfy'
-      ? { method: 'POST', body: line(e), headers: { 'Content-Type': 'text/plain; charset=utf-8', Title: header(`${e.project.name}: an agent needs you`), Click: e.url, Tags: 'bell' } }
-      : { method: 'POST', body: JSON.stringify(e), headers: { 'Content-Type': 'application/json' } };
+      ? {
+          method: 'POST',
+          body: line(e),
+          headers: { 'Content-Type': 'text/plain; charset=utf-8', Title: header(`${e.project.name}: an agent needs you`), Click: e.url, Tags: 'bell', ...(actions ? { Actions: header(actions) } : {}) },
+        }
+      : { method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } };
   const res = await fetch(t.url, { ...init, redirect: 'error', signal: AbortSignal.timeout(timeoutMs) });
   await res.arrayBuffer().catch(() => undefined);
   if (!res.ok) throw new Error(`answered ${res.status}`);
@@ -46,18 +80,23 @@ function run(t: Extract<NotifyTarget, { type: 'command' }>, e: Delivered, timeou
  * delays only its own later events, never another target and never the caller (send returns at once).
  */
 export class NotifyDelivery {
-  private readonly queues = new Map<string, { items: Delivered[]; busy: boolean }>();
+  private readonly queues = new Map<string, { items: Outgoing[]; busy: boolean }>();
   private stopped = false;
   /** Per target: delivered and given up (for the tests and the log). */
   readonly tally = new Map<string, { delivered: number; failed: number }>();
 
-  send(config: NotifyConfig, e: Delivered): void {
+  /**
+   * Queues `e` for every target that wants it; `links` mints a wait's answer links, called once per target
+   * that takes answers (a webhook or ntfy target without `"answers": false`), so no two targets share a token.
+   */
+  send(config: NotifyConfig, e: Delivered, links?: (target: 'ntfy' | 'a webhook link', options: readonly string[]) => AnswerLink[]): void {
     for (const t of config.targets) {
       if (!t.events.includes(e.type)) continue;
       const key = JSON.stringify(t);
       const q = this.queues.get(key) ?? { items: [], busy: false };
       this.queues.set(key, q);
-      q.items.push(e);
+      const answers = t.type !== 'command' && t.answers && e.options?.length && links ? links(t.type === 'ntfy' ? 'ntfy' : 'a webhook link', e.options) : undefined;
+      q.items.push(answers ? { e, links: answers } : { e });
       if (q.items.length > QUEUE_MAX) console.error(`trellis gateway: notify ${describe(t)}: ${q.items.splice(0, q.items.length - QUEUE_MAX).length} events dropped (the target is behind)`);
       if (!q.busy) void this.drain(t, key, q, config.retry);
     }
@@ -67,14 +106,15 @@ export class NotifyDelivery {
     this.stopped = true;
   }
 
-  private async drain(t: NotifyTarget, key: string, q: { items: Delivered[]; busy: boolean }, retry: NotifyConfig['retry']): Promise<void> {
+  private async drain(t: NotifyTarget, key: string, q: { items: Outgoing[]; busy: boolean }, retry: NotifyConfig['retry']): Promise<void> {
     q.busy = true;
     const tally = this.tally.get(key) ?? { delivered: 0, failed: 0 };
     this.tally.set(key, tally);
-    for (let e = q.items.shift(); e && !this.stopped; e = q.items.shift()) {
+    for (let item = q.items.shift(); item && !this.stopped; item = q.items.shift()) {
+      const e = item.e;
       for (let attempt = 1; ; attempt++) {
         try {
-          await (t.type === 'command' ? run(t, e, retry.timeoutMs) : post(t, e, retry.timeoutMs));
+          await (t.type === 'command' ? run(t, e, retry.timeoutMs) : post(t, item, retry.timeoutMs));
           tally.delivered++;
           break;
         } catch (err) {

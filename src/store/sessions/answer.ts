@@ -15,7 +15,7 @@ const SETTLE_MS = 3_000;
 const POLL_MS = 100;
 
 /** Dialogs with no option list, answered by a key each choice names (2.1.331's auto-mode dialog). */
-const KEYED: readonly { readonly match: RegExp; readonly keys: Readonly<Record<string, string>> }[] = [
+export const KEYED: readonly { readonly match: RegExp; readonly keys: Readonly<Record<string, string>> }[] = [
   { match: /Enter to stay in auto mode/, keys: { approve: 'Enter', stay: 'Enter', leave: 'BTab', deny: 'Escape', cancel: 'Escape' } },
 ];
 

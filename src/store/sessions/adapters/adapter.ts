@@ -73,6 +73,8 @@ export interface HarnessAdapter {
    * that has one (opencode): the option chosen and every option offered. Without it, none by API.
    */
   answer?(state: SessionState, choice: string): Promise<{ readonly chose: string; readonly options: readonly string[] }>;
+  /** The options `answer` takes for the wait the session is in, by name (for a notification's actions); none when it takes none. */
+  answerOptions?(state: SessionState): readonly string[];
   /**
    * The shared-runtime guard (spec §4.2 rule 4): before a lifecycle mutation cleans up (kills tmux,
    * removes the worktree), is anything else still using this session's runtime? A reason refuses it.

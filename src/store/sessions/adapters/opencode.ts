@@ -73,6 +73,7 @@ export const opencodeAdapter: HarnessAdapter = {
   async answer(state: SessionState, choice: string) {
     return answerPermission(state, choice);
   },
+  answerOptions: (state: SessionState) => (state.status === 'awaiting' && state.reason === 'permission' ? PERMISSION_OPTIONS.map((o) => o.label) : []),
   guard: commonGuard,
 };
 

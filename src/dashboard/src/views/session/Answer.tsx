@@ -1,4 +1,5 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { route } from '../../router';
 import { ApiError, enc, post } from '../../api';
 import type { SessionView as Session } from '../../types';
 import { ErrorBox, useAction } from '../../ui';
@@ -16,6 +17,12 @@ export function Answer({ s, onDone }: { s: Session; onDone: () => void }) {
   const { doing, error, run } = useAction();
   const [text, setText] = useState('');
   const [note, setNote] = useState('');
+  const box = useRef<HTMLInputElement>(null);
+  const shown = s.state === 'awaiting' && DIALOGS.has(s.reason ?? '');
+  // Opened from a notification of a question without fixed options (`?answer=1`): the answer box has the keyboard.
+  useEffect(() => {
+    if (shown && route.value.query.has('answer')) box.current?.focus();
+  }, [shown, s.id]);
   if (s.state !== 'awaiting' || !DIALOGS.has(s.reason ?? '') || !mayUse('POST /api/sessions/:id/answer')) return null;
   const answer = (choice: string) =>
     run(async () => {
@@ -43,7 +50,7 @@ export function Answer({ s, onDone }: { s: Session; onDone: () => void }) {
         <span class="inline">
           <label>
             <span>Choose the option</span>
-            <input value={text} onInput={(e) => setText((e.target as HTMLInputElement).value)} placeholder="as it reads on screen" />
+            <input ref={box} data-testid="answer-text" value={text} onInput={(e) => setText((e.target as HTMLInputElement).value)} placeholder="as it reads on screen" />
           </label>
           <button class="button" disabled={!!doing || !text.trim()} onClick={() => void answer(text.trim())}>
             Choose
