@@ -125,9 +125,9 @@ export function SessionsView() {
           </label>
         </div>
       </header>
-      {formOpen ? mayRunCommands.value ? <SpawnForm /> : <ShellNeeded what="Spawning a session" /> : null}
+      {formOpen && mayRunCommands.value ? <SpawnForm /> : null}
       {!b ? boardError.value ? <ErrorBox error={boardError.value} title="Cannot load the sessions" /> : <p class="muted">Loading sessions…</p> : null}
-      {b && !list.length ? <p class="muted" data-testid="no-sessions">No {showClosed ? '' : 'open '}sessions. Spawn one above.</p> : null}
+      {b && !list.length ? <p class="muted" data-testid="no-sessions">No {showClosed ? '' : 'open '}sessions.{mayRunCommands.value ? ' Spawn one above.' : ''}</p> : null}
       {list.length ? (
         <ul class="list session-list" aria-label="Sessions" onKeyDown={onListKeys}>
           {list.map((s) => (
@@ -149,6 +149,8 @@ export function SessionsView() {
           ))}
         </ul>
       ) : null}
+      {/* A login that may not spawn is told why there is no button, under the sessions it came to see. */}
+      {mayRunCommands.value ? null : <ShellNeeded what="Spawning a session" />}
     </div>
   );
 }
