@@ -11,7 +11,7 @@ import { mayUse } from '../../host/hub';
 
 /** The checks' verdict in one line, from the review bundle (the same words as its checks panel). */
 function verdict(b: ReviewBundle | undefined, loading: boolean): string {
-  if (!b) return loading ? 'Reading the checks…' : 'Checks: not read on this page yet (Run checks reads them, or load the review bundle below).';
+  if (!b) return loading ? 'Reading the checks…' : 'Checks: not read on this page yet (running them, or loading the review bundle below, shows their verdict).';
   if (b.preflight.merged) return `Merged into ${b.preflight.trunk} at ${b.preflight.merged.commit.slice(0, 10)}.`;
   // A conflict blocks the merge whatever the checks say: said first, the checks' tally after it.
   if (b.preflight.conflicts.length) {

@@ -108,7 +108,7 @@ export function nextStep(s: Pick<Session, 'state' | 'reason' | 'issue'>, offered
   if (b?.conflicts) return { kind: 'bring-trunk-in' };
   if (s.state === 'queued' || s.state === 'starting') return { kind: 'wait', why: `The session is ${s.state}: nothing to decide yet.` };
   if (s.state === 'merging') return { kind: 'wait', why: 'The agent is merging its branch.' };
-  if (!b) return verb('check') ?? { kind: 'wait', why: 'The review bundle is loading.' };
+  if (!b) return verb('check') ?? { kind: 'wait', why: 'Running the checks needs a login that may run commands.' };
   if (!b.ready) return verb('check') ?? { kind: 'wait', why: 'The checks block the merge; this login may not run them.' };
   if (s.state === 'review') return offered.mergeByHand && b.byHand ? { kind: 'merge-by-hand' } : (verb('merge') ?? { kind: 'wait', why: 'Ready to merge; this login may not merge.' });
   return verb('review') ?? { kind: 'wait', why: 'Ready for review; this login may not request it.' };
