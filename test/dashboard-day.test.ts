@@ -100,7 +100,7 @@ async function spawn(task: string, issue: string): Promise<string> {
   await page.goto(new URL('#/sessions', s.url).href);
   // Running sessions come first; the form is a button away once there are any.
   await page.locator('[data-testid="spawn-open"], form.spawn').first().waitFor({ timeout: 15_000 });
-  if (await page.getByTestId('spawn-open').count()) await page.getByTestId('spawn-open').click({ timeout: 5_000 }).catch(async (e) => (await shot('spawn-fail'), Promise.reject(e)));
+  if (await page.getByTestId('spawn-open').count()) await page.getByTestId('spawn-open').click();
   await page.getByLabel('Task').fill(task);
   await page.getByLabel('Nodes (space separated)').fill('import');
   await page.getByLabel('Issue').fill(issue);
@@ -167,6 +167,12 @@ describe('a day with Trellis, in the page', () => {
     expect(await page.getByRole('heading', { name: 'Spawn a session' }).count()).toBe(0);
     expect(await page.getByTestId('spawn-open').textContent()).toBe('Spawn a session');
     expect(await page.locator('.session-list li').evaluateAll((els) => els.map((e) => e.getAttribute('data-session')).sort())).toEqual([one, two].sort());
+    // On a phone, both running sessions are in the first viewport.
+    await page.setViewportSize(VIEWPORTS.phone);
+    const last = (await page.locator('.session-list li').last().boundingBox())!;
+    expect(last.y + last.height).toBeLessThanOrEqual(VIEWPORTS.phone.height);
+    await shot('sessions');
+    await page.setViewportSize(VIEWPORTS.desktop);
 
     // The first: its checks, its review, then merged by the page's own commands.
     await page.goto(new URL(`#/sessions/${one}`, s.url).href);

@@ -115,7 +115,8 @@ export function SessionsView() {
       <header class="page-head row-head">
         <h1>Sessions</h1>
         <div class="row-actions">
-          {mayRunCommands.value && !formOpen ? (
+          {/* Not before the board is read: with no session the form opens by itself, and the button would flash. */}
+          {b && mayRunCommands.value && !formOpen ? (
             <button class="button primary" data-testid="spawn-open" onClick={() => setSpawning(true)}>
               Spawn a session
             </button>
