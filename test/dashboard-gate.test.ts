@@ -78,7 +78,7 @@ describe('the session page and the gate', () => {
     // A break, committed in the worktree; Run checks: the bundle loads at that head, regressed, blocked.
     const broken = commit('cart.txt', 'total=41\n', 'break the total');
     await page.getByRole('button', { name: 'Run checks' }).click();
-    await expect.poll(() => page.getByTestId('lifecycle-note').textContent(), { timeout: 20_000 }).toContain(`Checks run at ${broken.slice(0, 10)}`);
+    await expect.poll(() => page.getByTestId('lifecycle-note').textContent(), { timeout: 20_000 }).toContain(`Checks run on the branch's latest commit (${broken.slice(0, 10)})`);
     await expect.poll(() => verdict('cart/total'), { timeout: 15_000 }).toBe('regressed');
     expect(await bundleHead()).toBe(broken);
     expect(await page.getByTestId('checks-line').textContent()).toContain('Not ready to merge: cart/total blocks it');
@@ -106,17 +106,20 @@ describe('the session page and the gate', () => {
     expect(await row('cart/total').locator('.block-reason').textContent()).toMatch(new RegExp(`^trunk not measured at its tip ${tip.slice(0, 12)} \\(its latest reading is at [0-9a-f]{12}\\)$`));
     expect(await page.getByTestId('checks-line').textContent()).toContain('Not ready to merge: cart/total blocks it');
 
-    // Up for review: a shell session's merge is commands to copy (no Merge button, no absolute path).
+    // Up for review: a shell session's merge is commands to copy (no Merge button), the CLI's own text:
+    // the main checkout by its absolute path, no editor opened (issue 44).
+    // While the checks block it, the one next step is to run them again (the commands wait for ready).
     await page.getByRole('button', { name: 'Request review' }).click();
-    await page.getByTestId('merge-by-hand').waitFor({ timeout: 15_000 });
+    await expect.poll(() => page.getByTestId('decision').getByTestId('session-state').textContent(), { timeout: 15_000 }).toMatch(/^review/);
+    expect(await page.getByTestId('next-action').textContent()).toBe('Run checks');
+    expect(await page.getByTestId('merge-by-hand').count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Merge', exact: true }).count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Request review' }).count()).toBe(0);
-    const commands = await page.getByTestId('merge-commands').textContent();
-    expect(commands).toBe(`git merge --no-ff trellis/${id}\ntrellis session close ${id}`);
-    expect(commands).not.toContain(dir);
-    expect(commands).not.toMatch(/(^|\s)\//m);
     await page.getByRole('button', { name: 'Run checks' }).click();
     await expect.poll(() => verdict('cart/total'), { timeout: 20_000 }).toBe('pass');
+    await page.getByTestId('merge-by-hand').waitFor({ timeout: 15_000 });
+    const commands = await page.getByTestId('merge-commands').textContent();
+    expect(commands).toBe(`git -C ${dir} switch main\ngit -C ${dir} merge --no-ff --no-edit trellis/${id}`);
     // Laid out for reading (issue 34): as wide as the page's main column, the checks before everything else,
     // nothing clipped; at the phone's width too.
     for (const size of [VIEWPORTS.desktop, VIEWPORTS.phone]) {

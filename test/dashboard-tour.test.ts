@@ -163,18 +163,20 @@ describe('the five-minute tour on the demo, in the page', () => {
     expect([early.status, ((await early.json()) as { error: { message: string } }).error.message]).toEqual([409, `session ${id}'s branch ${shown.branch} is not in main: merge it first, or close the issue without naming the session`]);
 
     // Step 6: merge, exactly as the page says, in the main checkout (the demo's folder).
+    // The card names the main checkout by its absolute path and merges with no editor (--no-edit).
     const commands = (await page.getByTestId('merge-commands').textContent())!.split('\n').filter(Boolean);
-    expect(commands).toEqual([`git merge --no-ff ${shown.branch}`, `trellis session close ${id}`]);
+    expect(commands).toEqual([`git -C ${demo} switch main`, `git -C ${demo} merge --no-ff --no-edit ${shown.branch}`]);
     for (const line of commands) {
       const [program, ...args] = line.split(' ');
-      if (program === 'git') {
-        execFileSync('git', args, { cwd: demo, stdio: 'pipe' });
-        // Merged, not yet closed: the page stops offering the merge (its commands, Request review) and says why.
-        await page.getByTestId('merge-by-hand').waitFor({ state: 'detached', timeout: 15_000 });
-        expect(await page.getByTestId('not-offered').textContent()).toContain('Merge: its branch is already in trunk. Close the session to finish it.');
-        expect(await page.getByRole('button', { name: 'Close', exact: true }).count()).toBe(1);
-      } else await ok(demo, args, { env: { TRELLIS_HOME: home } });
+      expect(program).toBe('git');
+      execFileSync('git', args, { cwd: home, stdio: 'pipe' });
     }
+    // Merged, not yet closed: the page stops offering the merge (its commands, Request review) and says why.
+    await page.getByTestId('merge-by-hand').waitFor({ state: 'detached', timeout: 15_000 });
+    expect(await page.getByTestId('not-offered').textContent()).toContain('Merge: its branch is already in trunk. Close the session to finish it.');
+    expect(await page.getByRole('button', { name: 'Close', exact: true }).count()).toBe(1);
+    // Then the session closed, as the CLI's refusal of its merge says (trellis session close <id>).
+    await ok(demo, ['session', 'close', id], { env: { TRELLIS_HOME: home } });
     expect(readFileSync(join(demo, 'specs/ops/inventory.md'), 'utf8')).toContain(RULE);
     await expect.poll(() => page.getByTestId('session-state').first().textContent(), { timeout: 15_000 }).toMatch(/^closed/);
     // Merged: the bundle says so in words, at trunk's merge commit, and no verdict or action that only

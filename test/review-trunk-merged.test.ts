@@ -113,7 +113,7 @@ describe('the review after trunk is merged into the session', () => {
     const before: Bundle = JSON.parse(await cli('review', two, '--json'));
     expect(before.preflight).toMatchObject({ result: 'conflicts', conflicts: ['specs/import.md'], trunkMovedAhead: true });
     // One next action that can succeed: a shell session is given the exact command for its terminal.
-    expect(before.preflight.bringTrunkIn).toEqual({ command: 'git merge main' });
+    expect(before.preflight.bringTrunkIn).toEqual({ command: 'git merge --no-edit main' });
 
     // The page offers the same next action, at both sizes; an agent session is offered a prompt instead,
     // which is sent from the page. (An agent stands in as a session record on a plain pane: the prompt is
@@ -131,7 +131,7 @@ describe('the review after trunk is merged into the session', () => {
         await page.goto(`${url}#/sessions/${two}`);
         await page.getByRole('button', { name: 'Load the review bundle' }).click();
         const next = page.getByTestId('bring-trunk-in');
-        await expect.poll(() => next.textContent({ timeout: 1_000 }).catch(() => ''), { timeout: 20_000 }).toContain('run git merge main');
+        await expect.poll(() => next.textContent({ timeout: 1_000 }).catch(() => ''), { timeout: 20_000 }).toContain('run git merge --no-edit main');
         expect(await next.textContent()).toContain("in the session's terminal");
         expect(await page.locator('.review').textContent()).toContain('trunk moved ahead of the branch');
         await scrollTo(next);

@@ -101,13 +101,15 @@ describe('two live sessions editing one node', () => {
     await cli('eval', 'run', 'cart/more');
     await page.goto(new URL(`#/sessions/${a}`, s.url).href);
     await page.getByRole('button', { name: 'Run checks' }).click();
-    await expect.poll(async () => page.getByRole('status').filter({ hasText: 'Checks run' }).textContent({ timeout: 1_000 }).catch(() => ''), { timeout: 20_000 }).toContain('The verdicts are in the review bundle below.');
+    await expect.poll(async () => page.getByRole('status').filter({ hasText: 'Checks run' }).textContent({ timeout: 1_000 }).catch(() => ''), { timeout: 20_000 }).toContain('the details are in the review bundle below.');
     // A check run loads the review bundle by itself: the verdict and the gate's line are the bundle's to say.
     await expect.poll(async () => page.locator('[data-check="cart/more"] [data-verdict]').textContent({ timeout: 1_000 }).catch(() => ''), { timeout: 10_000 }).toBe('fixed');
     expect(await page.getByTestId('checks-line').getAttribute('title')).toBe('checks: ready to merge (1 fixed)');
 
     // A spawn from the page onto the node being changed is made, and its page says what it overlaps.
     await page.goto(new URL('#/sessions', s.url).href);
+    // The running sessions come first; the form is a button away.
+    await page.getByRole('button', { name: 'Spawn a session' }).click();
     await page.getByLabel('Harness').selectOption('shell');
     await page.getByLabel('Task').fill('a third hand on the cart');
     await page.getByLabel('Nodes (space separated)').fill('shop/cart');

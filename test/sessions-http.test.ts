@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupRepos, ok, tempRepo, testEnv, trellis } from './helpers/repo.js';
+import { mergeByHand } from '../src/projections/merge-by-hand.js';
 import { post, serveDir } from './helpers/server.js';
 import { killTmux, tmux, tmuxHas, waitFor } from './helpers/sessions.js';
 
@@ -84,7 +85,9 @@ describe('session routes', () => {
     // to run, and the session stays in review (not merging).
     expect(await json(await api.get(`/api/sessions/${b.id}/review`, post({})))).toMatchObject({ status: 200, body: { state: 'review' } });
     const shellMerge = await json(await api.get(`/api/sessions/${b.id}/merge`, post({})));
-    expect(shellMerge).toMatchObject({ status: 409, body: { error: { code: 'SESSION_REFUSED', message: expect.stringContaining(`git merge 'trellis/${b.id}'`) } } });
+    expect(shellMerge).toMatchObject({ status: 409, body: { error: { code: 'SESSION_REFUSED', message: expect.stringContaining(`merge --no-ff --no-edit trellis/${b.id}`) } } });
+    // The CLI's and the page's one text (projections/merge-by-hand.ts): the main checkout by its absolute path.
+    expect(shellMerge.body.error.message).toContain(mergeByHand(dir, 'main', `trellis/${b.id}`).commands);
     expect(shellMerge.body.error.message).toContain('no agent that reads prose');
     expect(await state(b.id)).toMatchObject({ state: 'review', timeline: [] });
     expect(tmux(home, 'capture-pane', '-p', '-t', `=${b.id}:`)).not.toMatch(/Merge your branch|syntax error/);

@@ -1,6 +1,7 @@
 // The review bundle of a session as `GET /api/sessions/:id/review` answers it; pure, so the dashboard
 // imports it too (the store's review.ts builds it with git).
 
+import type { MergeByHand } from './merge-by-hand.js';
 import type { SessionChecks } from './session-checks.js';
 
 export interface ReviewCommit {
@@ -44,6 +45,12 @@ export interface Preflight {
   readonly merged: { readonly commit: string } | null;
   /** A conflict's one next action (null without one): trunk brought into the branch, by the agent or in the shell's terminal. */
   readonly bringTrunkIn: BringTrunkIn | null;
+  /**
+   * A session whose agent reads no prose (a `shell`) is merged by a person: where (the main checkout's
+   * absolute path) and the commands (merge-by-hand.ts, the CLI's refusal's own). Null when its agent
+   * merges, or once the branch is in trunk.
+   */
+  readonly mergeByHand: MergeByHand | null;
 }
 
 /** Bring trunk into the branch: a prompt for an agent that reads prose, else the exact command for the session's terminal. */

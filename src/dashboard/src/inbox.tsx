@@ -73,9 +73,9 @@ export function NotifyButton() {
       class="button small"
       type="button"
       onClick={() => void Notification.requestPermission().then((p) => (permission.value = p))}
-      title="A browser notification when a session starts needing you"
+      title="A browser notification when a session starts needing you, while a Trellis tab is open in this browser"
     >
-      Notify me
+      Notify me while this tab is open
     </button>
   );
 }

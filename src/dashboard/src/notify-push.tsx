@@ -78,8 +78,8 @@ export function PushControl() {
           Stop notifying this device
         </button>
       ) : (
-        <button class="button small" type="button" data-testid="push-on" disabled={s === 'busy'} onClick={() => run(subscribe, 'on')} title="Notifications on this device even when no Trellis tab is open">
-          Notify this device
+        <button class="button small" type="button" data-testid="push-on" disabled={s === 'busy'} onClick={() => run(subscribe, 'on')} title="Notifications on this device even when no Trellis tab is open (Web Push)">
+          Notify this device, even with no tab open
         </button>
       )}
       {pushError.value ? <ErrorBox error={pushError.value} title="Push notifications are not on" /> : null}

@@ -9,6 +9,7 @@ import { shq } from './adapters/adapter.js';
 import { adapterOf } from './adapters/index.js';
 import { branchRange } from './branch-range.js';
 import type { BringTrunkIn, Preflight, ReviewBundle } from '../../projections/review-bundle.js';
+import { mergeByHand } from '../../projections/merge-by-hand.js';
 
 export type { BringTrunkIn, Preflight, ReviewBundle, ReviewCommit, ReviewFile, ReviewNode } from '../../projections/review-bundle.js';
 
@@ -56,6 +57,7 @@ export async function reviewBundle(p: SessionsProject, id: string, sources: Chec
     checks: checks.line,
     merged: range.merged,
     bringTrunkIn: conflicts.length ? bringTrunkIn(state.harness, tip.trunk, conflicts) : null,
+    mergeByHand: range.merged || adapterOf(state.harness).readsProse ? null : mergeByHand(root, tip.trunk, state.branch),
   };
   return { session: id, branch: state.branch, base, head, commits, files, nodes, preflight, checks };
 }
@@ -76,7 +78,8 @@ async function mergeConflicts(root: string, trunkHead: string, head: string): Pr
 export function bringTrunkIn(harness: string, trunk: string, conflicts: readonly string[]): BringTrunkIn {
   // Quoted only when the shell needs it: the command is read and typed by a person.
   const name = /^[\w./-]+$/.test(trunk) ? trunk : shq(trunk);
-  if (!adapterOf(harness).readsProse) return { command: `git merge ${name}` };
+  // `--no-edit`: a merge that needs no resolution would otherwise open an editor in the pane.
+  if (!adapterOf(harness).readsProse) return { command: `git merge --no-edit ${name}` };
   return {
     prompt: `Bring the latest ${trunk} into your branch: run git merge ${name} in your worktree, resolve the conflicts in ${conflicts.join(', ')} keeping both sides' intent, run the tests, and commit the merge. Do not move ${trunk} and do not edit the main checkout.`,
   };

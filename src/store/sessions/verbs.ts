@@ -9,7 +9,7 @@ import { adapterOf, harnessNames } from './adapters/index.js';
 import { resolveHarness } from './default-harness.js';
 import { preflight } from './preflight.js';
 import { budgetOf, queuePass, type SessionBudget } from './queue.js';
-import { shq } from './adapters/adapter.js';
+import { mergeByHand } from '../../projections/merge-by-hand.js';
 import { deliver, launch, record, SUPERVISOR, type BareCommand, type Delivery, type SessionRuntime } from './runtime.js';
 import { noteScreenDialog } from './screen-watch.js';
 import type { GateDecision } from './merge-gate.js';
@@ -263,10 +263,11 @@ export async function mergeSession(p: SessionsProject, rt: SessionRuntime, id: s
  */
 function mergeRefusal(state: SessionState, trunk: string, main: string): void {
   if (adapterOf(state.harness).readsProse) return;
+  const hand = mergeByHand(main, trunk, state.branch);
   throw new TrellisError(
     'SESSION_REFUSED',
-    `a ${state.harness} session has no agent that reads prose, so nothing is typed into it: merge by hand, e.g. in its worktree ` +
-      `(cd ${shq(state.worktree)} && git merge ${shq(trunk)} && git push . HEAD:${shq(trunk)}), or in the main checkout (cd ${shq(main)} && git merge ${shq(state.branch)}); then close the session`,
+    `a ${state.harness} session has no agent that reads prose, so nothing is typed into it: merge it by hand in the main checkout, ${hand.main}:\n` +
+      `${hand.commands}\nthen close the session (trellis session close ${state.id})`,
   );
 }
 

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { enc } from '../api';
-import { ErrorBox, useAction } from '../ui';
+import { ErrorBox, plural, useAction } from '../ui';
 import { errorOf, hub } from '../host/hub';
 import { hostHref } from '../host/host-route';
 import { projectList, projectsById } from '../host/projects-store';
@@ -51,7 +51,7 @@ export function ProjectView({ id }: { id: string }) {
         </h1>
         <p class="muted">
           <code>{p.root}</code>
-          {p.online ? ` · ${p.openIssues ?? 0} open issues · ${p.liveSessions ?? 0} live sessions` : p.reason ? ` · ${p.reason}` : ''}
+          {p.online ? ` · ${plural(p.openIssues ?? 0, 'open issue')} · ${plural(p.liveSessions ?? 0, 'live session')}` : p.reason ? ` · ${p.reason}` : ''}
         </p>
       </div>
       <section class="card" aria-labelledby="ops-h">

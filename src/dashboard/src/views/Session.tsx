@@ -1,4 +1,3 @@
-import { Answer } from './session/Answer';
 import { useEffect, useState } from 'preact/hooks';
 import { enc, get, post } from '../api';
 import { href } from '../router';
@@ -6,11 +5,11 @@ import { refreshBoard, revision } from '../store';
 import type { OverlapWith, SessionView as Session } from '../types';
 import { Ago, ErrorBox, Section, useFetch } from '../ui';
 import { OverlapFlags, SpawnWarnings } from './SessionChecks';
-import { SessionLinks, SessionState } from './Sessions';
+import { SessionLinks } from './Sessions';
 import { Confinement } from './session/Confinement';
-import { Lifecycle } from './session/Lifecycle';
+import { DecisionStrip } from './session/DecisionStrip';
 import { PromptBox } from './session/PromptBox';
-import { Review } from './session/Review';
+import { Review, useReviewBundle } from './session/Review';
 import { TerminalCard } from './session/TerminalCard';
 import { TAKES_NO_PROMPT } from './session/actions';
 import { ShellNeeded } from './session/ShellNeeded';
@@ -36,6 +35,10 @@ export function SessionView({ id }: { id: string }) {
   // page flickered back to the state before the action and its buttons were replaced under the pointer).
   useEffect(() => setLocal(null), [f.data]);
   const s = local?.id === id ? local : f.data?.id === id ? f.data : undefined;
+  // The review bundle, read once for the strip's verdict and next step and for the bundle's card below it.
+  // A closed session spawned for an issue loads its bundle by itself: whether its change is merged (and
+  // its issue can be closed) is the bundle's to say.
+  const rb = useReviewBundle(id, !!s && (s.state === 'review' || checked || (s.state === 'closed' && !!s.issue)), s ? `${s.state} ${s.reason ?? ''}` : '');
   // Looking at the page is viewing the session: its unread marker clears (a refusal changes nothing).
   useEffect(() => {
     if (s?.unread && s.state !== 'closed') void post(`api/sessions/${enc(id)}/view`, {}).catch(() => {});
@@ -52,30 +55,31 @@ export function SessionView({ id }: { id: string }) {
       </nav>
       <header class="page-head">
         <h1>{s.title || s.id}</h1>
-        <p class="meta">
-          <SessionState s={s} /> <span class="chip harness">{s.harness}</span> <Confinement c={s.confinement} /> spawned by <b>{s.by}</b> <Ago at={s.created} /> · active <Ago at={s.updatedAt} /> · branch <code>{s.branch}</code>
-          <SessionLinks s={s} />
-        </p>
       </header>
+      <DecisionStrip
+        s={s}
+        bundle={rb.bundle}
+        loading={rb.want && !rb.bundle && !rb.error}
+        merged={merged}
+        onDone={(v) => {
+          if (v) setLocal(v);
+          void refreshBoard();
+        }}
+        onChecked={() => setChecked(true)}
+      />
+      <p class="meta">
+        <span class="chip harness">{s.harness}</span> <Confinement c={s.confinement} /> started by <b>{s.by}</b> <Ago at={s.created} /> · active <Ago at={s.updatedAt} /> · branch <code>{s.branch}</code>
+        <SessionLinks s={s} />
+      </p>
       <SpawnWarnings id={s.id} />
       <OverlapFlags overlaps={(s as Session & { overlaps?: OverlapWith[] }).overlaps} />
       {s.detail ? (
         <p class="card state-detail" data-testid="state-detail">
           {s.state === 'awaiting' && s.reason === 'setup' ? 'The agent shows a setup dialog: ' : ''}
           {s.detail}
-          {s.state === 'awaiting' && s.reason === 'setup' ? '. Answer it with the buttons below, or in the terminal.' : ''}
+          {s.state === 'awaiting' && s.reason === 'setup' ? '. Answer it with the buttons above, or in the terminal.' : ''}
         </p>
       ) : null}
-      <Answer s={s} onDone={() => void refreshBoard()} />
-      <Lifecycle
-        s={s}
-        onDone={(v) => {
-          if (v) setLocal(v);
-          void refreshBoard();
-        }}
-        onChecked={() => setChecked(true)}
-        merged={merged}
-      />
       {hasPane ? (
         <TerminalCard id={s.id} key={`${s.id} ${s.tmux?.pane}`} viewOnly={!mayUse('GET /api/sessions/:id/socket')} />
       ) : (
@@ -85,9 +89,7 @@ export function SessionView({ id }: { id: string }) {
         </p>
       )}
       {/* The review bundle reads across the page's width, right under what the session is doing (issue 34). */}
-      {/* A closed session spawned for an issue loads its bundle by itself: whether its change is merged (and
-          its issue can be closed) is the bundle's to say. */}
-      <Review key={s.id} id={s.id} state={s.state} issue={s.issue} onMerged={setMerged} auto={s.state === 'review' || checked || (s.state === 'closed' && !!s.issue)} version={`${s.state} ${s.reason ?? ''}`} />
+      <Review id={s.id} rb={rb} onMerged={setMerged} />
       <div class={takesPrompts ? 'columns' : undefined}>
         {takesPrompts ? <div>{mayUse('POST /api/sessions/:id/prompt') ? <PromptBox s={s} onDone={(v) => setLocal(v)} /> : <ShellNeeded what="Sending a prompt" />}</div> : null}
         <Section title="Prompts" id="timeline-h">

@@ -64,7 +64,7 @@ export function SpawnWarnings({ id }: { id: string }) {
 type Check = ReviewBundle['checks']['checks'][number];
 
 /** The gate's answer for people (the CLI's line, with its commands, is the tooltip): from the same checks as the table. */
-function gateSummary(checks: ReviewBundle['checks']): string {
+export function gateSummary(checks: ReviewBundle['checks']): string {
   const tally = verdictTally(checks.checks);
   if (checks.gate === 'off') return `The checks do not gate merges in this project${tally ? ` (${tally})` : ''}.`;
   if (checks.ready) return checks.checks.length ? `Ready to merge: ${tally}.` : 'Ready to merge: no scenario concerns this session.';

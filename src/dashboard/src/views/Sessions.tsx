@@ -96,22 +96,39 @@ export function SessionLinks({ s }: { s: Pick<SessionSummary, 'nodes' | 'issue'>
  * transition written by any process re-renders it), most recently active first, and the spawn form.
  */
 export function SessionsView() {
-  const showClosed = route.value.query.get('closed') === '1';
+  const query = route.value.query;
+  const showClosed = query.get('closed') === '1';
   const b = board.value;
   const all = b?.sessions ?? [];
-  const list = showClosed ? all : all.filter((s) => s.state !== 'closed');
-  const closed = all.length - all.filter((s) => s.state !== 'closed').length;
+  // Running sessions first (what a person comes back to, on a phone above the fold), then the rest; each
+  // group most recently active first, as the board gives them.
+  const open = all.filter((s) => s.state !== 'closed');
+  const list = [...open.filter((s) => LIVE.has(s.state)), ...open.filter((s) => !LIVE.has(s.state)), ...(showClosed ? all.filter((s) => s.state === 'closed') : [])];
+  const closed = all.length - open.length;
+  // The spawn form is a button away, open by itself when a link filled it in (an issue's "Start a
+  // session") or when there is nothing else to show.
+  const [spawning, setSpawning] = useState(false);
+  const filled = query.has('issue') || query.has('task');
+  const formOpen = spawning || filled || (!!b && !open.length);
   return (
     <div class="sessions">
       <header class="page-head row-head">
         <h1>Sessions</h1>
-        <label class="check">
-          <input type="checkbox" checked={showClosed} onChange={(e) => replace(showClosed ? '#/sessions' : '#/sessions?closed=1')} /> Show closed ({closed})
-        </label>
+        <div class="row-actions">
+          {/* Not before the board is read: with no session the form opens by itself, and the button would flash. */}
+          {b && mayRunCommands.value && !formOpen ? (
+            <button class="button primary" data-testid="spawn-open" onClick={() => setSpawning(true)}>
+              Spawn a session
+            </button>
+          ) : null}
+          <label class="check">
+            <input type="checkbox" checked={showClosed} onChange={() => replace(showClosed ? '#/sessions' : '#/sessions?closed=1')} /> Show closed ({closed})
+          </label>
+        </div>
       </header>
-      {mayRunCommands.value ? <SpawnForm /> : <ShellNeeded what="Spawning a session" />}
+      {formOpen && mayRunCommands.value ? <SpawnForm /> : null}
       {!b ? boardError.value ? <ErrorBox error={boardError.value} title="Cannot load the sessions" /> : <p class="muted">Loading sessions…</p> : null}
-      {b && !list.length ? <p class="muted" data-testid="no-sessions">No {showClosed ? '' : 'open '}sessions. Spawn one above.</p> : null}
+      {b && !list.length ? <p class="muted" data-testid="no-sessions">No {showClosed ? '' : 'open '}sessions.{mayRunCommands.value ? ' Spawn one above.' : ''}</p> : null}
       {list.length ? (
         <ul class="list session-list" aria-label="Sessions" onKeyDown={onListKeys}>
           {list.map((s) => (
@@ -133,9 +150,14 @@ export function SessionsView() {
           ))}
         </ul>
       ) : null}
+      {/* A login that may not spawn is told why there is no button, under the sessions it came to see. */}
+      {mayRunCommands.value ? null : <ShellNeeded what="Spawning a session" />}
     </div>
   );
 }
+
+/** States whose agent is at work or waits on a person now: listed first. */
+const LIVE: ReadonlySet<string> = new Set(['running', 'awaiting', 'review', 'merging', 'starting']);
 
 /** Spawn: harness, task, nodes, issue; on success the new session's page opens. */
 function SpawnForm() {

@@ -16,7 +16,7 @@ export function BringTrunkIn({ session, state, trunk, next }: { session: string;
   if ('command' in next) {
     return (
       <p class="notice bring-trunk-in" data-testid="bring-trunk-in">
-        To clear the conflict, bring <code>{trunk}</code> in: in the session's terminal, run <code class="command">{next.command}</code>, resolve the conflicting files, then commit.
+        To clear the conflict, bring <code>{trunk}</code> in: in the session's terminal, run <code class="command">{next.command}</code>, resolve the conflicting files, then commit them (<code>git commit -am 'Bring {trunk} in'</code>) and run the checks again.
       </p>
     );
   }

@@ -36,6 +36,7 @@ export function FixedIssue({ issue, session }: { issue: string; session: string 
       {/* A forge issue's close is the owner's (the machine's forge token): not offered to a login without it. */}
       {mayWriteTo('POST /api/issues/:id/close', i.store) ? (
       <ConfirmButton
+        class="button primary"
         label="Close the issue"
         question={`Close “${i.concern}”? Its timeline will say session ${session}'s merged change closed it.`}
         yes="Yes, close the issue"

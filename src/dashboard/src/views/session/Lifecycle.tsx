@@ -1,9 +1,10 @@
-import type { ComponentChildren } from 'preact';
+import { Fragment, type ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { ApiError, enc, post } from '../../api';
 import { gateRevision } from '../../store';
 import type { SessionView as Session } from '../../types';
-import { ErrorBox, useAction } from '../../ui';
+import type { MergeByHand as MergeByHandText } from '../../../../projections/merge-by-hand.js';
+import { ErrorBox, plural, useAction } from '../../ui';
 import { actionsFor, type Action } from './actions';
 import { mayUse } from '../../host/hub';
 
@@ -12,7 +13,7 @@ import { mayUse } from '../../host/hub';
  * state lets it succeed (the others say in words why they are not there); a refused one shows the
  * server's reason. Close and quarantine stop the agent, so both ask first.
  */
-export function Lifecycle({ s, onDone, onChecked, merged = false }: { s: Session; onDone: (v: Session | null) => void; onChecked?: () => void; merged?: boolean }) {
+export function Lifecycle({ s, onDone, onChecked, merged = false, next }: { s: Session; onDone: (v: Session | null) => void; onChecked?: () => void; merged?: boolean; next?: Action | null }) {
   const { doing: busy, error: err, run } = useAction();
   const [note, setNote] = useState('');
   const [reason, setReason] = useState('');
@@ -21,7 +22,7 @@ export function Lifecycle({ s, onDone, onChecked, merged = false }: { s: Session
   // Which verb the error on show came from: the page's words for a refusal depend on it.
   const [lastVerb, setLastVerb] = useState<Action | ''>('');
   if (s.state === 'closed') return null;
-  const { shown, absent, mergeByHand } = actionsFor(s, mayUse, merged);
+  const { shown, absent } = actionsFor(s, mayUse, merged);
   const act = async (verb: Action, body: object = {}) => {
     setNote('');
     setLastVerb(verb);
@@ -31,8 +32,8 @@ export function Lifecycle({ s, onDone, onChecked, merged = false }: { s: Session
       const r = await post<Session | { dispatched: true; delivered?: boolean; reason?: string } | { readings: unknown[]; trunk?: unknown[]; head: string }>(`api/sessions/${enc(s.id)}/${path}`, body);
       if ('readings' in r) {
         // The verdicts are the bundle's to say (one answer, never a second copy that can disagree).
-        const trunk = r.trunk?.length ? ` and ${r.trunk.length} of trunk at its tip` : '';
-        setNote(`Checks run at ${r.head.slice(0, 10)}: ${r.readings.length} reading(s) filed${trunk}. The verdicts are in the review bundle below.`);
+        const trunk = r.trunk?.length ? `, and on trunk's latest commit` : '';
+        setNote(`Checks run on the branch's latest commit (${r.head.slice(0, 10)})${trunk}: ${plural(r.readings.length, 'scenario')} measured. The verdict is above; the details are in the review bundle below.`);
         gateRevision.value++;
         onChecked?.();
         onDone(null);
@@ -56,18 +57,25 @@ export function Lifecycle({ s, onDone, onChecked, merged = false }: { s: Session
           Cancel
         </button>
       </span>
+    ) : verb === next ? (
+      <span class="next-action" data-testid="next-action">
+        <button class="button primary" disabled={!!busy} onClick={() => (opts.confirm ? setAsking(verb) : void act(verb, opts.body?.() ?? {}))}>
+          {busy === verb ? `${label}…` : label}
+        </button>
+      </span>
     ) : (
       <button class="button" disabled={!!busy} onClick={() => (opts.confirm ? setAsking(verb) : void act(verb, opts.body?.() ?? {}))}>
         {busy === verb ? `${label}…` : label}
       </button>
     );
-  return (
-    <div class="lifecycle">
-      <div class="actions" role="group" aria-label="Session actions">
-        {button('resume', 'Resume')}
-        {button('interrupt', 'Interrupt')}
-        {button('review', 'Request review')}
-        {button('check', 'Run checks')}
+  // The strip's next step comes first, as the primary button; the rest follow in their usual order.
+  const buttons: Record<Action, () => ComponentChildren> = {
+    resume: () => button('resume', 'Resume'),
+    interrupt: () => button('interrupt', 'Interrupt'),
+    review: () => button('review', 'Request review'),
+    check: () => button('check', 'Run checks'),
+    merge: () => (
+      <>
         {button('merge', 'Merge', { body: () => (override.trim() ? { reason: override.trim() } : {}) })}
         {shown.has('merge') && mayUse('POST /api/sessions/:id/merge/override') ? (
           <span class="inline">
@@ -77,19 +85,30 @@ export function Lifecycle({ s, onDone, onChecked, merged = false }: { s: Session
             </label>
           </span>
         ) : null}
-        {button('close', 'Close', { confirm: `Close session ${s.id}? Its tmux session and worktree are removed; uncommitted work is saved on refs/trellis/wip/${s.id}.` })}
-        {button('quarantine', 'Quarantine', {
-          confirm: `Quarantine session ${s.id}? Its agent is stopped; uncommitted work is saved on refs/trellis/wip/${s.id}; it can be resumed later.`,
-          field: (
-            <span class="inline">
-              <label>
-                <span>Reason (optional)</span>
-                <input value={reason} onInput={(e) => setReason((e.target as HTMLInputElement).value)} placeholder="why it is held" />
-              </label>
-            </span>
-          ),
-          body: () => (reason.trim() ? { reason: reason.trim() } : {}),
-        })}
+      </>
+    ),
+    close: () => button('close', 'Close', { confirm: `Close session ${s.id}? Its tmux session and worktree are removed; uncommitted work is saved on refs/trellis/wip/${s.id}.` }),
+    quarantine: () =>
+      button('quarantine', 'Quarantine', {
+        confirm: `Quarantine session ${s.id}? Its agent is stopped; uncommitted work is saved on refs/trellis/wip/${s.id}; it can be resumed later.`,
+        field: (
+          <span class="inline">
+            <label>
+              <span>Reason (optional)</span>
+              <input value={reason} onInput={(e) => setReason((e.target as HTMLInputElement).value)} placeholder="why it is held" />
+            </label>
+          </span>
+        ),
+        body: () => (reason.trim() ? { reason: reason.trim() } : {}),
+      }),
+  };
+  return (
+    <div class="lifecycle">
+      <div class="actions" role="group" aria-label="Session actions">
+        {next && shown.has(next) ? buttons[next]() : null}
+        {ORDER.filter((v) => v !== next).map((v) => (
+          <Fragment key={v}>{buttons[v]()}</Fragment>
+        ))}
       </div>
       {absent.length ? (
         <ul class="muted small not-offered" data-testid="not-offered">
@@ -98,7 +117,6 @@ export function Lifecycle({ s, onDone, onChecked, merged = false }: { s: Session
           ))}
         </ul>
       ) : null}
-      {mergeByHand ? <MergeByHand branch={s.branch} id={s.id} /> : null}
       <ErrorBox error={err} action={lastVerb === 'merge' ? 'merge' : undefined} title={lastVerb && REFUSED[lastVerb] ? REFUSED[lastVerb] : err instanceof ApiError && err.status === 409 ? 'The server refused' : 'That did not work'} />
       {note ? (
         <p class="notice" role="status" data-testid="lifecycle-note">
@@ -109,24 +127,29 @@ export function Lifecycle({ s, onDone, onChecked, merged = false }: { s: Session
   );
 }
 
+/** The buttons' order in the row. */
+const ORDER: readonly Action[] = ['resume', 'interrupt', 'review', 'check', 'merge', 'close', 'quarantine'];
+
 /** What did not happen, per verb, as the title of its refusal. */
 const REFUSED: Partial<Record<Action, string>> = { check: 'The checks did not run', merge: 'Not merged', resume: 'Not resumed', close: 'Not closed', quarantine: 'Not quarantined' };
 
-/** A session whose agent reads no prose cannot be asked to merge: the commands a person runs instead, to copy. */
-function MergeByHand({ branch, id }: { branch: string; id: string }) {
-  const commands = `git merge --no-ff ${branch}\ntrellis session close ${id}`;
-  const [copied, setCopied] = useState(false);
+/**
+ * A session whose agent reads no prose cannot be asked to merge: where and what a person runs instead,
+ * the review bundle's text (projections/merge-by-hand.ts, the CLI's refusal's own), copied in one click.
+ * The page sees the merge by itself (the bundle is read again when trunk moves) and offers what is next.
+ */
+export function MergeByHand({ hand }: { hand: MergeByHandText }) {
+  const [copied, setCopied] = useState<boolean | null>(null);
   return (
-    <div class="card merge-by-hand" data-testid="merge-by-hand">
+    <div class="merge-by-hand" data-testid="merge-by-hand">
       <p>
-        This session's shell reads commands, not a request to merge, so nothing is typed into it. To merge, run these in the project's main checkout, on the trunk
-        branch (after the checks in the review bundle say it is ready):
+        A shell reads commands, not a request to merge, so you merge it: run these in a terminal. They merge the branch in the project's main checkout, <code data-testid="main-checkout">{hand.main}</code>, and open no editor; this page sees the merge by itself.
       </p>
-      <pre data-testid="merge-commands">{commands}</pre>
+      <pre data-testid="merge-commands">{hand.commands}</pre>
       <button
-        class="button small"
+        class="button primary small"
         onClick={() =>
-          void navigator.clipboard?.writeText(commands).then(
+          void (navigator.clipboard ? navigator.clipboard.writeText(hand.commands) : Promise.reject(new Error('no clipboard'))).then(
             () => setCopied(true),
             () => setCopied(false),
           )
@@ -134,6 +157,7 @@ function MergeByHand({ branch, id }: { branch: string; id: string }) {
       >
         {copied ? 'Copied' : 'Copy the commands'}
       </button>
+      {copied === false ? <span class="muted small"> This browser did not let the page copy: select the commands above.</span> : null}
     </div>
   );
 }

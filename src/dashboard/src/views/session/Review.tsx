@@ -6,8 +6,6 @@ import { gateRevision } from '../../store';
 import type { ReviewBundle } from '../../types';
 import { Ago, Diff, ErrorBox, plural, useFetch } from '../../ui';
 import { ChecksPanel } from '../SessionChecks';
-import { BringTrunkIn } from './BringTrunkIn';
-import { FixedIssue } from './FixedIssue';
 import '../../review.css';
 
 /** git's status letters in words. */
@@ -21,14 +19,23 @@ const CHANGE: Record<string, string> = { A: 'added', M: 'modified', D: 'deleted'
  * every change that can move it (`gateRevision`: a reading filed, a commit on its branch, trunk moved), not
  * on every board revision: the pre-flight line, the checks table and the diff are one answer, never two.
  */
-export function Review({ id, state, auto, version, issue, onMerged }: { id: string; state: string; auto: boolean; version: string; issue?: string | null; onMerged?: (merged: boolean) => void }) {
+export function useReviewBundle(id: string, auto: boolean, version: string): { want: boolean; load: () => void; bundle: ReviewBundle | undefined; error: unknown } {
   const [want, setWant] = useState(auto);
   useEffect(() => {
     if (auto) setWant(true);
   }, [auto]);
+  // A page that moves to another session starts from that session's own need for its bundle.
+  useEffect(() => setWant(auto), [id]);
   const moved = gateRevision.value;
   const r = useFetch(() => (want ? get<ReviewBundle>(`api/sessions/${enc(id)}/review`) : Promise.resolve(undefined)), [id, want, version, moved]);
-  const b = r.data;
+  // Another session's bundle, still held while this one's loads, is never shown as this one's.
+  return { want, load: () => setWant(true), bundle: r.data?.session === id ? r.data : undefined, error: r.error };
+}
+
+/** The bundle as the session page reads it (useReviewBundle): the strip at the top and this card share one read. */
+export function Review({ id, rb, onMerged }: { id: string; rb: ReturnType<typeof useReviewBundle>; onMerged?: (merged: boolean) => void }) {
+  const { want, load: setWant, bundle: b, error } = rb;
+  const r = { error };
   // The session page's actions follow the bundle's fact: a branch already in trunk is not offered a merge.
   const merged = !!b?.preflight.merged;
   useEffect(() => onMerged?.(merged), [merged]);
@@ -37,7 +44,7 @@ export function Review({ id, state, auto, version, issue, onMerged }: { id: stri
       <div class="row-head">
         <h2 id="review-h">Review bundle</h2>
         {!want ? (
-          <button class="button small" onClick={() => setWant(true)}>
+          <button class="button small" onClick={() => setWant()}>
             Load the review bundle
           </button>
         ) : null}
@@ -46,7 +53,6 @@ export function Review({ id, state, auto, version, issue, onMerged }: { id: stri
       <ErrorBox error={r.error} title="No review bundle" />
       {b ? (
         <>
-          {b.preflight.merged && issue ? <FixedIssue issue={issue} session={id} /> : null}
           <ChecksPanel checks={b.checks} session={id} merged={b.preflight.merged ? { trunk: b.preflight.trunk, commit: b.preflight.merged.commit } : null} />
           {b.preflight.merged ? (
             <p class="meta" data-testid="preflight" data-head={b.head}>
@@ -68,7 +74,6 @@ export function Review({ id, state, auto, version, issue, onMerged }: { id: stri
               ))}
             </ul>
           ) : null}
-          {!b.preflight.merged && b.preflight.bringTrunkIn ? <BringTrunkIn session={id} state={state} trunk={b.preflight.trunk} next={b.preflight.bringTrunkIn} /> : null}
           <p class="meta" title={`Since the merge base with ${b.preflight.trunk}: the branch's own commits and changes (git diff ${b.preflight.trunk}...${b.branch})`}>
             <code>{b.base.slice(0, 10)}</code> → <code>{b.head.slice(0, 10)}</code> · {plural(b.commits.length, 'commit')} · {plural(b.files.length, 'file')}
           </p>

@@ -73,9 +73,43 @@ export function actionsFor(s: Pick<Session, 'state' | 'harness'>, mayUse: (route
   const byHand = TYPES_COMMANDS.has(s.harness);
   if (byHand) shown.delete('merge');
   if (!ACCEPTED.merge.includes(s.state) && ACCEPTED.close.includes(s.state)) absent.push(`Merge is offered once the session is up for review; it is ${s.state} now.`);
-  if (s.state === 'review') absent.push('Request review: the session is already up for review.');
   if (s.state === 'quarantined') absent.push('Interrupt, review and merge: the session is quarantined (its agent is stopped); resume it first.');
   holdBack(shown, absent);
   // The commands to merge by hand are for whoever may merge here.
   return { shown, absent, mergeByHand: byHand && s.state === 'review' && mayUse(ROUTE_OF.merge) };
+}
+
+/**
+ * The one next step that can succeed now, for the decision strip at the top of the session page: a verb of
+ * the lifecycle (its button), or one of the review bundle's own actions (bring trunk in, merge by hand,
+ * close the fixed issue), or answering the agent's dialog. `wait` says in words why there is nothing to do
+ * yet (null: nothing is left to do). Only what `offered` shows is ever picked, so the step can succeed.
+ */
+export type NextStep =
+  | { readonly kind: 'verb'; readonly verb: Action }
+  | { readonly kind: 'answer' | 'bring-trunk-in' | 'merge-by-hand' | 'close-issue' }
+  | { readonly kind: 'wait'; readonly why: string | null };
+
+/** What of the review bundle the next step reads (null: not loaded). */
+export interface BundleFacts {
+  readonly merged: boolean;
+  readonly ready: boolean;
+  readonly conflicts: boolean;
+  readonly byHand: boolean;
+}
+
+export function nextStep(s: Pick<Session, 'state' | 'reason' | 'issue'>, offered: Offered, b: BundleFacts | null, mayAnswer: boolean): NextStep {
+  const verb = (v: Action): NextStep | null => (offered.shown.has(v) ? { kind: 'verb', verb: v } : null);
+  if (s.state === 'awaiting' && ['permission', 'question', 'setup', 'dialog'].includes(s.reason ?? '') && mayAnswer) return { kind: 'answer' };
+  if (b?.merged) return s.issue ? { kind: 'close-issue' } : (verb('close') ?? { kind: 'wait', why: null });
+  if (s.state === 'interrupted' || s.state === 'quarantined') return verb('resume') ?? { kind: 'wait', why: `The session is ${s.state}; this login may not resume it.` };
+  if (s.state === 'closed' || s.state === 'failed') return { kind: 'wait', why: null };
+  // A prompt to bring trunk in is held until the agent waits, so a starting agent is asked too.
+  if (b?.conflicts) return { kind: 'bring-trunk-in' };
+  if (s.state === 'queued' || s.state === 'starting') return { kind: 'wait', why: `The session is ${s.state}: nothing to decide yet.` };
+  if (s.state === 'merging') return { kind: 'wait', why: 'The agent is merging its branch.' };
+  if (!b) return verb('check') ?? { kind: 'wait', why: 'Running the checks needs a login that may run commands.' };
+  if (!b.ready) return verb('check') ?? { kind: 'wait', why: 'The checks block the merge; this login may not run them.' };
+  if (s.state === 'review') return offered.mergeByHand && b.byHand ? { kind: 'merge-by-hand' } : (verb('merge') ?? { kind: 'wait', why: 'Ready to merge; this login may not merge.' });
+  return verb('review') ?? { kind: 'wait', why: 'Ready for review; this login may not request it.' };
 }
