@@ -2,7 +2,7 @@ import { Answer } from './session/Answer';
 import { useEffect, useState } from 'preact/hooks';
 import { enc, get, post } from '../api';
 import { href } from '../router';
-import { refreshBoard, revision } from '../store';
+import { board, narrowBoard, patchBoardSession, refreshBoard, streamRevision } from '../store';
 import type { OverlapWith, SessionView as Session } from '../types';
 import { Ago, ErrorBox, Section, useFetch } from '../ui';
 import { OverlapFlags, SpawnWarnings } from './SessionChecks';
@@ -25,12 +25,23 @@ const WITH_PANE = new Set(['starting', 'running', 'awaiting', 'review', 'merging
  * prompts, the lifecycle buttons (whose refusals show the server's message) and the review bundle.
  */
 export function SessionView({ id }: { id: string }) {
-  const rev = revision.value;
+  // Read again only on a change that may have moved this session (the stream names the ids that moved); a
+  // change that moved only this session is patched into the board's entry (the header's counts) instead
+  // of refetching the board, which catches up when the page goes.
+  const moved = streamRevision('sessions', id);
+  useEffect(() => narrowBoard((kind, other) => kind === 'sessions' && other === id), [id]);
   const [local, setLocal] = useState<Session | null>(null);
   const [checked, setChecked] = useState(false);
   const [merged, setMerged] = useState(false);
   useEffect(() => setMerged(false), [id]);
-  const f = useFetch(() => get<Session>(`api/sessions/${enc(id)}`), [id, rev]);
+  // A board read after a change this page was not named in (a resync, a worktree removed) that disagrees with
+  // the page's read is a change the page missed: read again (never on the page's own patches, which agree).
+  const [behind, setBehind] = useState('');
+  const f = useFetch(() => get<Session>(`api/sessions/${enc(id)}`).then((v) => (patchBoardSession(v as unknown as Record<string, unknown> & { id: string }), v)), [id, moved, behind]);
+  const boardStatus = board.value?.sessions.find((s) => s.id === id)?.state;
+  useEffect(() => {
+    if (boardStatus && f.data?.id === id && !f.loading && boardStatus !== f.data.state) setBehind(boardStatus);
+  }, [boardStatus, f.data, f.loading, id]);
   // An action's answer shows until the next read lands, then that read does: cleared once the new data is
   // rendered, never before (clearing it as the read resolved rendered the older read for a moment, so the
   // page flickered back to the state before the action and its buttons were replaced under the pointer).
