@@ -67,4 +67,33 @@ describe('GET /api/graph/stream names what moved', () => {
       await api.get(`/api/sessions/${session}/close`, post({}));
     }
   }, 60_000);
+
+  it('a reply is announced once: the next resync does not announce it again (every open page would read everything)', async () => {
+    const opened = await api.get('/api/issues', post({ concern: 'announced once', body: 'first' }));
+    const thread = ((await opened.json()) as { id: string }).id;
+    const es = new EventSource(new URL('/api/graph/stream', api.url).href);
+    const events: Change[] = [];
+    let ready = false;
+    es.addEventListener('ready', () => (ready = true));
+    es.addEventListener('graph', (e: MessageEvent) => events.push(JSON.parse(e.data)));
+    const replied = async (body: string) => {
+      const from = events.length;
+      expect((await api.get(`/api/issues/${thread}/reply`, post({ body }))).status).toBe(200);
+      await waitFor('the reply announced', () => events.slice(from).some((e) => e.moved?.issues?.includes(thread)));
+    };
+    try {
+      await waitFor('the stream to be ready', () => ready);
+      await replied('one');
+      const from = events.length;
+      // What the resync timer does, now rather than in ten seconds: a rebuild compared with the last board announced.
+      const rebuilds = api.live.stats.rebuilds;
+      api.live.changed('resync');
+      await waitFor('the resync to rebuild the board', () => api.live.stats.rebuilds > rebuilds);
+      // The next reply's event follows whatever the resync said on the one stream.
+      await replied('two');
+      expect(events.slice(from).map((e) => e.causes)).toEqual([['issues']]);
+    } finally {
+      es.close();
+    }
+  }, 30_000);
 });

@@ -9,16 +9,18 @@ export const boardError = signal<unknown>(null);
 /** Bumped on every change the stream announces; views holding their own fetches (issues, a thread) refetch on it. */
 export const revision = signal(0);
 /**
- * Bumped on a change that can move a session's review: a reading filed, a branch or trunk moved, a
- * session event, the spec tree (the review bundle, its banner and its checks table refetch on it).
+ * Bumped on a change that can move every session's review: a reading filed, the spec tree, the config, a
+ * resync, and the page's own actions (the review bundle, its banner and its checks table refetch on it).
+ * What moves one session's review only (its branch, trunk, its own state) is `branchRevision`'s and the
+ * session read's: another session's hook event or an issue write never reads a bundle again.
  */
 export const gateRevision = signal(0);
-const MOVES_A_REVIEW = new Set(['evals', 'worktrees', 'sessions', 'specs', 'resync', 'config']);
+const MOVES_EVERY_REVIEW = new Set(['evals', 'specs', 'resync', 'config']);
 /** Bumped when spec files change (the search corpus and node bodies refetch on it). */
 export const specRevision = signal(0);
 
 /** The ids a change event names, by stream kind (`moved` on the stream; a kind absent moved unnamed). */
-type Moved = Partial<Record<'issues' | 'sessions' | 'evals', string[]>>;
+type Moved = Partial<Record<'issues' | 'sessions' | 'evals' | 'branches', string[]>>;
 const STREAM_CAUSES = new Set(['issues', 'sessions', 'evals']);
 
 /**
@@ -38,6 +40,12 @@ export function streamRevision(kind: 'issues' | 'sessions', id: string): string 
 
 const bump = (m: Map<string, number>, key: string) => m.set(key, (m.get(key) ?? 0) + 1);
 
+/** What a view that reads a branch (a session's review: its branch, trunk) refetches on: its tip moved. */
+export function branchRevision(name: string): number {
+  void streamTick.value;
+  return streamRevisions.get(`branches ${name}`) ?? 0;
+}
+
 function noteStreams(causes: string[], moved: Moved): void {
   // The forge's issues, a config or a resync name nothing: every issue (and on the last two every session) may have moved.
   const broad = causes.some((c) => c === 'resync' || c === 'config');
@@ -49,6 +57,9 @@ function noteStreams(causes: string[], moved: Moved): void {
     if (!ids) bump(kindRevisions, kind);
     else for (const id of ids) bump(streamRevisions, `${kind} ${id}`);
   }
+  // A worktrees change names the branches whose tips moved (none: a worktree added, removed or switched).
+  if (causes.includes('worktrees')) for (const b of moved.branches ?? []) bump(streamRevisions, `branches ${b}`);
+  if (causes.some((c) => MOVES_EVERY_REVIEW.has(c))) gateRevision.value++;
   streamTick.value++;
 }
 
@@ -170,7 +181,6 @@ export const graphStream = new LiveStream(
         boardBehind = true;
         return;
       }
-      if (causes.some((c) => MOVES_A_REVIEW.has(c))) gateRevision.value++;
       revision.value++;
       void refreshBoard();
     },

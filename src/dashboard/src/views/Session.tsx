@@ -17,6 +17,12 @@ import { ShellNeeded } from './session/ShellNeeded';
 import '../sessions.css';
 import { mayUse } from '../host/hub';
 
+/**
+ * What the session's read says that its review bundle reads: its state, where its branch started and the
+ * merge overrides (a hook event that changes none of them reads no bundle again).
+ */
+const reviewVersion = (s: Session): string => JSON.stringify([s.state, s.reason, s.base, s.branch, s.mergeOverrides.length]);
+
 /** States in which a session has a pane to watch (an interrupted one may still have its tmux session). */
 const WITH_PANE = new Set(['starting', 'running', 'awaiting', 'review', 'merging', 'interrupted']);
 
@@ -98,7 +104,7 @@ export function SessionView({ id }: { id: string }) {
       {/* The review bundle reads across the page's width, right under what the session is doing (issue 34). */}
       {/* A closed session spawned for an issue loads its bundle by itself: whether its change is merged (and
           its issue can be closed) is the bundle's to say. */}
-      <Review key={s.id} id={s.id} state={s.state} issue={s.issue} onMerged={setMerged} auto={s.state === 'review' || checked || (s.state === 'closed' && !!s.issue)} version={`${s.state} ${s.reason ?? ''}`} />
+      <Review key={s.id} id={s.id} branch={s.branch} state={s.state} issue={s.issue} onMerged={setMerged} auto={s.state === 'review' || checked || (s.state === 'closed' && !!s.issue)} version={reviewVersion(s)} />
       <div class={takesPrompts ? 'columns' : undefined}>
         {takesPrompts ? <div>{mayUse('POST /api/sessions/:id/prompt') ? <PromptBox s={s} onDone={(v) => setLocal(v)} /> : <ShellNeeded what="Sending a prompt" />}</div> : null}
         <Section title="Prompts" id="timeline-h">
