@@ -41,6 +41,8 @@ export function graphRoutes(ctx: AppContext): Hono {
   // One subscriber list for every stream client: each change is encoded once and the same bytes go to all.
   const fanout = new SseFanout(HEARTBEAT_MS);
   ctx.live.bus.on('change', (change: BoardChange) => fanout.broadcast('graph', change.json));
+  // With no page listening, a stream change costs the serve no board rebuild (live.ts: noteAnnounced).
+  ctx.live.listening = () => fanout.size > 0;
   route(app, 'read', 'GET', '/api/graph/stream', async (c) => {
     const snap = await ctx.live.snapshot();
     const body = fanout.open(message('ready', JSON.stringify({ etag: snap.etag, freshness: snap.board.freshness })));

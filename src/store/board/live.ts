@@ -39,8 +39,8 @@ export interface BoardSnapshot {
 
 /** Debounce for bursts: one git write touches a lock and a ref within a millisecond or two. */
 const SETTLE_MS = 5;
-/** A safety net for the watchers: re-derive everything this often even if no event arrived. */
-const RESYNC_MS = 10_000;
+/** A safety net for the watchers: re-derive everything this often even if no event arrived (a test may set it). */
+const resyncMs = () => (Number(process.env.TRELLIS_RESYNC_MS) > 0 ? Number(process.env.TRELLIS_RESYNC_MS) : 10_000);
 /**
  * A request can arrive in the same turn of the event loop as the watcher event of a ref another
  * process moved just before sending it. The kernel queued that event before the request was sent, so it
@@ -76,6 +76,10 @@ export class LiveProject {
   private lastStamp: string | undefined;
   /** A build in flight, shared only with requests of the same generation. */
   private building: { generation: number; promise: Promise<BoardSnapshot> } | undefined;
+  /** Whether anyone reads the change stream (the SSE's pages); set by the stream's route. */
+  listening: () => boolean = () => true;
+  /** The generation every change up to which was announced by a change of streams (its board unbuilt then). */
+  private announced = -1;
   /** Diagnostics: how many rebuilds ran and how long the last one took. */
   readonly stats = { rebuilds: 0, lastRebuildMs: 0 };
   /** Thread ids whose refs changed since the last build; null: something else did, read every tip. */
@@ -131,7 +135,7 @@ export class LiveProject {
       name === 'trellis.json' || name === 'trellis.local.json' ? 'config' : name === this.project.settings().specRoot ? 'specs' : null,
     );
     this.watchSpecRoot();
-    this.resync = setInterval(() => this.changed('resync'), RESYNC_MS).unref();
+    this.resync = setInterval(() => this.changed('resync'), resyncMs()).unref();
     const refreshForges = () =>
       // An unreadable issue is said when the listing changes, not on every poll that finds it unchanged.
       void this.project.forges.refresh().then(({ failures, notes, changed }) => [...failures, ...(changed ? notes : [])].forEach((f) => console.error(`trellis: forge refresh: ${f}`)));
@@ -175,6 +179,8 @@ export class LiveProject {
       this.stats.rebuilds++;
       this.stats.lastRebuildMs = performance.now() - started;
       this.memo = { generation, snapshot };
+      // The board a change of streams announced, built by whoever asked first (a page's GET, most often).
+      if (generation === this.announced) this.lastEtag = snapshot.etag;
       return snapshot;
     });
     this.building = { generation, promise: build };
@@ -276,20 +282,20 @@ export class LiveProject {
   }
 
   /**
-   * After a thread change announced without a rebuild, the board it moved becomes the one compared against,
-   * built once subscribers have heard (most ask for it at once, and share this build): otherwise the next
-   * resync, or any session event, compared against the board before the write and announced again what
-   * had been announced (a 'resync' that made every open page read everything, ten seconds after a reply).
+   * After a change of streams announced without a rebuild, the board it moved becomes the one compared
+   * against, as soon as it is built (snapshot()): otherwise the next resync compared against the board before
+   * the write and announced again what had been announced (a 'resync' that made every open page read
+   * everything, ten seconds after a reply). With pages listening it is built now, once they have heard (most
+   * ask for it at once and share this build; a page showing only what moved does not); with none, nobody is
+   * told twice, and the serve rebuilds nothing per agent event.
    */
   private noteAnnounced(generation: number): void {
     // Only a board of exactly the announced generation: one with a later change in it would hide that
     // change from its own settle (compared equal, never announced); a stale one only announces again.
     if (this.generation !== generation) return;
-    void this.snapshot()
-      .then((s) => {
-        if (this.generation === generation) this.lastEtag = s.etag;
-      })
-      .catch(() => {});
+    this.announced = generation;
+    if (this.memo?.generation === generation) this.lastEtag = this.memo.snapshot.etag;
+    else if (this.listening()) void this.snapshot().catch(() => {});
   }
 
   /** `causes`: every change settled into this one (a review refetches on some of them, whichever came first). */
