@@ -70,10 +70,13 @@ describe('the page refetches what a change names', () => {
     expect(gets.length, gets.join(', ')).toBeLessThanOrEqual(1);
   }, 60_000);
 
-  it('a hook event seen by an open session page costs at most two GETs', async () => {
+  it('a hook event seen by an open session page costs at most two GETs, its review bundle shown and not read again', async () => {
     const id = JSON.parse(await cli('session', 'spawn', 'Counted hook', '--harness', 'shell', '--json')).id as string;
     await open(`#/sessions/${id}`);
     await page.getByTestId('session-state').filter({ hasText: 'running' }).waitFor({ timeout: 15_000 });
+    // The bundle (git runs for it) reads what a hook event does not move: its branch, trunk, the readings.
+    await page.getByRole('button', { name: 'Load the review bundle' }).click();
+    await page.getByTestId('preflight').waitFor({ timeout: 15_000 });
     // The spawn took a worktree from the pool, which refills in the background (worktree changes the board
     // shows, not the hook's): counted from once the pool is full again.
     await waitFor('the worktree pool to refill', async () => {
@@ -88,6 +91,7 @@ describe('the page refetches what a change names', () => {
     await page.getByTestId('session-state').filter({ hasText: 'awaiting' }).waitFor({ timeout: 10_000 });
     await settled();
     expect(gets, gets.join(', ')).toContain(`/api/sessions/${id}`);
+    expect(gets, gets.join(', ')).not.toContain(`/api/sessions/${id}/review`);
     expect(gets.length, gets.join(', ')).toBeLessThanOrEqual(2);
     await cli('session', 'close', id);
   }, 60_000);
