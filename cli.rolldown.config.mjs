@@ -30,6 +30,8 @@ const pathOf = (entry) => {
   return own;
 };
 const issuePath = pathOf('dist/src/cli/issue-commands.js');
+// The command hook (`session signal`, every agent event with no serve) loads this and the issue path only.
+const signalPath = pathOf('dist/src/cli/session-signal-command.js');
 const sessionPath = pathOf('dist/src/cli/session-commands.js');
 const projectPath = pathOf('dist/src/cli/project-commands.js');
 
@@ -61,6 +63,7 @@ export default defineConfig({
       includeDependenciesRecursively: false,
       groups: [
         { name: 'issue-path', test: (id) => issuePath.has(id) },
+        { name: 'signal-path', test: (id) => signalPath.has(id) },
         { name: 'session-path', test: (id) => sessionPath.has(id) },
         { name: 'project-path', test: (id) => projectPath.has(id) },
       ],

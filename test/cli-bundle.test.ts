@@ -59,8 +59,9 @@ describe('the built CLI', () => {
   it('keeps serve, dashboard and session verbs out of what every command loads', () => {
     const statics = [...readFileSync(BUNDLE, 'utf8').matchAll(/^import\s[^;]*?from\s*["']([^"']+)["']|^import\s*["']([^"']+)["']/gm)].map((m) => m[1] ?? m[2]!);
     expect(statics.length).toBeGreaterThan(0);
-    // issue-path, session-path, project-path: the one chunk each of everything those verbs load (cli.rolldown.config.mjs).
-    for (const lazy of ['serve-command', 'serve-ui-command', 'dashboard-command', 'issue-path', 'session-path', 'project-path']) {
+    // issue-path, signal-path (the command hook), session-path, project-path: the one chunk each of everything
+    // those verbs load (cli.rolldown.config.mjs).
+    for (const lazy of ['serve-command', 'serve-ui-command', 'dashboard-command', 'issue-path', 'signal-path', 'session-path', 'project-path']) {
       expect(statics.some((s) => s.includes(lazy)), `${lazy} is imported statically`).toBe(false);
       expect(readFileSync(BUNDLE, 'utf8')).toMatch(new RegExp(`import\\(["'][^"']*${lazy}-[^"']*\\.js["']\\)`));
     }

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeProject } from '../src/store/trellis-home.js';
 import { hashPassword } from '../src/store/host/hub-config.js';
@@ -105,15 +105,30 @@ describe('a session terminal through the gateway', () => {
   }, 60_000);
 
   it('fetches the review bundle (git runs for it) again only when the session itself changed, not on every board revision', async () => {
-    const counts = { review: 0, session: 0 };
+    const counts = { review: 0, session: 0, graph: 0 };
     const base = `/p/${id}/api/sessions/${encodeURIComponent(sessionId)}`;
-    const count = (r: { method(): string; url(): string }) => {
-      if (r.method() !== 'GET') return;
+    let inFlight = 0;
+    const isGet = (r: Request) => r.method() === 'GET' && new URL(r.url()).pathname.startsWith(`/p/${id}/api/`) && !r.url().includes('/api/graph/stream');
+    const count = (r: Request) => {
+      if (!isGet(r)) return;
+      inFlight++;
       const path = new URL(r.url()).pathname;
       if (path === `${base}/review`) counts.review++;
       else if (path === base) counts.session++;
+      else if (path === `/p/${id}/api/graph`) counts.graph++;
+    };
+    const done = (r: Request) => void (isGet(r) && inFlight--);
+    /** No API GET in flight across three rendered frames: the effects a change started have run. */
+    const settled = async () => {
+      for (let quiet = 0; quiet < 3; ) {
+        await expect.poll(() => inFlight, { timeout: 15_000 }).toBe(0);
+        await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+        quiet = inFlight === 0 ? quiet + 1 : 0;
+      }
     };
     page.on('request', count);
+    page.on('requestfinished', done);
+    page.on('requestfailed', done);
     try {
       await page.goto(at(`/p/${id}/#/sessions/${encodeURIComponent(sessionId)}`));
       await expect.poll(() => paneState(), { timeout: 10_000 }).toBe('live');
@@ -121,14 +136,17 @@ describe('a session terminal through the gateway', () => {
       await expect.poll(() => page.getByTestId('preflight').count(), { timeout: 10_000 }).toBe(1);
       expect(counts.review).toBe(1);
 
-      // Writes that are not this session's: each is a board revision the page hears (the session is read
-      // again, cheaply), and the bundle is not.
+      // Writes that are not this session's: each is a board revision the page hears (it reads the board
+      // again), and neither the bundle nor the session is read again: the change names another thread.
+      await settled();
+      const session = counts.session;
       for (const concern of ['Unrelated one', 'Unrelated two', 'Unrelated three']) {
-        const before = counts.session;
+        const before = counts.graph;
         await cli('issue', 'open', concern);
-        await expect.poll(() => counts.session, { timeout: 15_000 }).toBeGreaterThan(before);
+        await expect.poll(() => counts.graph, { timeout: 15_000 }).toBeGreaterThan(before);
+        await settled();
       }
-      expect(counts.review).toBe(1);
+      expect({ review: counts.review, session: counts.session - session }).toEqual({ review: 1, session: 0 });
 
       // The session's own change (it is put up for review) fetches it again: its state changed, and the
       // stream names a session event, a cause that can move a review (issue 29's page that stays true).
@@ -138,6 +156,8 @@ describe('a session terminal through the gateway', () => {
       await page.getByTestId('preflight').waitFor();
     } finally {
       page.off('request', count);
+      page.off('requestfinished', done);
+      page.off('requestfailed', done);
     }
   }, 60_000);
 });

@@ -10,10 +10,14 @@ let home: string;
 let api: Awaited<ReturnType<typeof serveDir>>;
 const savedHome = process.env.TRELLIS_HOME;
 
+const savedResync = process.env.TRELLIS_RESYNC_MS;
+
 beforeAll(async () => {
   dir = tempRepo();
   home = testEnv(dir).TRELLIS_HOME!;
   process.env.TRELLIS_HOME = home;
+  // No timed resync: the tests below count board rebuilds, and call the resync themselves.
+  process.env.TRELLIS_RESYNC_MS = String(3_600_000);
   api = await serveDir(dir);
 });
 afterAll(async () => {
@@ -21,6 +25,8 @@ afterAll(async () => {
   killTmux(home);
   if (savedHome === undefined) delete process.env.TRELLIS_HOME;
   else process.env.TRELLIS_HOME = savedHome;
+  if (savedResync === undefined) delete process.env.TRELLIS_RESYNC_MS;
+  else process.env.TRELLIS_RESYNC_MS = savedResync;
   cleanupRepos();
 });
 
@@ -64,6 +70,59 @@ describe('GET /api/graph/stream names what moved', () => {
       expect(afterHook.moved?.issues).toBeUndefined();
     } finally {
       es.close();
+      await api.get(`/api/sessions/${session}/close`, post({}));
+    }
+  }, 60_000);
+
+  it('a reply is announced once: the next resync does not announce it again (every open page would read everything)', async () => {
+    const opened = await api.get('/api/issues', post({ concern: 'announced once', body: 'first' }));
+    const thread = ((await opened.json()) as { id: string }).id;
+    const es = new EventSource(new URL('/api/graph/stream', api.url).href);
+    const events: Change[] = [];
+    let ready = false;
+    es.addEventListener('ready', () => (ready = true));
+    es.addEventListener('graph', (e: MessageEvent) => events.push(JSON.parse(e.data)));
+    const replied = async (body: string) => {
+      const from = events.length;
+      expect((await api.get(`/api/issues/${thread}/reply`, post({ body }))).status).toBe(200);
+      await waitFor('the reply announced', () => events.slice(from).some((e) => e.moved?.issues?.includes(thread)));
+    };
+    try {
+      await waitFor('the stream to be ready', () => ready);
+      await replied('one');
+      const from = events.length;
+      // What the resync timer does, now rather than in ten seconds: a rebuild compared with the last board announced.
+      const rebuilds = api.live.stats.rebuilds;
+      api.live.changed('resync');
+      await waitFor('the resync to rebuild the board', () => api.live.stats.rebuilds > rebuilds);
+      // The next reply's event follows whatever the resync said on the one stream.
+      await replied('two');
+      expect(events.slice(from).map((e) => e.causes)).toEqual([['issues']]);
+    } finally {
+      es.close();
+    }
+  }, 30_000);
+
+  it('an agent event is announced without a board rebuild to compare (before: one per event)', async () => {
+    const spawned = await api.get('/api/sessions', post({ task: 'rebuilds', harness: 'shell' }));
+    const session = ((await spawned.json()) as { id: string }).id;
+    // The spawn's worktree pool refills in the background (worktree changes rebuild the board to compare).
+    await waitFor('the worktree pool to refill', async () => {
+      const pool = ((await (await api.get('/api/resources')).json()) as { sessions: { pool: { size: number; ready: number } } }).sessions.pool;
+      return pool.ready >= pool.size;
+    });
+    await waitFor('no stream open', () => !api.live.listening());
+    const before = api.live.stats.rebuilds;
+    // Read as the event is said (the bus calls its listeners as it emits).
+    let atAnnounce: number | undefined;
+    const note = (c: { moved: { sessions?: string[] } }) => void (c.moved.sessions?.includes(session) && (atAnnounce ??= api.live.stats.rebuilds));
+    api.live.bus.on('change', note);
+    try {
+      expect((await api.get(`/api/sessions/${session}/signal/permission`, post({}))).status).toBe(200);
+      await waitFor('the event announced', () => atAnnounce !== undefined);
+      expect(atAnnounce! - before).toBe(0);
+    } finally {
+      api.live.bus.off('change', note);
       await api.get(`/api/sessions/${session}/close`, post({}));
     }
   }, 60_000);

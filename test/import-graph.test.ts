@@ -80,10 +80,22 @@ const NEVER = [
 /** The sessions' machinery (tmux, its control client, the agents' adapters), which no issue verb uses. */
 const SESSIONS = [/^store\/sessions\/(tmux|tmux-exec|control-client|pane-capture|runtime|verbs)\.js$/, /^store\/sessions\/adapters\//];
 
+/**
+ * What the command hook (`session signal`, every agent event with no serve) does not use: the other session
+ * verbs and what they load (launching, delivering a prompt, the worktree pool, the merge, the pane's screen),
+ * and the endpoint record (read only when a launch asks for the serve's url).
+ */
+const HOOK = [
+  /^cli\/session-commands\.js$/,
+  /^store\/sessions\/(runtime|verbs|delivery|worktree-pool|queue|preflight|screen-watch|pane-capture|confine|wip|review|merge-gate|checks)\.js$/,
+  /^store\/host\//,
+];
+
 const VERBS: readonly [what: string, entry: string, extra: readonly RegExp[]][] = [
   ['every command (parsing, --help)', 'cli/run.js', SESSIONS],
   ['issue reply, ls, show, open (the issue verbs)', 'cli/issue-commands.js', SESSIONS],
-  ['the command hook (session signal) and the session verbs', 'cli/session-commands.js', []],
+  ['the command hook (session signal)', 'cli/session-signal-command.js', HOOK],
+  ['the session verbs', 'cli/session-commands.js', []],
   ['board, graph, init, doctor', 'cli/project-commands.js', []],
   ['status', 'cli/status-command.js', []],
   ['sync', 'cli/sync-commands.js', []],

@@ -169,7 +169,10 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
     .option('--reason <why>', 'accept: why the changed checks\' new definitions are right (logged on the session)')
     .option('--scenario <id>', 'accept: a changed check to accept (repeatable; default: every one waiting)', { type: [String] })
     .option('--json', 'Print JSON')
-    .action((action: string, args: string[], options: Options) => lazy(() => import('./session-commands.js'), (m) => m.runSession(action, ctx(args, options))));
+    .action((action: string, args: string[], options: Options) =>
+      // The command hook (every agent event with no serve) loads its own verb, not every session verb.
+      action === 'signal' ? lazy(() => import('./session-signal-command.js'), (m) => m.runSignal(ctx(args, options))) : lazy(() => import('./session-commands.js'), (m) => m.runSession(action, ctx(args, options))),
+    );
 
   cli
     .command('review <id>', 'A session’s review bundle: commits, diffs, changed nodes, merge pre-flight')

@@ -1,11 +1,9 @@
 import { childProcess } from '../store/lazy-builtins.js';
 import { isTrellisError, TrellisError } from '../events/index.js';
 import type { SessionView } from '../projections/index.js';
-import { trellisHome } from '../store/trellis-home.js';
-import { readEndpointRecord } from '../store/host/online-verdict.js';
 import type { Project } from '../store/compose/open-project.js';
 import { openProject } from './open-project.js';
-import { defaultRuntime, type SessionRuntime } from '../store/sessions/runtime.js';
+import type { SessionRuntime } from '../store/sessions/runtime.js';
 import {
   closeSession,
   harnessNames,
@@ -21,8 +19,8 @@ import {
   spawnSession,
   viewSession,
 } from '../store/sessions/verbs.js';
-import { reactionDue, signalSession } from '../store/sessions/signal-verb.js';
-import { mainRoot } from '../store/sessions/worktree.js';
+import { SIGNAL_ACTION } from './session-signal-command.js';
+import { cliRuntime } from './cli-runtime.js';
 import { sessionPaneTargets } from '../store/sessions/pane-target.js';
 import { readBody, resolveAuthor } from './input.js';
 import { err, out } from './output.js';
@@ -31,7 +29,7 @@ import { checkShape, type Shape, type VerbContext } from './shape.js';
 import { UsageError } from './usage-error.js';
 import { unknownAction, usagesOf } from './unknown-action.js';
 import { checksText } from './checks-text.js';
-import { hookPane, logIgnored, NotJson, readPayload, spawnDetached } from './hook-input.js';
+import { logIgnored } from './hook-input.js';
 import { reviewText, sessionLine, sessionText, statusLabel, transitionLine } from './session-text.js';
 
 interface ActionSpec extends Shape {
@@ -41,16 +39,6 @@ interface ActionSpec extends Shape {
 const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
 const author = (ctx: VerbContext) => resolveAuthor(ctx.options.by, ctx.cwd);
 
-/**
- * The runtime of a CLI verb. Sessions it launches get the online serve's url (from its endpoint record,
- * verified live); with no serve online, none: adapters signal through `trellis session signal`.
- */
-function cliRuntime(p: Project): SessionRuntime {
-  let url: Promise<string | null> | undefined;
-  return defaultRuntime(process.env, () =>
-    (url ??= readEndpointRecord(trellisHome(), mainRoot(p), { timeoutMs: 1_000 }).then((v) => (v.online ? v.record.url : null), () => null)),
-  );
-}
 
 /** capture and keys: session I/O's handlers, against the panes the session log records. */
 async function sessionIo(action: 'capture' | 'keys', ctx: VerbContext, p: Project): Promise<number> {
@@ -219,31 +207,8 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
       return r.status ?? 1;
     },
   },
-  signal: {
-    args: ['id', 'event'],
-    options: ['json'],
-    usage: 'trellis session signal <id> <event> [--json]   (the hook JSON on stdin)',
-    async run(ctx, p) {
-      const payload = readPayload();
-      if (payload instanceof NotJson) {
-        logIgnored(ctx.args[0]!, ctx.args[1]!, [payload.message]);
-        return 0;
-      }
-      const rt = cliRuntime(p);
-      const fromPane = hookPane(rt.tmux.socket);
-      const r = await signalSession(p, rt, ctx.args[0]!, ctx.args[1]!, payload, fromPane ? { fromPane } : {});
-      if (r.ignored.length) logIgnored(ctx.args[0]!, ctx.args[1]!, r.ignored);
-      // The hook only records: a multi-step reaction (the quarantine of repeated turn failures: WIP saved,
-      // pane killed, logged) runs in a detached worker of its own session, which the agent cannot kill
-      // (2.1.331 kills its running hooks as it exits); the serve's supervisor does the same, idempotently.
-      if (reactionDue(r)) {
-        spawnDetached(['session', 'react', r.session.id], ctx.cwd);
-      }
-      // Silent by default: Claude Code adds what some hooks print to the agent's context.
-      if (ctx.options.json) await out(json(r));
-      return 0;
-    },
-  },
+  // The command hook: its own module (session-signal-command.ts), which main.ts loads alone.
+  signal: SIGNAL_ACTION,
   'watch-opencode': {
     args: ['id', 'launch'],
     options: [],

@@ -9,13 +9,109 @@ export const boardError = signal<unknown>(null);
 /** Bumped on every change the stream announces; views holding their own fetches (issues, a thread) refetch on it. */
 export const revision = signal(0);
 /**
- * Bumped on a change that can move a session's review: a reading filed, a branch or trunk moved, a
- * session event, the spec tree (the review bundle, its banner and its checks table refetch on it).
+ * Bumped on a change that can move every session's review: a reading filed, the spec tree, the config, a
+ * resync, and the page's own actions (the review bundle, its banner and its checks table refetch on it).
+ * What moves one session's review only (its branch, trunk, its own state) is `branchRevision`'s and the
+ * session read's: another session's hook event or an issue write never reads a bundle again.
  */
 export const gateRevision = signal(0);
-const MOVES_A_REVIEW = new Set(['evals', 'worktrees', 'sessions', 'specs', 'resync', 'config']);
+const MOVES_EVERY_REVIEW = new Set(['evals', 'specs', 'resync', 'config']);
 /** Bumped when spec files change (the search corpus and node bodies refetch on it). */
 export const specRevision = signal(0);
+
+/** The ids a change event names, by stream kind (`moved` on the stream; a kind absent moved unnamed). */
+type Moved = Partial<Record<'issues' | 'sessions' | 'evals' | 'branches', string[]>>;
+const STREAM_CAUSES = new Set(['issues', 'sessions', 'evals']);
+
+/**
+ * Per stream (`issues a1`, `sessions s1`), a revision bumped on each change that may have moved it, and
+ * per kind one bumped on changes that moved it without naming which (any of its streams may have).
+ */
+const streamRevisions = new Map<string, number>();
+const kindRevisions = new Map<string, number>();
+/** Bumped with every stream revision, so a view reading `streamRevision` re-renders. */
+const streamTick = signal(0);
+
+/** What a view that shows one stream refetches on: changes only when a change may have moved it. */
+export function streamRevision(kind: 'issues' | 'sessions', id: string): string {
+  void streamTick.value;
+  return `${kindRevisions.get(kind) ?? 0} ${streamRevisions.get(`${kind} ${id}`) ?? 0}`;
+}
+
+const bump = (m: Map<string, number>, key: string) => m.set(key, (m.get(key) ?? 0) + 1);
+
+/** What a view that reads a branch (a session's review: its branch, trunk) refetches on: its tip moved. */
+export function branchRevision(name: string): number {
+  void streamTick.value;
+  return streamRevisions.get(`branches ${name}`) ?? 0;
+}
+
+function noteStreams(causes: string[], moved: Moved): void {
+  // The forge's issues, a config or a resync name nothing: every issue (and on the last two every session) may have moved.
+  const broad = causes.some((c) => c === 'resync' || c === 'config');
+  if (broad || causes.includes('forge')) bump(kindRevisions, 'issues');
+  if (broad) bump(kindRevisions, 'sessions');
+  for (const kind of ['issues', 'sessions'] as const) {
+    if (!causes.includes(kind)) continue;
+    const ids = moved[kind];
+    if (!ids) bump(kindRevisions, kind);
+    else for (const id of ids) bump(streamRevisions, `${kind} ${id}`);
+  }
+  // A worktrees change names the branches whose tips moved (none: a worktree added, removed or switched).
+  if (causes.includes('worktrees')) for (const b of moved.branches ?? []) bump(streamRevisions, `branches ${b}`);
+  if (causes.some((c) => MOVES_EVERY_REVIEW.has(c))) gateRevision.value++;
+  streamTick.value++;
+}
+
+/**
+ * A view that shows one stream and keeps the board's part of it current itself (the thread page, the
+ * session page): while one is shown, a change that moved only streams it covers patches the board's
+ * freshness from the event instead of refetching the board, which is refetched once the view goes.
+ */
+interface Narrow {
+  readonly covers: (kind: string, id: string) => boolean;
+}
+const narrows = new Set<Narrow>();
+let boardBehind = false;
+
+/** Registers a narrow view; returns its release (refetches the board if a change was left to it). */
+export function narrowBoard(covers: Narrow['covers']): () => void {
+  const n: Narrow = { covers };
+  narrows.add(n);
+  return () => {
+    narrows.delete(n);
+    if (boardBehind && narrows.size === 0) {
+      // What was left to the view is news to every other one (the issue list is cached per revision).
+      boardBehind = false;
+      revision.value++;
+      gateRevision.value++;
+      void refreshBoard();
+    }
+  };
+}
+
+/** Whether every stream the change moved is named and covered by a shown narrow view. */
+function covered(causes: string[], moved: Moved): boolean {
+  if (narrows.size === 0 || causes.length === 0) return false;
+  return causes.every((c) => {
+    if (!STREAM_CAUSES.has(c)) return false;
+    const ids = moved[c as keyof Moved];
+    return !!ids && ids.every((id) => [...narrows].some((n) => n.covers(c, id)));
+  });
+}
+
+/** A session page's read of its session, patched into the board's entry (the header counts read it). */
+export function patchBoardSession(view: Record<string, unknown> & { id: string }): void {
+  const b = board.value;
+  const i = b?.sessions.findIndex((s) => s.id === view.id) ?? -1;
+  if (!b || i < 0) return;
+  const entry = b.sessions[i] as unknown as Record<string, unknown>;
+  const next = Object.fromEntries(Object.keys(entry).map((k) => [k, k in view ? view[k] : entry[k]]));
+  if (JSON.stringify(next) === JSON.stringify(entry)) return;
+  const sessions = [...b.sessions];
+  sessions[i] = next as unknown as (typeof b.sessions)[number];
+  board.value = { ...b, sessions };
+}
 
 let etag: string | null = null;
 let inFlight: Promise<void> | null = null;
@@ -57,6 +153,9 @@ export const graphStream = new LiveStream(
   'api/graph/stream',
   {
     ready: () => {
+      bump(kindRevisions, 'issues');
+      bump(kindRevisions, 'sessions');
+      streamTick.value++;
       revision.value++;
       gateRevision.value++;
       specRevision.value++;
@@ -65,13 +164,23 @@ export const graphStream = new LiveStream(
     graph: (data) => {
       let cause = '';
       let causes: string[] = [];
+      let moved: Moved = {};
+      let freshness: Board['freshness'] | undefined;
       try {
-        const d = JSON.parse(data) as { cause?: string; causes?: string[] };
+        const d = JSON.parse(data) as { cause?: string; causes?: string[]; moved?: Moved; freshness?: Board['freshness'] };
         cause = d.cause ?? '';
         causes = d.causes ?? [cause];
+        moved = d.moved ?? {};
+        freshness = d.freshness;
       } catch {}
       if (cause === 'specs' || cause === 'resync') specRevision.value++;
-      if (causes.some((c) => MOVES_A_REVIEW.has(c))) gateRevision.value++;
+      noteStreams(causes, moved);
+      if (covered(causes, moved) && board.value && freshness) {
+        // The shown view reads what moved itself; the board catches up when it goes.
+        board.value = { ...board.value, freshness };
+        boardBehind = true;
+        return;
+      }
       revision.value++;
       void refreshBoard();
     },

@@ -25,7 +25,8 @@ const HEARTBEAT_MS = 15_000;
  *   `graph`  whenever the board changes: { cause, causes, freshness, moved }, cause one of
  *            issues | forge | specs | config | sessions | worktrees | evals | resync; `moved` names the
  *            ids that moved by stream kind ({ issues: [id], sessions: [id] }): a kind among the causes but
- *            absent from `moved` moved without a name (any of its streams may have)
+ *            absent from `moved` moved without a name (any of its streams may have); with `worktrees`,
+ *            `branches` names the local branches whose tips moved (none named: no branch moved)
  * A client refetches /api/graph (with If-None-Match) on `graph`, and what it shows that `moved` names.
  */
 export function graphRoutes(ctx: AppContext): Hono {
@@ -40,6 +41,8 @@ export function graphRoutes(ctx: AppContext): Hono {
   // One subscriber list for every stream client: each change is encoded once and the same bytes go to all.
   const fanout = new SseFanout(HEARTBEAT_MS);
   ctx.live.bus.on('change', (change: BoardChange) => fanout.broadcast('graph', change.json));
+  // With no page listening, a stream change costs the serve no board rebuild (live.ts: noteAnnounced).
+  ctx.live.listening = () => fanout.size > 0;
   route(app, 'read', 'GET', '/api/graph/stream', async (c) => {
     const snap = await ctx.live.snapshot();
     const body = fanout.open(message('ready', JSON.stringify({ etag: snap.etag, freshness: snap.board.freshness })));

@@ -12,17 +12,11 @@ import type { SessionsProject } from '../sessions/sessions-project.js';
 import { readSpecTree, type SpecFileMemo, type SpecTree } from '../spec/spec-tree.js';
 import { OverlayMemo } from '../spec/overlay-memo.js';
 import { TreeWatcher } from '../spec/watch-tree.js';
-import { parseStreamRef, STREAM_KINDS, type StreamCause, type StreamKindName } from '../streams/stream-names.js';
+import { parseStreamRef } from '../streams/stream-names.js';
+import { branchOf, noteMoved, STREAM_CHANGES, type ChangeCause, type Moved, type MovedIds } from './moved-ids.js';
 
-/** What moved: a stream kind's cause (stream-names.ts), or one of the watcher's own inputs. */
-export type ChangeCause = StreamCause | 'forge' | 'specs' | 'config' | 'worktrees' | 'resync';
+export type { ChangeCause, MovedIds, MovedKind } from './moved-ids.js';
 
-/**
- * The ids that moved, by stream kind. A kind listed here names every stream of it that moved in this
- * change; a kind among the causes but absent here moved without a name (packed-refs rewritten, a resync):
- * any of its streams may have.
- */
-export type MovedIds = Partial<Record<StreamKindName, string[]>>;
 
 export interface BoardChange {
   readonly cause: ChangeCause;
@@ -45,8 +39,8 @@ export interface BoardSnapshot {
 
 /** Debounce for bursts: one git write touches a lock and a ref within a millisecond or two. */
 const SETTLE_MS = 5;
-/** A safety net for the watchers: re-derive everything this often even if no event arrived. */
-const RESYNC_MS = 10_000;
+/** A safety net for the watchers: re-derive everything this often even if no event arrived (a test may set it). */
+const resyncMs = () => (Number(process.env.TRELLIS_RESYNC_MS) > 0 ? Number(process.env.TRELLIS_RESYNC_MS) : 10_000);
 /**
  * A request can arrive in the same turn of the event loop as the watcher event of a ref another
  * process moved just before sending it. The kernel queued that event before the request was sent, so it
@@ -82,6 +76,10 @@ export class LiveProject {
   private lastStamp: string | undefined;
   /** A build in flight, shared only with requests of the same generation. */
   private building: { generation: number; promise: Promise<BoardSnapshot> } | undefined;
+  /** Whether anyone reads the change stream (the SSE's pages); set by the stream's route. */
+  listening: () => boolean = () => true;
+  /** The generation every change up to which was announced by a change of streams (its board unbuilt then). */
+  private announced = -1;
   /** Diagnostics: how many rebuilds ran and how long the last one took. */
   readonly stats = { rebuilds: 0, lastRebuildMs: 0 };
   /** Thread ids whose refs changed since the last build; null: something else did, read every tip. */
@@ -92,7 +90,7 @@ export class LiveProject {
   readonly overlay: OverlayMemo;
 
   constructor(readonly project: SessionsProject) {
-    this.overlay = new OverlayMemo(project.root ?? project.gitdir, project.gitdir, () => this.changed('worktrees'));
+    this.overlay = new OverlayMemo(project.root ?? project.gitdir, project.gitdir, (branch) => this.changed('worktrees', branch));
     project.threads.deferCacheSaves(CACHE_SAVE_MS);
     project.evals.deferCacheSaves(CACHE_SAVE_MS);
     project.sessionLog.deferCacheSaves(CACHE_SAVE_MS);
@@ -110,10 +108,12 @@ export class LiveProject {
         // A thread's ref (or its lock) names the one thread to re-read; anything else re-reads all tips.
         const rel = name.split('\\').join('/');
         // A branch moved: a worktree's HEAD or trunk, which the overlay summarizes.
-        if (rel.startsWith('heads/')) return this.changed('worktrees');
+        if (rel.startsWith('heads/')) return this.changed('worktrees', branchOf(rel));
         const stream = parseStreamRef(rel);
         // A session transition moves the board's sessions, a reading its per-node outcomes; never a thread.
-        if (stream?.cause === 'sessions' || stream?.cause === 'evals') return this.changed(stream.cause, stream.id);
+        // Their lock files are not announced: the ref's own name is seen when the write lands (announcing
+        // the lock too made a page read a session twice per event, the first time before the write).
+        if (stream?.cause === 'sessions' || stream?.cause === 'evals') return stream.lock ? undefined : this.changed(stream.cause, stream.id);
         // A WIP snapshot is no reader's input.
         if (stream && !stream.cause) return;
         if (stream?.kind === 'issues' && stream.id && this.dirtyThreads) this.dirtyThreads.add(stream.id);
@@ -135,7 +135,7 @@ export class LiveProject {
       name === 'trellis.json' || name === 'trellis.local.json' ? 'config' : name === this.project.settings().specRoot ? 'specs' : null,
     );
     this.watchSpecRoot();
-    this.resync = setInterval(() => this.changed('resync'), RESYNC_MS).unref();
+    this.resync = setInterval(() => this.changed('resync'), resyncMs()).unref();
     const refreshForges = () =>
       // An unreadable issue is said when the listing changes, not on every poll that finds it unchanged.
       void this.project.forges.refresh().then(({ failures, notes, changed }) => [...failures, ...(changed ? notes : [])].forEach((f) => console.error(`trellis: forge refresh: ${f}`)));
@@ -179,6 +179,8 @@ export class LiveProject {
       this.stats.rebuilds++;
       this.stats.lastRebuildMs = performance.now() - started;
       this.memo = { generation, snapshot };
+      // The board a change of streams announced, built by whoever asked first (a page's GET, most often).
+      if (generation === this.announced) this.lastEtag = snapshot.etag;
       return snapshot;
     });
     this.building = { generation, promise: build };
@@ -233,21 +235,30 @@ export class LiveProject {
   }
 
   /**
-   * Says a change to subscribers once the board it affects has really changed. A thread or forge
-   * change always moves the freshness stamp (spec §2.1 rule 8), which is cheap to recompute, so those
-   * are announced at once and the board is rebuilt by whoever asks for it next; anything else is
-   * announced only if the rebuilt board's bytes differ.
+   * Says a change to subscribers. A change of streams only (threads, the forge, sessions, readings) is
+   * announced at once, naming what moved, and the board is rebuilt by whoever asks for it next: a thread or
+   * forge change when it moved the freshness stamp (spec §2.1 rule 8, cheap to recompute), a session's
+   * event or a reading always (a page showing that session reads it again, whether or not the board's
+   * bytes moved). Anything else (specs, config, worktrees, a resync) is announced only if the rebuilt
+   * board's bytes differ from the last announced board's, or a branch moved.
+   *
+   * Announcing a session event only when the board's bytes moved lost it when another change's rebuild
+   * had already read its ref: that change's event did not name the session, and the session's own rebuild
+   * then compared equal (a session page stayed on `review` after a CLI close).
    */
   private async settle(causes: Set<ChangeCause>, moved: Moved): Promise<void> {
     this.pending = undefined;
+    // Every change up to here is settled into this one; a later one has its own pending settle.
+    const settled = this.generation;
     const cause = [...causes].find((c) => c !== 'resync') ?? 'resync';
     try {
-      if ([...causes].every((c) => c === 'issues' || c === 'forge')) {
+      if ([...causes].every((c) => STREAM_CHANGES.has(c))) {
         const freshness = freshnessFrom(this.project, await this.readThreads());
         const stamp = JSON.stringify(freshness);
-        if (stamp === this.lastStamp) return;
+        if (stamp === this.lastStamp && ![...causes].some((c) => c === 'sessions' || c === 'evals')) return;
         this.lastStamp = stamp;
         this.emit(cause, freshness, causes, moved);
+        this.noteAnnounced(settled);
         return;
       }
       const snap = await this.snapshot();
@@ -268,6 +279,23 @@ export class LiveProject {
       }
       console.error(`trellis: reading the change failed: ${(err as Error).message}`);
     }
+  }
+
+  /**
+   * After a change of streams announced without a rebuild, the board it moved becomes the one compared
+   * against, as soon as it is built (snapshot()): otherwise the next resync compared against the board before
+   * the write and announced again what had been announced (a 'resync' that made every open page read
+   * everything, ten seconds after a reply). With pages listening it is built now, once they have heard (most
+   * ask for it at once and share this build; a page showing only what moved does not); with none, nobody is
+   * told twice, and the serve rebuilds nothing per agent event.
+   */
+  private noteAnnounced(generation: number): void {
+    // Only a board of exactly the announced generation: one with a later change in it would hide that
+    // change from its own settle (compared equal, never announced); a stale one only announces again.
+    if (this.generation !== generation) return;
+    this.announced = generation;
+    if (this.memo?.generation === generation) this.lastEtag = this.memo.snapshot.etag;
+    else if (this.listening()) void this.snapshot().catch(() => {});
   }
 
   /** `causes`: every change settled into this one (a review refetches on some of them, whichever came first). */
@@ -309,21 +337,6 @@ export class LiveProject {
       if (!isConfigError(err)) throw err;
     }
   }
-}
-
-/** Per stream kind, the ids that moved; null once one of its moves named no id (any may have moved). */
-type Moved = Map<StreamKindName, Set<string> | null>;
-
-/** The stream kind each stream cause announces. */
-const KIND_OF_CAUSE: ReadonlyMap<ChangeCause, StreamKindName> = new Map(STREAM_KINDS.flatMap((k) => (k.cause ? [[k.cause, k.kind] as const] : [])));
-
-function noteMoved(moved: Moved, cause: ChangeCause, id: string | undefined): void {
-  const kind = KIND_OF_CAUSE.get(cause);
-  if (!kind) return;
-  const ids = moved.get(kind);
-  if (ids === null) return;
-  if (id === undefined) moved.set(kind, null);
-  else moved.set(kind, (ids ?? new Set()).add(id));
 }
 
 const isConfigError = (err: unknown): boolean => err instanceof TrellisError && err.code === 'CONFIG_INVALID';

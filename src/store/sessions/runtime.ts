@@ -13,7 +13,7 @@ import { deliverChecked, type Delivery } from './delivery.js';
 import type { InputLanes } from './input-queue.js';
 import { pasteText } from './pane-input.js';
 import { hasSetupScreens } from './setup-screens.js';
-import { Tmux } from './tmux.js';
+import type { BareCommand, SessionRuntime } from './session-runtime.js';
 import { addWorktree, copyIncludes, dropBranchIfEmpty, mainRoot, removeWorktree, runSetup } from './worktree.js';
 import { claimPooled, kickRefill } from './worktree-pool.js';
 import { confinedCommand, confinementFor } from './confine.js';
@@ -22,23 +22,11 @@ import { ensureUploadsDir } from '../evidence/uploads.js';
 /** Who writes what the runtime itself observes or does. */
 export const SUPERVISOR = 'trellis';
 
-/** How the runtime reaches its processes: the tmux server, the API url sessions get, the environment. */
-export interface SessionRuntime {
-  readonly tmux: Tmux;
-  /** The supervisor's loopback face for `TRELLIS_API_URL`, or null (no serve online). */
-  apiUrl(): Promise<string | null>;
-  readonly env: NodeJS.ProcessEnv;
-}
-
-export function defaultRuntime(env: NodeJS.ProcessEnv = process.env, apiUrl: () => Promise<string | null> = async () => env.TRELLIS_API_URL || null): SessionRuntime {
-  return { tmux: Tmux.forHome(env), apiUrl, env };
-}
+export { defaultRuntime, type BareCommand, type SessionRuntime } from './session-runtime.js';
 
 /** The command line that runs this trellis, for hooks and tmux hooks to call back. */
 export const trellisCommand = (): string => `${shq(process.execPath)} ${shq(join(packageRoot().dir, 'dist/src/cli/bin.js'))}`;
 
-/** A session command without who, when and source (distributed over the union). */
-export type BareCommand = SessionCommand extends infer C ? (C extends unknown ? Omit<C, 'by' | 'at' | 'source'> : never) : never;
 
 /** Appends a runtime-made command (the supervisor's, a hook's) with the current clock. */
 export function record(p: SessionsProject, id: string, command: BareCommand & { by?: string; source?: SessionCommand['source'] }) {

@@ -8,9 +8,10 @@ import { quarantineDue, sessionView, type SessionState, type SessionView } from 
 import type { SessionsProject as Project } from './sessions-project.js';
 import { adapterOf } from './adapters/index.js';
 import { mapSignal } from './adapters/signal.js';
-import { capturePane } from './pane-capture.js';
-import type { BareCommand, SessionRuntime } from './runtime.js';
-import { appendCommand, deliverHeld, sessionState } from './verbs.js';
+import type { BareCommand, SessionRuntime } from './session-runtime.js';
+// The hook's own path loads the session log and the adapters only: delivering a held prompt and keeping
+// an exited agent's last screen load what they need when they happen (issue 40: the hook's CPU per event).
+import { appendCommand, sessionState } from './session-append.js';
 
 export interface SignalResult {
   readonly session: SessionView;
@@ -55,7 +56,7 @@ export async function signalSession(p: Project, rt: SessionRuntime, id: string, 
       ignored.push(`${event}: ${err.message}`);
     }
   }
-  if (changed && current.pending.length > 0) await deliverHeld(p, rt, id);
+  if (changed && current.pending.length > 0) await (await import('./verbs.js')).deliverHeld(p, rt, id);
   return { session: sessionView(changed ? await sessionState(p, id) : current), changed, ignored };
 }
 
@@ -93,6 +94,7 @@ const EXIT_LINES = 5;
  */
 async function exitEvidence(p: Project, rt: SessionRuntime, state: SessionState): Promise<string | undefined> {
   try {
+    const { capturePane } = await import('./pane-capture.js');
     const screen = await capturePane({ socket: rt.tmux.socket, session: state.tmux!.session, pane: state.tmux!.pane }, { lines: 500 });
     const lines = screen.text.split('\n').map((l) => l.trimEnd()).filter((l) => l.trim() !== '' && !/^Pane is dead/.test(l.trim()));
     if (lines.length === 0) return undefined;

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { decideSession, isNodeId, isTrellisError, TrellisError, type SessionCommand, type SessionStatus } from '../../events/index.js';
 import { sessionList, sessionView, type OverlapWith, type SessionState, type SessionSummary, type SessionView } from '../../projections/index.js';
-import { newThreadId, isLocalId } from '../project/ids.js';
-import { unknownSession } from './unknown-session.js';
+import { newThreadId } from '../project/ids.js';
+import { appendCommand, sessionState } from './session-append.js';
 import type { SessionsProject } from './sessions-project.js';
 import type { StreamProblem } from '../streams/projection-cache.js';
 import { adapterOf, harnessNames } from './adapters/index.js';
@@ -127,22 +127,13 @@ async function overlaps() {
   return { overlapTracker, changedNodes };
 }
 
-/** The folded state of session `id`; an unknown (or impossible) id is SESSION_NOT_FOUND. */
-export async function sessionState(p: SessionsProject, id: string): Promise<SessionState> {
-  if (!isLocalId(id)) throw new TrellisError('SESSION_NOT_FOUND', `no session ${JSON.stringify(id)}`);
-  const state = await p.sessionLog.get(id);
-  if (state.status === 'absent') throw await unknownSession(p, id);
-  return state;
-}
+/** The folded state of session `id` and one appended command: session-append.ts's (the hook loads only it). */
+export { appendCommand, sessionState };
 
 /** Refuses now, before any side effect, what the state machine would refuse when appended. */
 function precheck(p: SessionsProject, state: SessionState, command: BareCommand, by: string): void {
   decideSession(state, { ...command, by, at: p.now().toISOString(), source: 'user' } as SessionCommand);
 }
-
-/** Appends `command` to session `id`'s stream as `by` now (the state machine decides; the signal verb uses it too). */
-export const appendCommand = (p: SessionsProject, id: string, command: BareCommand, by: string, source: SessionCommand['source'] = 'user') =>
-  p.sessionLog.write(id, { ...command, by, at: p.now().toISOString(), source } as SessionCommand);
 
 /** The adapter's shared-runtime guard; a reason refuses the cleanup. */
 async function guard(p: SessionsProject, state: SessionState, action: string): Promise<void> {

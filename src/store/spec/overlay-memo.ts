@@ -13,19 +13,20 @@ import { hasLinkedWorktrees, listWorktrees, overlayEntry, trunkOf, undiffedEntry
  *   checkout's `HEAD` — all plain file reads;
  * - an entry is recomputed only when its worktree's HEAD commit, trunk's tip, or its spec files moved.
  *   Spec file edits are seen by a watcher per worktree (`onEdit` tells the owner, which bumps its board
- *   generation); the other inputs are refs and files the owner already watches.
+ *   generation, with the worktree's branch: a session's review reads its worktree's declarations); the
+ *   other inputs are refs and files the owner already watches.
  */
 export class OverlayMemo {
   private list: { stamp: string; worktrees: Worktree[] } | undefined;
   private readonly entries = new Map<string, { stamp: string; forkKey: string; entry: OverlayEntry }>();
-  private readonly edits = new Map<string, { generation: number; specRoot: string; watchers: TreeWatcher[] }>();
+  private readonly edits = new Map<string, { generation: number; specRoot: string; branch: string | null; watchers: TreeWatcher[] }>();
   /** Diagnostics: how often the list was re-read and entries were recomputed (each is git runs). */
   readonly stats = { lists: 0, entries: 0 };
 
   constructor(
     private readonly cwd: string,
     private readonly gitdir: string,
-    private readonly onEdit: () => void,
+    private readonly onEdit: (branch: string | undefined) => void,
   ) {}
 
   /** The overlay as of now; git runs only for worktrees whose inputs moved since the last call. */
@@ -42,7 +43,7 @@ export class OverlayMemo {
     return Promise.all(
       linked.map(async (w) => {
         // Watch before reading, so an edit that lands while git runs bumps the generation after it.
-        const generation = this.watchEdits(w.path, specRoot);
+        const generation = this.watchEdits(w.path, specRoot, w.branch);
         const forkKey = `${w.head}|${trunk}@${trunkTip}`;
         const stamp = `${forkKey}|${w.branch}|${specRoot}|${generation}`;
         const hit = this.entries.get(w.path);
@@ -101,14 +102,18 @@ export class OverlayMemo {
   }
 
   /** Watches `<worktree>/<specRoot>` (and the worktree's top folder, for the spec root appearing). */
-  private watchEdits(path: string, specRoot: string): number {
+  private watchEdits(path: string, specRoot: string, branch: string | null): number {
     const have = this.edits.get(path);
-    if (have?.specRoot === specRoot) return have.generation;
+    if (have?.specRoot === specRoot) {
+      // A pooled worktree is given its session's branch when a spawn takes it.
+      have.branch = branch;
+      return have.generation;
+    }
     for (const w of have?.watchers ?? []) w.close();
-    const state = { generation: 0, specRoot, watchers: [] as TreeWatcher[] };
+    const state = { generation: 0, specRoot, branch, watchers: [] as TreeWatcher[] };
     const bump = () => {
       state.generation++;
-      this.onEdit();
+      this.onEdit(state.branch ?? undefined);
     };
     const specs = new TreeWatcher(join(path, specRoot), bump);
     const top = new TreeWatcher(

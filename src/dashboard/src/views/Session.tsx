@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { enc, get, post } from '../api';
 import { href } from '../router';
-import { refreshBoard, revision } from '../store';
+import { board, narrowBoard, patchBoardSession, refreshBoard, streamRevision } from '../store';
 import type { OverlapWith, SessionView as Session } from '../types';
 import { Ago, ErrorBox, Section, useFetch } from '../ui';
 import { OverlapFlags, SpawnWarnings } from './SessionChecks';
@@ -16,6 +16,15 @@ import { ShellNeeded } from './session/ShellNeeded';
 import '../sessions.css';
 import { mayUse } from '../host/hub';
 
+/**
+ * What the session's read says that its review bundle reads: where its branch started, the merge overrides,
+ * and its phase: at work (starting, running, awaiting: an agent's hook event moves between these and reads
+ * no bundle again; its branch's commits do), or a state of its own (put up for review, merging, closed and
+ * its worktree gone, interrupted...), each read afresh.
+ */
+const reviewVersion = (s: Session): string => JSON.stringify([AT_WORK.has(s.state) ? 'at work' : s.state, s.base, s.branch, s.mergeOverrides.length]);
+const AT_WORK = new Set(['starting', 'running', 'awaiting']);
+
 /** States in which a session has a pane to watch (an interrupted one may still have its tmux session). */
 const WITH_PANE = new Set(['starting', 'running', 'awaiting', 'review', 'merging', 'interrupted']);
 
@@ -24,12 +33,23 @@ const WITH_PANE = new Set(['starting', 'running', 'awaiting', 'review', 'merging
  * prompts, the lifecycle buttons (whose refusals show the server's message) and the review bundle.
  */
 export function SessionView({ id }: { id: string }) {
-  const rev = revision.value;
+  // Read again only on a change that may have moved this session (the stream names the ids that moved); a
+  // change that moved only this session is patched into the board's entry (the header's counts) instead
+  // of refetching the board, which catches up when the page goes.
+  const moved = streamRevision('sessions', id);
+  useEffect(() => narrowBoard((kind, other) => kind === 'sessions' && other === id), [id]);
   const [local, setLocal] = useState<Session | null>(null);
   const [checked, setChecked] = useState(false);
   const [merged, setMerged] = useState(false);
   useEffect(() => setMerged(false), [id]);
-  const f = useFetch(() => get<Session>(`api/sessions/${enc(id)}`), [id, rev]);
+  // A board read after a change this page was not named in (a resync, a worktree removed) that disagrees with
+  // the page's read is a change the page missed: read again (never on the page's own patches, which agree).
+  const [behind, setBehind] = useState('');
+  const f = useFetch(() => get<Session>(`api/sessions/${enc(id)}`).then((v) => (patchBoardSession(v as unknown as Record<string, unknown> & { id: string }), v)), [id, moved, behind]);
+  const boardStatus = board.value?.sessions.find((s) => s.id === id)?.state;
+  useEffect(() => {
+    if (boardStatus && f.data?.id === id && !f.loading && boardStatus !== f.data.state) setBehind(boardStatus);
+  }, [boardStatus, f.data, f.loading, id]);
   // An action's answer shows until the next read lands, then that read does: cleared once the new data is
   // rendered, never before (clearing it as the read resolved rendered the older read for a moment, so the
   // page flickered back to the state before the action and its buttons were replaced under the pointer).
@@ -38,7 +58,7 @@ export function SessionView({ id }: { id: string }) {
   // The review bundle, read once for the strip's verdict and next step and for the bundle's card below it.
   // A closed session spawned for an issue loads its bundle by itself: whether its change is merged (and
   // its issue can be closed) is the bundle's to say.
-  const rb = useReviewBundle(id, !!s && (s.state === 'review' || checked || (s.state === 'closed' && !!s.issue)), s ? `${s.state} ${s.reason ?? ''}` : '');
+  const rb = useReviewBundle(id, s?.branch ?? '', !!s && (s.state === 'review' || checked || (s.state === 'closed' && !!s.issue)), s ? reviewVersion(s) : '');
   // Looking at the page is viewing the session: its unread marker clears (a refusal changes nothing).
   useEffect(() => {
     if (s?.unread && s.state !== 'closed') void post(`api/sessions/${enc(id)}/view`, {}).catch(() => {});

@@ -3,7 +3,7 @@ import { ApiError, enc, get, loadPageAuthor, pageAuthor, post } from '../api';
 import { ConfirmButton } from '../confirm';
 import { size, wordsFor } from '../error-words';
 import { href } from '../router';
-import { revision } from '../store';
+import { narrowBoard, revision, streamRevision } from '../store';
 import type { Issue, IssueEvent, IssueTimeline, Reply } from '../types';
 import { Ago, ErrorBox, Labels, Markdown, StatusChip, StoreChip, useFetch, useAction } from '../ui';
 import { issueList } from './Issues';
@@ -14,13 +14,20 @@ import '../thread.css';
 import { mayUse, mayWriteTo } from '../host/hub';
 
 export function ThreadView({ id }: { id: string }) {
-  const rev = revision.value;
+  // Read again only on a change that may have moved this thread (the stream names the ids that moved); a
+  // change that moved only this thread leaves the board to catch up when the page goes.
+  const moved = streamRevision('issues', id);
+  useEffect(() => narrowBoard((kind, other) => kind === 'issues' && other === id), [id]);
   const [local, setLocal] = useState<Issue | null>(null);
-  const t = useFetch(() => get<Issue>(`api/issues/${enc(id)}`).then((i) => (setLocal(null), i)), [id, rev]);
-  // The timeline is its own read (the Issue is the spec's table), asked again after each write shown here.
+  const t = useFetch(() => get<Issue>(`api/issues/${enc(id)}`).then((i) => (setLocal(null), i)), [id, moved]);
+  // The timeline is its own read (the Issue is the spec's table), asked again after each write shown here
+  // and when what its events change moved (opened, edited, closed, reopened, promoted: never a reply).
   const [wrote, setWrote] = useState(0);
-  const changes = useFetch(() => get<IssueTimeline>(`api/issues/${enc(id)}/timeline`), [id, rev, wrote]);
-  const list = useFetch(() => issueList(rev), [rev]);
+  const shown = t.data?.id === id ? t.data : undefined;
+  const timelineKey = shown ? JSON.stringify([shown.status, shown.store, shown.concern, shown.body, shown.labels, shown.nodes]) : '';
+  const changes = useFetch(() => (timelineKey ? get<IssueTimeline>(`api/issues/${enc(id)}/timeline`) : Promise.resolve(undefined)), [id, timelineKey, wrote]);
+  // The stores (the promote buttons): read once per page, not per change.
+  const list = useFetch(() => issueList(revision.peek()), []);
   const { doing: busy, error: err, run } = useAction();
   const [editing, setEditing] = useState(false);
   useEffect(loadPageAuthor, []);

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { enc, get, post } from '../../api';
 import { ConfirmButton } from '../../confirm';
 import { href } from '../../router';
-import { gateRevision, revision } from '../../store';
+import { gateRevision, streamRevision } from '../../store';
 import type { Issue } from '../../types';
 import { ErrorBox, useAction, useFetch } from '../../ui';
 import { mayWriteTo } from '../../host/hub';
@@ -15,9 +15,10 @@ import { mayWriteTo } from '../../host/hub';
  * read again (its changed nodes list their open issues, this one no longer among them).
  */
 export function FixedIssue({ issue, session }: { issue: string; session: string }) {
-  const board = revision.value;
+  // Read again only when a change may have moved this issue (the stream names the threads that moved).
+  const moved = streamRevision('issues', issue);
   const [closed, setClosed] = useState(0);
-  const r = useFetch(() => get<Issue>(`api/issues/${enc(issue)}`), [issue, board, closed]);
+  const r = useFetch(() => get<Issue>(`api/issues/${enc(issue)}`), [issue, moved, closed]);
   const { busy, error, run } = useAction();
   const i = r.data;
   if (!i) return <ErrorBox error={r.error} title="The session's issue could not be read" />;

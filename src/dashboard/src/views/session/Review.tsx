@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { diffSize, LONG_DIFF_LINES } from '../../../../projections/review-bundle.js';
 import { enc, get } from '../../api';
 import { href } from '../../router';
-import { gateRevision } from '../../store';
+import { branchRevision, gateRevision } from '../../store';
 import type { ReviewBundle } from '../../types';
 import { Ago, Diff, ErrorBox, plural, useFetch } from '../../ui';
 import { ChecksPanel } from '../SessionChecks';
@@ -15,19 +15,28 @@ const CHANGE: Record<string, string> = { A: 'added', M: 'modified', D: 'deleted'
  * The review bundle as a diff viewer, laid out for reading across the page's width: the checks first (what
  * the merge gate says), then the merge pre-flight, commits, changed nodes with open issues, and each
  * file's diff in a fold of its own, open unless it is longer than LONG_DIFF_LINES lines.
- * It is fetched again (git runs for it each time) when the session's own state changes (`version`) and on
- * every change that can move it (`gateRevision`: a reading filed, a commit on its branch, trunk moved), not
- * on every board revision: the pre-flight line, the checks table and the diff are one answer, never two.
+ * It is fetched again (git runs for it each time) when what the session's read says of it changes
+ * (`version`: its state, base, acceptances), when its branch's or trunk's tip moved (the change stream names
+ * the branches), and on what can move every review (`gateRevision`: a reading filed, the spec tree, the
+ * page's own actions); never on another session's event or an issue write: the pre-flight line, the checks
+ * table and the diff are one answer, never two.
  */
-export function useReviewBundle(id: string, auto: boolean, version: string): { want: boolean; load: () => void; bundle: ReviewBundle | undefined; error: unknown } {
+export function useReviewBundle(id: string, branch: string, auto: boolean, version: string): { want: boolean; load: () => void; bundle: ReviewBundle | undefined; error: unknown } {
   const [want, setWant] = useState(auto);
   useEffect(() => {
     if (auto) setWant(true);
   }, [auto]);
   // A page that moves to another session starts from that session's own need for its bundle.
   useEffect(() => setWant(auto), [id]);
-  const moved = gateRevision.value;
+  // Trunk's name is the bundle's (the project's setting, as the server reads it), known after the first
+  // read: its moves count from then (learning its name is no move, and reads nothing again).
+  const [trunk, setTrunk] = useState<{ name: string; from: number } | null>(null);
+  const moved = `${gateRevision.value} ${branchRevision(branch)} ${trunk ? branchRevision(trunk.name) - trunk.from : 0}`;
   const r = useFetch(() => (want ? get<ReviewBundle>(`api/sessions/${enc(id)}/review`) : Promise.resolve(undefined)), [id, want, version, moved]);
+  const trunkName = r.data?.preflight.trunk;
+  useEffect(() => {
+    if (trunkName && trunkName !== trunk?.name) setTrunk({ name: trunkName, from: branchRevision(trunkName) });
+  }, [trunkName]);
   // Another session's bundle, still held while this one's loads, is never shown as this one's.
   return { want, load: () => setWant(true), bundle: r.data?.session === id ? r.data : undefined, error: r.error };
 }
