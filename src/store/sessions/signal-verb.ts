@@ -10,6 +10,7 @@ import { adapterOf } from './adapters/index.js';
 import { mapSignal } from './adapters/signal.js';
 import { capturePane } from './pane-capture.js';
 import type { BareCommand, SessionRuntime } from './runtime.js';
+import { recordUsage } from './usage-verb.js';
 import { appendCommand, deliverHeld, sessionState } from './verbs.js';
 
 export interface SignalResult {
@@ -55,6 +56,9 @@ export async function signalSession(p: Project, rt: SessionRuntime, id: string, 
       ignored.push(`${event}: ${err.message}`);
     }
   }
+  // The agent's own usage record, read up to where it now ends (issue 42): its figures outlive the agent's cleanup.
+  const usageProblem = await recordUsage(p, current, payload);
+  if (usageProblem) ignored.push(usageProblem);
   if (changed && current.pending.length > 0) await deliverHeld(p, rt, id);
   return { session: sessionView(changed ? await sessionState(p, id) : current), changed, ignored };
 }
