@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { costLines, costReport, parseSince } from './cost-report.js';
 import { initialSession, type SessionState } from './session.js';
+import { emptyUsage, evolveUsage } from './session-usage.js';
 
 const entry = (at: string, model: string, usd: number | null, n: number) => ({ model, input: n, output: n, cacheRead: n, cacheWrite: n, usd, priced: usd === null ? null : 'table', at });
 const session = (id: string, harness: string, issue: string | null, nodes: string[], entries: Record<string, ReturnType<typeof entry>>): SessionState => ({
@@ -10,7 +11,10 @@ const session = (id: string, harness: string, issue: string | null, nodes: strin
   issue,
   nodes,
   title: `task ${id}`,
-  usage: { entries, turns: 1, context: null, read: {} },
+  usage: Object.entries(entries).reduce(
+    (u, [key, { at, ...e }]) => evolveUsage(u, { v: 1, type: 'usage', at, by: id, clock: 1, source: 'hook', data: { agent: 'claude', file: 'f', from: 0, to: 1, entries: [{ key, ...e }], turns: 0, context: null } }),
+    emptyUsage,
+  ),
 });
 
 const states = [

@@ -1,6 +1,6 @@
 import { TrellisError } from '../events/index.js';
 import type { SessionState } from './session.js';
-import { addTotals, emptyUsage, usdText, zeroTotals, type TokenTotals } from './session-usage.js';
+import { addTotals, usageBuckets, usdText, zeroTotals, type TokenTotals } from './session-usage.js';
 
 /** How `trellis cost` groups: by session, by the issue it worked on, by node, by the day (UTC) of use. */
 export const COST_GROUPS = ['session', 'issue', 'node', 'day'] as const;
@@ -17,7 +17,7 @@ export interface CostRow extends TokenTotals {
 
 export interface CostReport {
   readonly by: CostGroup;
-  /** The earliest use counted (ISO), or null: all of it. */
+  /** The earliest use counted (ISO; counted by the hour it falls in), or null: all of it. */
   readonly since: string | null;
   /** Highest cost first (by day: oldest day first). */
   readonly rows: readonly CostRow[];
@@ -52,10 +52,9 @@ export function costReport(states: readonly SessionState[], by: CostGroup, since
       shells++;
       continue;
     }
-    for (const e of Object.values((s.usage ?? emptyUsage).entries)) {
-      if (since && e.at < since) continue;
+    for (const e of usageBuckets(s.usage, since)) {
       total = addTotals(total, e);
-      const keys = by === 'session' ? [s.id] : by === 'issue' ? [s.issue ?? '(none)'] : by === 'node' ? (s.nodes.length ? s.nodes : ['(none)']) : [e.at.slice(0, 10)];
+      const keys = by === 'session' ? [s.id] : by === 'issue' ? [s.issue ?? '(none)'] : by === 'node' ? (s.nodes.length ? s.nodes : ['(none)']) : [e.hour.slice(0, 10)];
       for (const key of keys) {
         const row = rows.get(key) ?? { totals: zeroTotals, ...(by === 'session' ? { title: s.title } : {}), sessions: new Set<string>() };
         row.totals = addTotals(row.totals, e);

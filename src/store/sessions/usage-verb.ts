@@ -79,7 +79,7 @@ export async function recordUsage(p: Project, state: SessionState, payload: unkn
       throw err;
     });
     if (!read) return null;
-    const found = record.source === 'claude' ? claudeUsage(read.lines) : codexUsage(read.lines, basename(record.file), countedOf(state, basename(record.file)), state.usage?.context?.model ?? null);
+    const found = record.source === 'claude' ? claudeUsage(read.lines) : codexUsage(read.lines, basename(record.file), countedOf(state, record.file), state.usage?.context?.model ?? null);
     const { entries, windows } = await priceEntries(record.source, found.entries);
     const context: UsageContext | null = found.context && found.context.window === null ? { ...found.context, window: windows.get(found.context.model) ?? null } : found.context;
     // Nothing a person would see (attachments, a tool's output): no commit; these bytes are read again with the next response.
@@ -91,15 +91,8 @@ export async function recordUsage(p: Project, state: SessionState, payload: unkn
   }
 }
 
-/** What a Codex rollout's entries already add up to (its cumulative totals so far). */
-function countedOf(state: SessionState, rollout: string): { input: number; output: number; cacheRead: number; cacheWrite: number } {
-  const sum = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
-  for (const [key, e] of Object.entries(state.usage?.entries ?? {})) {
-    if (!key.startsWith(`codex:${rollout}:`)) continue;
-    sum.input += e.input;
-    sum.output += e.output;
-    sum.cacheRead += e.cacheRead;
-    sum.cacheWrite += e.cacheWrite;
-  }
-  return sum;
+/** What a Codex rollout's entries already add up to (its cumulative total so far). */
+function countedOf(state: SessionState, file: string): { input: number; output: number; cacheRead: number; cacheWrite: number } {
+  const b = state.usage?.byFile?.[file];
+  return { input: b?.input ?? 0, output: b?.output ?? 0, cacheRead: b?.cacheRead ?? 0, cacheWrite: b?.cacheWrite ?? 0 };
 }
