@@ -18,13 +18,15 @@ const obj = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v
 
 /**
  * Claude Code's transcript path from a hook payload, when it has the transcript's own shape:
- * `<config>/projects/<encoded cwd>/<session id>.jsonl` for the session the payload names. The payload is
+ * `<config>/projects/<encoded cwd>/<session id>.jsonl` of the session's own agent conversation. The payload is
  * the agent's (untrusted): any other path (a file of the user's, a device) is never opened.
  */
 export function claudeTranscript(payload: unknown, state: SessionState): string | null {
   const p = obj(payload);
   const path = typeof p.transcript_path === 'string' ? p.transcript_path : null;
   const session = typeof p.session_id === 'string' ? p.session_id : state.agentSessionId;
+  // The session's own conversation only (its SessionStart identified it before this read; /clear identifies the next).
+  if (state.agentSessionId && session !== state.agentSessionId) return null;
   if (!path || !session || !/^[A-Za-z0-9-]{8,80}$/.test(session) || !isAbsolute(path) || path.includes('\0')) return null;
   if (basename(path) !== `${session}.jsonl` || basename(dirname(dirname(path))) !== 'projects') return null;
   return path;
