@@ -1,10 +1,12 @@
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { calcPrice } from '@pydantic/genai-prices';
 import { describe, expect, it } from 'vitest';
 import { agentTestBed, CLAUDE_VERSIONS, type AgentProject } from './helpers/agents.js';
 import type { AnsweredUsage } from './fake-model/server.js';
-import { git, ok, tempDir, trellis } from './helpers/repo.js';
+import { git, ok, ROOT, tempDir, trellis } from './helpers/repo.js';
+import { desktopPage } from './helpers/browser.js';
+import { startServe } from './helpers/serve.js';
 import { waitFor } from './helpers/sessions.js';
 
 /*
@@ -81,6 +83,25 @@ describe.each(CLAUDE_VERSIONS)('the real Claude Code %s', (version) => {
     expect(counted((await recorded(p, id)).total)).toEqual(tokensOf(main));
     const report = JSON.parse(await ok(p.dir, ['cost', '--json'], { env: p.env })) as { rows: (Totals & { key: string })[] };
     expect(counted(report.rows.find((r) => r.key === id)!)).toEqual(tokensOf(main));
+
+    // Where people look (once, with the oldest version): the session page's cost card and the list's chip, in Chromium.
+    if (version !== CLAUDE_VERSIONS[0]) return;
+    writeFileSync(join(p.dir, 'trellis.json'), '{}\n');
+    const serve = await startServe(ROOT, p.dir, p.env);
+    const { browser, page } = await desktopPage();
+    try {
+      const dollars = `$${u.total.usd.toFixed(4)}`;
+      await page.goto(new URL(`#/sessions/${id}`, serve.url).href);
+      const card = page.getByTestId('session-cost');
+      await card.waitFor({ timeout: 15_000 });
+      expect(await card.textContent()).toContain(`${dollars} · ${(tokensOf(main).input + tokensOf(main).output + tokensOf(main).cacheRead + tokensOf(main).cacheWrite).toLocaleString('en-US')} tokens`);
+      expect(await page.getByTestId('context').textContent()).toMatch(/% of claude-opus-4-8's [\d,]+-token context in use/);
+      await page.goto(new URL('#/sessions', serve.url).href);
+      await page.locator(`[data-session="${id}"] [data-testid="cost-chip"]`).filter({ hasText: dollars }).waitFor({ timeout: 15_000 });
+    } finally {
+      await browser.close();
+      await serve.stop();
+    }
   }, 180_000);
 });
 

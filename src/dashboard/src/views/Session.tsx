@@ -8,6 +8,7 @@ import { Ago, ErrorBox, Section, useFetch } from '../ui';
 import { OverlapFlags, SpawnWarnings } from './SessionChecks';
 import { SessionLinks, SessionState } from './Sessions';
 import { Confinement } from './session/Confinement';
+import { SessionCost } from './session/Cost';
 import { Lifecycle } from './session/Lifecycle';
 import { PromptBox } from './session/PromptBox';
 import { Review } from './session/Review';
@@ -58,6 +59,7 @@ export function SessionView({ id }: { id: string }) {
         </p>
       </header>
       <SpawnWarnings id={s.id} />
+      <SessionCost s={s} />
       <OverlapFlags overlaps={(s as Session & { overlaps?: OverlapWith[] }).overlaps} />
       {s.detail ? (
         <p class="card state-detail" data-testid="state-detail">
