@@ -83,6 +83,10 @@ describe.each(CLAUDE_VERSIONS)('the real Claude Code %s', (version) => {
     expect(counted((await recorded(p, id)).total)).toEqual(tokensOf(main));
     const report = JSON.parse(await ok(p.dir, ['cost', '--json'], { env: p.env })) as { rows: (Totals & { key: string })[] };
     expect(counted(report.rows.find((r) => r.key === id)!)).toEqual(tokensOf(main));
+    // The review bundle says what this change cost.
+    const bundle = JSON.parse(await ok(p.dir, ['review', id, '--json'], { env: p.env })) as { cost: Usage };
+    expect(counted(bundle.cost.total)).toEqual(tokensOf(main));
+    expect(await ok(p.dir, ['review', id], { env: p.env })).toMatch(/^what this change cost: \$0\.\d{4} · /m);
 
     // Where people look (once, with the oldest version): the session page's cost card and the list's chip, in Chromium.
     if (version !== CLAUDE_VERSIONS[0]) return;

@@ -70,6 +70,7 @@ export function reviewText(r: ReviewBundle): string {
       ? `merged into ${pre.trunk} at ${pre.merged.commit.slice(0, 12)}`
       : `merge into ${pre.trunk}: ${pre.result === 'clean' ? 'clean' : `conflicts in ${pre.conflicts.join(', ')}`}${pre.trunkMovedAhead ? ` (${pre.trunk} has commits the branch lacks)` : ''}`,
     ...(pre.bringTrunkIn && !pre.merged ? ['prompt' in pre.bringTrunkIn ? `next: ask the agent to bring ${pre.trunk} in (trellis session prompt ${r.session} --body <this>): ${pre.bringTrunkIn.prompt}` : `next: in the session's terminal, run ${pre.bringTrunkIn.command}`] : []),
+    ...usageLines(r.cost).map((l) => (l.startsWith('cost: ') ? `what this change cost: ${l.slice(6)}` : l)),
     '',
     checksText(r.checks),
     ...r.commits.map((c) => `${c.hash.slice(0, 12)} ${c.subject} (${c.author})`),

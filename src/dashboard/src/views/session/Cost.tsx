@@ -1,6 +1,6 @@
 import { costChip, costWords, issueCostWords } from '../../cost-words';
 import { board } from '../../store';
-import type { SessionSummary, SessionView as Session } from '../../types';
+import type { ReviewBundle, SessionSummary, SessionView as Session } from '../../types';
 
 /** The session page's cost card (issue 42): dollars, tokens, replies and turns, per model, and how full the context is. */
 export function SessionCost({ s }: { s: Session }) {
@@ -47,4 +47,15 @@ export function IssueCost({ issue }: { issue: string }) {
       {text}
     </p>
   ) : null;
+}
+
+/** The review bundle's line: what this change cost (the session's model use so far). */
+export function ReviewCost({ b }: { b: ReviewBundle }) {
+  const w = costWords(b.cost);
+  if (w === null || typeof w === 'string') return null;
+  return (
+    <p class="meta" data-testid="review-cost">
+      What this change cost: {w.line}
+    </p>
+  );
 }

@@ -8,6 +8,7 @@ import { Ago, Diff, ErrorBox, plural, useFetch } from '../../ui';
 import { ChecksPanel } from '../SessionChecks';
 import { BringTrunkIn } from './BringTrunkIn';
 import { FixedIssue } from './FixedIssue';
+import { ReviewCost } from './Cost';
 import '../../review.css';
 
 /** git's status letters in words. */
@@ -47,6 +48,7 @@ export function Review({ id, state, auto, version, issue, onMerged }: { id: stri
       {b ? (
         <>
           {b.preflight.merged && issue ? <FixedIssue issue={issue} session={id} /> : null}
+          <ReviewCost b={b} />
           <ChecksPanel checks={b.checks} session={id} merged={b.preflight.merged ? { trunk: b.preflight.trunk, commit: b.preflight.merged.commit } : null} />
           {b.preflight.merged ? (
             <p class="meta" data-testid="preflight" data-head={b.head}>
