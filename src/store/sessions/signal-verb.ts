@@ -41,6 +41,10 @@ export async function signalSession(p: Project, rt: SessionRuntime, id: string, 
   let current = state;
   let changed = false;
   const ignored: string[] = [];
+  // The agent's own usage record, read up to where it now ends (issue 42), before the transition it
+  // signals: a turn that ends is logged with its cost known. Its figures outlive the agent's cleanup.
+  const usageProblem = await recordUsage(p, state, payload);
+  if (usageProblem) ignored.push(usageProblem);
   for (const command of mapped.commands) {
     // The agent's process exiting after a close or an interrupt is expected: nothing to record.
     if (command.type === 'interrupt' && !LIVE_STATUSES.has(current.status as SessionStatus)) continue;
@@ -56,9 +60,6 @@ export async function signalSession(p: Project, rt: SessionRuntime, id: string, 
       ignored.push(`${event}: ${err.message}`);
     }
   }
-  // The agent's own usage record, read up to where it now ends (issue 42): its figures outlive the agent's cleanup.
-  const usageProblem = await recordUsage(p, current, payload);
-  if (usageProblem) ignored.push(usageProblem);
   if (changed && current.pending.length > 0) await deliverHeld(p, rt, id);
   return { session: sessionView(changed ? await sessionState(p, id) : current), changed, ignored };
 }
