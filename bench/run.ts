@@ -37,6 +37,7 @@ const groups: readonly Group[] = [
   ['hosts', async () => (await import('./hosts.js')).hostsBench()],
   ['cli', async () => (await import('./cli-start.js')).cliStartBench()],
   ['busy', async () => (await import('./busy-sessions.js')).busySessionsBench()],
+  ['cost', async () => (await import('./cost.js')).costBench()],
 ];
 
 const byName = new Map(groups);

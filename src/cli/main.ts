@@ -197,6 +197,13 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
     .action((remote: string | undefined, options: Options) => lazy(() => import('./sync-commands.js'), (m) => m.runSync(ctx(remote === undefined ? [] : [remote], options))));
 
   cli
+    .command('cost', "What the sessions' model use cost: tokens and dollars from the agents' own records, by session, issue, node or day")
+    .option('--by <group>', 'session (default), issue, node or day')
+    .option('--since <when>', 'only use since a date (2026-11-01), an instant, a span back (7d, 12h) or today')
+    .option('--json', 'Print the report as JSON')
+    .action((options: Options) => lazy(() => import('./cost-command.js'), (m) => m.runCost(ctx([], options))));
+
+  cli
     .command('eval <action> [...args]', 'Eval scenarios: run, record, ls (the scoreboard), show; remark threads: remark, reply')
     .usage('eval <action> [...args] [options]   (see docs/cli.md for each action)')
     .option('--scope <s>', 'trunk (default), a session id, or a linked worktree\'s branch')

@@ -2,7 +2,7 @@
  * How a session reads on a terminal (`session ls`, `show`, a transition's answer, `review`): pure
  * renderings of the views the session verbs return, kept apart from the commands that print them.
  */
-import type { OverlapWith, SessionView } from '../projections/index.js';
+import { usdText, type OverlapWith, type SessionView, type UsageView } from '../projections/index.js';
 import { confinementWords } from '../projections/inbox.js';
 import type { ReviewBundle } from '../store/sessions/review.js';
 import type { ListedSession } from '../store/sessions/verbs.js';
@@ -37,12 +37,28 @@ export function sessionText(s: SessionView & { overlaps?: readonly OverlapWith[]
     ...(s.nodes.length ? [`nodes: ${s.nodes.join(', ')}`] : []),
     ...(s.issue ? [`issue: ${s.issue}`] : []),
     ...(s.overlaps ?? []).map((o) => `overlaps session ${o.session}: ${[...o.nodes.map((n) => `node ${n}`), ...o.paths].join(', ')}`),
+    ...usageLines(s.usage),
     ...(s.wip ? [`uncommitted work saved: refs/trellis/wip/${s.id} (${s.wip.slice(0, 12)})`] : []),
     '',
     s.task,
     ...s.timeline.map((t, i) => `\n── prompt ${i + 1} · ${t.by} · ${t.at}${t.held ? ` · queued: ${t.held}` : ''}\n${t.body}`),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** A session's usage as `session show` says it: cost and tokens, per model when several, turns, context in use. */
+export function usageLines(u: UsageView | undefined): string[] {
+  if (!u) return [];
+  if ('none' in u) return [`cost: none (${u.none})`];
+  if (u.total.responses === 0) return ['cost: nothing recorded yet (read from the agent’s own records as its hooks fire)'];
+  const t = (x: typeof u.total) => `${x.input + x.output + x.cacheRead + x.cacheWrite} tokens (in ${x.input}, out ${x.output}, cache read ${x.cacheRead}, cache write ${x.cacheWrite})`;
+  const models = Object.entries(u.byModel);
+  const c = u.context;
+  return [
+    `cost: ${usdText(u.total)} · ${t(u.total)} · ${u.total.responses} response(s) · ${u.turns} turn(s)`,
+    ...(models.length > 1 ? models.map(([m, x]) => `  ${m}: ${usdText(x)} · ${t(x)}`) : [`  model ${models[0]![0]}`]),
+    ...(c ? [`context: ${c.used} of ${c.window ?? 'an unknown window'}${c.percent !== null ? ` (${c.percent}%)` : ''}${c.nearLimit ? ' — near the limit: the agent will compact or fail soon' : ''}`] : []),
+  ];
 }
 
 /** `trellis review`: preflight, checks, commits, files and the diff. */
@@ -55,6 +71,7 @@ export function reviewText(r: ReviewBundle): string {
       : `merge into ${pre.trunk}: ${pre.result === 'clean' ? 'clean' : `conflicts in ${pre.conflicts.join(', ')}`}${pre.trunkMovedAhead ? ` (${pre.trunk} has commits the branch lacks)` : ''}`,
     ...(pre.bringTrunkIn && !pre.merged ? ['prompt' in pre.bringTrunkIn ? `next: ask the agent to bring ${pre.trunk} in (trellis session prompt ${r.session} --body <this>): ${pre.bringTrunkIn.prompt}` : `next: in the session's terminal, run ${pre.bringTrunkIn.command}`] : []),
     ...(pre.mergeByHand && !pre.bringTrunkIn ? [`merge by hand, in the main checkout ${pre.mergeByHand.main} (its agent reads no prose):`, pre.mergeByHand.commands] : []),
+    ...usageLines(r.cost).map((l) => (l.startsWith('cost: ') ? `what this change cost: ${l.slice(6)}` : l)),
     '',
     checksText(r.checks),
     ...r.commits.map((c) => `${c.hash.slice(0, 12)} ${c.subject} (${c.author})`),

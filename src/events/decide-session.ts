@@ -8,7 +8,7 @@ type EventOf<T extends SessionEvent['type']> = Extract<SessionEvent, { type: T }
 export const statusLabel = (s: { status: SessionStatus | 'absent'; reason: string | null }): string => (s.reason ? `${s.status}{${s.reason}}` : s.status);
 
 /** Which statuses a command is accepted in (the rest refuse, naming the current status). */
-const ACCEPTS: Record<Exclude<SessionCommand['type'], 'spawn' | 'prompt' | 'deliver' | 'identify' | 'view' | 'await' | 'idle' | 'busy' | 'fix-checks'>, readonly SessionStatus[]> = {
+const ACCEPTS: Record<Exclude<SessionCommand['type'], 'spawn' | 'prompt' | 'deliver' | 'identify' | 'view' | 'await' | 'idle' | 'busy' | 'fix-checks' | 'record-usage'>, readonly SessionStatus[]> = {
   start: ['queued', 'awaiting'],
   launch: ['starting'],
   fail: ['queued', 'starting'],
@@ -186,6 +186,12 @@ export function decideSession(state: SessionFacts, command: SessionCommand): Ses
       accept('accept-check', 'only a live or interrupted session has a check to accept');
       if (command.reason.trim() === '') throw new TrellisError('INVALID_INPUT', "accepting a check's new definition needs a reason");
       return [event('check-accepted', { reason: command.reason.trim(), scenarios: [...command.scenarios] })];
+    case 'record-usage': {
+      // Another reader took these bytes first (a command hook and an HTTP hook at once): nothing twice.
+      if ((state.usageRead?.[command.file] ?? 0) !== command.from || command.to <= command.from) return [];
+      const { agent, file, from, to, entries, turns, context } = command;
+      return [event('usage', { agent, file, from, to, entries: entries.map((e) => ({ ...e })), turns, context })];
+    }
     default:
       return assertNever(command);
   }

@@ -7,5 +7,6 @@ export * from './node-links.js';
 export * from './eval-events.js';
 export * from './decide-eval.js';
 export * from './session-events.js';
+export * from './usage-events.js';
 export * from './session-commands.js';
 export * from './decide-session.js';

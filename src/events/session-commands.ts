@@ -1,4 +1,5 @@
 import type { CommandMeta } from './thread-commands.js';
+import type { UsageData } from './usage-events.js';
 import type { AwaitReason, CheckDefinition, Confined, FixedChecks, InterruptReason, Source, SpawnedData } from './session-events.js';
 
 /** Where a session is in its life (DESIGN.md §9). `absent`: no log yet. */
@@ -42,6 +43,8 @@ export type SessionCommand = SessionCommandMeta &
     | { readonly type: 'view' }
     | ({ readonly type: 'fix-checks' } & FixedChecks)
     | { readonly type: 'accept-check'; readonly reason: string; readonly scenarios: readonly CheckDefinition[] }
+    /** Records what a read of the agent's usage record found; nothing when the read started at a stale offset. */
+    | ({ readonly type: 'record-usage' } & UsageData)
   );
 
 export type SessionCommandType = SessionCommand['type'];
@@ -66,4 +69,6 @@ export interface SessionFacts {
   readonly pending: readonly number[];
   /** The session's checks as fixed at dispatch (a `checks-fixed` event), or null before (and for sessions older than the rule). */
   readonly fixedChecks?: FixedChecks | null;
+  /** How far each usage record of the agent was read (bytes), by its path: a read from another offset is stale. */
+  readonly usageRead?: Readonly<Record<string, number>>;
 }

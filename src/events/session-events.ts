@@ -1,4 +1,5 @@
 import { isObject, parseStoredEvent, str, strs, type Check, type ParsedEvent } from './stored-json.js';
+import { USAGE_DATA, type UsageData } from './usage-events.js';
 
 /**
  * The events of one agent session, as stored in `event.json` of each commit on `refs/trellis/sessions/<id>`.
@@ -98,7 +99,9 @@ export type SessionEvent =
   /** The session's checks as fixed at dispatch (DESIGN.md §14): the base commit's declarations and the issue's `checks:` at spawn. */
   | (SessionEventMeta & { readonly type: 'checks-fixed'; readonly data: FixedChecks })
   /** A person accepted a check's new definition (a branch changed or removed it): who (`by`), why, and the definitions accepted. */
-  | (SessionEventMeta & { readonly type: 'check-accepted'; readonly data: { readonly reason: string; readonly scenarios: readonly CheckDefinition[] } });
+  | (SessionEventMeta & { readonly type: 'check-accepted'; readonly data: { readonly reason: string; readonly scenarios: readonly CheckDefinition[] } })
+  /** What a read of the agent's own usage record found (issue 42): tokens per response, turns, context in use. */
+  | (SessionEventMeta & { readonly type: 'usage'; readonly data: UsageData });
 
 export type SessionEventType = SessionEvent['type'];
 
@@ -144,6 +147,7 @@ const DATA: Record<SessionEventType, Record<string, Check>> = {
   viewed: {},
   'checks-fixed': { base: text, scenarios: (v) => Array.isArray(v) && v.every(isDefinition), issueChecks: strs },
   'check-accepted': { reason: text, scenarios: (v) => Array.isArray(v) && v.length > 0 && v.every(isDefinition) },
+  usage: USAGE_DATA,
 };
 
 function isDefinition(v: unknown): boolean {
@@ -219,5 +223,9 @@ export function describeSessionEvent(event: SessionEvent): string {
     case 'check-accepted':
       // Whole, like an override: the audit names who accepted which definitions and why.
       return `changed check accepted by ${event.by} for ${event.data.scenarios.map((d) => `${d.id} (${d.run === null ? 'removed' : `run: ${d.run}`})`).join(', ')}: ${event.data.reason.replace(/\s+/g, ' ').trim()}`;
+    case 'usage': {
+      const tokens = event.data.entries.reduce((n, e) => n + e.input + e.output + e.cacheRead + e.cacheWrite, 0);
+      return `usage: ${event.data.entries.length} response(s), ${tokens} tokens${event.data.turns ? `, ${event.data.turns} turn(s)` : ''} (${event.data.agent})`;
+    }
   }
 }

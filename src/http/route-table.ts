@@ -82,6 +82,7 @@ export const ROUTE_TABLE = [
   { method: 'POST', path: '/api/eval-remarks/:id/reply', scope: 'data', what: 'replying to an eval remark' },
   { method: 'GET', path: '/api/harnesses', scope: 'read', what: 'the installed agents' },
   { method: 'GET', path: '/api/sessions', scope: 'read', what: 'the session list' },
+  { method: 'GET', path: '/api/cost', scope: 'read', what: "what the sessions' model use cost" },
   { method: 'POST', path: '/api/sessions', scope: 'shell', what: 'starting a session' },
   { method: 'GET', path: '/api/sessions/:id', scope: 'read', what: 'a session' },
   { method: 'GET', path: '/api/sessions/:id/review', scope: 'read', what: "a session's review bundle" },

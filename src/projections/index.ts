@@ -12,6 +12,8 @@ export * from './session.js';
 export * from './session-quarantine.js';
 export * from './session-list.js';
 export * from './session-view.js';
+export * from './session-usage.js';
+export * from './cost-report.js';
 export * from './session-checks.js';
 export * from './issue-checks.js';
 export * from './overlap.js';

@@ -1,3 +1,4 @@
+import type { UsageView } from './session-usage.js';
 // The review bundle of a session as `GET /api/sessions/:id/review` answers it; pure, so the dashboard
 // imports it too (the store's review.ts builds it with git).
 
@@ -69,6 +70,8 @@ export interface ReviewBundle {
   readonly preflight: Preflight;
   /** The session's checks: per scenario its reading at the head commit, trunk's latest, and the verdict; overrides of the gate. */
   readonly checks: SessionChecks & { readonly notes: readonly string[] };
+  /** What this change cost: the session's model use so far (issue 42), or `{none}` for a shell. */
+  readonly cost: UsageView;
 }
 
 /** A file's diff longer than this many lines is folded in the review bundle (its summary says how long). */

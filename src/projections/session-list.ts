@@ -1,5 +1,6 @@
 import type { SessionStatus, Source } from '../events/index.js';
 import type { Confinement, SessionState } from './session.js';
+import { usageView } from './session-usage.js';
 
 /** A session as lists and the board show it (the `sessions` entries of GET /api/graph). */
 export interface SessionSummary {
@@ -22,6 +23,24 @@ export interface SessionSummary {
   readonly turnFailures?: number;
   /** What confined its latest launch, or why nothing did (absent: not launched, or before the rule). */
   readonly confinement?: Confinement;
+  /** What the agent's model use cost so far (absent: nothing read yet, or a shell): tokens, dollars, context in use. */
+  readonly cost?: SessionCost;
+}
+
+/** A session's cost in a list: total tokens, dollars (null: some or all unpriced), context % and whether it is near the limit. */
+export interface SessionCost {
+  readonly tokens: number;
+  readonly usd: number;
+  readonly unpriced: readonly string[];
+  readonly contextPercent: number | null;
+  readonly nearLimit: boolean;
+}
+
+function costOf(s: SessionState): SessionCost | null {
+  const u = usageView(s.harness, s.usage);
+  if ('none' in u || u.total.responses === 0) return null;
+  const t = u.total;
+  return { tokens: t.input + t.output + t.cacheRead + t.cacheWrite, usd: t.usd, unpriced: t.unpriced, contextPercent: u.context?.percent ?? null, nearLimit: u.context?.nearLimit ?? false };
 }
 
 export function sessionSummary(s: SessionState): SessionSummary {
@@ -40,6 +59,10 @@ export function sessionSummary(s: SessionState): SessionSummary {
     updatedAt: s.updatedAt,
     ...(s.turnFailures ? { turnFailures: s.turnFailures } : {}),
     ...(s.confinement ? { confinement: s.confinement } : {}),
+    ...(() => {
+      const cost = costOf(s);
+      return cost ? { cost } : {};
+    })(),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { SessionSummary } from './session-list.js';
 import { sessionSummary } from './session-list.js';
+import { usageView, type UsageView } from './session-usage.js';
 import type { MergeOverride, SessionState, TimelineEntry } from './session.js';
 
 /** One session, whole: what `trellis session show --json` prints and GET /api/sessions/:id answers. */
@@ -24,6 +25,8 @@ export interface SessionView extends SessionSummary {
   readonly mergeOverrides: readonly MergeOverride[];
   /** The agent program's version at its latest launch, or null. */
   readonly agentVersion: string | null;
+  /** Tokens per model, dollars, turns and context in use, from the agent's own records (issue 42); a shell says it has none. */
+  readonly usage: UsageView;
 }
 
 export function sessionView(s: SessionState): SessionView {
@@ -44,5 +47,6 @@ export function sessionView(s: SessionState): SessionView {
     timeline: s.timeline,
     mergeOverrides: s.mergeOverrides,
     agentVersion: s.agentVersion ?? null,
+    usage: usageView(s.harness, s.usage),
   };
 }

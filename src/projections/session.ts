@@ -1,3 +1,4 @@
+import { emptyUsage, evolveUsage, type SessionUsage } from './session-usage.js';
 import { isAfter, type CheckDefinition, type EventKey, type FixedChecks, type SessionEvent, type SessionFacts, type SessionStatus, type Source } from '../events/index.js';
 
 /** One prompt on a session's timeline, whole, with its author. */
@@ -59,6 +60,10 @@ export interface SessionState extends SessionFacts {
    * so its first wait keeps the failure streak (`resume` keeps the count; only a turn that ends well clears it).
    */
   readonly turnSinceResume: boolean;
+  /** The agent's own usage records as read so far (issue 42): each response once, turns, context. */
+  readonly usage: SessionUsage;
+  /** How far each usage record was read (the decider's view of `usage.read`). */
+  readonly usageRead: Readonly<Record<string, number>>;
 }
 
 /** What keeps a session's agent inside its worktree: `confined` and by what, or not and why. */
@@ -114,6 +119,8 @@ export const initialSession = (id: string): SessionState => ({
   agentVersion: null,
   confinement: null,
   turnSinceResume: true,
+  usage: emptyUsage,
+  usageRead: {},
 });
 
 /** Where a session's fold stands: the key of the latest event folded (session events carry no id). */
@@ -229,6 +236,10 @@ export function evolveSession(state: SessionState, event: SessionEvent): Session
       return { ...next, turnFailures: state.turnFailures + 1, failedTurn: event.data.reason };
     case 'viewed':
       return { ...next, unread: false };
+    case 'usage': {
+      const usage = evolveUsage(state.usage ?? emptyUsage, event);
+      return { ...next, usage, usageRead: usage.read };
+    }
   }
 }
 

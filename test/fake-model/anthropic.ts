@@ -47,7 +47,7 @@ export async function anthropicRoute(method: string, path: string, rawBody: unkn
   }
   const tools = Array.isArray(body.tools) ? body.tools.map(obj) : [];
   const { text, toolResults } = lastUser(body);
-  const model = typeof body.model === 'string' ? body.model : 'claude-fake';
+  const model = ctx.answerModel() ?? (typeof body.model === 'string' ? body.model : 'claude-fake');
   let turn: Turn;
   let kind: 'turn' | 'tool-result' | 'side';
   if (toolResults.length) {
@@ -73,6 +73,7 @@ export async function anthropicRoute(method: string, path: string, rawBody: unkn
   else if ('tool' in turn) {
     const id = `toolu_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
     ctx.afterTool.set(id, turn.after ?? 'Done.');
+    if (turn.tool === 'bash' && turn.say) blocks.push({ type: 'text', text: turn.say });
     if (turn.tool === 'bash') blocks.push({ type: 'tool_use', id, name: 'Bash', input: { command: turn.command, description: 'Run the scripted command' } });
     else {
       blocks.push({
@@ -84,9 +85,14 @@ export async function anthropicRoute(method: string, path: string, rawBody: unkn
     }
   }
   const stop = blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn';
-  const message = { id: `msg_${randomUUID().replace(/-/g, '')}`, type: 'message', role: 'assistant', model, content: [] as Block[], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } };
+  const id = `msg_${randomUUID().replace(/-/g, '')}`;
+  const u = ctx.nextUsage('anthropic', kind, model, id);
+  const final = { input_tokens: u.input, output_tokens: u.output, cache_creation_input_tokens: u.cacheWrite, cache_read_input_tokens: u.cacheRead };
+  // As Anthropic streams it: message_start carries the input counts and a placeholder output count (1);
+  // the final output count comes in message_delta at the end.
+  const message = { id, type: 'message', role: 'assistant', model, content: [] as Block[], stop_reason: null, stop_sequence: null, usage: { ...final, output_tokens: 1 } };
   if (body.stream !== true) {
-    json(res, 200, { ...message, content: blocks, stop_reason: stop, usage: { ...message.usage, output_tokens: 5 } });
+    json(res, 200, { ...message, content: blocks, stop_reason: stop, usage: final });
     return true;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
@@ -107,7 +113,7 @@ export async function anthropicRoute(method: string, path: string, rawBody: unkn
     }
     sse(res, 'content_block_stop', { type: 'content_block_stop', index });
   });
-  sse(res, 'message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 5 } });
+  sse(res, 'message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: final });
   sse(res, 'message_stop', { type: 'message_stop' });
   res.end();
   return true;

@@ -81,7 +81,7 @@ export async function openaiRoute(method: string, path: string, rawBody: unknown
     return true;
   }
   const responseId = id('resp');
-  const model = typeof body.model === 'string' ? body.model : 'gpt-fake';
+  const model = ctx.answerModel() ?? (typeof body.model === 'string' ? body.model : 'gpt-fake');
   const base = { id: responseId, object: 'response', created_at: Math.floor(Date.now() / 1000), model, status: 'in_progress', output: [] as unknown[] };
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   sse(res, 'response.created', { type: 'response.created', response: base });
@@ -108,7 +108,9 @@ export async function openaiRoute(method: string, path: string, rawBody: unknown
     throw new Error('unreachable turn');
   }
   sse(res, 'response.output_item.done', { type: 'response.output_item.done', output_index: 0, item });
-  const usage = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };
+  // OpenAI counts cached tokens inside input_tokens.
+  const u = ctx.nextUsage('openai', kind, model, responseId);
+  const usage = { input_tokens: u.input + u.cacheRead, input_tokens_details: { cached_tokens: u.cacheRead }, output_tokens: u.output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: u.input + u.cacheRead + u.output };
   sse(res, 'response.completed', { type: 'response.completed', response: { ...base, status: 'completed', output: [item], usage } });
   res.end();
   return true;

@@ -5,7 +5,8 @@
  *                                     asks outside its allow list; codex: `exec_command` with
  *                                     `sandbox_permissions: "require_escalated"`, which always asks); once
  *                                     the agent sends the tool's result back the model answers `after`
- *                                     (default "Done.") and the turn ends
+ *                                     (default "Done.") and the turn ends; `say`: a text block before the
+                                     call in the same message (claude: two transcript lines of one id)
  *   { tool: 'ask', question, options } claude's `AskUserQuestion` tool call (codex is sent
  *                                     `request_user_input`, which it refuses outside plan mode)
  *   { status: 400 | 401 | 429 | 500 | 529 } the provider refuses the request with that HTTP status (400: a
@@ -16,7 +17,7 @@
  */
 export type Turn =
   | { readonly text: string; readonly delayMs?: number }
-  | { readonly tool: 'bash'; readonly command: string; readonly after?: string; readonly delayMs?: number }
+  | { readonly tool: 'bash'; readonly command: string; readonly after?: string; readonly delayMs?: number; readonly say?: string }
   | { readonly tool: 'ask'; readonly question: string; readonly options: readonly string[]; readonly after?: string; readonly delayMs?: number }
   | { readonly status: 400 | 401 | 429 | 500 | 529; readonly delayMs?: number }
   | { readonly hang: true; readonly delayMs?: number };

@@ -25,6 +25,13 @@ export interface FakeModel {
   sideDelayMs: number;
   /** Every request seen, oldest first. */
   readonly requests: readonly SeenRequest[];
+  /**
+   * The usage of every answer the fake streamed, oldest first: each distinct and known (`usageFor(n)`
+   * for the nth answer), with the kind of request it answered (`side` calls are the agent's own, outside its conversation).
+   */
+  readonly answered: readonly AnsweredUsage[];
+  /** The model name claude's and codex's answers name (default: what the request asked for). */
+  answerModel: string | null;
   /** The turns of the agents' own conversations (kind `turn`), oldest first. */
   turns(): SeenRequest[];
   /** Requests whose answer is still being written (held `hang` streams included). */
@@ -42,17 +49,49 @@ export interface RouteContext {
   /** Streams held open (`hang`), ended when the server closes. */
   readonly held: Set<ServerResponse>;
   seen(r: Omit<SeenRequest, 'headers'>): void;
+  /** The usage of the next answer (distinct for every answer), recorded with what it answered. */
+  nextUsage(api: 'anthropic' | 'openai', kind: SeenRequest['kind'], model: string, id: string): FakeUsage;
+  /** The model name answers carry instead of the one requested, or null. */
+  answerModel(): string | null;
 }
+
+/** The tokens of one answer, as Anthropic counts them (input excludes the cache reads and writes). */
+export interface FakeUsage {
+  readonly input: number;
+  readonly output: number;
+  readonly cacheRead: number;
+  readonly cacheWrite: number;
+}
+
+export interface AnsweredUsage extends FakeUsage {
+  readonly api: 'anthropic' | 'openai';
+  readonly kind: SeenRequest['kind'];
+  readonly model: string;
+  /** The answer's message or response id. */
+  readonly id: string;
+}
+
+/** The nth answer's usage (1-based): distinct in every field and every answer, so a double count or a lost answer shows. */
+export const usageFor = (n: number): FakeUsage => ({ input: 1000 + n, output: 200 + 3 * n, cacheRead: 5000 + 7 * n, cacheWrite: 300 + 11 * n });
 
 export async function startFakeModel(opts: { port?: number } = {}): Promise<FakeModel> {
   const queue: Turn[] = [];
   const requests: SeenRequest[] = [];
+  const answered: AnsweredUsage[] = [];
   const ctx: RouteContext = {
     nextTurn: (text) => queue.shift() ?? turnFromText(text),
     sideDelay: () => fake.sideDelayMs,
     afterTool: new Map(),
     held: new Set(),
     seen: (r) => requests.push(r as SeenRequest),
+    nextUsage: (api, kind, model, id) => {
+      const n = usageFor(answered.length + 1);
+      // OpenAI's usage has no cache writes.
+      const usage = api === 'openai' ? { ...n, cacheWrite: 0 } : n;
+      answered.push({ api, kind, model, id, ...usage });
+      return usage;
+    },
+    answerModel: () => fake.answerModel,
   };
   let open = 0;
   const server: Server = createServer((req, res) => {
@@ -71,6 +110,8 @@ export async function startFakeModel(opts: { port?: number } = {}): Promise<Fake
     script: (...turns) => void queue.push(...turns),
     clearScript: () => void queue.splice(0),
     requests,
+    answered,
+    answerModel: null,
     turns: () => requests.filter((r) => r.kind === 'turn'),
     inFlight: () => open,
     close: async () => {

@@ -20,6 +20,7 @@ import {
   viewSession,
 } from '../../store/sessions/verbs.js';
 import { signalSession } from '../../store/sessions/signal-verb.js';
+import { costVerb } from '../../store/sessions/cost-verb.js';
 import { TrellisError } from '../../events/index.js';
 import { readJson } from '../body.js';
 import type { AppContext } from '../context.js';
@@ -47,6 +48,7 @@ export function sessionRoutes(ctx: AppContext, rt: SessionRuntime = defaultRunti
   // What the spawn form's "project default" means on this machine, and which agents are installed.
   route(app, 'read', 'GET', '/api/harnesses', (c) => c.json(harnessMenu(p.settings().harness, rt.env)));
   route(app, 'read', 'GET', '/api/sessions', async (c) => c.json(await listSessions(p, { all: c.req.query('all') !== undefined && c.req.query('all') !== 'false' })));
+  route(app, 'read', 'GET', '/api/cost', async (c) => c.json(await costVerb(p, { ...(c.req.query('by') !== undefined ? { by: c.req.query('by')! } : {}), ...(c.req.query('since') !== undefined ? { since: c.req.query('since')! } : {}) })));
   route(app, 'shell', 'POST', '/api/sessions', async (c) => {
     const b = await readJson(c, spawnBody);
     const s = await spawnSession(p, rt, {

@@ -1,4 +1,4 @@
-import type { Issue } from '../../projections/index.js';
+import { usageView, type Issue } from '../../projections/index.js';
 import { branchHead, changedFiles, changedNodes, checksOf, type ChecksSources } from './checks.js';
 import { gitRaw, git } from '../git/run-git.js';
 import { mergedIssues } from '../issues/merged-list.js';
@@ -59,7 +59,7 @@ export async function reviewBundle(p: SessionsProject, id: string, sources: Chec
     bringTrunkIn: conflicts.length ? bringTrunkIn(state.harness, tip.trunk, conflicts) : null,
     mergeByHand: range.merged || adapterOf(state.harness).readsProse ? null : mergeByHand(root, tip.trunk, state.branch),
   };
-  return { session: id, branch: state.branch, base, head, commits, files, nodes, preflight, checks };
+  return { session: id, branch: state.branch, base, head, commits, files, nodes, preflight, checks, cost: usageView(state.harness, state.usage) };
 }
 
 /** The paths that conflict when head is merged into trunk's tip (none: it merges cleanly). */

@@ -12,6 +12,7 @@ import type { BareCommand, SessionRuntime } from './session-runtime.js';
 // The hook's own path loads the session log and the adapters only: delivering a held prompt and keeping
 // an exited agent's last screen load what they need when they happen (issue 40: the hook's CPU per event).
 import { appendCommand, sessionState } from './session-append.js';
+import { recordUsage } from './usage-verb.js';
 
 export interface SignalResult {
   readonly session: SessionView;
@@ -41,6 +42,10 @@ export async function signalSession(p: Project, rt: SessionRuntime, id: string, 
   let current = state;
   let changed = false;
   const ignored: string[] = [];
+  // The agent's own usage record, read up to where it now ends (issue 42), before the transition it
+  // signals: a turn that ends is logged with its cost known. Its figures outlive the agent's cleanup.
+  const usageProblem = await recordUsage(p, state, payload);
+  if (usageProblem) ignored.push(usageProblem);
   for (const command of mapped.commands) {
     // The agent's process exiting after a close or an interrupt is expected: nothing to record.
     if (command.type === 'interrupt' && !LIVE_STATUSES.has(current.status as SessionStatus)) continue;

@@ -15,8 +15,9 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
  *       key; issue 14), so a format-2 cache is rebuilt.
  *   4 — as 3; a thread's state carries each reply's own evidence and the thread's timeline (issue 34).
  *   5 — as 4; which reply carried which evidence is the state's `carried`, no longer a Reply field (issue 39).
+ *   6 — as 5; a session's state carries its usage (issue 42): responses by key, turns, context, read offsets.
  */
-export const CACHE_FORMAT = 5;
+export const CACHE_FORMAT = 6;
 
 /** A stream as of one tip: its folded state, or why it could not be folded. */
 export type StreamSnapshot<S> = { readonly tip: string; readonly state: S } | { readonly tip: string; readonly problem: StreamProblem };

@@ -8,6 +8,7 @@ import { OverlapFlags, SpawnWarnings } from './SessionChecks';
 import { SessionLinks } from './Sessions';
 import { Confinement } from './session/Confinement';
 import { DecisionStrip } from './session/DecisionStrip';
+import { SessionCost } from './session/Cost';
 import { PromptBox } from './session/PromptBox';
 import { Review, useReviewBundle } from './session/Review';
 import { TerminalCard } from './session/TerminalCard';
@@ -92,6 +93,7 @@ export function SessionView({ id }: { id: string }) {
         <SessionLinks s={s} />
       </p>
       <SpawnWarnings id={s.id} />
+      <SessionCost s={s} />
       <OverlapFlags overlaps={(s as Session & { overlaps?: OverlapWith[] }).overlaps} />
       {s.detail ? (
         <p class="card state-detail" data-testid="state-detail">

@@ -1,4 +1,5 @@
 import { computed, signal } from '@preact/signals';
+import { CostChip } from './session/Cost';
 import { useState } from 'preact/hooks';
 import { get, post } from '../api';
 import { go, href, replace, route } from '../router';
@@ -141,7 +142,7 @@ export function SessionsView() {
                 <code class="id">{s.id}</code>
               </div>
               <p class="meta">
-                <SessionState s={s} /> <span class="chip harness">{s.harness}</span> active <Ago at={s.updatedAt} />
+                <SessionState s={s} /> <span class="chip harness">{s.harness}</span> <CostChip s={s} /> active <Ago at={s.updatedAt} />
                 <SessionLinks s={s} />
                 <span class="branch">{s.branch}</span>
                 <OverlapFlags overlaps={s.overlaps} compact />

@@ -8,6 +8,7 @@ import type { Issue, IssueEvent, IssueTimeline, Reply } from '../types';
 import { Ago, ErrorBox, Labels, Markdown, StatusChip, StoreChip, useFetch, useAction } from '../ui';
 import { issueList } from './Issues';
 import { SpawnForIssue } from './session/SpawnForIssue';
+import { IssueCost } from './session/Cost';
 import { ForgeOwnerNeeded } from './ForgeOwnerNeeded';
 import { Evidence, putEvidence } from './ThreadEvidence';
 import '../thread.css';
@@ -137,6 +138,7 @@ export function ThreadView({ id }: { id: string }) {
             ))
           : null}
       </div>
+      <IssueCost issue={issue.id} />
       <SpawnForIssue issue={issue} />
       {mayWriteTo('POST /api/issues/:id/reply', issue.store) ? (
         <ReplyForm id={issue.id} onDone={(i) => (setLocal(i), setWrote((n) => n + 1))} />

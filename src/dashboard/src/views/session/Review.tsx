@@ -6,6 +6,7 @@ import { branchRevision, gateRevision } from '../../store';
 import type { ReviewBundle } from '../../types';
 import { Ago, Diff, ErrorBox, plural, useFetch } from '../../ui';
 import { ChecksPanel } from '../SessionChecks';
+import { ReviewCost } from './Cost';
 import '../../review.css';
 
 /** git's status letters in words. */
@@ -62,6 +63,7 @@ export function Review({ id, rb, onMerged }: { id: string; rb: ReturnType<typeof
       <ErrorBox error={r.error} title="No review bundle" />
       {b ? (
         <>
+          <ReviewCost b={b} />
           <ChecksPanel checks={b.checks} session={id} merged={b.preflight.merged ? { trunk: b.preflight.trunk, commit: b.preflight.merged.commit } : null} />
           {b.preflight.merged ? (
             <p class="meta" data-testid="preflight" data-head={b.head}>
