@@ -46,6 +46,15 @@ export function branchRevision(name: string): number {
   return streamRevisions.get(`branches ${name}`) ?? 0;
 }
 
+/**
+ * What a view showing a session's overlaps refetches on: any worktree's branch moved (another live session's
+ * commit can make or end an overlap with this one; the stream names branches, not who overlaps whom).
+ */
+export function worktreeRevision(): number {
+  void streamTick.value;
+  return kindRevisions.get('worktrees') ?? 0;
+}
+
 function noteStreams(causes: string[], moved: Moved): void {
   // The forge's issues, a config or a resync name nothing: every issue (and on the last two every session) may have moved.
   const broad = causes.some((c) => c === 'resync' || c === 'config');
@@ -58,7 +67,10 @@ function noteStreams(causes: string[], moved: Moved): void {
     else for (const id of ids) bump(streamRevisions, `${kind} ${id}`);
   }
   // A worktrees change names the branches whose tips moved (none: a worktree added, removed or switched).
-  if (causes.includes('worktrees')) for (const b of moved.branches ?? []) bump(streamRevisions, `branches ${b}`);
+  if (causes.includes('worktrees')) {
+    for (const b of moved.branches ?? []) bump(streamRevisions, `branches ${b}`);
+    bump(kindRevisions, 'worktrees');
+  }
   if (causes.some((c) => MOVES_EVERY_REVIEW.has(c))) gateRevision.value++;
   streamTick.value++;
 }

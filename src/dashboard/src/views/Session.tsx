@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { enc, get, post } from '../api';
 import { href } from '../router';
-import { board, narrowBoard, patchBoardSession, refreshBoard, streamRevision } from '../store';
+import { board, narrowBoard, patchBoardSession, refreshBoard, streamRevision, worktreeRevision } from '../store';
 import type { OverlapWith, SessionView as Session } from '../types';
 import { Ago, ErrorBox, Section, useFetch } from '../ui';
 import { OverlapFlags, SpawnWarnings } from './SessionChecks';
@@ -38,6 +38,8 @@ export function SessionView({ id }: { id: string }) {
   // change that moved only this session is patched into the board's entry (the header's counts) instead
   // of refetching the board, which catches up when the page goes.
   const moved = streamRevision('sessions', id);
+  // Its overlaps move with any live session's branch, this one's or another's.
+  const worktrees = worktreeRevision();
   useEffect(() => narrowBoard((kind, other) => kind === 'sessions' && other === id), [id]);
   const [local, setLocal] = useState<Session | null>(null);
   const [checked, setChecked] = useState(false);
@@ -46,7 +48,7 @@ export function SessionView({ id }: { id: string }) {
   // A board read after a change this page was not named in (a resync, a worktree removed) that disagrees with
   // the page's read is a change the page missed: read again (never on the page's own patches, which agree).
   const [behind, setBehind] = useState('');
-  const f = useFetch(() => get<Session>(`api/sessions/${enc(id)}`).then((v) => (patchBoardSession(v as unknown as Record<string, unknown> & { id: string }), v)), [id, moved, behind]);
+  const f = useFetch(() => get<Session>(`api/sessions/${enc(id)}`).then((v) => (patchBoardSession(v as unknown as Record<string, unknown> & { id: string }), v)), [id, moved, behind, worktrees]);
   const boardStatus = board.value?.sessions.find((s) => s.id === id)?.state;
   useEffect(() => {
     if (boardStatus && f.data?.id === id && !f.loading && boardStatus !== f.data.state) setBehind(boardStatus);
