@@ -15,6 +15,14 @@ export const CLAUDE_VERSIONS = ['2.1.197', '2.1.332'] as const;
 export type ClaudeVersion = (typeof CLAUDE_VERSIONS)[number];
 /** The package each Claude Code version is installed as. */
 const CLAUDE_PACKAGES: Readonly<Record<ClaudeVersion, string>> = { '2.1.197': '@anthropic-ai/claude-code', '2.1.332': 'claude-code-next' };
+/**
+ * The Codex versions the real-agent suites run against: the pinned one (npm `@openai/codex`) and the newest
+ * checked (`codex-next`, an npm alias of the same package).
+ */
+export const CODEX_VERSIONS = ['0.169.0', '0.171.0'] as const;
+export type CodexVersion = (typeof CODEX_VERSIONS)[number];
+/** The package each Codex version is installed as. */
+const CODEX_PACKAGES: Readonly<Record<CodexVersion, string>> = { '0.169.0': '@openai/codex', '0.171.0': 'codex-next' };
 
 /** The key the agents send the fake model: any string does; claude approves it by its last 20 characters. */
 export const FAKE_API_KEY = 'sk-ant-fake-0123456789abcdefghijklmnop';
@@ -23,7 +31,7 @@ export const FAKE_API_KEY = 'sk-ant-fake-0123456789abcdefghijklmnop';
 const require = createRequire(import.meta.url);
 
 /** The real programs, as npm installed them: claude's native binary (from its platform package), codex's npm launcher. */
-export function agentPrograms(claudeVersion: ClaudeVersion = CLAUDE_VERSION): { claude: string; codex: string } {
+export function agentPrograms(claudeVersion: ClaudeVersion = CLAUDE_VERSION, codexVersion: CodexVersion = CODEX_VERSION): { claude: string; codex: string } {
   const wrapper = require.resolve(`${CLAUDE_PACKAGES[claudeVersion]}/package.json`);
   let claude: string;
   try {
@@ -33,21 +41,22 @@ export function agentPrograms(claudeVersion: ClaudeVersion = CLAUDE_VERSION): { 
     // The wrapper's postinstall copies the same binary over its placeholder.
     claude = realpathSync(join(dirname(wrapper), 'bin/claude.exe'));
   }
-  const codex = join(dirname(require.resolve('@openai/codex/package.json')), 'bin/codex.js');
+  const codex = join(dirname(require.resolve(`${CODEX_PACKAGES[codexVersion]}/package.json`)), 'bin/codex.js');
   return { claude, codex };
 }
 
-const binDirs = new Map<ClaudeVersion, string>();
-/** A directory holding `claude` (of `claudeVersion`) and `codex` (and nothing else), for the front of PATH. */
-export function agentBinDir(claudeVersion: ClaudeVersion = CLAUDE_VERSION): string {
-  const known = binDirs.get(claudeVersion);
+const binDirs = new Map<string, string>();
+/** A directory holding `claude` (of `claudeVersion`) and `codex` (of `codexVersion`), and nothing else, for the front of PATH. */
+export function agentBinDir(claudeVersion: ClaudeVersion = CLAUDE_VERSION, codexVersion: CodexVersion = CODEX_VERSION): string {
+  const key = `${claudeVersion} ${codexVersion}`;
+  const known = binDirs.get(key);
   if (known && existsSync(known)) return known;
   const dir = mkdtempSync(join(tmpdir(), 'trellis-agents-bin-'));
-  const { claude, codex } = agentPrograms(claudeVersion);
+  const { claude, codex } = agentPrograms(claudeVersion, codexVersion);
   symlinkSync(claude, join(dir, 'claude'));
   symlinkSync(codex, join(dir, 'codex'));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  binDirs.set(claudeVersion, dir);
+  binDirs.set(key, dir);
   return dir;
 }
 
@@ -67,6 +76,8 @@ export interface AgentSetup {
   readonly idleMs?: number;
   /** Which Claude Code runs as `claude`. Default the oldest supported (CLAUDE_VERSION). */
   readonly claudeVersion?: ClaudeVersion;
+  /** Which Codex runs as `codex`. Default the pinned one (CODEX_VERSION). */
+  readonly codexVersion?: CodexVersion;
 }
 
 export interface AgentHome {
@@ -92,7 +103,7 @@ export function agentHome(modelUrl: string, setup: AgentSetup = {}, home: string
   const env: Record<string, string> = {
     HOME: home,
     CODEX_HOME: codexHome,
-    PATH: `${agentBinDir(setup.claudeVersion)}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+    PATH: `${agentBinDir(setup.claudeVersion, setup.codexVersion)}:${process.env.PATH ?? '/usr/bin:/bin'}`,
     ANTHROPIC_BASE_URL: modelUrl,
     ANTHROPIC_API_KEY: FAKE_API_KEY,
     FAKE_OPENAI_API_KEY: FAKE_API_KEY,

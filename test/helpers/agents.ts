@@ -6,7 +6,7 @@ import { startFakeModel, type FakeModel } from '../fake-model/server.js';
 import { cleanupRepos, git, ok, tempDir, tempRepo, testEnv, trellis } from './repo.js';
 import { killTmux, tmux } from './sessions.js';
 
-export { agentHome, agentPrograms, CLAUDE_VERSION, CLAUDE_VERSIONS, CODEX_VERSION, FAKE_API_KEY, type ClaudeVersion } from '../fake-model/agents.js';
+export { agentHome, agentPrograms, CLAUDE_VERSION, CLAUDE_VERSIONS, CODEX_VERSION, CODEX_VERSIONS, FAKE_API_KEY, type ClaudeVersion, type CodexVersion } from '../fake-model/agents.js';
 export { startFakeModel, type FakeModel } from '../fake-model/server.js';
 
 /** A project whose sessions run the real claude and codex against the fake model, from a HOME of its own. */
