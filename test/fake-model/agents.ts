@@ -7,6 +7,8 @@ import { endProcessesIn } from '../helpers/processes.js';
 /** The agent versions the adapters are checked against (pinned in package.json's devDependencies). */
 export const CLAUDE_VERSION = '2.1.197';
 export const CODEX_VERSION = '0.169.0';
+/** Gemini CLI (npm `@google/gemini-cli`, installed without its install scripts: no keytar, no node-pty, which an API key and tmux do not need). */
+export const GEMINI_VERSION = '0.61.0';
 /**
  * The Claude Code versions the real-agent suites run against: the oldest supported (npm
  * `@anthropic-ai/claude-code`) and the newest checked (`claude-code-next`, an npm alias of the same package).
@@ -31,7 +33,7 @@ export const FAKE_API_KEY = 'sk-ant-fake-0123456789abcdefghijklmnop';
 const require = createRequire(import.meta.url);
 
 /** The real programs, as npm installed them: claude's native binary (from its platform package), codex's npm launcher. */
-export function agentPrograms(claudeVersion: ClaudeVersion = CLAUDE_VERSION, codexVersion: CodexVersion = CODEX_VERSION): { claude: string; codex: string } {
+export function agentPrograms(claudeVersion: ClaudeVersion = CLAUDE_VERSION, codexVersion: CodexVersion = CODEX_VERSION): { claude: string; codex: string; gemini: string } {
   const wrapper = require.resolve(`${CLAUDE_PACKAGES[claudeVersion]}/package.json`);
   let claude: string;
   try {
@@ -42,19 +44,21 @@ export function agentPrograms(claudeVersion: ClaudeVersion = CLAUDE_VERSION, cod
     claude = realpathSync(join(dirname(wrapper), 'bin/claude.exe'));
   }
   const codex = join(dirname(require.resolve(`${CODEX_PACKAGES[codexVersion]}/package.json`)), 'bin/codex.js');
-  return { claude, codex };
+  const gemini = join(dirname(require.resolve('@google/gemini-cli/package.json')), 'bundle/gemini.js');
+  return { claude, codex, gemini };
 }
 
 const binDirs = new Map<string, string>();
-/** A directory holding `claude` (of `claudeVersion`) and `codex` (of `codexVersion`), and nothing else, for the front of PATH. */
+/** A directory holding `claude` (of `claudeVersion`), `codex` (of `codexVersion`) and `gemini`, and nothing else, for the front of PATH. */
 export function agentBinDir(claudeVersion: ClaudeVersion = CLAUDE_VERSION, codexVersion: CodexVersion = CODEX_VERSION): string {
   const key = `${claudeVersion} ${codexVersion}`;
   const known = binDirs.get(key);
   if (known && existsSync(known)) return known;
   const dir = mkdtempSync(join(tmpdir(), 'trellis-agents-bin-'));
-  const { claude, codex } = agentPrograms(claudeVersion, codexVersion);
+  const { claude, codex, gemini } = agentPrograms(claudeVersion, codexVersion);
   symlinkSync(claude, join(dir, 'claude'));
   symlinkSync(codex, join(dir, 'codex'));
+  symlinkSync(gemini, join(dir, 'gemini'));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   binDirs.set(key, dir);
   return dir;
@@ -100,6 +104,7 @@ export function agentHome(modelUrl: string, setup: AgentSetup = {}, home: string
   const trust = (setup.trust ?? []).map((p) => realpathSync(p));
   writeClaudeState(home, setup, trust);
   writeCodexState(codexHome, modelUrl, setup, trust);
+  writeGeminiState(home, trust);
   const env: Record<string, string> = {
     HOME: home,
     CODEX_HOME: codexHome,
@@ -107,6 +112,9 @@ export function agentHome(modelUrl: string, setup: AgentSetup = {}, home: string
     ANTHROPIC_BASE_URL: modelUrl,
     ANTHROPIC_API_KEY: FAKE_API_KEY,
     FAKE_OPENAI_API_KEY: FAKE_API_KEY,
+    // Gemini CLI: the Gemini API's base (the @google/genai SDK's own variable) and a key.
+    GOOGLE_GEMINI_BASE_URL: modelUrl,
+    GEMINI_API_KEY: FAKE_API_KEY,
     // Never update itself (an npm install of the newest version), never wait minutes on retries.
     DISABLE_AUTOUPDATER: '1',
     CLAUDE_CODE_MAX_RETRIES: '0',
@@ -150,6 +158,19 @@ export function writeCodexState(codexHome: string, modelUrl: string, setup: Agen
   ];
   writeFileSync(join(codexHome, 'config.toml'), `${toml.join('\n')}\n`);
   if (setup.codexLogin ?? true) writeFileSync(join(codexHome, 'auth.json'), `${JSON.stringify({ OPENAI_API_KEY: FAKE_API_KEY }, null, 2)}\n`);
+}
+
+/**
+ * Gemini CLI's `~/.gemini/settings.json` (the API key as its auth, no update checks, no usage statistics)
+ * and `trustedFolders.json`: a trusted folder covers every folder under it, and Gemini runs a project's
+ * hooks (Trellis's signals) only in a trusted one.
+ */
+export function writeGeminiState(home: string, trust: readonly string[]): void {
+  const dir = join(home, '.gemini');
+  mkdirSync(dir, { recursive: true });
+  const settings = { security: { auth: { selectedType: 'gemini-api-key' } }, general: { disableAutoUpdate: true, disableUpdateNag: true }, privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false } };
+  writeFileSync(join(dir, 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
+  writeFileSync(join(dir, 'trustedFolders.json'), `${JSON.stringify(Object.fromEntries(trust.map((p) => [p, 'TRUST_FOLDER'])), null, 2)}\n`);
 }
 
 /** Ends every process still running from a test's own folders (codex's app-server daemon among them). */
