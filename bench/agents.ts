@@ -4,7 +4,7 @@
  * from the pane showing the change to the session reaching the right state (target p95 ≤ 2 s). The
  * screen and the state are polled side by side every 25 ms in this process; the load average is beside
  * every figure. `BENCH_AGENT_RUNS` sets the runs per figure (default 6). Claude's figures are taken for
- * each version the adapter is checked against (2.1.197 and 2.1.331), with the serve's pane reader running
+ * each version the adapter is checked against (CLAUDE_VERSIONS: 2.1.197 and 2.1.332; codex's CODEX_VERSIONS; gemini 0.61.0), with the serve's pane reader running
  * in this process as the serve runs it (pane-watch.ts and screen-watch.ts: on output, at most every
  * 700 ms): 2.1.331's auto-mode dialog has no hook until a notification 6–7 s later. Last, the CPU per hook event, command vs HTTP (agent-hooks.ts).
  */
@@ -20,7 +20,7 @@ import { defaultRuntime, type SessionRuntime } from '../src/store/sessions/runti
 import { closeSession, spawnSession } from '../src/store/sessions/verbs.js';
 import { PaneWatch } from '../src/store/sessions/pane-watch.js';
 import { readScreen, screenWatched } from '../src/store/sessions/screen-watch.js';
-import { agentHome, CLAUDE_VERSIONS, stopAgentDaemons, type AgentSetup, type ClaudeVersion } from '../test/fake-model/agents.js';
+import { agentHome, CLAUDE_VERSIONS, CODEX_VERSIONS, stopAgentDaemons, writeGeminiState, type AgentSetup, type ClaudeVersion } from '../test/fake-model/agents.js';
 import type { Turn } from '../test/fake-model/replies.js';
 import { startFakeModel, type FakeModel } from '../test/fake-model/server.js';
 import { report, round, stats } from './lib.js';
@@ -31,7 +31,7 @@ const load = () => ({ cores: cpus().length, load_avg_1m: round(loadavg()[0]!) })
 
 interface Scenario {
   readonly name: string;
-  readonly harness: 'claude' | 'codex';
+  readonly harness: 'claude' | 'codex' | 'gemini';
   readonly setup: AgentSetup & { trustProject?: boolean };
   readonly turn?: Turn;
   /** What appears on screen when the change happens. */
@@ -54,8 +54,14 @@ const claudeScenarios = (v: ClaudeVersion): Scenario[] => [
 
 const SCENARIOS: readonly Scenario[] = [
   ...CLAUDE_VERSIONS.flatMap(claudeScenarios),
-  { name: 'codex.folder-access', harness: 'codex', setup: { trustProject: false }, screen: /Trust this folder\?/, expect: 'awaiting{setup}' },
-  { name: 'codex.turn-end', harness: 'codex', setup: {}, turn: { text: 'Scripted answer BENCH' }, screen: /Scripted answer BENCH/, expect: 'awaiting{turn-end}' },
+  ...CODEX_VERSIONS.flatMap((v): Scenario[] => [
+    { name: `codex@${v}.folder-access`, harness: 'codex', setup: { trustProject: false, codexVersion: v }, screen: /Trust this folder\?/, expect: 'awaiting{setup}' },
+    { name: `codex@${v}.turn-end`, harness: 'codex', setup: { codexVersion: v }, turn: { text: 'Scripted answer BENCH' }, screen: /Scripted answer BENCH/, expect: 'awaiting{turn-end}' },
+  ]),
+  // Gemini CLI: its trust dialog read from the pane; its AfterAgent and Notification{ToolPermission} hooks.
+  { name: 'gemini.trust-dialog', harness: 'gemini', setup: { trustProject: false }, screen: /Do you trust the files in this folder\?/, expect: 'awaiting{setup}' },
+  { name: 'gemini.turn-end', harness: 'gemini', setup: {}, turn: { text: 'Scripted answer BENCH' }, screen: /Scripted answer BENCH/, expect: 'awaiting{turn-end}' },
+  { name: 'gemini.permission', harness: 'gemini', setup: {}, turn: { tool: 'bash', command: 'touch bench-file' }, screen: /Allow execution of/, expect: 'awaiting{permission}' },
 ];
 
 /** The serve's pane reader (pane-watch.ts reading with screen-watch.ts), run in this process while a scenario runs. */
@@ -90,6 +96,8 @@ function world(fake: FakeModel, setup: Scenario['setup']): { p: Project; rt: Ses
   execFileSync('git', ['-C', dir, 'commit', '-q', '--allow-empty', '-m', 'init']);
   writeFileSync(join(dir, 'trellis.local.json'), JSON.stringify({ sessions: { max: 64, minFreeMb: 0 } }));
   const agent = agentHome(fake.url, { ...setup, trust: setup.trustProject === false ? [] : [realpathSync(dir)] }, join(root, 'agent-home'));
+  // Gemini CLI trusts by path: a trusted project's worktrees (under the Trellis home) are trusted with it.
+  if (setup.trustProject !== false) writeGeminiState(agent.home, [realpathSync(dir), realpathSync(root)]);
   // tmux (and so the agent) inherits this process's environment.
   const saved = { ...process.env };
   Object.assign(process.env, agent.env, { TRELLIS_HOME: join(root, 'trellis-home'), SHELL: '/bin/sh' });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agentTestBed } from './helpers/agents.js';
+import { agentTestBed, CODEX_VERSIONS } from './helpers/agents.js';
 import { ok } from './helpers/repo.js';
 import { waitFor } from './helpers/sessions.js';
 
@@ -16,9 +16,9 @@ const AGENT_WAIT = 45_000;
 const threadOf = (r: { headers: Record<string, unknown> }) => String(r.headers['session-id'] ?? '');
 const hex = (s: string) => Buffer.from(s, 'utf8').toString('hex');
 
-describe('codex keeps its own conversation', () => {
+describe.each(CODEX_VERSIONS)('codex %s keeps its own conversation', (codexVersion) => {
   it('the title thread answering last is not recorded; interrupt + resume continues the same conversation', async () => {
-    const p = bed.project();
+    const p = bed.project({ codexVersion });
     const before = bed.fake.requests.length;
     // The title thread's answer comes after the turn's, so its notify is the later one.
     bed.fake.sideDelayMs = 1500;
@@ -61,7 +61,7 @@ describe('codex keeps its own conversation', () => {
   });
 
   it('the title thread finishing while the turn still runs neither ends the turn nor names the conversation', async () => {
-    const p = bed.project();
+    const p = bed.project({ codexVersion });
     const before = bed.fake.requests.length;
     bed.fake.script({ text: 'Slow answer', delayMs: 3000 });
     const id = await p.spawn('Take your time', 'codex');

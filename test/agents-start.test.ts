@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentTestBed, type SessionShow } from './helpers/agents.js';
+import { agentTestBed, CODEX_VERSIONS, type SessionShow } from './helpers/agents.js';
 import { ok, ROOT, trellis } from './helpers/repo.js';
 import { startServe } from './helpers/serve.js';
 import { waitFor } from './helpers/sessions.js';
@@ -84,8 +84,8 @@ describe('first-run dialogs read from the pane are awaiting{setup}, never runnin
     expect(await p.show(id)).toMatchObject({ reason: 'setup', source: 'pane', detail: expect.stringContaining('API key confirmation') });
   });
 
-  it('codex in a folder it has not trusted: warned at spawn; awaiting{setup} naming folder access', async () => {
-    const p = project({ trustProject: false });
+  it.each(CODEX_VERSIONS)('codex %s in a folder it has not trusted: warned at spawn; awaiting{setup} naming folder access', async (codexVersion) => {
+    const p = project({ trustProject: false, codexVersion });
     const { id, warnings } = await p.spawnRun('Work in an untrusted folder', 'codex');
     expect(warnings).toEqual([expect.stringContaining(`Codex has not trusted ${p.dir}`)]);
     await waitFor('awaiting{setup}', async () => (await p.show(id)).state === 'awaiting', AGENT_WAIT);
@@ -95,8 +95,8 @@ describe('first-run dialogs read from the pane are awaiting{setup}, never runnin
 });
 
 describe('codex’s own login', () => {
-  it('codex on OpenAI’s provider, not logged in: warned at spawn (codex login status); awaiting{setup} naming its sign-in', async () => {
-    const p = project({ codexLogin: false, codexProvider: 'openai' });
+  it.each(CODEX_VERSIONS)('codex %s on OpenAI’s provider, not logged in: warned at spawn (codex login status); awaiting{setup} naming its sign-in', async (codexVersion) => {
+    const p = project({ codexLogin: false, codexProvider: 'openai', codexVersion });
     const { id, warnings } = await p.spawnRun('Needs a login', 'codex');
     expect(warnings).toEqual([expect.stringContaining("Codex is not logged in ('codex login status' says so)")]);
     await waitFor('awaiting{setup}', async () => (await p.show(id)).state === 'awaiting', AGENT_WAIT);

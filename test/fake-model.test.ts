@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agentTestBed, CLAUDE_VERSION, CLAUDE_VERSIONS, CODEX_VERSION } from './helpers/agents.js';
+import { agentTestBed, CLAUDE_VERSION, CLAUDE_VERSIONS, CODEX_VERSION, CODEX_VERSIONS } from './helpers/agents.js';
 import { waitFor } from './helpers/sessions.js';
 import { execFileSync } from 'node:child_process';
 
@@ -12,6 +12,7 @@ describe('the fake model API drives the real agent programs', () => {
     expect(execFileSync('codex', ['--version'], { env: p.env, encoding: 'utf8' })).toContain(CODEX_VERSION);
     // Each version of the matrix is the `claude` on PATH of a project made for it.
     for (const v of CLAUDE_VERSIONS) expect(execFileSync('claude', ['--version'], { env: bed.project({ claudeVersion: v }).env, encoding: 'utf8' })).toBe(`${v} (Claude Code)\n`);
+    for (const v of CODEX_VERSIONS) expect(execFileSync('codex', ['--version'], { env: bed.project({ codexVersion: v }).env, encoding: 'utf8' })).toBe(`codex-cli ${v}\n`);
   });
 
   it('a real claude and a real codex each complete one scripted turn in a Trellis session', async () => {

@@ -252,9 +252,7 @@ const CEILING = 350;
 const ROOT = resolve(import.meta.dirname, '..');
 
 /** Files over the ceiling today, with their line counts. Split them along their seams; never add one. */
-const OVERSIZED: Readonly<Record<string, number>> = {
-  'src/store/sessions/adapters/replay.test.ts': 407,
-};
+const OVERSIZED: Readonly<Record<string, number>> = {};
 
 /** Lines in a file as `wc -l` counts them (a last line without a newline still counts). */
 function lineCount(path: string): number {

@@ -156,7 +156,7 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
   cli
     .command('session <action> [...args]', 'Agent sessions: spawn, ls, show, prompt, capture, keys, answer, interrupt, resume, review, merge, check, accept, close, quarantine, view, attach, signal')
     .usage('session <action> [...args] [options]   (see docs/cli.md for each action)')
-    .option('--harness <name>', 'spawn: the agent harness (shell, claude, codex, opencode)')
+    .option('--harness <name>', 'spawn: the agent harness (shell, claude, codex, opencode, gemini)')
     .option('--node <id>', 'spawn: spec node the session works on (repeatable)', { type: [String] })
     .option('--issue <id>', 'spawn: the issue the session works on')
     .option('--body <text>', "prompt: the prompt; '-' reads standard input")

@@ -7,6 +7,8 @@ import { endProcessesIn } from '../helpers/processes.js';
 /** The agent versions the adapters are checked against (pinned in package.json's devDependencies). */
 export const CLAUDE_VERSION = '2.1.197';
 export const CODEX_VERSION = '0.169.0';
+/** Gemini CLI (npm `@google/gemini-cli`, installed without its install scripts: no keytar, no node-pty, which an API key and tmux do not need). */
+export const GEMINI_VERSION = '0.61.0';
 /**
  * The Claude Code versions the real-agent suites run against: the oldest supported (npm
  * `@anthropic-ai/claude-code`) and the newest checked (`claude-code-next`, an npm alias of the same package).
@@ -15,6 +17,14 @@ export const CLAUDE_VERSIONS = ['2.1.197', '2.1.332'] as const;
 export type ClaudeVersion = (typeof CLAUDE_VERSIONS)[number];
 /** The package each Claude Code version is installed as. */
 const CLAUDE_PACKAGES: Readonly<Record<ClaudeVersion, string>> = { '2.1.197': '@anthropic-ai/claude-code', '2.1.332': 'claude-code-next' };
+/**
+ * The Codex versions the real-agent suites run against: the pinned one (npm `@openai/codex`) and the newest
+ * checked (`codex-next`, an npm alias of the same package).
+ */
+export const CODEX_VERSIONS = ['0.169.0', '0.171.0'] as const;
+export type CodexVersion = (typeof CODEX_VERSIONS)[number];
+/** The package each Codex version is installed as. */
+const CODEX_PACKAGES: Readonly<Record<CodexVersion, string>> = { '0.169.0': '@openai/codex', '0.171.0': 'codex-next' };
 
 /** The key the agents send the fake model: any string does; claude approves it by its last 20 characters. */
 export const FAKE_API_KEY = 'sk-ant-fake-0123456789abcdefghijklmnop';
@@ -23,7 +33,7 @@ export const FAKE_API_KEY = 'sk-ant-fake-0123456789abcdefghijklmnop';
 const require = createRequire(import.meta.url);
 
 /** The real programs, as npm installed them: claude's native binary (from its platform package), codex's npm launcher. */
-export function agentPrograms(claudeVersion: ClaudeVersion = CLAUDE_VERSION): { claude: string; codex: string } {
+export function agentPrograms(claudeVersion: ClaudeVersion = CLAUDE_VERSION, codexVersion: CodexVersion = CODEX_VERSION): { claude: string; codex: string; gemini: string } {
   const wrapper = require.resolve(`${CLAUDE_PACKAGES[claudeVersion]}/package.json`);
   let claude: string;
   try {
@@ -33,21 +43,24 @@ export function agentPrograms(claudeVersion: ClaudeVersion = CLAUDE_VERSION): { 
     // The wrapper's postinstall copies the same binary over its placeholder.
     claude = realpathSync(join(dirname(wrapper), 'bin/claude.exe'));
   }
-  const codex = join(dirname(require.resolve('@openai/codex/package.json')), 'bin/codex.js');
-  return { claude, codex };
+  const codex = join(dirname(require.resolve(`${CODEX_PACKAGES[codexVersion]}/package.json`)), 'bin/codex.js');
+  const gemini = join(dirname(require.resolve('@google/gemini-cli/package.json')), 'bundle/gemini.js');
+  return { claude, codex, gemini };
 }
 
-const binDirs = new Map<ClaudeVersion, string>();
-/** A directory holding `claude` (of `claudeVersion`) and `codex` (and nothing else), for the front of PATH. */
-export function agentBinDir(claudeVersion: ClaudeVersion = CLAUDE_VERSION): string {
-  const known = binDirs.get(claudeVersion);
+const binDirs = new Map<string, string>();
+/** A directory holding `claude` (of `claudeVersion`), `codex` (of `codexVersion`) and `gemini`, and nothing else, for the front of PATH. */
+export function agentBinDir(claudeVersion: ClaudeVersion = CLAUDE_VERSION, codexVersion: CodexVersion = CODEX_VERSION): string {
+  const key = `${claudeVersion} ${codexVersion}`;
+  const known = binDirs.get(key);
   if (known && existsSync(known)) return known;
   const dir = mkdtempSync(join(tmpdir(), 'trellis-agents-bin-'));
-  const { claude, codex } = agentPrograms(claudeVersion);
+  const { claude, codex, gemini } = agentPrograms(claudeVersion, codexVersion);
   symlinkSync(claude, join(dir, 'claude'));
   symlinkSync(codex, join(dir, 'codex'));
+  symlinkSync(gemini, join(dir, 'gemini'));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  binDirs.set(claudeVersion, dir);
+  binDirs.set(key, dir);
   return dir;
 }
 
@@ -67,6 +80,8 @@ export interface AgentSetup {
   readonly idleMs?: number;
   /** Which Claude Code runs as `claude`. Default the oldest supported (CLAUDE_VERSION). */
   readonly claudeVersion?: ClaudeVersion;
+  /** Which Codex runs as `codex`. Default the pinned one (CODEX_VERSION). */
+  readonly codexVersion?: CodexVersion;
 }
 
 export interface AgentHome {
@@ -89,13 +104,17 @@ export function agentHome(modelUrl: string, setup: AgentSetup = {}, home: string
   const trust = (setup.trust ?? []).map((p) => realpathSync(p));
   writeClaudeState(home, setup, trust);
   writeCodexState(codexHome, modelUrl, setup, trust);
+  writeGeminiState(home, trust);
   const env: Record<string, string> = {
     HOME: home,
     CODEX_HOME: codexHome,
-    PATH: `${agentBinDir(setup.claudeVersion)}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+    PATH: `${agentBinDir(setup.claudeVersion, setup.codexVersion)}:${process.env.PATH ?? '/usr/bin:/bin'}`,
     ANTHROPIC_BASE_URL: modelUrl,
     ANTHROPIC_API_KEY: FAKE_API_KEY,
     FAKE_OPENAI_API_KEY: FAKE_API_KEY,
+    // Gemini CLI: the Gemini API's base (the @google/genai SDK's own variable) and a key.
+    GOOGLE_GEMINI_BASE_URL: modelUrl,
+    GEMINI_API_KEY: FAKE_API_KEY,
     // Never update itself (an npm install of the newest version), never wait minutes on retries.
     DISABLE_AUTOUPDATER: '1',
     CLAUDE_CODE_MAX_RETRIES: '0',
@@ -139,6 +158,19 @@ export function writeCodexState(codexHome: string, modelUrl: string, setup: Agen
   ];
   writeFileSync(join(codexHome, 'config.toml'), `${toml.join('\n')}\n`);
   if (setup.codexLogin ?? true) writeFileSync(join(codexHome, 'auth.json'), `${JSON.stringify({ OPENAI_API_KEY: FAKE_API_KEY }, null, 2)}\n`);
+}
+
+/**
+ * Gemini CLI's `~/.gemini/settings.json` (the API key as its auth, no update checks, no usage statistics)
+ * and `trustedFolders.json`: a trusted folder covers every folder under it, and Gemini runs a project's
+ * hooks (Trellis's signals) only in a trusted one.
+ */
+export function writeGeminiState(home: string, trust: readonly string[]): void {
+  const dir = join(home, '.gemini');
+  mkdirSync(dir, { recursive: true });
+  const settings = { security: { auth: { selectedType: 'gemini-api-key' } }, general: { disableAutoUpdate: true, disableUpdateNag: true }, privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false } };
+  writeFileSync(join(dir, 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
+  writeFileSync(join(dir, 'trustedFolders.json'), `${JSON.stringify(Object.fromEntries(trust.map((p) => [p, 'TRUST_FOLDER'])), null, 2)}\n`);
 }
 
 /** Ends every process still running from a test's own folders (codex's app-server daemon among them). */

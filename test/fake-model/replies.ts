@@ -24,7 +24,7 @@ export type Turn =
 
 /** What a request was, as the fake saw it (for assertions and for telling turns from side calls). */
 export interface SeenRequest {
-  readonly api: 'anthropic' | 'openai';
+  readonly api: 'anthropic' | 'openai' | 'gemini';
   readonly path: string;
   /**
    * `turn`: a user turn of the agent's own conversation (it consumed a scripted reply);

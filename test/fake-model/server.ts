@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { anthropicRoute } from './anthropic.js';
+import { geminiRoute } from './gemini.js';
 import { openaiChatRoute } from './openai-chat.js';
 import { openaiRoute } from './openai.js';
 import { turnFromText, type SeenRequest, type Turn } from './replies.js';
@@ -9,7 +10,8 @@ import { turnFromText, type SeenRequest, type Turn } from './replies.js';
  * A local stand-in for the model providers (no provider is reachable here), speaking the subset the real
  * agent programs call: Anthropic's Messages API with streaming (claude, via `ANTHROPIC_BASE_URL`) and
  * OpenAI's Responses API with streaming (codex, via a custom model provider) and OpenAI's Chat Completions
- * with streaming (opencode, via a custom `@ai-sdk/openai-compatible` provider). Each user turn of the
+ * with streaming (opencode, via a custom `@ai-sdk/openai-compatible` provider), and Google's Gemini API
+ * (Gemini CLI, via `GOOGLE_GEMINI_BASE_URL`). Each user turn of the
  * agent's own conversation takes the next scripted `Turn`; with none scripted, directives in the user's
  * text choose (see `turnFromText`), else a plain echo. Calls the agents make on their own (title
  * generation, quota probes, token counts, model lists) get a sane answer and consume nothing.
@@ -146,6 +148,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: RouteConte
   if (await anthropicRoute(req.method ?? 'GET', path, body, res, ctx)) return;
   if (await openaiRoute(req.method ?? 'GET', path, body, res, ctx)) return;
   if (await openaiChatRoute(req.method ?? 'GET', path, body, res, ctx)) return;
+  if (await geminiRoute(req.method ?? 'GET', path, body, res, ctx)) return;
   ctx.seen({ api: path.includes('/responses') ? 'openai' : 'anthropic', path, kind: 'side', userText: '', body, status: 404 });
   res.writeHead(404, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ error: { type: 'not_found_error', message: `fake model: no route ${req.method} ${path}` } }));

@@ -1,12 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
-import { join } from 'node:path';
-import { agentHome, stopAgentDaemons, type AgentHome, type AgentSetup } from '../fake-model/agents.js';
+import { dirname, join } from 'node:path';
+import { agentHome, stopAgentDaemons, writeGeminiState, type AgentHome, type AgentSetup } from '../fake-model/agents.js';
 import { startFakeModel, type FakeModel } from '../fake-model/server.js';
 import { cleanupRepos, git, ok, tempDir, tempRepo, testEnv, trellis } from './repo.js';
 import { killTmux, tmux } from './sessions.js';
 
-export { agentHome, agentPrograms, CLAUDE_VERSION, CLAUDE_VERSIONS, CODEX_VERSION, FAKE_API_KEY, type ClaudeVersion } from '../fake-model/agents.js';
+export { agentHome, agentPrograms, CLAUDE_VERSION, CLAUDE_VERSIONS, CODEX_VERSION, CODEX_VERSIONS, FAKE_API_KEY, type ClaudeVersion, type CodexVersion } from '../fake-model/agents.js';
 export { startFakeModel, type FakeModel } from '../fake-model/server.js';
 
 /** A project whose sessions run the real claude and codex against the fake model, from a HOME of its own. */
@@ -21,9 +21,9 @@ export interface AgentProject {
   /** `trellis session show <id> --json`. */
   show(id: string): Promise<SessionShow>;
   /** `trellis session spawn <task> --harness <harness> --json`: the new session's id. */
-  spawn(task: string, harness: 'claude' | 'codex' | 'shell'): Promise<string>;
+  spawn(task: string, harness: 'claude' | 'codex' | 'gemini' | 'shell'): Promise<string>;
   /** The same spawn, whole: its JSON (with `warnings`) and the CLI's stderr. */
-  spawnRun(task: string, harness: 'claude' | 'codex' | 'shell'): Promise<{ id: string; warnings: string[]; stderr: string }>;
+  spawnRun(task: string, harness: 'claude' | 'codex' | 'gemini' | 'shell'): Promise<{ id: string; warnings: string[]; stderr: string }>;
   /** The subjects of the session's log, oldest first (`launch: …`, `await setup: … (pane)`, …). */
   log(id: string): string[];
   /** The pane's current screen (plain text). */
@@ -53,6 +53,8 @@ export function agentProject(fake: FakeModel, setup: AgentSetup & { trustProject
   // the checkout then covers a worktree only if the agent keys it by the main checkout, not by ancestry.
   const env = { ...testEnv(dir), TRELLIS_HOME: join(tempDir(), 'trellis-home'), ...agent.env, SHELL: '/bin/sh' };
   const home = env.TRELLIS_HOME!;
+  // Gemini CLI trusts by path, not by repository: a trusted project trusts its worktrees under the Trellis home too.
+  if (setup.trustProject !== false) writeGeminiState(agent.home, [dir, dirname(home)]);
   return {
     dir,
     home,

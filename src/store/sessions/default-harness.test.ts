@@ -46,6 +46,7 @@ describe('the project default harness: "auto" is the first installed agent, else
         { name: 'claude', installed: false },
         { name: 'codex', installed: true },
         { name: 'opencode', installed: false },
+        { name: 'gemini', installed: false },
       ],
     });
     expect(harnessMenu('claude', { PATH })).toMatchObject({ configured: 'claude', resolved: 'claude', installed: false });

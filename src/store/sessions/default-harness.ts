@@ -3,7 +3,7 @@ import { agentProgram, which } from './preflight.js';
 
 /**
  * `harness: "auto"` in trellis.json (the bundled demo says it): the first agent installed where the
- * sessions run — claude, then codex, then opencode, each found on the server's PATH — else `shell`. It is
+ * sessions run — claude, then codex, then opencode, then gemini, each found on the server's PATH — else `shell`. It is
  * resolved at each spawn, never written back, so the same project picks up an agent installed later.
  */
 export const AUTO_HARNESS = 'auto';

@@ -79,6 +79,7 @@ export async function deliverChecked(lanes: InputLanes, adapter: HarnessAdapter,
       if (!landed(box)) {
         return { delivered: false, reason: box === null ? `a dialog appeared as the prompt was pasted (${await dialogNow()}): the prompt was not confirmed` : `the pasted prompt did not show in the input box (it holds "${box}"): not confirmed` };
       }
+      if (adapter.enterAfterPasteMs) await sleep(adapter.enterAfterPasteMs);
       await lane.keys(['Enter']);
       return cleared === undefined ? { delivered: true } : { delivered: true, cleared };
     });

@@ -12,12 +12,18 @@ export interface DialogOptions {
 }
 
 const MARK = /^(\s*)[❯›>]\s(\s*)(\S.*)$/;
+/** Inside a box (Gemini CLI's dialogs, `│ ● 1. Allow once │`) the selected option is marked `●`. */
+const BOXED_MARK = /^(\s*)●\s(\s*)(\S.*)$/;
+const BOX = /^\s*│(.*?)│\s*$/;
 
 /** The last selection list on `screen` (a pane's plain text), or null when none is shown. */
 export function dialogOptions(screen: string): DialogOptions | null {
-  const lines = screen.split('\n');
+  // A box's borders are not text: its lines are read without them (a `●` marks a choice only there).
+  const raw = screen.split('\n');
+  const boxed = raw.map((l) => BOX.test(l));
+  const lines = raw.map((l) => BOX.exec(l)?.[1]?.trimEnd() ?? l);
   for (let i = lines.length - 1; i >= 0; i--) {
-    const m = MARK.exec(lines[i]!);
+    const m = MARK.exec(lines[i]!) ?? (boxed[i] ? BOXED_MARK.exec(lines[i]!) : null);
     if (!m) continue;
     // The input box's prompt (`❯` between two rules) is not a dialog option.
     if (/^─{10,}/.test(lines[i - 1] ?? '') && /^─{10,}/.test(lines[i + 1] ?? '')) continue;
@@ -44,8 +50,8 @@ export function dialogOptions(screen: string): DialogOptions | null {
 
 /** What people call the usual answers, matched against an option's text (an exact option text always works). */
 const NAMED: Readonly<Record<string, RegExp>> = {
-  approve: /^Yes(\b|,)/i,
-  yes: /^Yes(\b|,)/i,
+  approve: /^Yes(\b|,)|^Allow once\b/i,
+  yes: /^Yes(\b|,)|^Allow once\b/i,
   deny: /^No(\b|,)/i,
   no: /^No(\b|,)/i,
   trust: /^Yes, I trust this folder|^(Yes, )?trust/i,

@@ -10,6 +10,7 @@ const PROGRAMS: Readonly<Record<string, { readonly program: string; readonly ins
   claude: { program: 'claude', install: 'npm install -g @anthropic-ai/claude-code' },
   codex: { program: 'codex', install: 'npm install -g @openai/codex' },
   opencode: { program: 'opencode', install: 'npm install -g opencode-ai' },
+  gemini: { program: 'gemini', install: 'npm install -g @google/gemini-cli' },
 };
 
 export type { PreflightContext } from './preflight-context.js';

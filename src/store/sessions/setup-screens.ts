@@ -27,7 +27,13 @@ const CODEX: readonly SetupScreen[] = [
   { match: [/Hooks need review/], detail: 'hooks review: Codex asks to review new hooks ("Hooks need review")' },
 ];
 
-const SCREENS: Readonly<Record<string, readonly SetupScreen[]>> = { claude: CLAUDE, codex: CODEX };
+const GEMINI: readonly SetupScreen[] = [
+  // Its project hooks (Trellis's signals) run only in a trusted folder; trust restarts it.
+  { match: [/Do you trust the files in this folder\?/], detail: 'folder trust: Gemini CLI asks whether to trust this folder ("Trust folder"; answer with trellis session answer <id> trust)' },
+  { match: [/Get started|How would you like to authenticate/], detail: 'login: Gemini CLI asks how to authenticate (set GEMINI_API_KEY and security.auth.selectedType, or log in)' },
+];
+
+const SCREENS: Readonly<Record<string, readonly SetupScreen[]>> = { claude: CLAUDE, codex: CODEX, gemini: GEMINI };
 
 /** The setup dialog on `screen` (a pane's text) for an agent of `harness`, or null. */
 export function setupDialog(harness: string, screen: string): string | null {

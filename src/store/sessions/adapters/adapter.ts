@@ -64,6 +64,11 @@ export interface HarnessAdapter {
    * not, null when no input box is shown (a dialog has the keyboard). A prompt is pasted only into an empty one.
    */
   inputBox?(ansiScreen: string): string | null;
+  /**
+   * How long after its paste shows in the input box the Enter that confirms a prompt waits (none: at
+   * once). Gemini CLI reads an Enter within 30 ms of the key before it as a newline, not a submission.
+   */
+  readonly enterAfterPasteMs?: number;
   /** Keys that empty the agent's input box (a prompt the agent restored after Esc). */
   readonly clearInputKeys?: readonly string[];
   /** The agent's own `--version` command line (first word the program), for the session's log. */

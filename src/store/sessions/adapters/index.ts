@@ -2,10 +2,11 @@ import { TrellisError } from '../../../events/index.js';
 import type { HarnessAdapter } from './adapter.js';
 import { claudeAdapter } from './claude.js';
 import { codexAdapter } from './codex.js';
+import { geminiAdapter } from './gemini.js';
 import { opencodeAdapter } from './opencode.js';
 import { shellAdapter } from './shell.js';
 
-const ADAPTERS: ReadonlyMap<string, HarnessAdapter> = new Map([shellAdapter, claudeAdapter, codexAdapter, opencodeAdapter].map((a) => [a.name, a]));
+const ADAPTERS: ReadonlyMap<string, HarnessAdapter> = new Map([shellAdapter, claudeAdapter, codexAdapter, opencodeAdapter, geminiAdapter].map((a) => [a.name, a]));
 
 /** The harnesses a session can run. */
 export const harnessNames = (): string[] => [...ADAPTERS.keys()];

@@ -1,13 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { decideSession, isTrellisError, type SessionCommand } from '../../../events/index.js';
-import { evolveSession, initialSession, type SessionState } from '../../../projections/session.js';
+import type { SessionState } from '../../../projections/session.js';
+import { apply, AWAIT, EXITED, launched, lines, NOT_SUBSCRIBED, recordedScreen, replayHooks, RUNNING, signal, check, type Expect } from '../../../../test/helpers/replay.js';
 import { claudeAdapter, claudeIdleOnScreen } from './claude.js';
 import { claudeDialogOnScreen, claudeInputBox } from './claude-screens.js';
-import { codexAdapter } from './codex.js';
-import type { HarnessAdapter } from './adapter.js';
-import { mapSignal } from './signal.js';
 
 /*
  * The recordings of the real programs (`test/agents/recordings/`, copied from ../shared/agents/), every
@@ -16,62 +11,13 @@ import { mapSignal } from './signal.js';
  * of it — drives the table.
  */
 
-const RECORDINGS = join(import.meta.dirname, '../../../../test/agents/recordings');
-const lines = (file: string) =>
-  readFileSync(join(RECORDINGS, file), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-
-const at = '2026-11-23T20:00:00.000Z';
-let clockAt = 0;
-const meta = (source: SessionCommand['source']) => ({ by: 'trellis', at: new Date(Date.parse(at) + ++clockAt).toISOString(), source });
-
-/** A command without what `meta` adds, for each kind of command (Omit of a union keeps only shared fields). */
-type Bare<C> = C extends unknown ? Omit<C, 'by' | 'at' | 'source'> : never;
-
-function apply(state: SessionState, command: Bare<SessionCommand>, source: SessionCommand['source']): SessionState {
-  return decideSession(state, { ...command, ...meta(source) } as SessionCommand).reduce(evolveSession, state);
-}
-
-/** A session of `harness` launched with `task`: spawned, started, launched (what the runtime logs: `starting` until the agent's first signal). */
-function launched(harness: string, task: string): SessionState {
-  let s = apply(initialSession('s1'), { type: 'spawn', harness, task, nodes: [], issue: null, base: 'b'.repeat(40), branch: 'trellis/s1', worktree: '/w/s1' }, 'user');
-  s = apply(s, { type: 'start' }, 'supervisor');
-  s = apply(s, { type: 'launch', tmuxSession: 's1', pane: '%1', awaitsSignal: true }, 'supervisor');
-  expect(s.status).toBe('starting');
-  return s;
-}
-
-/** One hook call, as `signalSession` runs it: mapped by the adapter, each command decided; a refusal is ignored, not a crash. */
-function signal(adapter: HarnessAdapter, state: SessionState, event: string, payload: unknown): { state: SessionState; ignored: string[] } {
-  const mapped = mapSignal(adapter, event, payload, state);
-  if ('ignored' in mapped) return { state, ignored: [mapped.ignored] };
-  const ignored: string[] = [];
-  for (const command of mapped.commands) {
-    try {
-      state = apply(state, command, 'hook');
-    } catch (err) {
-      if (!(isTrellisError(err) && err.code === 'SESSION_REFUSED')) throw err;
-      ignored.push(err.message);
-    }
-  }
-  return { state, ignored };
-}
-
-type Expect = Partial<Pick<SessionState, 'status' | 'reason' | 'source' | 'turnFailures' | 'agentSessionId' | 'waiting'>> & { detail?: string | RegExp | null; ignored?: boolean; refused?: boolean };
+const SERVER_ERROR = /^the turn failed: server_error: API Error: Unable to connect to API \(ConnectionRefused\)$/;
+const NOT_LOGGED_IN = /^authentication_failed: Not logged in · Please run \/login \(log in: run \/login/;
 
 /**
  * The state after each recorded line (1-based, the `_meta` line is 0). Every line is listed: a line left
  * out of this table fails the test, so a new recording cannot slip past unexplained.
  */
-const AWAIT = (reason: string, more: Expect = {}): Expect => ({ status: 'awaiting', reason, source: 'hook', ...more });
-const RUNNING: Expect = { status: 'running' };
-const EXITED: Expect = { status: 'interrupted', reason: 'process-exit', source: 'hook' };
-const NOT_SUBSCRIBED: Expect = { ignored: true };
-const SERVER_ERROR = /^the turn failed: server_error: API Error: Unable to connect to API \(ConnectionRefused\)$/;
-const NOT_LOGGED_IN = /^authentication_failed: Not logged in · Please run \/login \(log in: run \/login/;
-
 const claudeTable: Record<number, Expect> = {
   // hooklog-D: a turn fails (no network), then /clear, /resume <id>, /exit.
   // The agent's own first signal ends `starting`.
@@ -188,31 +134,6 @@ const claudeTable: Record<number, Expect> = {
   102: AWAIT('turn-end'),
 };
 
-function check(state: SessionState, ignored: string[], want: Expect, where: string): void {
-  const { detail, ignored: shouldIgnore, refused, ...fields } = want;
-  expect(state, where).toMatchObject(fields);
-  if (detail instanceof RegExp) expect(state.detail, where).toMatch(detail);
-  else if (detail !== undefined) expect(state.detail, where).toBe(detail);
-  if (shouldIgnore) expect(ignored.join('; '), where).toMatch(/^unknown signal/);
-  else if (refused) expect(ignored.join('; '), where).toMatch(/^the session is interrupted/);
-  else expect(ignored, where).toEqual([]);
-}
-
-/** Replays a recording line by line (a startup is a fresh session Trellis launched), checking each against `table`. */
-function replay(recorded: Record<string, unknown>[], table: Record<number, Expect>): void {
-  let state: SessionState | null = null;
-  recorded.slice(1).forEach((line, i) => {
-    const n = i + 1;
-    const payload = line.payload as Record<string, unknown>;
-    const event = line.event as string;
-    expect(payload.hook_event_name).toBe(event);
-    if (event === 'SessionStart' && payload.source === 'startup') state = launched('claude', 'say hi');
-    const r = signal(claudeAdapter, state!, event, payload);
-    state = r.state;
-    check(state, r.ignored, table[n]!, `line ${n} (${line.scenario} ${event} ${JSON.stringify(payload.notification_type ?? payload.reason ?? payload.error ?? payload.tool_name ?? payload.source ?? '')})`);
-  });
-}
-
 const AUTO_MODE = /^Auto mode can't check actions in this session and needs your choice \(auto mode:/;
 
 /**
@@ -278,12 +199,12 @@ describe('replaying Claude Code 2.1.331’s recorded hooks (every line)', () => 
   });
 
   it('each line moves the session to the state the real program was in, with its source', () => {
-    replay(recorded, claude331Table);
+    replayHooks(claudeAdapter, 'claude', recorded, claude331Table);
   });
 });
 
 describe('Claude Code 2.1.331’s screens, read from the pane', () => {
-  const screen = (name: string) => readFileSync(join(RECORDINGS, `claude-2.1.331-screen-${name}`), 'utf8');
+  const screen = (name: string) => recordedScreen(`claude-2.1.331-screen-${name}`);
 
   it('the auto-mode dialog, the reworded Bash dialog and a question are waits on a person; a running turn and the idle input box are none', () => {
     expect(claudeDialogOnScreen(screen('automode.txt'))).toMatchObject({ reason: 'permission', detail: expect.stringMatching(/^auto mode:/) });
@@ -372,22 +293,8 @@ describe('replaying Claude Code 2.1.197’s recorded hooks (every line)', () => 
   });
 });
 
-describe('replaying Codex 0.169.0’s recorded notify calls (every line)', () => {
-  const recorded = lines('codex-0.169.0-notify.jsonl');
-
-  it('the title side thread’s notify changes nothing; the conversation’s ends the turn and names the conversation', () => {
-    expect(recorded[0]).toMatchObject({ _meta: true });
-    const [title, real] = recorded.slice(1).map((l) => l.payload as Record<string, unknown>);
-    let state = launched('codex', 'say hi');
-    const first = signal(codexAdapter, state, 'notify', title);
-    expect(first).toEqual({ state, ignored: [] });
-    state = signal(codexAdapter, state, 'notify', real).state;
-    expect(state).toMatchObject({ status: 'awaiting', reason: 'turn-end', source: 'hook', agentSessionId: real!['thread-id'] });
-  });
-});
-
 describe('Claude Code 2.1.197’s screens: Esc mid-turn fires no hook, the pane shows it', () => {
-  const screen = (name: string) => readFileSync(join(RECORDINGS, `claude-2.1.197-screen-${name}.txt`), 'utf8');
+  const screen = (name: string) => recordedScreen(`claude-2.1.197-screen-${name}.txt`);
 
   it('a turn under way is not idle; after Esc the input box is back with no work under way', () => {
     expect(claudeIdleOnScreen(screen('running'))).toBe(false);
