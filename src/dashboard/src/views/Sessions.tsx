@@ -12,7 +12,7 @@ import { mayRunCommands, ShellNeeded } from './session/ShellNeeded';
 import '../sessions.css';
 
 /** The harnesses `trellis session spawn --harness` knows; the server names them again if one is refused. */
-export const HARNESSES = ['shell', 'claude', 'codex', 'opencode'] as const;
+export const HARNESSES = ['shell', 'claude', 'codex', 'opencode', 'gemini'] as const;
 
 /** Sessions whose pane did something nobody has looked at yet (the nav's counter). */
 export const unreadSessions = computed(() => (board.value?.sessions ?? []).filter((s) => s.unread && s.state !== 'closed').length);
