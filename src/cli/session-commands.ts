@@ -225,6 +225,10 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
     usage: 'trellis session signal <id> <event> [--json]   (the hook JSON on stdin)',
     async run(ctx, p) {
       const payload = readPayload();
+      // Inside a confined agent's sandbox the session's log is read-only: the hook's signal goes out through
+      // its relay, which records it for this session (and only this one) outside.
+      const relay = process.env.TRELLIS_SIGNAL_RELAY;
+      if (relay) return (await import('../store/sessions/confine-relay.js')).relaySignal(relay, ctx.args[1]!, payload instanceof NotJson || payload === null ? '' : JSON.stringify(payload));
       if (payload instanceof NotJson) {
         logIgnored(ctx.args[0]!, ctx.args[1]!, [payload.message]);
         return 0;

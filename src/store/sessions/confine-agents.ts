@@ -1,0 +1,103 @@
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { packageRoot } from '../package-root.js';
+import { shq } from './adapters/adapter.js';
+import { INNER_READY, PROXY_PORT } from './confine-relay.js';
+import { sandboxArgv, type SandboxPlan } from './confine.js';
+
+/**
+ * What an agent program needs beyond a shell's sandbox (issue 45): its own state in its HOME writable —
+ * where it keeps its config, login and transcripts, at the paths it uses unconfined (Trellis reads
+ * claude's transcripts and codex's rollouts from there) — and a way to its model provider.
+ */
+
+/** The places in the person's HOME each agent program writes its own state to, that exist or it makes. */
+export function agentStatePaths(harness: string, env: NodeJS.ProcessEnv): { readonly dirs: readonly string[]; readonly files: readonly string[] } {
+  const home = env.HOME;
+  if (!home) return { dirs: [], files: [] };
+  if (harness === 'claude') {
+    // CLAUDE_CONFIG_DIR moves both the folder and its .claude.json inside it.
+    if (env.CLAUDE_CONFIG_DIR) return { dirs: [env.CLAUDE_CONFIG_DIR], files: [] };
+    return { dirs: [join(home, '.claude')], files: [join(home, '.claude.json')] };
+  }
+  if (harness === 'codex') return { dirs: [env.CODEX_HOME || join(home, '.codex')], files: [] };
+  return { dirs: [], files: [] };
+}
+
+/** bubblewrap's mounts of an agent's own state, writable (folders made first: bubblewrap mounts only what exists). */
+export function agentStateMounts(harness: string, env: NodeJS.ProcessEnv): string[] {
+  const { dirs, files } = agentStatePaths(harness, env);
+  for (const d of dirs) mkdirSync(d, { recursive: true });
+  return [...dirs, ...files.filter((f) => existsSync(f))].flatMap((p) => ['--bind', p, p]);
+}
+
+/** The model providers each harness reaches by default (its own API, not the person's choice of another). */
+const PROVIDERS: Readonly<Record<string, readonly string[]>> = {
+  claude: ['api.anthropic.com:443'],
+  codex: ['api.openai.com:443', 'chatgpt.com:443'],
+};
+
+/** The package registries every confined agent reaches, to install into its worktree. */
+const REGISTRIES = ['registry.npmjs.org:443', 'pypi.org:443', 'files.pythonhosted.org:443'];
+
+/** `host:port` of a URL in the person's environment (a provider's base URL), or none. */
+function hostPort(url: string | undefined): string[] {
+  if (!url) return [];
+  try {
+    const u = new URL(url);
+    return [`${u.hostname}:${u.port || (u.protocol === 'https:' ? '443' : '80')}`];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The network a confined agent reaches: its provider (and a base URL the person's environment gives it),
+ * the package registries, and what the project's `sessions.network` adds. Nothing else: not the Trellis
+ * serves and gateway on loopback (a loopback address is reachable only when the project names it).
+ */
+export function networkAllow(harness: string, project: readonly string[], env: NodeJS.ProcessEnv): string[] {
+  const fromEnv = harness === 'claude' ? hostPort(env.ANTHROPIC_BASE_URL) : harness === 'codex' ? hostPort(env.OPENAI_BASE_URL) : [];
+  return [...new Set([...(PROVIDERS[harness] ?? []), ...fromEnv, ...REGISTRIES, ...project])];
+}
+
+/** The loopback ports on the allow-list: listened on inside the sandbox, so a provider on loopback keeps its URL. */
+export function loopbackPorts(allow: readonly string[]): number[] {
+  return allow.flatMap((a) => {
+    const m = /^(127\.0\.0\.1|localhost):(\d+)$/i.exec(a);
+    return m && Number(m[2]) !== PROXY_PORT ? [Number(m[2])] : [];
+  });
+}
+
+const RELAY = () => join(packageRoot().dir, 'dist/src/store/sessions/confine-relay.js');
+
+/**
+ * The pane's command line for a confined agent: the outer relay (outside, as the person) and, once its
+ * sockets are up, the sandbox — with no network of its own but the relay's folder, where the inner relay
+ * listens on loopback for the agent before the agent starts. The agent's hooks reach Trellis through the
+ * relay's signal socket (`TRELLIS_SIGNAL_RELAY`), for this session only.
+ */
+export function confinedAgentCommand(env: NodeJS.ProcessEnv, plan: SandboxPlan, harness: string, session: string, trellisBin: string, allow: readonly string[], command: string): string {
+  // Short, for a Unix socket's 108-byte path, and private to the person.
+  const dir = mkdtempSync(join(tmpdir(), 'trellis-confine-'));
+  const node = shq(process.execPath);
+  const relay = shq(RELAY());
+  const ports = loopbackPorts(allow);
+  const proxy = `http://127.0.0.1:${PROXY_PORT}`;
+  const agentEnv: [string, string][] = [
+    ['TRELLIS_SIGNAL_RELAY', join(dir, 'signal.sock')],
+    ...['HTTPS_PROXY', 'HTTP_PROXY', 'https_proxy', 'http_proxy'].map((k) => [k, proxy] as [string, string]),
+    ['NO_PROXY', '127.0.0.1,localhost'],
+    ['no_proxy', '127.0.0.1,localhost'],
+  ];
+  const argv = [...sandboxArgv(env, plan, [...agentStateMounts(harness, env), '--ro-bind', dir, dir, ...agentEnv.flatMap(([k, v]) => ['--setenv', k, v])]), '/bin/sh', '-c'];
+  const inner = `${node} ${relay} inner ${shq(dir)} ${shq(JSON.stringify(ports))} & ${waitUntil(`[ -e ${INNER_READY} ]`, 'its network relay inside the sandbox')}; ${command}`;
+  const outer = `${node} ${relay} outer ${shq(dir)} ${shq(session)} ${shq(trellisBin)} ${shq(JSON.stringify(allow))} </dev/null & ${waitUntil(`[ -S ${shq(join(dir, 'signal.sock'))} ] && [ -S ${shq(join(dir, 'net.sock'))} ]`, 'its relay outside the sandbox')}`;
+  return `${outer}; exec ${argv.map(shq).join(' ')} ${shq(inner)}`;
+}
+
+/** A shell loop that waits (at most 20 s) until `test` holds, else says what did not start and exits. */
+function waitUntil(test: string, what: string): string {
+  return `i=0; until ${test}; do i=$((i+1)); if [ $i -gt 2000 ]; then echo ${shq(`trellis: ${what} did not start`)} >&2; exit 1; fi; sleep 0.01; done`;
+}

@@ -1,0 +1,166 @@
+/**
+ * The two ends of a confined agent's way out (issue 45), run by node as a program of its own beside the
+ * sandbox, never loaded by the CLI. A confined session has a network namespace of its own (bubblewrap's
+ * --unshare-net): nothing on the host's loopback — the Trellis serves, the gateway, other sessions'
+ * servers — and nothing beyond it is reachable from inside, except through these two relays, which meet
+ * on Unix sockets in one folder bind-mounted into the sandbox.
+ *
+ *   outer <dir> <session> <trellis-bin> <allow-json>   outside the sandbox, as the person: `net.sock`
+ *       takes a connection that names its target on its first line and joins it only when the target is
+ *       on the allow-list (`host:port`); `proxy` on that line is an HTTP proxy whose CONNECT (or absolute
+ *       URL) target is checked the same way. `signal.sock` takes one hook signal (`{event, payload}`) and
+ *       runs `trellis session signal <session> <event>` with it: the session's only write, for its own
+ *       id whatever the caller names. Ends when the sandbox (its parent) ends.
+ *   inner <dir> <ports-json>   inside: listens on 127.0.0.1 at each allowed loopback port (a model
+ *       provider on loopback keeps its URL) and at PROXY_PORT (HTTPS_PROXY), each joined to `net.sock`.
+ */
+import { spawn } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import { connect, createServer, type Socket } from 'node:net';
+import { join } from 'node:path';
+
+/** The proxy's port inside the sandbox's own network namespace (nothing else listens there). */
+export const PROXY_PORT = 3128;
+/** The file the inner relay writes once it listens (in the sandbox's private /tmp). */
+export const INNER_READY = '/tmp/.trellis-relay-ready';
+
+/** Reads up to the first `\n` (or the end of an HTTP head, for the proxy), then hands the rest on. */
+function firstLine(sock: Socket, until: string, done: (head: string, rest: Buffer) => void): void {
+  let buf = Buffer.alloc(0);
+  const onData = (chunk: Buffer) => {
+    buf = Buffer.concat([buf, chunk]);
+    const at = buf.indexOf(until);
+    if (at < 0) {
+      if (buf.length > 16_384) sock.destroy();
+      return;
+    }
+    sock.off('data', onData);
+    sock.pause();
+    done(buf.subarray(0, at).toString('latin1'), buf.subarray(at + until.length));
+  };
+  sock.on('data', onData);
+  sock.on('error', () => sock.destroy());
+}
+
+/** Whether `host:port` is on the allow-list (names compared without case, a bare name meaning :443). */
+export function allowed(allow: readonly string[], host: string, port: number): boolean {
+  const want = `${host.replace(/^\[|\]$/g, '').toLowerCase()}:${port}`;
+  return allow.some((a) => (a.includes(':') && !a.startsWith('[') ? a.toLowerCase() : `${a.toLowerCase()}:443`) === want);
+}
+
+/** `host:port` split; null when it is not one. */
+function target(s: string): { host: string; port: number } | null {
+  const m = /^\[?([^\]\s]+?)\]?:(\d{1,5})$/.exec(s.trim());
+  return m ? { host: m[1]!, port: Number(m[2]) } : null;
+}
+
+function join2(a: Socket, b: Socket, rest: Buffer): void {
+  if (rest.length) b.write(rest);
+  a.pipe(b).on('error', () => a.destroy());
+  b.pipe(a).on('error', () => b.destroy());
+  a.on('close', () => b.destroy());
+  b.on('close', () => a.destroy());
+  a.resume();
+}
+
+function outer(dir: string, session: string, trellisBin: string, allow: readonly string[]): void {
+  const refuse = (sock: Socket, why: string) => sock.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\ntrellis: ${why}\n`);
+  const net = createServer((sock) => {
+    firstLine(sock, '\n', (line, rest) => {
+      if (line !== 'proxy') {
+        const t = target(line);
+        if (!t || !allowed(allow, t.host, t.port)) return void sock.destroy();
+        return join2(sock, connect(t.port, t.host), rest);
+      }
+      // An HTTP proxy request: its head, then whatever followed it.
+      firstLine(sock, '\r\n\r\n', (head, body) => {
+        const [method, uri] = head.split('\r\n')[0]!.split(' ');
+        let t: { host: string; port: number } | null = null;
+        if (method === 'CONNECT') t = target(uri ?? '');
+        else {
+          try {
+            const u = new URL(uri ?? '');
+            t = { host: u.hostname, port: Number(u.port) || (u.protocol === 'https:' ? 443 : 80) };
+          } catch {}
+        }
+        if (!t) return refuse(sock, 'not a proxy request');
+        if (!allowed(allow, t.host, t.port)) return refuse(sock, `${t.host}:${t.port} is not on this session's network allow-list ("sessions": { "network": [...] } in trellis.json widens it)`);
+        const up = connect(t.port, t.host);
+        up.on('error', () => refuse(sock, `cannot reach ${t.host}:${t.port}`));
+        if (method === 'CONNECT') up.once('connect', () => (sock.write('HTTP/1.1 200 Connection established\r\n\r\n'), join2(sock, up, body)));
+        else join2(sock, up, Buffer.concat([Buffer.from(`${head}\r\n\r\n`, 'latin1'), body]));
+      });
+      sock.resume();
+    });
+  });
+  const signal = createServer((sock) => {
+    const parts: Buffer[] = [];
+    sock.on('data', (c: Buffer) => parts.push(c));
+    sock.on('error', () => {});
+    sock.on('end', () => {
+      let msg: { event?: unknown; payload?: unknown };
+      try {
+        msg = JSON.parse(Buffer.concat(parts).toString('utf8')) as typeof msg;
+      } catch {
+        return void sock.end('1\n');
+      }
+      if (typeof msg.event !== 'string' || !/^[\w.-]{1,64}$/.test(msg.event)) return void sock.end('1\n');
+      // The hook's own process, outside: the payload on stdin, as the hook handed it in.
+      const child = spawn(process.execPath, [trellisBin, 'session', 'signal', session, msg.event], { stdio: ['pipe', 'ignore', 'inherit'] });
+      child.stdin.end(typeof msg.payload === 'string' ? msg.payload : '');
+      child.on('exit', (code) => sock.end(`${code ?? 1}\n`));
+      child.on('error', () => sock.end('1\n'));
+    });
+  });
+  const bye = () => {
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(0);
+  };
+  process.on('SIGHUP', bye).on('SIGTERM', bye).on('SIGINT', () => {});
+  // Its parent is the sandbox (the pane's shell exec'd bubblewrap): once that is gone, so is this.
+  const parent = process.ppid;
+  setInterval(() => process.ppid !== parent && bye(), 500).unref();
+  let up = 0;
+  // The pane's shell waits for both sockets before it starts the sandbox.
+  net.listen(join(dir, 'net.sock'));
+  signal.listen(join(dir, 'signal.sock'));
+}
+
+function inner(dir: string, ports: readonly number[]): void {
+  process.on('SIGINT', () => {}).on('SIGHUP', () => process.exit(0));
+  const via = (first: string) => (sock: Socket) => {
+    sock.pause();
+    const out = connect(join(dir, 'net.sock'));
+    out.on('error', () => sock.destroy());
+    out.once('connect', () => {
+      out.write(`${first}\n`);
+      join2(sock, out, Buffer.alloc(0));
+    });
+  };
+  const all = [...ports.map((p) => [p, `127.0.0.1:${p}`] as const), [PROXY_PORT, 'proxy'] as const];
+  let up = 0;
+  for (const [port, first] of all) {
+    createServer(via(first)).listen(port, '127.0.0.1', () => {
+      if (++up === all.length) writeFileSync(INNER_READY, '');
+    });
+  }
+}
+
+/** `trellis session signal`'s way out of a sandbox: the hook's event and payload, to the outer relay. */
+export function relaySignal(socket: string, event: string, payload: string): Promise<number> {
+  return new Promise((done) => {
+    const sock = connect(socket);
+    let said = '';
+    sock.on('data', (c: Buffer) => (said += c.toString('utf8')));
+    sock.on('error', (e) => {
+      process.stderr.write(`trellis: cannot reach Trellis from this sandbox (${socket}): ${e.message}\n`);
+      done(1);
+    });
+    sock.on('close', () => done(Number(said.trim()) || 0));
+    sock.end(JSON.stringify({ event, payload }));
+  });
+}
+
+const [, , mode, ...args] = process.argv;
+if (process.argv[1]?.endsWith('confine-relay.js') && mode === 'outer') outer(args[0]!, args[1]!, args[2]!, JSON.parse(args[3]!) as string[]);
+if (process.argv[1]?.endsWith('confine-relay.js') && mode === 'inner') inner(args[0]!, JSON.parse(args[1]!) as number[]);
