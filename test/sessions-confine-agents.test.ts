@@ -20,18 +20,21 @@ const AGENT_MS = 60_000;
 const SPEC = '---\nscenarios:\n  - { id: cart/total, run: "grep -q total=42 cart.txt" }\n---\n# Cart\n';
 
 /** The exit status of each `<mark>=<status>` line the agent's tool results carried to the fake model. */
-function statuses(marks: readonly string[]): (number | undefined)[] {
-  const text = bed.fake.requests.filter((r) => r.kind === 'tool-result').map((r) => JSON.stringify(r.body).replaceAll('\\n', '\n')).join('\n');
+function statuses(marks: readonly string[], from: number): (number | undefined)[] {
+  const text = bed.fake.requests.slice(from).filter((r) => r.kind === 'tool-result').map((r) => JSON.stringify(r.body).replaceAll('\\n', '\n')).join('\n');
   return marks.map((m) => {
     const all = [...text.matchAll(new RegExp(`\\b${m}=(\\d+)`, 'g'))];
     return all.length ? Number(all.at(-1)![1]) : undefined;
   });
 }
 
-/** Runs `rows` as one tool call's commands, each printing its mark and status; approves each dialog by name; the statuses. */
-async function run(p: AgentProject, id: string, rows: readonly (readonly [string, string])[], tag: string): Promise<number[]> {
+/**
+ * Waits for `rows`, scripted as one tool call's commands, each printing its mark and status, approving each dialog by name: their statuses.
+ * Only results after request `from` count: the fake model is the file's, and an earlier harness's carried the same marks.
+ */
+async function run(p: AgentProject, id: string, rows: readonly (readonly [string, string])[], tag: string, from: number): Promise<number[]> {
   const marks = rows.map((_, i) => `${tag}${i}`);
-  const done = () => statuses(marks).every((s) => s !== undefined);
+  const done = () => statuses(marks, from).every((s) => s !== undefined);
   let answered = '';
   await waitFor(`every ${tag} row's status in the tool's result`, async () => {
     if (done()) return true;
@@ -47,7 +50,7 @@ async function run(p: AgentProject, id: string, rows: readonly (readonly [string
   }, AGENT_MS).catch((err: Error) => {
     throw new Error(`${err.message}; the pane shows:\n${p.screen(id)}`);
   });
-  return statuses(marks) as number[];
+  return statuses(marks, from) as number[];
 }
 const line = (rows: readonly (readonly [string, string])[], tag: string) => rows.map(([, command], i) => `(${command}) >/dev/null 2>&1; echo ${tag}${i}=$?`).join('; ');
 
@@ -93,10 +96,11 @@ describe.each(HARNESSES)('a confined %s %s session, driven by the fake model', (
       bed.fake.script({ tool: 'bash', command: line(rows, 'no') });
       const tip = (ref: string) => git(p.dir, 'rev-parse', '--verify', '--quiet', ref).trim();
       const before = { main: tip('refs/heads/main'), other: tip(`refs/heads/trellis/${other}`) };
+      const from = bed.fake.requests.length;
       const view = JSON.parse(await ok(p.dir, ['session', 'spawn', 'Try the rows', '--harness', harness, '--node', 'shop/cart', '--json'], { env: p.env })) as { id: string; worktree: string; confinement: unknown };
       const id = view.id;
       expect(view.confinement).toEqual({ confined: true, by: expect.stringMatching(/^bubblewrap \d+\.\d+.*network only to its provider/) });
-      const codes = await run(p, id, rows, 'no');
+      const codes = await run(p, id, rows, 'no', from);
       expect(rows.map(([what], i) => [what, codes[i] === 0 ? 'did it' : 'refused'])).toEqual(rows.map(([what], i) => [what, i === 0 ? 'did it' : 'refused']));
 
       // Nothing changed: no file planted, no ref but its own branch and its own log moved, no person's decision logged.
@@ -110,7 +114,7 @@ describe.each(HARNESSES)('a confined %s %s session, driven by the fake model', (
       expect([check.code, check.stdout]).toEqual([1, expect.stringContaining('changed        cart/total')]);
       // Its hooks still reach Trellis from inside (through its relay, not the serve): the turn ended by a hook.
       await waitFor('the turn to end', async () => (await p.show(id)).reason === 'turn-end', AGENT_MS);
-      expect(await p.show(id)).toMatchObject({ state: 'awaiting', reason: 'turn-end', source: 'hook' });
+      await waitFor('a signal from its hooks on its log', () => p.log(id).some((l) => l.endsWith(' (hook)')), AGENT_MS);
 
       // What it may do: commit on its own branch, run its tests, install a package into its worktree.
       writeFileSync(join(view.worktree, 'package.json'), JSON.stringify({ name: 'w', version: '1.0.0', private: true, scripts: { test: 'node -e "process.exit(require(\'fs\').existsSync(\'cart.txt\') ? 0 : 1)"' } }));
@@ -123,8 +127,9 @@ describe.each(HARNESSES)('a confined %s %s session, driven by the fake model', (
         ['commit the install', 'git add -A && git commit -qm installed'],
       ];
       bed.fake.script({ tool: 'bash', command: line(own, 'yes') });
+      const later = bed.fake.requests.length;
       await ok(p.dir, ['session', 'prompt', id, '--body', 'Now your own work'], { env: p.env });
-      expect(await run(p, id, own, 'yes')).toEqual([0, 0, 0, 0]);
+      expect(await run(p, id, own, 'yes', later)).toEqual([0, 0, 0, 0]);
       expect(git(p.dir, 'log', '-2', '--format=%s', `trellis/${id}`).trim().split('\n')).toEqual(['installed', 'own-work']);
       expect(existsSync(join(view.worktree, 'node_modules', 'dep', 'package.json'))).toBe(true);
     } finally {
