@@ -81,12 +81,13 @@ describe.each(HARNESSES)('a confined %s %s session, driven by the fake model', (
         ['write in the main checkout', `echo planted > ${join(p.dir, 'planted.txt')}`],
         ['write ~/.ssh/x', 'echo planted > ~/.ssh/x'],
         ['read $TRELLIS_HOME/hub.json', `grep hub-secret ${hub}`],
-        ['git update-ref refs/trellis/…', `git update-ref refs/trellis/sessions/${id} HEAD`],
         ['curl the serve’s accept route', post(`/api/sessions/${id}/accept`, '{"reason":"r","by":"alice"}')],
         ['curl the serve’s override route', post(`/api/sessions/${id}/merge/override`, '{"reason":"r","by":"alice"}')],
         ['curl the serve’s answer route', post(`/api/sessions/${id}/answer`, '{"choice":"Yes"}')],
         ['curl the serve through the relay’s proxy', `curl -sS -f -m 5 --proxy http://127.0.0.1:3128 ${api}/api/sessions`],
         ['accept its own changed check as alice', `env -u TRELLIS_SESSION ${process.execPath} ${BIN} session accept ${id} --reason reviewed --by alice`],
+        // After the person's verdicts: a session log moved to a commit is no log, and would refuse them for that reason.
+        ['git update-ref refs/trellis/…', `git update-ref refs/trellis/sessions/${id} HEAD`],
         ['edit another session’s worktree', `echo planted > ${join(otherTree, 'planted.txt')}`],
         ['move another session’s branch', `git update-ref refs/heads/trellis/${other} HEAD`],
       ];
