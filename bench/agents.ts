@@ -88,7 +88,8 @@ function world(fake: FakeModel, setup: Scenario['setup']): { p: Project; rt: Ses
   execFileSync('git', ['-C', dir, 'config', 'user.name', 'Bench']);
   execFileSync('git', ['-C', dir, 'config', 'user.email', 'bench@example.com']);
   execFileSync('git', ['-C', dir, 'commit', '-q', '--allow-empty', '-m', 'init']);
-  writeFileSync(join(dir, 'trellis.local.json'), JSON.stringify({ sessions: { max: 64, minFreeMb: 0 } }));
+  // Confined (issue 45): the fake model on loopback is on the project's network allow-list.
+  writeFileSync(join(dir, 'trellis.local.json'), JSON.stringify({ sessions: { max: 64, minFreeMb: 0, network: [new URL(fake.url).host] } }));
   const agent = agentHome(fake.url, { ...setup, trust: setup.trustProject === false ? [] : [realpathSync(dir)] }, join(root, 'agent-home'));
   // tmux (and so the agent) inherits this process's environment.
   const saved = { ...process.env };

@@ -126,11 +126,14 @@ describe.each(HARNESSES)('a confined %s %s session, driven by the fake model', (
         ['run its tests', 'npm test --silent'],
         ['install a package into its worktree', 'npm install --offline --no-audit --no-fund ./dep'],
         ['commit the install', 'git add -A && git commit -qm installed'],
+        // Its home is writable in a private folder only: a new dotfile (git would read it as the person's) never reaches the real home.
+        ['write a new ~/.gitconfig', "printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' > ~/.gitconfig"],
       ];
       bed.fake.script({ tool: 'bash', command: line(own, 'yes') });
       const later = bed.fake.requests.length;
       await ok(p.dir, ['session', 'prompt', id, '--body', 'Now your own work'], { env: p.env });
-      expect(await run(p, id, own, 'yes', later)).toEqual([0, 0, 0, 0]);
+      expect(await run(p, id, own, 'yes', later)).toEqual([0, 0, 0, 0, 0]);
+      expect(existsSync(join(p.agent.home, '.gitconfig'))).toBe(false);
       expect(git(p.dir, 'log', '-2', '--format=%s', `trellis/${id}`).trim().split('\n')).toEqual(['installed', 'own-work']);
       expect(existsSync(join(view.worktree, 'node_modules', 'dep', 'package.json'))).toBe(true);
     } finally {

@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { packageRoot } from '../package-root.js';
 import { shq } from './adapters/adapter.js';
-import { INNER_READY, PROXY_PORT } from './confine-relay.js';
+import { PROXY_PORT } from './confine-relay.js';
 import { sandboxArgv, type SandboxPlan } from './confine.js';
 
 /**
@@ -25,11 +25,38 @@ export function agentStatePaths(harness: string, env: NodeJS.ProcessEnv): { read
   return { dirs: [], files: [] };
 }
 
-/** bubblewrap's mounts of an agent's own state, writable (folders made first: bubblewrap mounts only what exists). */
-export function agentStateMounts(harness: string, env: NodeJS.ProcessEnv): string[] {
+/**
+ * The home an agent sees: a private folder of the session's at $HOME, with every entry of the real home
+ * mounted back read-only over it (`~/.ssh` left out), the agent's own folders mounted back writable, and
+ * its own files copied in (the relay copies them back as they change: `sync`). The home itself is then
+ * writable, but only in that private folder: a program that writes a file by renaming a temporary one
+ * beside it (Claude Code's `~/.claude.json`) can, while no file it makes reaches the real home (a new
+ * `~/.gitconfig` or `~/.bash_profile` would run as the person).
+ */
+export function agentHomeMounts(harness: string, env: NodeJS.ProcessEnv, privateHome: string): { readonly mounts: string[]; readonly sync: [string, string][] } {
+  const home = env.HOME;
+  if (!home || !existsSync(home)) return { mounts: [], sync: [] };
   const { dirs, files } = agentStatePaths(harness, env);
   for (const d of dirs) mkdirSync(d, { recursive: true });
-  return [...dirs, ...files.filter((f) => existsSync(f))].flatMap((p) => ['--bind', p, p]);
+  const own = new Set([...dirs, ...files]);
+  const sync: [string, string][] = [];
+  for (const f of files) {
+    if (dirname(f) !== home || !existsSync(f)) continue;
+    const copy = join(privateHome, basename(f));
+    copyFileSync(f, copy);
+    sync.push([copy, f]);
+  }
+  const back = readdirSync(home).filter((e) => e !== '.ssh' && !own.has(join(home, e)) && !sync.some(([c]) => basename(c) === e));
+  return {
+    mounts: [
+      '--bind', privateHome, home,
+      ...back.flatMap((e) => ['--ro-bind', join(home, e), join(home, e)]),
+      ...dirs.flatMap((d) => ['--bind', d, d]),
+      // A file of the agent's elsewhere than directly in the home (none today) is mounted as it is.
+      ...files.filter((f) => dirname(f) !== home && existsSync(f)).flatMap((f) => ['--bind', f, f]),
+    ],
+    sync,
+  };
 }
 
 /** The model providers each harness reaches by default (its own API, not the person's choice of another). */
@@ -91,10 +118,15 @@ export function confinedAgentCommand(env: NodeJS.ProcessEnv, plan: SandboxPlan, 
     ['NO_PROXY', '127.0.0.1,localhost'],
     ['no_proxy', '127.0.0.1,localhost'],
   ];
-  const argv = [...sandboxArgv(env, plan, [...agentStateMounts(harness, env), '--ro-bind', dir, dir, ...agentEnv.flatMap(([k, v]) => ['--setenv', k, v])]), '/bin/sh', '-c'];
-  const inner = `${node} ${relay} inner ${shq(dir)} ${shq(JSON.stringify(ports))} & ${waitUntil(`[ -e ${INNER_READY} ]`, 'its network relay inside the sandbox')}; ${command}`;
-  const outer = `${node} ${relay} outer ${shq(dir)} ${shq(session)} ${shq(trellisBin)} ${shq(JSON.stringify(allow))} </dev/null & ${waitUntil(`[ -S ${shq(join(dir, 'signal.sock'))} ] && [ -S ${shq(join(dir, 'net.sock'))} ]`, 'its relay outside the sandbox')}`;
-  return `${outer}; exec ${argv.map(shq).join(' ')} ${shq(inner)}`;
+  const privateHome = join(dir, 'home');
+  mkdirSync(privateHome);
+  const { mounts, sync } = agentHomeMounts(harness, env, privateHome);
+  const argv = sandboxArgv(env, { ...plan, homeMounts: mounts }, ['--ro-bind', dir, dir, ...agentEnv.flatMap(([k, v]) => ['--setenv', k, v])]);
+  // Inside: the relay listens, then starts the agent (and ends with it).
+  const inner = [process.execPath, RELAY(), 'inner', dir, JSON.stringify(ports), '--', '/bin/sh', '-c', command];
+  const outer = `${node} ${relay} outer ${shq(dir)} ${shq(session)} ${shq(trellisBin)} ${shq(JSON.stringify(allow))} ${shq(JSON.stringify(sync))} </dev/null & ${waitUntil(`[ -S ${shq(join(dir, 'signal.sock'))} ] && [ -S ${shq(join(dir, 'net.sock'))} ]`, 'its relay outside the sandbox')}`;
+  // The pane's hangup is ignored from here on by the relays and bubblewrap, never by the agent (see confine-relay.ts inner).
+  return `trap '' HUP; ${outer}; exec ${[...argv, ...inner].map(shq).join(' ')}`;
 }
 
 /** A shell loop that waits (at most 20 s) until `test` holds, else says what did not start and exits. */

@@ -15,14 +15,13 @@
  *       provider on loopback keeps its URL) and at PROXY_PORT (HTTPS_PROXY), each joined to `net.sock`.
  */
 import { spawn } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { constants as osConstants } from 'node:os';
+import { readFileSync, renameSync, rmSync, statSync, watch, writeFileSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /** The proxy's port inside the sandbox's own network namespace (nothing else listens there). */
 export const PROXY_PORT = 3128;
-/** The file the inner relay writes once it listens (in the sandbox's private /tmp). */
-export const INNER_READY = '/tmp/.trellis-relay-ready';
 
 /** Reads up to the first `\n` (or the end of an HTTP head, for the proxy), then hands the rest on. */
 function firstLine(sock: Socket, until: string, done: (head: string, rest: Buffer) => void): void {
@@ -63,7 +62,40 @@ function join2(a: Socket, b: Socket, rest: Buffer): void {
   a.resume();
 }
 
-function outer(dir: string, session: string, trellisBin: string, allow: readonly string[]): void {
+/**
+ * Copies each `[copy, real]` back to the real file whenever the agent changed its copy in its private
+ * home (written whole, by a temporary file renamed over the real one, as the agent writes its own).
+ */
+function syncBack(pairs: readonly [string, string][]): () => void {
+  const last = new Map<string, string>();
+  const copy = () => {
+    for (const [from, to] of pairs) {
+      try {
+        const text = readFileSync(from, 'utf8');
+        if (last.get(from) === text) continue;
+        last.set(from, text);
+        if (readFileSync(to, 'utf8') === text) continue;
+        // Never a half-written file: the agent's own writes are whole, and so is this one.
+        JSON.parse(text);
+        const tmp = `${to}.trellis-${process.pid}`;
+        writeFileSync(tmp, text, { mode: statSync(to).mode });
+        renameSync(tmp, to);
+      } catch {
+        // Mid-write, or not JSON yet: the next change copies it.
+      }
+    }
+  };
+  for (const [from] of pairs) last.set(from, readFileSync(from, 'utf8'));
+  const dirs = [...new Set(pairs.map(([from]) => dirname(from)))];
+  const watchers = dirs.map((d) => watch(d, () => copy()));
+  return () => {
+    for (const w of watchers) w.close();
+    copy();
+  };
+}
+
+function outer(dir: string, session: string, trellisBin: string, allow: readonly string[], sync: readonly [string, string][]): void {
+  const synced = syncBack(sync);
   const refuse = (sock: Socket, why: string) => sock.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\ntrellis: ${why}\n`);
   const net = createServer((sock) => {
     firstLine(sock, '\n', (line, rest) => {
@@ -93,6 +125,7 @@ function outer(dir: string, session: string, trellisBin: string, allow: readonly
       sock.resume();
     });
   });
+  const inFlight = new Set<ReturnType<typeof spawn>>();
   const signal = createServer((sock) => {
     const parts: Buffer[] = [];
     sock.on('data', (c: Buffer) => parts.push(c));
@@ -107,16 +140,22 @@ function outer(dir: string, session: string, trellisBin: string, allow: readonly
       if (typeof msg.event !== 'string' || !/^[\w.-]{1,64}$/.test(msg.event)) return void sock.end('1\n');
       // The hook's own process, outside: the payload on stdin, as the hook handed it in.
       const child = spawn(process.execPath, [trellisBin, 'session', 'signal', session, msg.event], { stdio: ['pipe', 'ignore', 'inherit'] });
+      inFlight.add(child);
+      child.on('close', () => inFlight.delete(child));
       child.stdin.end(typeof msg.payload === 'string' ? msg.payload : '');
       child.on('exit', (code) => sock.end(`${code ?? 1}\n`));
       child.on('error', () => sock.end('1\n'));
     });
   });
   const bye = () => {
+    synced();
+    // The agent's last signals (its SessionEnd as it leaves) are recorded before this ends.
+    if (inFlight.size > 0) return void setTimeout(bye, 50);
     rmSync(dir, { recursive: true, force: true });
     process.exit(0);
   };
-  process.on('SIGHUP', bye).on('SIGTERM', bye).on('SIGINT', () => {});
+  // The pane's hangup is ignored (the sandbox outlives it while the agent's last hooks go out): this ends with the sandbox.
+  process.on('SIGHUP', () => {}).on('SIGTERM', bye).on('SIGINT', () => {});
   // Its parent is the sandbox (the pane's shell exec'd bubblewrap): once that is gone, so is this.
   const parent = process.ppid;
   setInterval(() => process.ppid !== parent && bye(), 500).unref();
@@ -126,8 +165,11 @@ function outer(dir: string, session: string, trellisBin: string, allow: readonly
   signal.listen(join(dir, 'signal.sock'));
 }
 
-function inner(dir: string, ports: readonly number[]): void {
-  process.on('SIGINT', () => {}).on('SIGHUP', () => process.exit(0));
+function inner(dir: string, ports: readonly number[], command: readonly string[]): void {
+  // The pane's hangup (its tmux session killed) is the agent's to handle, as unconfined: it was ignored
+  // from the pane's shell on, so the sandbox outlives it while the agent's last hooks go out; the agent
+  // itself is started with every signal at its default (libuv resets them in the child).
+  process.on('SIGINT', () => {}).on('SIGHUP', () => {}).on('SIGQUIT', () => {});
   const via = (first: string) => (sock: Socket) => {
     sock.pause();
     const out = connect(join(dir, 'net.sock'));
@@ -141,7 +183,17 @@ function inner(dir: string, ports: readonly number[]): void {
   let up = 0;
   for (const [port, first] of all) {
     createServer(via(first)).listen(port, '127.0.0.1', () => {
-      if (++up === all.length) writeFileSync(INNER_READY, '');
+      if (++up < all.length) return;
+      // Listening: the agent starts, and this relay ends with it.
+      const child = spawn(command[0]!, command.slice(1), { stdio: 'inherit' });
+      child.on('exit', (code, signal) => process.exit(code ?? 128 + (signal ? (osConstants.signals[signal] ?? 1) : 1)));
+      child.on('error', (e) => {
+        process.stderr.write(`trellis: cannot start ${command[0]}: ${e.message}\n`);
+        process.exit(127);
+      });
+    }).on('error', (e) => {
+      process.stderr.write(`trellis: the sandbox's network relay cannot listen on 127.0.0.1:${port}: ${e.message}\n`);
+      process.exit(1);
     });
   }
 }
@@ -162,5 +214,5 @@ export function relaySignal(socket: string, event: string, payload: string): Pro
 }
 
 const [, , mode, ...args] = process.argv;
-if (process.argv[1]?.endsWith('confine-relay.js') && mode === 'outer') outer(args[0]!, args[1]!, args[2]!, JSON.parse(args[3]!) as string[]);
-if (process.argv[1]?.endsWith('confine-relay.js') && mode === 'inner') inner(args[0]!, JSON.parse(args[1]!) as number[]);
+if (process.argv[1]?.endsWith('confine-relay.js') && mode === 'outer') outer(args[0]!, args[1]!, args[2]!, JSON.parse(args[3]!) as string[], JSON.parse(args[4] ?? '[]') as [string, string][]);
+if (process.argv[1]?.endsWith('confine-relay.js') && mode === 'inner') inner(args[0]!, JSON.parse(args[1]!) as number[], args.slice(3));

@@ -103,6 +103,8 @@ export interface SandboxPlan {
   readonly uploads?: string | undefined;
   /** The session's branch, as `refs/heads/<branch>` names it. */
   readonly branch: string;
+  /** Mounts that stand in for the home, before the ones below it (an agent's: confine-agents.ts agentHomeMounts). */
+  readonly homeMounts?: readonly string[];
 }
 
 /** The repository's shared git directory and the worktree's own admin directory, read from the worktree's `.git` file. */
@@ -150,6 +152,7 @@ export function bwrapArgs(plan: SandboxPlan): string[] {
     // the `trellis` a session runs, installed or cloned under /tmp, as a CI clone may be).
     ...ro(packageRoot().dir),
     ...ro(plan.home),
+    ...(plan.homeMounts ?? []),
     ...ro(plan.uploads),
     ...ro(plan.mainRoot),
     ...ro(common),
