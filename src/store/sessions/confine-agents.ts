@@ -100,16 +100,14 @@ export function loopbackPorts(allow: readonly string[]): number[] {
 const RELAY = () => join(packageRoot().dir, 'dist/src/store/sessions/confine-relay.js');
 
 /**
- * The pane's command line for a confined agent: the outer relay (outside, as the person) and, once its
- * sockets are up, the sandbox — with no network of its own but the relay's folder, where the inner relay
- * listens on loopback for the agent before the agent starts. The agent's hooks reach Trellis through the
+ * The pane's command line for a confined agent: the outer relay (outside, as the person), which starts,
+ * once its sockets are up, the sandbox — with no network of its own but the relay's folder, where the
+ * inner relay listens on loopback for the agent and then starts it. The agent's hooks reach Trellis through the
  * relay's signal socket (`TRELLIS_SIGNAL_RELAY`), for this session only.
  */
 export function confinedAgentCommand(env: NodeJS.ProcessEnv, plan: SandboxPlan, harness: string, session: string, trellisBin: string, allow: readonly string[], command: string): string {
   // Short, for a Unix socket's 108-byte path, and private to the person.
   const dir = mkdtempSync(join(tmpdir(), 'trellis-confine-'));
-  const node = shq(process.execPath);
-  const relay = shq(RELAY());
   const ports = loopbackPorts(allow);
   const proxy = `http://127.0.0.1:${PROXY_PORT}`;
   const agentEnv: [string, string][] = [
@@ -124,12 +122,7 @@ export function confinedAgentCommand(env: NodeJS.ProcessEnv, plan: SandboxPlan, 
   const argv = sandboxArgv(env, { ...plan, homeMounts: mounts }, ['--ro-bind', dir, dir, ...agentEnv.flatMap(([k, v]) => ['--setenv', k, v])]);
   // Inside: the relay listens, then starts the agent (and ends with it).
   const inner = [process.execPath, RELAY(), 'inner', dir, JSON.stringify(ports), '--', '/bin/sh', '-c', command];
-  const outer = `${node} ${relay} outer ${shq(dir)} ${shq(session)} ${shq(trellisBin)} ${shq(JSON.stringify(allow))} ${shq(JSON.stringify(sync))} </dev/null & ${waitUntil(`[ -S ${shq(join(dir, 'signal.sock'))} ] && [ -S ${shq(join(dir, 'net.sock'))} ]`, 'its relay outside the sandbox')}`;
-  // The pane's hangup is ignored from here on by the relays and bubblewrap, never by the agent (see confine-relay.ts inner).
-  return `trap '' HUP; ${outer}; exec ${[...argv, ...inner].map(shq).join(' ')}`;
-}
-
-/** A shell loop that waits (at most 20 s) until `test` holds, else says what did not start and exits. */
-function waitUntil(test: string, what: string): string {
-  return `i=0; until ${test}; do i=$((i+1)); if [ $i -gt 2000 ]; then echo ${shq(`trellis: ${what} did not start`)} >&2; exit 1; fi; sleep 0.01; done`;
+  // The relay outside is the pane's process: it starts the sandbox once it listens (see confine-relay.ts outer).
+  const outer = [process.execPath, RELAY(), 'outer', dir, session, trellisBin, JSON.stringify(allow), JSON.stringify(sync), '--'];
+  return `exec ${[...outer, ...argv, ...inner].map(shq).join(' ')}`;
 }

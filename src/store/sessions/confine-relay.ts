@@ -5,18 +5,19 @@
  * servers — and nothing beyond it is reachable from inside, except through these two relays, which meet
  * on Unix sockets in one folder bind-mounted into the sandbox.
  *
- *   outer <dir> <session> <trellis-bin> <allow-json>   outside the sandbox, as the person: `net.sock`
+ *   outer <dir> <session> <trellis-bin> <allow-json> <sync-json> -- <sandbox argv>   the pane's process,
+ *       outside the sandbox, as the person; it starts the sandbox once it listens, and ends with it: `net.sock`
  *       takes a connection that names its target on its first line and joins it only when the target is
  *       on the allow-list (`host:port`); `proxy` on that line is an HTTP proxy whose CONNECT (or absolute
  *       URL) target is checked the same way. `signal.sock` takes one hook signal (`{event, payload}`) and
  *       runs `trellis session signal <session> <event>` with it: the session's only write, for its own
- *       id whatever the caller names. Ends when the sandbox (its parent) ends.
+ *       id whatever the caller names.
  *   inner <dir> <ports-json>   inside: listens on 127.0.0.1 at each allowed loopback port (a model
  *       provider on loopback keeps its URL) and at PROXY_PORT (HTTPS_PROXY), each joined to `net.sock`.
  */
 import { spawn } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
-import { readFileSync, renameSync, rmSync, statSync, watch, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync, statSync, watch, writeFileSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 
@@ -94,7 +95,7 @@ function syncBack(pairs: readonly [string, string][]): () => void {
   };
 }
 
-function outer(dir: string, session: string, trellisBin: string, allow: readonly string[], sync: readonly [string, string][]): void {
+function outer(dir: string, session: string, trellisBin: string, allow: readonly string[], sync: readonly [string, string][], sandbox: readonly string[]): void {
   const synced = syncBack(sync);
   const refuse = (sock: Socket, why: string) => sock.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\ntrellis: ${why}\n`);
   const net = createServer((sock) => {
@@ -147,29 +148,46 @@ function outer(dir: string, session: string, trellisBin: string, allow: readonly
       child.on('error', () => sock.end('1\n'));
     });
   });
+  let status = 0;
   const bye = () => {
     synced();
     // The agent's last signals (its SessionEnd as it leaves) are recorded before this ends.
     if (inFlight.size > 0) return void setTimeout(bye, 50);
     rmSync(dir, { recursive: true, force: true });
-    process.exit(0);
+    process.exit(status);
   };
-  // The pane's hangup is ignored (the sandbox outlives it while the agent's last hooks go out): this ends with the sandbox.
-  process.on('SIGHUP', () => {}).on('SIGTERM', bye).on('SIGINT', () => {});
-  // Its parent is the sandbox (the pane's shell exec'd bubblewrap): once that is gone, so is this.
-  const parent = process.ppid;
-  setInterval(() => process.ppid !== parent && bye(), 500).unref();
+  // This is the pane's first process, so the terminal's hangup (its tmux session killed) comes here: it
+  // goes on to the agent, whose pane it was, while bubblewrap and the relays ignore it (`trap` below and
+  // inner) so that the sandbox outlives it until the agent has left and its last hooks went out.
+  let echo = false;
+  const forward = (sig: NodeJS.Signals) => () => {
+    if (echo) return void (echo = false);
+    echo = true;
+    try {
+      process.kill(-process.pid, sig);
+    } catch {
+      echo = false;
+    }
+  };
+  process.on('SIGHUP', forward('SIGHUP')).on('SIGTERM', forward('SIGTERM')).on('SIGINT', () => {});
   let up = 0;
-  // The pane's shell waits for both sockets before it starts the sandbox.
-  net.listen(join(dir, 'net.sock'));
-  signal.listen(join(dir, 'signal.sock'));
+  const start = () => {
+    if (++up < 2) return;
+    const child = spawn('/bin/sh', ['-c', `trap '' HUP TERM; exec "$@"`, 'trellis-sandbox', ...sandbox], { stdio: 'inherit' });
+    child.on('exit', (code, sig) => {
+      status = code ?? 128 + (sig ? (osConstants.signals[sig] ?? 1) : 1);
+      bye();
+    });
+  };
+  net.listen(join(dir, 'net.sock'), start);
+  signal.listen(join(dir, 'signal.sock'), start);
 }
 
 function inner(dir: string, ports: readonly number[], command: readonly string[]): void {
   // The pane's hangup (its tmux session killed) is the agent's to handle, as unconfined: it was ignored
   // from the pane's shell on, so the sandbox outlives it while the agent's last hooks go out; the agent
   // itself is started with every signal at its default (libuv resets them in the child).
-  process.on('SIGINT', () => {}).on('SIGHUP', () => {}).on('SIGQUIT', () => {});
+  process.on('SIGINT', () => {}).on('SIGHUP', () => {}).on('SIGTERM', () => {}).on('SIGQUIT', () => {});
   const via = (first: string) => (sock: Socket) => {
     sock.pause();
     const out = connect(join(dir, 'net.sock'));
@@ -186,7 +204,14 @@ function inner(dir: string, ports: readonly number[], command: readonly string[]
       if (++up < all.length) return;
       // Listening: the agent starts, and this relay ends with it.
       const child = spawn(command[0]!, command.slice(1), { stdio: 'inherit' });
-      child.on('exit', (code, signal) => process.exit(code ?? 128 + (signal ? (osConstants.signals[signal] ?? 1) : 1)));
+      child.on('exit', (code, signal) => {
+        const status = code ?? 128 + (signal ? (osConstants.signals[signal] ?? 1) : 1);
+        // The sandbox's processes die with it (its own pid namespace): an agent leaving starts its last
+        // hook (claude's SessionEnd) and exits, so the hook's signal goes out before this ends (10 s at most).
+        const until = Date.now() + 10_000;
+        const end = () => (hooksRunning() && Date.now() < until ? setTimeout(end, 25) : process.exit(status));
+        end();
+      });
       child.on('error', (e) => {
         process.stderr.write(`trellis: cannot start ${command[0]}: ${e.message}\n`);
         process.exit(127);
@@ -196,6 +221,18 @@ function inner(dir: string, ports: readonly number[], command: readonly string[]
       process.exit(1);
     });
   }
+}
+
+/** Whether a hook's `trellis session signal` still runs in this sandbox (its /proc shows only its own processes). */
+function hooksRunning(): boolean {
+  return readdirSync('/proc').some((d) => {
+    if (!/^\d+$/.test(d) || Number(d) === process.pid) return false;
+    try {
+      return readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('\0session\0signal\0');
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** `trellis session signal`'s way out of a sandbox: the hook's event and payload, to the outer relay. */
@@ -214,5 +251,5 @@ export function relaySignal(socket: string, event: string, payload: string): Pro
 }
 
 const [, , mode, ...args] = process.argv;
-if (process.argv[1]?.endsWith('confine-relay.js') && mode === 'outer') outer(args[0]!, args[1]!, args[2]!, JSON.parse(args[3]!) as string[], JSON.parse(args[4] ?? '[]') as [string, string][]);
+if (process.argv[1]?.endsWith('confine-relay.js') && mode === 'outer') outer(args[0]!, args[1]!, args[2]!, JSON.parse(args[3]!) as string[], JSON.parse(args[4]!) as [string, string][], args.slice(6));
 if (process.argv[1]?.endsWith('confine-relay.js') && mode === 'inner') inner(args[0]!, JSON.parse(args[1]!) as number[], args.slice(3));
