@@ -126,3 +126,6 @@ export function confinedAgentCommand(env: NodeJS.ProcessEnv, plan: SandboxPlan, 
   const outer = [process.execPath, RELAY(), 'outer', dir, session, trellisBin, JSON.stringify(allow), JSON.stringify(sync), '--'];
   return `exec ${[...outer, ...argv, ...inner].map(shq).join(' ')}`;
 }
+
+/** The command line a confined agent's hooks run for `trellis session signal` (the relay's light stand-in). */
+export const relayHookCommand = (): string => `${shq(process.execPath)} ${shq(RELAY())}`;

@@ -252,4 +252,15 @@ export function relaySignal(socket: string, event: string, payload: string): Pro
 
 const [, , mode, ...args] = process.argv;
 if (process.argv[1]?.endsWith('confine-relay.js') && mode === 'outer') outer(args[0]!, args[1]!, args[2]!, JSON.parse(args[3]!) as string[], JSON.parse(args[4]!) as [string, string][], args.slice(6));
+// A confined agent's hook (`<relay> session signal <id> <event>`, the payload on stdin): the relay's light
+// stand-in for `trellis session signal`, so a hook inside starts no whole CLI; the id is the relay's own.
+if (process.argv[1]?.endsWith('confine-relay.js') && mode === 'session' && args[0] === 'signal') {
+  const socket = process.env.TRELLIS_SIGNAL_RELAY;
+  if (!socket) process.stderr.write('trellis: this hook runs only inside a confined session (TRELLIS_SIGNAL_RELAY is not set)\n');
+  else {
+    const parts: Buffer[] = [];
+    process.stdin.on('data', (c: Buffer) => parts.push(c)).on('error', () => {});
+    process.stdin.on('end', () => void relaySignal(socket, args[2] ?? '', Buffer.concat(parts).toString('utf8').trim()).then(() => process.exit(0)));
+  }
+}
 if (process.argv[1]?.endsWith('confine-relay.js') && mode === 'inner') inner(args[0]!, JSON.parse(args[1]!) as number[], args.slice(3));

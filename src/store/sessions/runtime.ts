@@ -17,7 +17,7 @@ import { Tmux } from './tmux.js';
 import { addWorktree, copyIncludes, dropBranchIfEmpty, mainRoot, removeWorktree, runSetup } from './worktree.js';
 import { claimPooled, kickRefill } from './worktree-pool.js';
 import { confinedCommand, confinementFor } from './confine.js';
-import { confinedAgentCommand, networkAllow } from './confine-agents.js';
+import { confinedAgentCommand, networkAllow, relayHookCommand } from './confine-agents.js';
 import { ensureUploadsDir } from '../evidence/uploads.js';
 
 /** Who writes what the runtime itself observes or does. */
@@ -80,7 +80,10 @@ export async function launch(p: SessionsProject, rt: SessionRuntime, state: Sess
     // A confined agent reaches no serve: its hooks are commands, which reach Trellis through its relay.
     const agentConfined = confinement.confined && state.harness !== 'shell';
     const ctx: LaunchContext = { session: state, resume: opts.resume, trellis: trellisCommand(), apiUrl: agentConfined ? null : apiUrl };
-    await adapter.install(state.worktree, ctx);
+    // A confined agent's hooks run the relay's light stand-in for `trellis session signal` (one small node
+    // process inside, the whole CLI outside); the pane's own hooks below run outside and keep the CLI.
+    const agentCtx: LaunchContext = agentConfined ? { ...ctx, trellis: relayHookCommand() } : ctx;
+    await adapter.install(state.worktree, agentCtx);
     await rt.tmux.kill(state.id);
     const env = sessionEnv(rt, state, apiUrl);
     // Asked while tmux starts the agent: which version runs is whatever is first on PATH, so the log says it.
@@ -92,7 +95,7 @@ export async function launch(p: SessionsProject, rt: SessionRuntime, state: Sess
     const command = !confinement.confined
       ? adapter.command(ctx)
       : agentConfined
-        ? confinedAgentCommand(rt.env, sandbox, state.harness, state.id, trellisBin(), allow, adapter.command(ctx))
+        ? confinedAgentCommand(rt.env, sandbox, state.harness, state.id, trellisBin(), allow, adapter.command(agentCtx))
         : confinedCommand(rt.env, sandbox, adapter.command(ctx));
     const pane = await rt.tmux.launch(state.id, state.worktree, env, command, { 'pane-died': paneDied });
     if (hasSetupScreens(state.harness)) {
