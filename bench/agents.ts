@@ -94,7 +94,8 @@ function world(fake: FakeModel, setup: Scenario['setup']): { p: Project; rt: Ses
   execFileSync('git', ['-C', dir, 'config', 'user.name', 'Bench']);
   execFileSync('git', ['-C', dir, 'config', 'user.email', 'bench@example.com']);
   execFileSync('git', ['-C', dir, 'commit', '-q', '--allow-empty', '-m', 'init']);
-  writeFileSync(join(dir, 'trellis.local.json'), JSON.stringify({ sessions: { max: 64, minFreeMb: 0 } }));
+  // Confined (issue 45): the fake model on loopback is on the project's network allow-list.
+  writeFileSync(join(dir, 'trellis.local.json'), JSON.stringify({ sessions: { max: 64, minFreeMb: 0, network: [new URL(fake.url).host] } }));
   const agent = agentHome(fake.url, { ...setup, trust: setup.trustProject === false ? [] : [realpathSync(dir)] }, join(root, 'agent-home'));
   // Gemini CLI trusts by path: a trusted project's worktrees (under the Trellis home) are trusted with it.
   if (setup.trustProject !== false) writeGeminiState(agent.home, [realpathSync(dir), realpathSync(root)]);

@@ -246,6 +246,7 @@ export async function idleServer(): Promise<void> {
 export async function sessionsBench(): Promise<void> {
   await spawnPoolTiming();
   await (await import('./sessions-confine.js')).confineTiming();
+  await (await import('./sessions-confine-agent.js')).agentConfineTiming();
   await boardTiming();
   await idleServer();
 }

@@ -20,6 +20,9 @@ function project(): { dir: string; home: string; env: NodeJS.ProcessEnv } {
   chmodSync(join(bin, 'claude'), 0o755);
   const env: NodeJS.ProcessEnv = { ...testEnv(dir), PATH: `${bin}:${process.env.PATH}` };
   homes.push(env.TRELLIS_HOME!);
+  // The stand-in logs what it ran into the Trellis home, which a confined session cannot write: these
+  // tests are of the hook protocol, and run unconfined (a real claude's confinement: sessions-confine-agents).
+  writeFileSync(join(dir, 'trellis.local.json'), JSON.stringify({ sessions: { confine: 'off' } }));
   return { dir, home: env.TRELLIS_HOME!, env };
 }
 

@@ -109,9 +109,10 @@ describe.each(CLAUDE_VERSIONS)('the real claude %s', (version) => {
       expect(evidence(version, 'permission-dialog', p.screen(id))).toMatch(/Do you want to proceed\?/);
       expect(await answer(p, id, 'approve')).toMatchObject({ chose: 'Yes' });
       const worktree = (await p.show(id)).worktree;
-      // With a serve online the hooks are POSTs to its loopback API (SessionStart stays a command hook).
-      const hooks = (JSON.parse(readFileSync(join(worktree, '.claude/settings.local.json'), 'utf8')) as { hooks: Record<string, [{ hooks: [{ type: string; url?: string }] }]> }).hooks;
-      expect(hooks.Stop![0].hooks[0]).toMatchObject({ type: 'http', url: expect.stringMatching(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/api/sessions/${id}/signal/Stop$`)) });
+      // Confined (the default), claude reaches no serve even with one online: every hook is a command,
+      // whose signal goes out through the sandbox's relay (issue 45), never a POST to the loopback API.
+      const hooks = (JSON.parse(readFileSync(join(worktree, '.claude/settings.local.json'), 'utf8')) as { hooks: Record<string, [{ hooks: [{ type: string; command?: string }] }]> }).hooks;
+      expect(hooks.Stop![0].hooks[0]).toMatchObject({ type: 'command', command: expect.stringMatching(new RegExp(` session signal ${id} Stop$`)) });
       expect(hooks.SessionStart![0].hooks[0].type).toBe('command');
       await waitFor('the approved command to run', () => existsSync(join(worktree, 'approved-file')), AGENT_MS);
       await waitFor('the held prompt to reach the model', () => userTurns().includes('Then say the magic word'), AGENT_MS);

@@ -18,6 +18,8 @@ export const SIGNAL_ACTION: Shape & { readonly run: (ctx: VerbContext, p: Projec
   usage: 'trellis session signal <id> <event> [--json]   (the hook JSON on stdin)',
   async run(ctx, p) {
     const payload = readPayload();
+    const relayed = await viaRelay(ctx, payload);
+    if (relayed !== undefined) return relayed;
     if (payload instanceof NotJson) {
       logIgnored(ctx.args[0]!, ctx.args[1]!, [payload.message]);
       return 0;
@@ -38,8 +40,20 @@ export const SIGNAL_ACTION: Shape & { readonly run: (ctx: VerbContext, p: Projec
   },
 };
 
+/**
+ * Inside a confined agent's sandbox the session's log is read-only: the hook's signal goes out through its
+ * relay, which records it for this session (and only this one) outside. Undefined when there is no relay.
+ */
+async function viaRelay(ctx: VerbContext, payload: ReturnType<typeof readPayload>): Promise<number | undefined> {
+  const relay = process.env.TRELLIS_SIGNAL_RELAY;
+  if (!relay) return undefined;
+  return (await import('../store/sessions/confine-relay.js')).relaySignal(relay, ctx.args[1]!, payload instanceof NotJson || payload === null ? '' : JSON.stringify(payload));
+}
+
 /** `trellis session signal <id> <event>`: what main.ts runs for the hook, without loading session-commands. */
 export async function runSignal(ctx: VerbContext): Promise<number> {
   checkShape(SIGNAL_ACTION, ctx);
+  // A relayed signal opens no project (the sandbox's copy is read-only, and the relay's side opens it).
+  if (process.env.TRELLIS_SIGNAL_RELAY) return (await viaRelay(ctx, readPayload()))!;
   return SIGNAL_ACTION.run(ctx, openProject(ctx.cwd));
 }

@@ -133,6 +133,9 @@ export function writeClaudeState(home: string, setup: AgentSetup, trust: readonl
     numStartups: onboarded ? 5 : 0,
     autoUpdates: false,
     messageIdleNotifThresholdMs: setup.idleMs ?? 1500,
+    // 2.1.332 offers its fullscreen renderer in a dialog over its first tool call when it runs confined
+    // (unconfined it does not; which of its terminal checks fails in the sandbox is not pinned down): seen.
+    fullscreenUpsellSeenCount: 99,
     projects: Object.fromEntries(trust.map((p) => [p, { allowedTools: [], hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true, projectOnboardingSeenCount: 1 }])),
   };
   if (onboarded) Object.assign(state, { hasCompletedOnboarding: true, lastOnboardingVersion: setup.claudeVersion ?? CLAUDE_VERSION, theme: 'dark' });

@@ -47,7 +47,8 @@ export interface SessionShow {
  */
 export function agentProject(fake: FakeModel, setup: AgentSetup & { trustProject?: boolean } = {}): AgentProject {
   const dir = tempRepo();
-  writeFileSync(join(dir, 'trellis.local.json'), JSON.stringify({ sessions: { minFreeMb: 0, max: 8 } }));
+  // Sessions run confined (issue 45): the fake model on loopback is on the project's network allow-list.
+  writeFileSync(join(dir, 'trellis.local.json'), JSON.stringify({ sessions: { minFreeMb: 0, max: 8, network: [new URL(fake.url).host] } }));
   const agent = agentHome(fake.url, { ...setup, trust: [...(setup.trust ?? []), ...(setup.trustProject === false ? [] : [dir])] }, tempDir());
   // The Trellis home (and so every worktree) outside the main checkout, as on a user's machine: trust of
   // the checkout then covers a worktree only if the agent keys it by the main checkout, not by ancestry.

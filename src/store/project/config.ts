@@ -66,6 +66,8 @@ export interface SessionSettings {
   readonly pool: number;
   /** `bubblewrap`: every session a sandbox can hold runs in one, and a spawn is refused where none can start (issue 45); `off`: none, and each session says so. */
   readonly confine: ConfineSetting;
+  /** `host:port` (a bare host: port 443) a confined agent may reach beyond its provider and the package registries (issue 45). */
+  readonly network: readonly string[];
 }
 
 export type MergeGate = 'checks' | 'off';
@@ -79,7 +81,7 @@ export const DEFAULT_SETTINGS: Omit<Settings, 'sources'> = {
   forges: [],
   forgesFrom: 'committed',
   trustedForges: [],
-  sessions: { max: null, minFreeMb: 256, setup: null, mergeGate: 'checks', pool: 2, confine: 'bubblewrap' },
+  sessions: { max: null, minFreeMb: 256, setup: null, mergeGate: 'checks', pool: 2, confine: 'bubblewrap', network: [] },
   worktreeRoot: null,
 };
 
@@ -180,9 +182,10 @@ export function trustedForgesOf(v: unknown, file: string): ForgeTrust[] {
 
 function sessionsOf(v: unknown): SessionSettings {
   if (v === undefined || v === null) return DEFAULT_SETTINGS.sessions;
-  const bad = () => new TrellisError('CONFIG_INVALID', `${CONFIG_FILE}: "sessions" must be { "max"?: whole number >= 1, "minFreeMb"?: number >= 0, "setup"?: command, "mergeGate"?: "checks" | "off", "pool"?: whole number >= 0, "confine"?: "bubblewrap" | "off" }`);
+  const bad = () => new TrellisError('CONFIG_INVALID', `${CONFIG_FILE}: "sessions" must be { "max"?: whole number >= 1, "minFreeMb"?: number >= 0, "setup"?: command, "mergeGate"?: "checks" | "off", "pool"?: whole number >= 0, "confine"?: "bubblewrap" | "off", "network"?: ["host:port", …] }`);
   if (typeof v !== 'object' || Array.isArray(v)) throw bad();
-  const { max, minFreeMb, setup, mergeGate, pool, confine } = v as Record<string, unknown>;
+  const { max, minFreeMb, setup, mergeGate, pool, confine, network } = v as Record<string, unknown>;
+  if (network !== undefined && !(Array.isArray(network) && network.every((n) => typeof n === 'string' && /^[\w.-]+(:\d{1,5})?$|^\[[\d:a-fA-F]+\]:\d{1,5}$/.test(n)))) throw bad();
   if (max !== undefined && max !== null && !(Number.isInteger(max) && (max as number) >= 1)) throw bad();
   if (minFreeMb !== undefined && !(typeof minFreeMb === 'number' && minFreeMb >= 0)) throw bad();
   if (setup !== undefined && setup !== null && (typeof setup !== 'string' || setup.trim() === '')) throw bad();
@@ -196,6 +199,7 @@ function sessionsOf(v: unknown): SessionSettings {
     mergeGate: (mergeGate as MergeGate | undefined) ?? 'checks',
     pool: (pool as number | undefined) ?? DEFAULT_SETTINGS.sessions.pool,
     confine: (confine as ConfineSetting | undefined) ?? 'bubblewrap',
+    network: (network as string[] | undefined) ?? [],
   };
 }
 

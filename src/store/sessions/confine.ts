@@ -11,14 +11,16 @@ export type { Confinement } from '../../projections/index.js';
 
 
 /**
- * The harnesses bubblewrap wraps whole. A shell has no sandbox of its own. opencode is left out: Trellis
- * drives it through its own HTTP server on loopback, which a network namespace would cut off. Claude
- * Code and Codex have sandboxes of their own, which Trellis does not configure yet.
+ * The harnesses bubblewrap wraps whole. A shell has no sandbox of its own and no network; an agent
+ * (claude, codex) reaches its provider through Trellis's relay (confine-agents.ts). opencode is left out:
+ * Trellis drives it through its own HTTP server on loopback, and its watcher runs beside it in the pane,
+ * which a network namespace would cut off.
  */
-export const BWRAP_HARNESSES: ReadonlySet<string> = new Set(['shell']);
+export const BWRAP_HARNESSES: ReadonlySet<string> = new Set(['shell', 'claude', 'codex']);
 
 /** What a confined session may do, in words, for its views. */
 const BWRAP_SCOPE = 'writes only its worktree and its own branch; no network; no Trellis home, no ~/.ssh';
+const AGENT_SCOPE = "writes only its worktree, its own branch and its own state in your home; network only to its provider, the package registries and the project's allow-list; no Trellis home, no ~/.ssh";
 
 /** What to do instead, named by every refusal: run the project's sessions unconfined, on purpose and visibly. */
 const OFF = 'or run sessions unconfined with "sessions": { "confine": "off" } in trellis.json';
@@ -87,7 +89,7 @@ export async function confinementFor(harness: string, setting: ConfineSetting, e
   if (!BWRAP_HARNESSES.has(harness)) return { confined: false, why: `Trellis does not confine the ${harness} harness yet: its agent runs with your user's rights` };
   const probe = await probeBwrap(env);
   if (!probe.ok) throw new TrellisError('SPAWN_FAILED', `a ${harness} session runs confined by bubblewrap, and ${probe.problem}: ${probe.repair}`);
-  return { confined: true, by: `bubblewrap ${probe.version} (${BWRAP_SCOPE})` };
+  return { confined: true, by: `bubblewrap ${probe.version} (${harness === 'shell' ? BWRAP_SCOPE : AGENT_SCOPE})` };
 }
 
 /** The places a session's sandbox is built from. */
@@ -101,6 +103,8 @@ export interface SandboxPlan {
   readonly uploads?: string | undefined;
   /** The session's branch, as `refs/heads/<branch>` names it. */
   readonly branch: string;
+  /** Mounts that stand in for the home, before the ones below it (an agent's: confine-agents.ts agentHomeMounts). */
+  readonly homeMounts?: readonly string[];
 }
 
 /** The repository's shared git directory and the worktree's own admin directory, read from the worktree's `.git` file. */
@@ -148,6 +152,7 @@ export function bwrapArgs(plan: SandboxPlan): string[] {
     // the `trellis` a session runs, installed or cloned under /tmp, as a CI clone may be).
     ...ro(packageRoot().dir),
     ...ro(plan.home),
+    ...(plan.homeMounts ?? []),
     ...ro(plan.uploads),
     ...ro(plan.mainRoot),
     ...ro(common),
@@ -188,10 +193,12 @@ function below(path: string, dir: string): boolean {
 }
 
 /** The argv that runs a command (appended) inside the session's sandbox, by the bubblewrap on `env`'s PATH. */
-export function sandboxArgv(env: NodeJS.ProcessEnv, plan: SandboxPlan): string[] {
+export function sandboxArgv(env: NodeJS.ProcessEnv, plan: SandboxPlan, extra: readonly string[] = []): string[] {
   const bwrap = findBwrap(env);
   if (!bwrap) throw new TrellisError('SPAWN_FAILED', `bubblewrap (bwrap) is not on PATH, and the session runs confined: install bubblewrap (apt-get install bubblewrap), ${OFF}`);
-  return [bwrap, ...bwrapArgs(plan), '--'];
+  // Back, read-only, the folders of PATH that the private /tmp covered: the programs the session runs are the person's.
+  const path = (env.PATH ?? '').split(delimiter).filter((d) => isAbsolute(d) && below(d, '/tmp') && existsSync(d));
+  return [bwrap, ...bwrapArgs(plan), ...[...new Set(path)].flatMap((d) => ['--ro-bind', d, d]), ...extra, '--'];
 }
 
 /** The pane's command line, run inside the session's sandbox. */

@@ -17,6 +17,7 @@ import type { BareCommand, SessionRuntime } from './session-runtime.js';
 import { addWorktree, copyIncludes, dropBranchIfEmpty, mainRoot, removeWorktree, runSetup } from './worktree.js';
 import { claimPooled, kickRefill } from './worktree-pool.js';
 import { confinedCommand, confinementFor } from './confine.js';
+import { confinedAgentCommand, networkAllow, relayHookCommand } from './confine-agents.js';
 import { ensureUploadsDir } from '../evidence/uploads.js';
 
 /** Who writes what the runtime itself observes or does. */
@@ -25,7 +26,8 @@ export const SUPERVISOR = 'trellis';
 export { defaultRuntime, type BareCommand, type SessionRuntime } from './session-runtime.js';
 
 /** The command line that runs this trellis, for hooks and tmux hooks to call back. */
-export const trellisCommand = (): string => `${shq(process.execPath)} ${shq(join(packageRoot().dir, 'dist/src/cli/bin.js'))}`;
+export const trellisCommand = (): string => `${shq(process.execPath)} ${shq(trellisBin())}`;
+const trellisBin = (): string => join(packageRoot().dir, 'dist/src/cli/bin.js');
 
 
 /** Appends a runtime-made command (the supervisor's, a hook's) with the current clock. */
@@ -63,8 +65,13 @@ export async function launch(p: SessionsProject, rt: SessionRuntime, state: Sess
       }
     }
     const apiUrl = await rt.apiUrl();
-    const ctx: LaunchContext = { session: state, resume: opts.resume, trellis: trellisCommand(), apiUrl };
-    await adapter.install(state.worktree, ctx);
+    // A confined agent reaches no serve: its hooks are commands, which reach Trellis through its relay.
+    const agentConfined = confinement.confined && state.harness !== 'shell';
+    const ctx: LaunchContext = { session: state, resume: opts.resume, trellis: trellisCommand(), apiUrl: agentConfined ? null : apiUrl };
+    // A confined agent's hooks run the relay's light stand-in for `trellis session signal` (one small node
+    // process inside, the whole CLI outside); the pane's own hooks below run outside and keep the CLI.
+    const agentCtx: LaunchContext = agentConfined ? { ...ctx, trellis: relayHookCommand() } : ctx;
+    await adapter.install(state.worktree, agentCtx);
     await rt.tmux.kill(state.id);
     const env = sessionEnv(rt, state, apiUrl);
     // Asked while tmux starts the agent: which version runs is whatever is first on PATH, so the log says it.
@@ -72,7 +79,12 @@ export async function launch(p: SessionsProject, rt: SessionRuntime, state: Sess
     // tmux itself says when the agent's process exits (its pane-died hook): no polling per session.
     const paneDied = `run-shell -b ${shq(`cd ${shq(root)} && ${ctx.trellis} session signal ${state.id} exit </dev/null >/dev/null 2>&1`)}`;
     const sandbox = { worktree: state.worktree, mainRoot: root, trellisHome: trellisHome(rt.env), home: rt.env.HOME, branch: state.branch, uploads: uploadsFolder(rt.env) };
-    const command = confinement.confined ? confinedCommand(rt.env, sandbox, adapter.command(ctx)) : adapter.command(ctx);
+    const allow = networkAllow(state.harness, p.settings().sessions.network, rt.env);
+    const command = !confinement.confined
+      ? adapter.command(ctx)
+      : agentConfined
+        ? confinedAgentCommand(rt.env, sandbox, state.harness, state.id, trellisBin(), allow, adapter.command(agentCtx))
+        : confinedCommand(rt.env, sandbox, adapter.command(ctx));
     const pane = await rt.tmux.launch(state.id, state.worktree, env, command, { 'pane-died': paneDied });
     if (hasSetupScreens(state.harness)) {
       // Until the agent's first signal its pane is read for first-run dialogs, by a watcher tmux runs detached.

@@ -15,6 +15,6 @@ export async function checkConfinement(setting: ConfineSetting, harness: string 
   if (probe.ok) add('ok', `bubblewrap ${probe.version} (${probe.path}) starts a session's sandbox: ${harnesses} sessions run confined`);
   else add('error', `${probe.problem}: spawning a ${harnesses} session is refused`, probe.repair);
   if (harness && !BWRAP_HARNESSES.has(harness)) {
-    add('warn', `the project's harness ${harness} runs unconfined: Trellis does not confine it yet (only ${harnesses})`, `confine the agent with its own sandbox yourself (Claude Code: its sandbox settings; Codex: --sandbox workspace-write), or spawn untrusted work with --harness shell`);
+    add('warn', `the project's harness ${harness} runs unconfined: Trellis does not confine it yet (only ${harnesses})`, `spawn untrusted work with a harness Trellis confines (--harness ${[...BWRAP_HARNESSES].join(', --harness ')})`);
   }
 }
