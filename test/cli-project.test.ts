@@ -22,7 +22,9 @@ describe('trellis init', () => {
     const dir = tempRepo();
     writeFileSync(join(dir, '.gitignore'), 'node_modules/');
     const first = await ok(dir, ['init', '--harness', 'claude']);
-    expect(first).toBe('wrote trellis.json\nwrote specs/index.md, a first node\nadded trellis.local.json to .gitignore\n');
+    // What is not committed yet is said with the commands that commit it (a session starts from trunk).
+    const uncommitted = "not committed yet: trellis.json, specs, .gitignore (sessions start from trunk's last commit and would not see them); commit them:\n  git add trellis.json specs .gitignore && git commit -m 'Set up Trellis'\n";
+    expect(first).toBe(`wrote trellis.json\nwrote specs/index.md, a first node\nadded trellis.local.json to .gitignore\n${uncommitted}`);
     expect(JSON.parse(readFileSync(join(dir, 'trellis.json'), 'utf8'))).toEqual({ specRoot: 'specs', harness: 'claude' });
     expect(readFileSync(join(dir, '.gitignore'), 'utf8')).toBe('node_modules/\ntrellis.local.json\n');
     const snapshot = () => ['trellis.json', '.gitignore', 'specs/index.md'].map((f) => readFileSync(join(dir, f), 'utf8'));
@@ -30,7 +32,7 @@ describe('trellis init', () => {
     expect(await ok(dir, ['init', '--harness', 'claude'])).toMatch(/already a Trellis project; nothing to do/);
     expect(snapshot()).toEqual(before);
     expect(await ok(dir, ['init', '--harness', 'codex'])).toBe(
-      "recorded harness 'codex' in trellis.json\ndid not write specs/index.md: specs/ already holds 1 spec node\nkept .gitignore as it is (it ignores trellis.local.json)\n",
+      `recorded harness 'codex' in trellis.json\ndid not write specs/index.md: specs/ already holds 1 spec node\nkept .gitignore as it is (it ignores trellis.local.json)\n${uncommitted}`,
     );
     expect(JSON.parse(readFileSync(join(dir, 'trellis.json'), 'utf8')).harness).toBe('codex');
     expect(await ok(dir, ['doctor'])).toMatch(/^ok {5}git repository/);
@@ -44,7 +46,9 @@ describe('trellis init in a folder that has spec nodes', () => {
     writeFileSync(join(dir, 'specs/shop.md'), '# Shop\n');
     writeFileSync(join(dir, 'specs/shop/cart.md'), '# Cart\n');
     const said = await ok(dir, ['init']);
-    expect(said).toBe('wrote trellis.json\nadded trellis.local.json to .gitignore\ndid not write specs/index.md: specs/ already holds 2 spec nodes\n');
+    expect(said).toBe(
+      "wrote trellis.json\nadded trellis.local.json to .gitignore\ndid not write specs/index.md: specs/ already holds 2 spec nodes\nnot committed yet: trellis.json, specs, .gitignore (sessions start from trunk's last commit and would not see them); commit them:\n  git add trellis.json specs .gitignore && git commit -m 'Set up Trellis'\n",
+    );
     expect(existsSync(join(dir, 'specs/index.md'))).toBe(false);
   });
 });

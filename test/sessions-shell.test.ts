@@ -91,6 +91,10 @@ describe('a shell session, end to end', () => {
     const issue = (await ok(dir, ['issue', 'open', 'f is missing'])).trim().split(/\s/)[0]!;
     const refused = await trellis(dir, ['issue', 'close', issue, '--session', id]);
     expect([refused.code, refused.stderr]).toEqual([1, expect.stringContaining(`session ${id} was spawned for no issue; close ${issue} without naming a session`)]);
+    // An issue id that is none is named as such first (one character off: the nearest id), not as a mismatch.
+    const typo = `${issue.slice(0, -1)}${issue.endsWith('a') ? 'b' : 'a'}`;
+    const unknown = await trellis(dir, ['issue', 'close', typo, '--session', id]);
+    expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining(`no issue ${typo}; did you mean '${issue}'?`)]);
   });
 
   it('a session closed with nothing committed leaves no branch; its pre-flight sees trunk move ahead and conflicts', async () => {

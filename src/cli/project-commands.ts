@@ -64,9 +64,11 @@ export async function runGuidance(ctx: VerbContext): Promise<number> {
 export async function runInit(ctx: VerbContext): Promise<number> {
   checkShape({ args: [], options: ['harness', 'git'], usage: 'trellis init [--harness <name>] [--git]' }, ctx);
   const harness = typeof ctx.options.harness === 'string' ? ctx.options.harness : undefined;
-  const { root, said, skipped } = await initProject(ctx.cwd, { ...(harness ? { harness } : {}), git: ctx.options.git === true });
+  const { root, said, skipped, uncommitted } = await initProject(ctx.cwd, { ...(harness ? { harness } : {}), git: ctx.options.git === true });
   // What it did, then what it left alone and why: a folder with nodes already gets no index.md, and says so.
   await out(said.length ? [...said, ...skipped].map((s) => `${s}\n`).join('') : `${root} is already a Trellis project; nothing to do\n`);
+  // Sessions start from trunk's last commit: until these are committed, none of them sees the spec tree.
+  if (uncommitted) await out(`not committed yet: ${uncommitted.paths.join(', ')} (sessions start from trunk's last commit and would not see them); commit them:\n  ${uncommitted.commit}\n`);
   return 0;
 }
 

@@ -1,6 +1,8 @@
 import { TrellisError } from '../../events/index.js';
 import type { Issue } from '../../projections/index.js';
 import { closeIssue } from '../issues/verbs.js';
+import { existing } from '../issues/known-issue.js';
+import { isLocalId } from '../project/ids.js';
 import type { SessionsProject } from './sessions-project.js';
 import { branchHead } from './checks.js';
 import { mergedAt } from './branch-range.js';
@@ -16,6 +18,8 @@ import { mainRoot, trunkCommit } from './worktree.js';
 export async function closeIssueFixedBy(p: SessionsProject, issue: string, session: string, by: string): Promise<Issue> {
   const state = await sessionState(p, session);
   if (state.issue !== issue) {
+    // An issue that does not exist is named as such first (with the nearest ids), not as a mismatch.
+    if (isLocalId(issue)) await existing(p, issue);
     throw new TrellisError('INVALID_INPUT', state.issue ? `session ${session} was spawned for issue ${state.issue}, not ${issue}` : `session ${session} was spawned for no issue; close ${issue} without naming a session`);
   }
   const root = mainRoot(p);

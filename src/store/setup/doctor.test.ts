@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { execSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupRepos, tempDir, tempRepo } from '../../../test/helpers/repo.js';
 import { diagnoseProject } from './doctor.js';
@@ -16,7 +17,19 @@ describe('init and doctor as verbs: they answer data, the CLI prints it', () => 
       root: first.root,
       said: [],
       skipped: ['kept trellis.json as it is (it exists)', 'did not write specs/index.md: specs/ already holds 1 spec node', 'kept .gitignore as it is (it ignores trellis.local.json)'],
+      uncommitted: first.uncommitted,
     });
+  });
+
+  it('init and doctor say what is not committed yet, with the commands that commit it: a session starts from trunk and would not see it', async () => {
+    const dir = tempRepo();
+    const first = await initProject(dir);
+    expect(first.uncommitted).toEqual({ paths: ['trellis.json', 'specs', '.gitignore'], commit: "git add trellis.json specs .gitignore && git commit -m 'Set up Trellis'" });
+    const before = await diagnoseProject(dir);
+    expect(before).toContainEqual({ level: 'warn', what: expect.stringMatching(/^not committed: trellis\.json, specs /), repair: "git add trellis.json specs && git commit -m 'Set up Trellis'" });
+    execSync(first.uncommitted!.commit, { cwd: dir });
+    expect((await initProject(dir)).uncommitted).toBeNull();
+    expect((await diagnoseProject(dir)).some((f) => f.what.startsWith('not committed'))).toBe(false);
   });
 
   it('init outside a repository is refused with its repair, unless asked to create one', async () => {
@@ -38,7 +51,7 @@ describe('init and doctor as verbs: they answer data, the CLI prints it', () => 
 
   it('doctor on a brand-new project reports only what it found: no cache file yet is not an unreadable one', async () => {
     const dir = tempRepo();
-    await initProject(dir);
+    execSync((await initProject(dir)).uncommitted!.commit, { cwd: dir });
     const cache = join(dir, '.git', 'trellis', 'cache', 'issues.json');
     const findings = await diagnoseProject(dir);
     expect(existsSync(cache)).toBe(false);

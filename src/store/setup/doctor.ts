@@ -13,6 +13,7 @@ import { CACHE_FORMAT, ProjectionCache } from '../streams/projection-cache.js';
 import { CONFIG_FILE, LOCAL_CONFIG_FILE, loadSettings } from '../project/config.js';
 import { openProject, type Project } from '../compose/open-project.js';
 import { checkConfinement } from './doctor-confine.js';
+import { uncommittedSetup } from './init-project.js';
 
 /** One check's outcome: what was found, and how to repair it. */
 export interface Finding {
@@ -66,6 +67,8 @@ export async function diagnoseProject(cwd: string, opts: { repair?: boolean; env
     }
     if (tree.nodes.length === 0) add('warn', `no spec nodes under ${settings.specRoot}/`, "run 'trellis init' to write a first node");
     else add('ok', `${tree.nodes.length} spec nodes under ${settings.specRoot}/`);
+    const uncommitted = uncommittedSetup(p.root, [CONFIG_FILE, settings.specRoot]);
+    if (uncommitted) add('warn', `not committed: ${uncommitted.paths.join(', ')} (a session starts from trunk's last commit and does not see them)`, uncommitted.commit);
     for (const n of tree.nodes) if (n.problem) add('error', `${n.path}: ${n.problem}`, `fix the front matter of ${n.path}`);
   }
 

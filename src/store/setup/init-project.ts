@@ -29,6 +29,8 @@ export interface InitOutcome {
   readonly root: string;
   readonly said: readonly string[];
   readonly skipped: readonly string[];
+  /** The set-up's files not in a commit yet, and the commands that commit them (null when all are). */
+  readonly uncommitted: { paths: string[]; commit: string } | null;
 }
 
 /**
@@ -85,5 +87,18 @@ export async function initProject(cwd: string, opts: { harness?: string; git?: b
   } else {
     skipped.push(`kept .gitignore as it is (it ignores ${LOCAL_CONFIG_FILE})`);
   }
-  return { root, said, skipped };
+  return { root, said, skipped, uncommitted: uncommittedSetup(root, [CONFIG_FILE, specRoot, '.gitignore']) };
+}
+
+/**
+ * Which of the set-up's files are not in a commit yet, and the commands that commit them: a session's
+ * worktree starts from trunk's last commit, so until they are committed no session sees the spec tree or
+ * the settings (a new user's sessions had no specs/ at all). Null when all are committed.
+ */
+export function uncommittedSetup(root: string, paths: readonly string[]): { paths: string[]; commit: string } | null {
+  const r = spawnSync('git', ['status', '--porcelain', '--untracked-files=all', '--', ...paths], { cwd: root, encoding: 'utf8' });
+  if (r.status !== 0) return null;
+  const dirty = paths.filter((p) => r.stdout.split('\n').some((l) => l.length > 3 && (l.slice(3) === p || l.slice(3).startsWith(`${p}/`))));
+  if (!dirty.length) return null;
+  return { paths: dirty, commit: `git add ${dirty.join(' ')} && git commit -m 'Set up Trellis'` };
 }

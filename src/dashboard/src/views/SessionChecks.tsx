@@ -63,11 +63,24 @@ export function SpawnWarnings({ id }: { id: string }) {
 
 type Check = ReviewBundle['checks']['checks'][number];
 
+/**
+ * The merge's verdict in one line, from the review bundle: a conflict blocks the merge whatever the checks
+ * say, so it is said first (the checks' tally after it); else the gate's answer. The decision strip and the
+ * checks panel say this same line, never two verdicts at once.
+ */
+export function mergeVerdict(checks: ReviewBundle['checks'], pre: Pick<ReviewBundle['preflight'], 'trunk' | 'conflicts'>): { text: string; good: boolean } {
+  if (pre.conflicts.length) {
+    const tally = verdictTally(checks.checks);
+    return { text: `Not ready to merge: it conflicts with ${pre.trunk} in ${pre.conflicts.join(', ')}${tally ? ` (checks: ${tally})` : ''}.`, good: false };
+  }
+  return { text: gateSummary(checks), good: checks.ready };
+}
+
 /** The gate's answer for people (the CLI's line, with its commands, is the tooltip): from the same checks as the table. */
 export function gateSummary(checks: ReviewBundle['checks']): string {
   const tally = verdictTally(checks.checks);
   if (checks.gate === 'off') return `The checks do not gate merges in this project${tally ? ` (${tally})` : ''}.`;
-  if (checks.ready) return checks.checks.length ? `Ready to merge: ${tally}.` : 'Ready to merge: no scenario concerns this session.';
+  if (checks.ready) return checks.checks.length ? `Ready to merge: ${tally}.` : 'Ready to merge: no scenario concerns this session, so nothing was checked.';
   const changed = checks.checks.some((c) => c.blocks !== null && c.verdict === 'changed');
   return `Not ready to merge: ${checks.blocking.join(', ')} ${checks.blocking.length === 1 ? 'blocks' : 'block'} it (why, below). Run the checks again${changed ? ', accept a changed definition' : ''}, or a person merges anyway with a reason.`;
 }
@@ -86,7 +99,8 @@ function trunkCell(c: Check, tip: string | null) {
  * and on trunk's tip; a changed definition beside the one fixed at dispatch, with a person's acceptance;
  * the gate's line; its overrides.
  */
-export function ChecksPanel({ checks, session, merged }: { checks: ReviewBundle['checks']; session: string; merged?: { trunk: string; commit: string } | null }) {
+export function ChecksPanel({ checks, session, merged, preflight }: { checks: ReviewBundle['checks']; session: string; merged?: { trunk: string; commit: string } | null; preflight?: Pick<ReviewBundle['preflight'], 'trunk' | 'conflicts'> }) {
+  const v = preflight ? mergeVerdict(checks, preflight) : { text: gateSummary(checks), good: checks.ready };
   // Once the branch is in trunk the gate has nothing left to decide: the verdicts stay as the record of the
   // branch, and nothing that only matters before a merge (accepting a definition) is offered.
   const waiting = merged ? [] : checks.checks.filter((c) => c.verdict === 'changed' && !c.changed?.accepted);
@@ -97,8 +111,8 @@ export function ChecksPanel({ checks, session, merged }: { checks: ReviewBundle[
           Merged into {merged.trunk} at {merged.commit.slice(0, 10)}.
         </p>
       ) : (
-        <p class={`chip ${checks.ready ? 'resolved' : 'problem'}`} data-testid="checks-line" title={checks.line}>
-          {gateSummary(checks)}
+        <p class={`chip ${v.good ? 'resolved' : 'problem'}`} data-testid="checks-line" title={checks.line}>
+          {v.text}
         </p>
       )}
       {merged && checks.checks.length ? (

@@ -1,6 +1,5 @@
 import type { ReviewBundle, SessionView as Session } from '../../types';
-import { verdictTally } from '../../../../projections/session-checks.js';
-import { gateSummary } from '../SessionChecks';
+import { mergeVerdict } from '../SessionChecks';
 import { SessionState } from '../Sessions';
 import { Answer } from './Answer';
 import { BringTrunkIn } from './BringTrunkIn';
@@ -13,12 +12,7 @@ import { mayUse } from '../../host/hub';
 function verdict(b: ReviewBundle | undefined, loading: boolean): string {
   if (!b) return loading ? 'Reading the checks…' : 'Checks: not read on this page yet (running them, or loading the review bundle below, shows their verdict).';
   if (b.preflight.merged) return `Merged into ${b.preflight.trunk} at ${b.preflight.merged.commit.slice(0, 10)}.`;
-  // A conflict blocks the merge whatever the checks say: said first, the checks' tally after it.
-  if (b.preflight.conflicts.length) {
-    const tally = verdictTally(b.checks.checks);
-    return `Not ready to merge: it conflicts with ${b.preflight.trunk} in ${b.preflight.conflicts.join(', ')}${tally ? ` (checks: ${tally})` : ''}.`;
-  }
-  return gateSummary(b.checks);
+  return mergeVerdict(b.checks, b.preflight).text;
 }
 
 /**

@@ -64,7 +64,7 @@ export function Review({ id, rb, onMerged }: { id: string; rb: ReturnType<typeof
       {b ? (
         <>
           <ReviewCost b={b} />
-          <ChecksPanel checks={b.checks} session={id} merged={b.preflight.merged ? { trunk: b.preflight.trunk, commit: b.preflight.merged.commit } : null} />
+          <ChecksPanel checks={b.checks} session={id} preflight={b.preflight} merged={b.preflight.merged ? { trunk: b.preflight.trunk, commit: b.preflight.merged.commit } : null} />
           {b.preflight.merged ? (
             <p class="meta" data-testid="preflight" data-head={b.head}>
               In <code>{b.preflight.trunk}</code> since <code>{b.preflight.merged.commit.slice(0, 10)}</code>: <span class="chip resolved">merged</span>
