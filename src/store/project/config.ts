@@ -66,6 +66,10 @@ export interface SessionSettings {
   readonly pool: number;
   /** `bubblewrap`: every session a sandbox can hold runs in one, and a spawn is refused where none can start (issue 45); `off`: none, and each session says so. */
   readonly confine: ConfineSetting;
+  /** US dollars one session may spend on its model before Trellis stops it at `awaiting{budget}` (issue 42); null: no limit. */
+  readonly budgetUsd: number | null;
+  /** US dollars the project's sessions may spend in a day (UTC) before Trellis stops the one that reaches it; null: no limit. */
+  readonly budgetUsdPerDay: number | null;
 }
 
 export type MergeGate = 'checks' | 'off';
@@ -79,7 +83,7 @@ export const DEFAULT_SETTINGS: Omit<Settings, 'sources'> = {
   forges: [],
   forgesFrom: 'committed',
   trustedForges: [],
-  sessions: { max: null, minFreeMb: 256, setup: null, mergeGate: 'checks', pool: 2, confine: 'bubblewrap' },
+  sessions: { max: null, minFreeMb: 256, setup: null, mergeGate: 'checks', pool: 2, confine: 'bubblewrap', budgetUsd: null, budgetUsdPerDay: null },
   worktreeRoot: null,
 };
 
@@ -182,7 +186,12 @@ function sessionsOf(v: unknown): SessionSettings {
   if (v === undefined || v === null) return DEFAULT_SETTINGS.sessions;
   const bad = () => new TrellisError('CONFIG_INVALID', `${CONFIG_FILE}: "sessions" must be { "max"?: whole number >= 1, "minFreeMb"?: number >= 0, "setup"?: command, "mergeGate"?: "checks" | "off", "pool"?: whole number >= 0, "confine"?: "bubblewrap" | "off" }`);
   if (typeof v !== 'object' || Array.isArray(v)) throw bad();
-  const { max, minFreeMb, setup, mergeGate, pool, confine } = v as Record<string, unknown>;
+  const { max, minFreeMb, setup, mergeGate, pool, confine, budgetUsd, budgetUsdPerDay } = v as Record<string, unknown>;
+  for (const [key, value] of [['budgetUsd', budgetUsd], ['budgetUsdPerDay', budgetUsdPerDay]] as const) {
+    if (value !== undefined && value !== null && !(typeof value === 'number' && Number.isFinite(value) && value > 0)) {
+      throw new TrellisError('CONFIG_INVALID', `${CONFIG_FILE}: "sessions.${key}" must be a number of US dollars above 0, not ${JSON.stringify(value)}; repair: write it as a plain number (e.g. "${key}": 2.5), or remove it for no limit, then run 'trellis doctor'`);
+    }
+  }
   if (max !== undefined && max !== null && !(Number.isInteger(max) && (max as number) >= 1)) throw bad();
   if (minFreeMb !== undefined && !(typeof minFreeMb === 'number' && minFreeMb >= 0)) throw bad();
   if (setup !== undefined && setup !== null && (typeof setup !== 'string' || setup.trim() === '')) throw bad();
@@ -196,6 +205,8 @@ function sessionsOf(v: unknown): SessionSettings {
     mergeGate: (mergeGate as MergeGate | undefined) ?? 'checks',
     pool: (pool as number | undefined) ?? DEFAULT_SETTINGS.sessions.pool,
     confine: (confine as ConfineSetting | undefined) ?? 'bubblewrap',
+    budgetUsd: (budgetUsd as number | null | undefined) ?? null,
+    budgetUsdPerDay: (budgetUsdPerDay as number | null | undefined) ?? null,
   };
 }
 
