@@ -39,7 +39,11 @@ const WAITS_FOR: Record<string, string> = {
   auth: 'the agent cannot use its provider until its login or billing is fixed',
   setup: 'the agent shows a setup dialog (answer it with raw keys)',
   dialog: 'the agent shows a dialog (answer it by its option: trellis session answer)',
+  budget: 'the session reached its budget and its agent was stopped (raise sessions.budgetUsd or budgetUsdPerDay in trellis.json, then resume it)',
 };
+
+/** A session Trellis stopped at its budget (issue 42): only a person moves it (resume after raising the budget, or close). */
+const atBudget = (state: SessionFacts): boolean => state.status === 'awaiting' && state.reason === 'budget';
 
 /**
  * Why a prompt cannot be typed into the pane now, or null when it can (DESIGN.md §9, Input): only an
@@ -125,6 +129,8 @@ export function decideSession(state: SessionFacts, command: SessionCommand): Ses
       return [event('delivered', { index }), ...answered()];
     }
     case 'await': {
+      // The stopped agent's last signals (its turn's end as it dies) do not move a session held at its budget.
+      if (atBudget(state) && command.reason !== 'budget') return [];
       const detail = command.detail ? { detail: command.detail } : {};
       if (command.reason === 'setup') {
         // Read from the pane before the agent's first signal; once it has signalled, a late reading changes nothing.
@@ -139,12 +145,14 @@ export function decideSession(state: SessionFacts, command: SessionCommand): Ses
       return [event('awaiting', { reason: command.reason, ...detail })];
     }
     case 'idle':
+      if (atBudget(state)) return [];
       // An idle agent that was working has ended its turn; one already waiting (a dialog, its login) still waits for that.
       // Marked `idle`: an idle notice is no turn that ended well, so it never clears the failure streak
       // (claude's comes 1.5–60 s after a failed turn, possibly after the next prompt went in).
       if (status === 'starting' || status === 'running' || (USER_OWNED.includes(status) && state.waiting === null)) return [event('awaiting', { reason: 'turn-end', idle: true })];
       return [];
     case 'busy':
+      if (atBudget(state)) return [];
       if (USER_OWNED.includes(status)) return state.waiting === null ? [] : [event('running', {})];
       // The agent's first signal ends `starting`.
       if (status === 'starting') return [event('running', {})];
@@ -152,9 +160,13 @@ export function decideSession(state: SessionFacts, command: SessionCommand): Ses
       if (status !== 'awaiting') refuse('a busy signal applies only while the agent works');
       return [event('running', {})];
     case 'interrupt':
+      // The agent Trellis stopped at its budget exits (its pane dies): expected, the session still waits for a person.
+      if (atBudget(state) && command.source !== 'user') return [];
       accept('interrupt', 'only a session with a live agent is interrupted');
       return [event('interrupted', { reason: command.reason, ...(command.detail ? { detail: command.detail } : {}) })];
     case 'resume':
+      // A person resumes a session held at its budget (the verb checked the budget was raised first).
+      if (atBudget(state)) return [event('resumed', {})];
       accept('resume', 'only an interrupted or quarantined session resumes');
       return [event('resumed', {})];
     case 'review':

@@ -19,9 +19,10 @@ export type Source = (typeof SOURCES)[number];
  * dialog, a first-run dialog (`setup`: trust, API key, login, read from its pane before its first
  * signal), its provider's login or billing (`auth`, from the agent's own failure signal), or a dialog of
  * the agent's own mid-session that is neither a permission nor a question (`dialog`: Claude Code 2.1.331's
- * one-time "Make auto mode your default?").
+ * one-time "Make auto mode your default?"), or a person's decision to spend more (`budget`: the session's cost,
+ * or the project's today, reached its budget in trellis.json; Trellis stopped the agent, issue 42).
  */
-export const AWAIT_REASONS = ['turn-end', 'permission', 'question', 'setup', 'auth', 'dialog'] as const;
+export const AWAIT_REASONS = ['turn-end', 'permission', 'question', 'setup', 'auth', 'dialog', 'budget'] as const;
 export type AwaitReason = (typeof AWAIT_REASONS)[number];
 
 export const INTERRUPT_REASONS = ['by-user', 'process-exit', 'tmux-gone'] as const;

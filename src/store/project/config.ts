@@ -68,6 +68,10 @@ export interface SessionSettings {
   readonly confine: ConfineSetting;
   /** `host:port` (a bare host: port 443) a confined agent may reach beyond its provider and the package registries (issue 45). */
   readonly network: readonly string[];
+  /** US dollars one session may spend on its model before Trellis stops it at `awaiting{budget}` (issue 42); null: no limit. */
+  readonly budgetUsd: number | null;
+  /** US dollars the project's sessions may spend in a day (UTC) before Trellis stops the one that reaches it; null: no limit. */
+  readonly budgetUsdPerDay: number | null;
 }
 
 export type MergeGate = 'checks' | 'off';
@@ -81,7 +85,7 @@ export const DEFAULT_SETTINGS: Omit<Settings, 'sources'> = {
   forges: [],
   forgesFrom: 'committed',
   trustedForges: [],
-  sessions: { max: null, minFreeMb: 256, setup: null, mergeGate: 'checks', pool: 2, confine: 'bubblewrap', network: [] },
+  sessions: { max: null, minFreeMb: 256, setup: null, mergeGate: 'checks', pool: 2, confine: 'bubblewrap', network: [], budgetUsd: null, budgetUsdPerDay: null },
   worktreeRoot: null,
 };
 
@@ -184,8 +188,13 @@ function sessionsOf(v: unknown): SessionSettings {
   if (v === undefined || v === null) return DEFAULT_SETTINGS.sessions;
   const bad = () => new TrellisError('CONFIG_INVALID', `${CONFIG_FILE}: "sessions" must be { "max"?: whole number >= 1, "minFreeMb"?: number >= 0, "setup"?: command, "mergeGate"?: "checks" | "off", "pool"?: whole number >= 0, "confine"?: "bubblewrap" | "off", "network"?: ["host:port", …] }`);
   if (typeof v !== 'object' || Array.isArray(v)) throw bad();
-  const { max, minFreeMb, setup, mergeGate, pool, confine, network } = v as Record<string, unknown>;
+  const { max, minFreeMb, setup, mergeGate, pool, confine, network, budgetUsd, budgetUsdPerDay } = v as Record<string, unknown>;
   if (network !== undefined && !(Array.isArray(network) && network.every((n) => typeof n === 'string' && /^[\w.-]+(:\d{1,5})?$|^\[[\d:a-fA-F]+\]:\d{1,5}$/.test(n)))) throw bad();
+  for (const [key, value] of [['budgetUsd', budgetUsd], ['budgetUsdPerDay', budgetUsdPerDay]] as const) {
+    if (value !== undefined && value !== null && !(typeof value === 'number' && Number.isFinite(value) && value > 0)) {
+      throw new TrellisError('CONFIG_INVALID', `${CONFIG_FILE}: "sessions.${key}" must be a number of US dollars above 0, not ${JSON.stringify(value)}; repair: write it as a plain number (e.g. "${key}": 2.5), or remove it for no limit, then run 'trellis doctor'`);
+    }
+  }
   if (max !== undefined && max !== null && !(Number.isInteger(max) && (max as number) >= 1)) throw bad();
   if (minFreeMb !== undefined && !(typeof minFreeMb === 'number' && minFreeMb >= 0)) throw bad();
   if (setup !== undefined && setup !== null && (typeof setup !== 'string' || setup.trim() === '')) throw bad();
@@ -200,6 +209,8 @@ function sessionsOf(v: unknown): SessionSettings {
     pool: (pool as number | undefined) ?? DEFAULT_SETTINGS.sessions.pool,
     confine: (confine as ConfineSetting | undefined) ?? 'bubblewrap',
     network: (network as string[] | undefined) ?? [],
+    budgetUsd: (budgetUsd as number | null | undefined) ?? null,
+    budgetUsdPerDay: (budgetUsdPerDay as number | null | undefined) ?? null,
   };
 }
 

@@ -13,6 +13,7 @@ import type { BareCommand, SessionRuntime } from './session-runtime.js';
 // an exited agent's last screen load what they need when they happen (issue 40: the hook's CPU per event).
 import { appendCommand, sessionState } from './session-append.js';
 import { recordUsage } from './usage-verb.js';
+import { budgetReached, budgetsOf, type Budgets } from './budget.js';
 
 export interface SignalResult {
   readonly session: SessionView;
@@ -61,8 +62,31 @@ export async function signalSession(p: Project, rt: SessionRuntime, id: string, 
       ignored.push(`${event}: ${err.message}`);
     }
   }
+  // Its cost, or the project's today, reached a budget (issue 42): the agent is stopped, the session waits for a person.
+  let budgets: Budgets | null = null;
+  try {
+    budgets = usageProblem === null ? budgetsOf(p) : null;
+  } catch (err) {
+    // A bad budget in trellis.json is the person's to repair (every verb names it); the hook still records.
+    ignored.push(`budget: ${(err as Error).message}`);
+  }
+  if (budgets && (budgets.budgetUsd !== null || budgets.budgetUsdPerDay !== null) && usageRecorded(state, (current = await sessionState(p, id)))) {
+    const over = await budgetReached(p, current, budgets);
+    if (over) {
+      const { state: held, events } = await appendCommand(p, id, { type: 'await', reason: 'budget', detail: over }, id, 'supervisor');
+      current = held;
+      changed ||= events.length > 0;
+      if (events.length > 0 && held.tmux) await rt.tmux.kill(held.tmux.session).catch(() => undefined);
+      return { session: sessionView(held), changed, ignored };
+    }
+  }
   if (changed && current.pending.length > 0) await (await import('./verbs.js')).deliverHeld(p, rt, id);
   return { session: sessionView(changed ? await sessionState(p, id) : current), changed, ignored };
+}
+
+/** Whether this signal recorded usage (the stream moved past the read offset), so a budget is worth checking. */
+function usageRecorded(before: SessionState, after: SessionState): boolean {
+  return JSON.stringify(before.usageRead ?? {}) !== JSON.stringify(after.usageRead ?? {});
 }
 
 /**

@@ -15,6 +15,7 @@ import { noteScreenDialog } from './screen-watch.js';
 import type { GateDecision } from './merge-gate.js';
 import { saveWip } from './wip.js';
 import { poolReport, type PoolReport } from './worktree-pool.js';
+import { budgetReached } from './budget.js';
 import { dropBranchIfEmpty, mainRoot, removeWorktree, sessionBranch, trunkCommit, worktreePath } from './worktree.js';
 import { confinementFor } from './confine.js';
 
@@ -211,7 +212,12 @@ export async function interruptSession(p: SessionsProject, rt: SessionRuntime, i
 
 /** Relaunches an interrupted or quarantined session in its worktree (the agent's own resume if it has one). */
 export async function resumeSession(p: SessionsProject, rt: SessionRuntime, id: string, by: string): Promise<SessionView> {
-  await sessionState(p, id);
+  const before = await sessionState(p, id);
+  // Held at its budget (issue 42): resumed only once a person raised it.
+  if (before.status === 'awaiting' && before.reason === 'budget') {
+    const over = await budgetReached(p, before);
+    if (over) throw new TrellisError('SESSION_REFUSED', `session ${id} is still over its budget: ${over}; repair: raise the budget in trellis.json (sessions.budgetUsd or sessions.budgetUsdPerDay), then resume it, or close the session`);
+  }
   const { state } = await appendCommand(p, id, { type: 'resume' }, by);
   return sessionView(await launch(p, rt, state, { resume: true }));
 }

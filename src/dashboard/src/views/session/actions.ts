@@ -50,7 +50,7 @@ const WORD: Record<Action, string> = { resume: 'resume', interrupt: 'interrupt',
  * `merged`: the review bundle found the branch already in trunk (merged by hand, before the session was
  * closed): merging it or putting it up for review again does nothing, so neither is offered; closing is.
  */
-export function actionsFor(s: Pick<Session, 'state' | 'harness'>, mayUse: (route: string) => boolean = () => true, merged = false): Offered {
+export function actionsFor(s: Pick<Session, 'state' | 'harness'> & { readonly reason?: string | null }, mayUse: (route: string) => boolean = () => true, merged = false): Offered {
   /** The verbs this login may not use, taken off what is shown; the words say who may. */
   const holdBack = (shown: Set<Action>, absent: string[]) => {
     const held = (Object.keys(ROUTE_OF) as Action[]).filter((a) => shown.has(a) && !mayUse(ROUTE_OF[a]) && shown.delete(a));
@@ -62,6 +62,8 @@ export function actionsFor(s: Pick<Session, 'state' | 'harness'>, mayUse: (route
     return held.length > 0;
   };
   const shown = new Set<Action>((Object.keys(ACCEPTED) as Action[]).filter((a) => ACCEPTED[a].includes(s.state)));
+  // Stopped at its budget (issue 42): a person resumes it once the budget is raised (the resume re-checks it).
+  if (s.state === 'awaiting' && s.reason === 'budget') shown.add('resume');
   const absent: string[] = [];
   if (merged && shown.has('close')) {
     shown.delete('merge');
@@ -101,6 +103,7 @@ export interface BundleFacts {
 export function nextStep(s: Pick<Session, 'state' | 'reason' | 'issue'>, offered: Offered, b: BundleFacts | null, mayAnswer: boolean): NextStep {
   const verb = (v: Action): NextStep | null => (offered.shown.has(v) ? { kind: 'verb', verb: v } : null);
   if (s.state === 'awaiting' && ['permission', 'question', 'setup', 'dialog'].includes(s.reason ?? '') && mayAnswer) return { kind: 'answer' };
+  if (s.state === 'awaiting' && s.reason === 'budget') return { kind: 'wait', why: 'Its agent was stopped at its budget: raise sessions.budgetUsd (or budgetUsdPerDay) in trellis.json, then resume it; or close it.' };
   if (b?.merged) return s.issue ? { kind: 'close-issue' } : (verb('close') ?? { kind: 'wait', why: null });
   if (s.state === 'interrupted' || s.state === 'quarantined') return verb('resume') ?? { kind: 'wait', why: `The session is ${s.state}; this login may not resume it.` };
   if (s.state === 'closed' || s.state === 'failed') return { kind: 'wait', why: null };
