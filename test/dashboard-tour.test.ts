@@ -105,6 +105,7 @@ describe('the five-minute tour on the demo, in the page', () => {
       'claude (not installed) [disabled]',
       'codex (not installed) [disabled]',
       'opencode (not installed) [disabled]',
+      'gemini (not installed) [disabled]',
     ]);
     expect(await page.getByLabel('Task').inputValue()).toBe('Inventory has no rule for back-orders');
     expect(await page.getByLabel('Issue').inputValue()).toBe(issue);
