@@ -27,7 +27,7 @@ for (const program of ['claude', 'codex']) {
   // pane (an agent that exits at once would be a dead pane, not a launch).
   writeFileSync(
     path,
-    `#!/bin/sh\n[ "$1" = login ] && exit 0\nfor a in "$@"; do printf '%s\\0' "$a"; done > "$ARGV_LOG.tmp" && mv "$ARGV_LOG.tmp" "$ARGV_LOG"\n[ -n "$TMUX" ] && exec sleep 60\nexit 0\n`,
+    `#!/bin/sh\n[ "$1" = login ] && exit 0\n[ "$1" = --version ] && echo 1.0.0 && exit 0\nfor a in "$@"; do printf '%s\\0' "$a"; done > "$ARGV_LOG.tmp" && mv "$ARGV_LOG.tmp" "$ARGV_LOG"\n[ -n "$TMUX" ] && exec sleep 60\nexit 0\n`,
   );
   chmodSync(path, 0o755);
 }
@@ -76,6 +76,10 @@ describe('the whole way: trellis session spawn → tmux → the agent', () => {
     dir = tempRepo();
     env = { ...testEnv(dir), TRELLIS_HOME: tempDir(), PATH, ARGV_LOG: argvLog };
     await ok(dir, ['init'], { env });
+    // Unconfined: a confined agent gets a private /tmp, where this stand-in's argv log would stay unseen.
+    // The launch line is the same confined (bubblewrap execs it as given; sessions-confine-agents' real
+    // agents are handed their task through it).
+    writeFileSync(join(dir, 'trellis.json'), `${JSON.stringify({ specRoot: 'specs', sessions: { confine: 'off' } }, null, 2)}\n`);
   }, 60_000);
   afterAll(() => {
     killTmux(env.TRELLIS_HOME!);
