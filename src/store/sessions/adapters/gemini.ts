@@ -76,9 +76,13 @@ export const geminiAdapter: HarnessAdapter = {
   queuesInput: false,
   command(ctx: LaunchContext) {
     const s = ctx.session;
+    // Gemini CLI turns non-interactive when its environment says CI (`CI`, `CONTINUOUS_INTEGRATION`): in a
+    // session's pane it is a person's terminal wherever Trellis itself runs, so neither reaches it (a CI
+    // run's resumed gemini never took its next prompt).
+    const gemini = 'exec env -u CI -u CONTINUOUS_INTEGRATION gemini';
     // Both glued to their option: neither the task nor the id can be read as an option.
-    if (ctx.resume) return `exec gemini --resume=${s.agentSessionId ? shq(s.agentSessionId) : 'latest'}`;
-    return s.task.trim() ? `exec gemini --prompt-interactive=${shq(s.task)}` : 'exec gemini';
+    if (ctx.resume) return `${gemini} --resume=${s.agentSessionId ? shq(s.agentSessionId) : 'latest'}`;
+    return s.task.trim() ? `${gemini} --prompt-interactive=${shq(s.task)}` : gemini;
   },
   async install(worktree: string, ctx: LaunchContext) {
     const path = join(worktree, GEMINI_SETTINGS);

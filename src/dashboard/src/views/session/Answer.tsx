@@ -18,12 +18,15 @@ export function Answer({ s, onDone }: { s: Session; onDone: () => void }) {
   const [text, setText] = useState('');
   const [note, setNote] = useState('');
   const box = useRef<HTMLInputElement>(null);
-  const shown = s.state === 'awaiting' && DIALOGS.has(s.reason ?? '');
-  // Opened from a notification of a question without fixed options (`?answer=1`): the answer box has the keyboard.
+  // What the login may do arrives after the page's first render: the box appears only once it is known.
+  const may = mayUse('POST /api/sessions/:id/answer');
+  const shown = s.state === 'awaiting' && DIALOGS.has(s.reason ?? '') && may;
+  // Opened from a notification of a question without fixed options (`?answer=1`): the answer box has the
+  // keyboard, once it is there (focused when it appears, not at the first render, when it may not be yet).
   useEffect(() => {
     if (shown && route.value.query.has('answer')) box.current?.focus();
   }, [shown, s.id]);
-  if (s.state !== 'awaiting' || !DIALOGS.has(s.reason ?? '') || !mayUse('POST /api/sessions/:id/answer')) return null;
+  if (!shown) return null;
   const answer = (choice: string) =>
     run(async () => {
       setNote('');

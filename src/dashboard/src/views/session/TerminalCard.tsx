@@ -54,7 +54,10 @@ export function TerminalCard({ id, viewOnly = false }: { id: string; viewOnly?: 
         made = new PaneTerminal(frame.current, { url: apiUrl(`api/sessions/${enc(id)}/socket`), readOnly: viewOnly, onFiles: (f) => void (viewOnly || paste(f)) }).start();
         termRef.current = made;
         setTerm(made);
-        made.focus();
+        // The terminal takes the keyboard when it arrives (it loads lazily), unless a field already has it:
+        // the answer box a notification opened the page to, or whatever the person is typing in.
+        const active = document.activeElement;
+        if (!active || active === document.body) made.focus();
       },
       (e) => live && setLoadErr(e),
     );
