@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import type { UsageContext } from '../../events/index.js';
+import type { UsageContext, UsageEntry } from '../../events/index.js';
 
 /**
  * Reading an agent's own usage record incrementally (issue 42): only the bytes after `from`, up to the
@@ -9,17 +9,11 @@ import type { UsageContext } from '../../events/index.js';
  */
 export const READ_LIMIT = 8 * 1024 * 1024;
 
-/** One response's tokens before pricing. */
-export interface RawEntry {
-  readonly key: string;
-  readonly model: string;
-  readonly input: number;
-  readonly output: number;
-  readonly cacheRead: number;
-  readonly cacheWrite: number;
+/** One response's tokens before pricing (a UsageEntry without its price). */
+export type RawEntry = Omit<UsageEntry, 'usd' | 'priced'> & {
   /** When the agent recorded it (its line's timestamp), for the price at that time. */
   readonly at: string | null;
-}
+};
 
 export interface RawRead {
   readonly to: number;

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { SessionState } from '../../../projections/index.js';
 import { excludeFromGit } from '../git-exclude.js';
 import { commonGuard, shq, type HarnessAdapter, type LaunchContext, type SignalCommand } from './adapter.js';
+import { sessionStartCommands } from './signal.js';
 import { claudeDialogOnScreen, claudeIdleOnScreen, claudeInputBox } from './claude-screens.js';
 
 /**
@@ -110,14 +111,8 @@ export const claudeAdapter: HarnessAdapter = {
 
 function claudeSignal(event: string, payload: unknown, state: SessionState): readonly SignalCommand[] {
   switch (event) {
-    case 'SessionStart': {
-      const id = field(payload, 'session_id');
-      const source = field(payload, 'source');
-      const identify: SignalCommand[] = id ? [{ type: 'identify', agentSessionId: id }] : [];
-      // After a resume or /clear (and a launch with no task) the agent waits at its input with nothing to do.
-      const idle = source === 'resume' || source === 'clear' || (source === 'startup' && !state.task.trim());
-      return idle ? [...identify, { type: 'idle' }] : identify;
-    }
+    case 'SessionStart':
+      return sessionStartCommands(payload, state);
     case 'UserPromptSubmit':
     case 'PostToolUse':
     case 'PostToolUseFailure':

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { SessionState } from '../../../projections/index.js';
 import { excludeFromGit } from '../git-exclude.js';
 import { commonGuard, shq, type HarnessAdapter, type LaunchContext, type SignalCommand } from './adapter.js';
+import { sessionStartCommands } from './signal.js';
 import { geminiDialogOnScreen, geminiIdleOnScreen, geminiInputBox } from './gemini-screens.js';
 
 /**
@@ -122,13 +123,8 @@ export const geminiAdapter: HarnessAdapter = {
 
 function geminiSignal(event: string, payload: unknown, state: SessionState): readonly SignalCommand[] {
   switch (event) {
-    case 'SessionStart': {
-      const id = field(payload, 'session_id');
-      const source = field(payload, 'source');
-      const identify: SignalCommand[] = id ? [{ type: 'identify', agentSessionId: id }] : [];
-      const idle = source === 'resume' || source === 'clear' || (source === 'startup' && !state.task.trim());
-      return idle ? [...identify, { type: 'idle' }] : identify;
-    }
+    case 'SessionStart':
+      return sessionStartCommands(payload, state);
     case 'BeforeAgent':
     case 'AfterTool':
       return [{ type: 'busy' }];

@@ -29,3 +29,17 @@ export function mapSignal(adapter: HarnessAdapter, event: string, payload: unkno
   if (payload.hook_event_name !== undefined && payload.hook_event_name !== event) return { ignored: `a ${event} signal carried a ${JSON.stringify(payload.hook_event_name)} payload` };
   return { commands: adapter.signal(event, payload, state) };
 }
+
+/**
+ * A SessionStart hook, whose shape Claude Code and Gemini CLI share: the agent's own session id is
+ * recorded; after a resume or /clear (and a launch with no task) the agent waits at its input with nothing
+ * to do.
+ */
+export function sessionStartCommands(payload: unknown, state: SessionState): readonly SignalCommand[] {
+  const text = (name: string) => (isObject(payload) && typeof payload[name] === 'string' ? (payload[name] as string) : undefined);
+  const id = text('session_id');
+  const source = text('source');
+  const identify: SignalCommand[] = id ? [{ type: 'identify', agentSessionId: id }] : [];
+  const idle = source === 'resume' || source === 'clear' || (source === 'startup' && !state.task.trim());
+  return idle ? [...identify, { type: 'idle' }] : identify;
+}
