@@ -177,7 +177,7 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
       const [id, ...words] = ctx.args;
       if (!id || words.length === 0) throw new UsageError('missing <choice>', SESSION_ACTIONS.answer!.usage);
       const { answerSession } = await import('../store/sessions/answer.js');
-      const r = await answerSession(p, cliRuntime(p), id, words.join(' '), author(ctx));
+      const r = await answerSession(p, cliRuntime(p), id, words.join(' '), author(ctx), 'the CLI');
       await out(ctx.options.json ? json(r) : `${r.session.id} answered "${r.chose}": ${statusLabel(r.session)}\n`);
       return 0;
     },

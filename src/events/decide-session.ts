@@ -8,7 +8,7 @@ type EventOf<T extends SessionEvent['type']> = Extract<SessionEvent, { type: T }
 export const statusLabel = (s: { status: SessionStatus | 'absent'; reason: string | null }): string => (s.reason ? `${s.status}{${s.reason}}` : s.status);
 
 /** Which statuses a command is accepted in (the rest refuse, naming the current status). */
-const ACCEPTS: Record<Exclude<SessionCommand['type'], 'spawn' | 'prompt' | 'deliver' | 'identify' | 'view' | 'await' | 'idle' | 'busy' | 'fix-checks' | 'record-usage'>, readonly SessionStatus[]> = {
+const ACCEPTS: Record<Exclude<SessionCommand['type'], 'spawn' | 'prompt' | 'deliver' | 'identify' | 'view' | 'await' | 'idle' | 'busy' | 'answer' | 'fix-checks' | 'record-usage'>, readonly SessionStatus[]> = {
   start: ['queued', 'awaiting'],
   launch: ['starting'],
   fail: ['queued', 'starting'],
@@ -188,6 +188,10 @@ export function decideSession(state: SessionFacts, command: SessionCommand): Ses
     case 'turn-fail':
       accept('turn-fail', 'a turn fails only while the agent works');
       return [event('turn-failed', { reason: command.reason })];
+    case 'answer':
+      // A fact about what a person did (the keys are typed already): recorded whatever the status now.
+      if (command.option.trim() === '') throw new TrellisError('INVALID_INPUT', 'an answer names its option');
+      return [event('answered', { option: command.option, via: command.via })];
     case 'view':
       return state.unread ? [event('viewed', {})] : [];
     case 'fix-checks':

@@ -31,6 +31,8 @@ export type SessionCommand = SessionCommandMeta &
     /** The agent sits at its input with nothing to do (an idle notification, a resume with no prompt, the input box back on screen). */
     | { readonly type: 'idle' }
     | { readonly type: 'busy' }
+    /** A person's answer to the dialog took (the screen moved): which option, and through which door (`via`: the page, the CLI, ntfy…). */
+    | { readonly type: 'answer'; readonly option: string; readonly via: string }
     | { readonly type: 'interrupt'; readonly reason: InterruptReason; readonly detail?: string }
     | { readonly type: 'resume' }
     | { readonly type: 'review' }

@@ -102,7 +102,13 @@ export type SessionEvent =
   /** A person accepted a check's new definition (a branch changed or removed it): who (`by`), why, and the definitions accepted. */
   | (SessionEventMeta & { readonly type: 'check-accepted'; readonly data: { readonly reason: string; readonly scenarios: readonly CheckDefinition[] } })
   /** What a read of the agent's own usage record found (issue 42): tokens per response, turns, context in use. */
-  | (SessionEventMeta & { readonly type: 'usage'; readonly data: UsageData });
+  | (SessionEventMeta & { readonly type: 'usage'; readonly data: UsageData })
+  /**
+   * A person answered the agent's dialog and it took (issue 43): the option by name and the channel it came
+   * through (`the page`, `the CLI`, `a notification`, `ntfy`, `a webhook link`); who is the event's `by`,
+   * stamped at the door, and when its `at`. A later tap on a notification of that wait reads it.
+   */
+  | (SessionEventMeta & { readonly type: 'answered'; readonly data: { readonly option: string; readonly via: string } });
 
 export type SessionEventType = SessionEvent['type'];
 
@@ -149,6 +155,7 @@ const DATA: Record<SessionEventType, Record<string, Check>> = {
   'checks-fixed': { base: text, scenarios: (v) => Array.isArray(v) && v.every(isDefinition), issueChecks: strs },
   'check-accepted': { reason: text, scenarios: (v) => Array.isArray(v) && v.length > 0 && v.every(isDefinition) },
   usage: USAGE_DATA,
+  answered: { option: text, via: text },
 };
 
 function isDefinition(v: unknown): boolean {
@@ -224,6 +231,8 @@ export function describeSessionEvent(event: SessionEvent): string {
     case 'check-accepted':
       // Whole, like an override: the audit names who accepted which definitions and why.
       return `changed check accepted by ${event.by} for ${event.data.scenarios.map((d) => `${d.id} (${d.run === null ? 'removed' : `run: ${d.run}`})`).join(', ')}: ${event.data.reason.replace(/\s+/g, ' ').trim()}`;
+    case 'answered':
+      return `answered "${words(event.data.option)}" from ${event.data.via} by ${event.by}`;
     case 'usage': {
       const tokens = event.data.entries.reduce((n, e) => n + e.input + e.output + e.cacheRead + e.cacheWrite, 0);
       return `usage: ${event.data.entries.length} response(s), ${tokens} tokens${event.data.turns ? `, ${event.data.turns} turn(s)` : ''} (${event.data.agent})`;

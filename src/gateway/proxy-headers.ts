@@ -4,7 +4,7 @@
  * backend's Host and Origin put in, and the gateway's policy headers set on every answer.
  */
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
-import { DOOR_AUTHOR_HEADER, DOOR_SCOPE_HEADER } from '../http/author.js';
+import { DOOR_AUTHOR_HEADER, DOOR_SCOPE_HEADER, DOOR_VIA_HEADER } from '../http/author.js';
 import { DASHBOARD_CSP } from '../http/dashboard-assets.js';
 import type { ProxyTarget } from './backends.js';
 import { IDENTITY_HEADER_NAMES } from './door-author.js';
@@ -21,9 +21,9 @@ const SETTLED_HERE = new Set(['transfer-encoding', 'expect']);
 /**
  * Request headers that would speak as someone: a session (`Trellis-Session`, which the backend files a
  * write under when a local agent sends it), the door's own author and scope stamps, and an identity proxy's
- * person. A client's copies never cross; the gateway writes the one stamp itself.
+ * person, and the channel an answer came through. A client's copies never cross; the gateway writes the one stamp itself.
  */
-const SPEAKS_AS = new Set(['trellis-session', DOOR_AUTHOR_HEADER, DOOR_SCOPE_HEADER, ...IDENTITY_HEADER_NAMES]);
+const SPEAKS_AS = new Set(['trellis-session', DOOR_AUTHOR_HEADER, DOOR_SCOPE_HEADER, DOOR_VIA_HEADER, ...IDENTITY_HEADER_NAMES]);
 
 /**
  * The strict policy every gateway response carries, proxied ones included: the dashboard's own (one

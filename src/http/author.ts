@@ -18,6 +18,13 @@ export const DOOR_AUTHOR_HEADER = 'trellis-door-author';
  */
 export const DOOR_SCOPE_HEADER = 'trellis-door-scope';
 
+/**
+ * The header the gateway stamps on an answer it makes itself from a notification (gateway/wait-deliver.ts):
+ * the channel it came through (`a notification`, `ntfy`, `a webhook link`). Stripped from what a client
+ * sends like the author's, so an answer proxied from the page can only read as `the page`.
+ */
+export const DOOR_VIA_HEADER = 'trellis-door-via';
+
 /** Who a page write is filed as when nobody at the door is known (spec §4.6.5: `human` from the dashboard). */
 export const PAGE_AUTHOR = 'human';
 
@@ -49,3 +56,9 @@ export function requestAuthor(c: Context, _project: Project, by?: string): strin
   return session || PAGE_AUTHOR;
 }
 
+
+/** The channel an HTTP answer came through: the gateway's stamp when it is one it makes, else the page. */
+export function doorVia(c: Context): 'the page' | 'a notification' | 'ntfy' | 'a webhook link' {
+  const v = c.req.header(DOOR_VIA_HEADER);
+  return v === 'a notification' || v === 'ntfy' || v === 'a webhook link' ? v : 'the page';
+}

@@ -1,7 +1,7 @@
 import type { SessionSummary } from './session-list.js';
 import { sessionSummary } from './session-list.js';
 import { usageView, type UsageView } from './session-usage.js';
-import type { MergeOverride, SessionState, TimelineEntry } from './session.js';
+import type { AnswerFact, MergeOverride, SessionState, TimelineEntry } from './session.js';
 
 /** One session, whole: what `trellis session show --json` prints and GET /api/sessions/:id answers. */
 export interface SessionView extends SessionSummary {
@@ -27,6 +27,8 @@ export interface SessionView extends SessionSummary {
   readonly agentVersion: string | null;
   /** Tokens per model, dollars, turns and context in use, from the agent's own records (issue 42); a shell says it has none. */
   readonly usage: UsageView;
+  /** The latest answer to its dialog that took: the option, who (the door's author), through which channel, when (issue 43). */
+  readonly answered: AnswerFact | null;
 }
 
 export function sessionView(s: SessionState): SessionView {
@@ -48,5 +50,6 @@ export function sessionView(s: SessionState): SessionView {
     mergeOverrides: s.mergeOverrides,
     agentVersion: s.agentVersion ?? null,
     usage: usageView(s.harness, s.usage),
+    answered: s.answered ?? null,
   };
 }

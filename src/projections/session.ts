@@ -64,6 +64,16 @@ export interface SessionState extends SessionFacts {
   readonly usage: SessionUsage;
   /** How far each usage record was read (the decider's view of `usage.read`). */
   readonly usageRead: Readonly<Record<string, number>>;
+  /** The latest answer to the agent's dialog that took (issue 43): what, who, through which channel, when; null before any. */
+  readonly answered: AnswerFact | null;
+}
+
+/** A dialog's answer as the session records it: `by` is the door's author, `via` the channel, `at` an ISO instant. */
+export interface AnswerFact {
+  readonly option: string;
+  readonly by: string;
+  readonly via: string;
+  readonly at: string;
 }
 
 /** What keeps a session's agent inside its worktree: `confined` and by what, or not and why. */
@@ -121,6 +131,7 @@ export const initialSession = (id: string): SessionState => ({
   turnSinceResume: true,
   usage: emptyUsage,
   usageRead: {},
+  answered: null,
 });
 
 /** Where a session's fold stands: the key of the latest event folded (session events carry no id). */
@@ -236,6 +247,8 @@ export function evolveSession(state: SessionState, event: SessionEvent): Session
       return { ...next, turnFailures: state.turnFailures + 1, failedTurn: event.data.reason };
     case 'viewed':
       return { ...next, unread: false };
+    case 'answered':
+      return { ...next, answered: { option: event.data.option, by: event.by, via: event.data.via, at: event.at } };
     case 'usage': {
       const usage = evolveUsage(state.usage ?? emptyUsage, event);
       return { ...next, usage, usageRead: usage.read };

@@ -25,7 +25,7 @@ import { TrellisError } from '../../events/index.js';
 import { readJson } from '../body.js';
 import type { AppContext } from '../context.js';
 import { route } from '../route-table.js';
-import { requestAuthor } from '../author.js';
+import { doorVia, requestAuthor } from '../author.js';
 
 // Undeclared keys are refused, so a misspelt field is an error rather than silently ignored.
 const spawnBody = type({ '+': 'reject', task: 'string', 'harness?': 'string', 'nodes?': 'string[]', 'issue?': 'string', 'by?': 'string' });
@@ -110,7 +110,7 @@ export function sessionRoutes(ctx: AppContext, rt: SessionRuntime = defaultRunti
   route(app, 'shell', 'POST', '/api/sessions/:id/answer', async (c) => {
     const b = await readJson(c, answerBody);
     const { answerSession } = await import('../../store/sessions/answer.js');
-    return c.json(await answerSession(p, rt, c.req.param('id'), b.choice, requestAuthor(c, p, b.by)));
+    return c.json(await answerSession(p, rt, c.req.param('id'), b.choice, requestAuthor(c, p, b.by), doorVia(c)));
   });
   // The transitions: each the same thin call, each with its own row (and scope) in the route table.
   const transition = (verb: (id: string, by: string) => Promise<unknown>) => async (c: Context) => {

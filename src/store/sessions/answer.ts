@@ -34,7 +34,7 @@ export interface AnswerResult {
  * the dialog does not offer is refused naming those it does; nothing is typed. The screen after it is
  * recorded (source `pane`): the next dialog, the agent back at its input, or at work.
  */
-export async function answerSession(p: SessionsProject, rt: SessionRuntime, id: string, choice: string, by: string): Promise<AnswerResult> {
+export async function answerSession(p: SessionsProject, rt: SessionRuntime, id: string, choice: string, by: string, via: AnswerChannel): Promise<AnswerResult> {
   if (typeof choice !== 'string' || choice.trim() === '') throw new TrellisError('INVALID_INPUT', 'an answer needs a choice: an option’s text, or approve, deny, trust');
   const state = await p.sessionLog.get(id);
   if (state.status === 'absent') throw await unknownSession(p, id);
@@ -45,6 +45,7 @@ export async function answerSession(p: SessionsProject, rt: SessionRuntime, id: 
   const adapter = adapterOf(state.harness);
   if (adapter.answer) {
     const { chose, options } = await adapter.answer(state, choice);
+    await recordAnswer(p, id, chose, by, via);
     return { session: sessionView(await p.sessionLog.get(id)), chose, options };
   }
   const target: PaneTarget = { socket: rt.tmux.socket, session: state.tmux.session, pane: state.tmux.pane };
@@ -73,32 +74,47 @@ export async function answerSession(p: SessionsProject, rt: SessionRuntime, id: 
     await keys(['Enter']);
     return { chose: dialog.options[want]!, options: dialog.options };
   });
-  await recordAfter(p, state, read, by);
+  await recordAfter(p, state, read, by, { option: chose, via });
   return { session: sessionView(await p.sessionLog.get(id)), chose, options };
 }
 
+/** Who may say through which channel an answer came: the door's stamp (gateway), else the plain page or the CLI. */
+export type AnswerChannel = 'the page' | 'the CLI' | 'a notification' | 'ntfy' | 'a webhook link';
+export const ANSWER_CHANNELS: readonly AnswerChannel[] = ['the page', 'the CLI', 'a notification', 'ntfy', 'a webhook link'];
+
+/** The answer took: the fact a later tap on a notification of this wait reads ("already answered: Yes, from the page at 14:02"). */
+const recordAnswer = (p: SessionsProject, id: string, option: string, by: string, via: AnswerChannel) =>
+  record(p, id, { type: 'answer', option, via, by, source: 'user' });
+
 /**
- * After the answer: once the screen has changed, a new dialog is that wait; the agent's input box back
- * is the end of the turn; otherwise it works. A setup dialog is left to the setup watcher and the
- * agent's first signal.
+ * After the answer: once the screen has changed, the answer took (its fact is recorded first, so whoever
+ * sees the wait end can read who ended it), a new dialog is that wait; the agent's input box back is the
+ * end of the turn; otherwise it works. A dialog still the same after SETTLE_MS did not take it: no fact,
+ * no move. A setup dialog is left to the setup watcher and the agent's first signal.
  */
-async function recordAfter(p: SessionsProject, state: SessionState, read: () => Promise<string>, by: string): Promise<void> {
-  if (state.status === 'starting' || state.reason === 'setup') return;
+async function recordAfter(p: SessionsProject, state: SessionState, read: () => Promise<string>, by: string, answer: { option: string; via: AnswerChannel }): Promise<void> {
+  if (state.status === 'starting' || state.reason === 'setup') {
+    await recordAnswer(p, state.id, answer.option, by, answer.via);
+    return;
+  }
   const adapter = adapterOf(state.harness);
   const before = await read().catch(() => '');
   const deadline = Date.now() + SETTLE_MS;
   let screen = before;
   let dialog = adapter.dialogOnScreen?.(screen) ?? null;
+  let moved = !dialog;
   while (dialog && Date.now() < deadline) {
     await sleep(POLL_MS);
     screen = await read().catch(() => '');
     const next = adapter.dialogOnScreen?.(screen) ?? null;
     if (!next || next.detail !== dialog.detail) {
       dialog = next;
+      moved = true;
       break;
     }
   }
   const commands: { command: BareCommand; source: 'user' | 'pane' }[] = [{ command: { type: 'busy' }, source: 'user' }];
+  if (moved) commands.unshift({ command: { type: 'answer', option: answer.option, via: answer.via }, source: 'user' });
   if (dialog) commands.push({ command: { type: 'await', reason: dialog.reason, detail: dialog.detail }, source: 'pane' });
   else if (adapter.idleOnScreen?.(screen)) commands.push({ command: { type: 'idle' }, source: 'pane' });
   for (const { command, source } of commands) {
