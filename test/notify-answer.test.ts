@@ -14,6 +14,7 @@ import { cleanupRepos, ok, ROOT, tempDir, testEnv } from './helpers/repo.js';
 import { startServe, type ServeProcess } from './helpers/serve.js';
 import { demoRepo } from './helpers/server.js';
 import { killTmux, tmux, waitFor } from './helpers/sessions.js';
+import { startNtfyService, type NtfyMessage, type NtfyService } from './ntfy/ntfy-service.js';
 import { startPushService, type PushService } from './push/push-service.js';
 
 /**
@@ -44,17 +45,20 @@ let one: string;
 let base: string;
 let recorder: http.Server;
 let pushService: PushService;
+let ntfy: NtfyService;
 const hits: Hit[] = [];
 
 const cli = (...args: string[]) => ok(dir, args, { env: { TRELLIS_HOME: home } });
 const show = async (id: string) => JSON.parse(await cli('session', 'show', id, '--json')) as { state: string; reason: string | null };
-const ntfyFor = (id: string) => hits.filter((h) => h.path === '/topic' && String(h.headers.click).endsWith(`/sessions/${id}`) && / waits for /.test(h.body));
+const ntfyFor = (id: string) => ntfy.messages.filter((m) => m.topic === 'topic' && String(m.click).endsWith(`/sessions/${id}`) && / waits for /.test(m.message));
+/** What the phone subscribed to the topic shows for a wait now: its sequence's latest message. */
+const ntfyShows = (wait: NtfyMessage) => ntfy.shown('topic').find((m) => m.sequenceId === wait.sequenceId)!;
 const hooksAt = (path: string, id: string) =>
   hits.filter((h) => h.path === path).map((h) => JSON.parse(h.body) as { type: string; wait: string; session: { id: string }; options?: { name: string; answer?: string }[] }).filter((e) => e.session.id === id);
 /** The `http` actions of an ntfy message: label → URL. */
-const ntfyActions = (h: Hit): Record<string, string> =>
+const ntfyActions = (h: NtfyMessage): Record<string, string> =>
   Object.fromEntries(
-    [...String(h.headers.actions ?? '').matchAll(/http, "([^"]+)", (\S+), method=POST, clear=true/g)].map((m) => [m[1]!, m[2]!]),
+    [...String(h.actions ?? '').matchAll(/http, "([^"]+)", (\S+), method=POST, clear=true/g)].map((m) => [m[1]!, m[2]!]),
   );
 const post = (url: string, init: { cookie?: string; body?: unknown } = {}) =>
   jsonRequest(base, new URL(url).pathname, { method: 'POST', ...(init.body !== undefined ? { body: init.body } : {}), headers: { ...(init.cookie ? { cookie: init.cookie } : {}) } });
@@ -85,6 +89,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => recorder.listen(0, '127.0.0.1', r));
   const rec = `http://127.0.0.1:${(recorder.address() as AddressInfo).port}`;
+  ntfy = await startNtfyService();
   writeFileSync(
     join(home, 'hub.json'),
     JSON.stringify({
@@ -93,7 +98,7 @@ beforeAll(async () => {
       notify: {
         debounceMs: 200,
         targets: [
-          { type: 'ntfy', url: `${rec}/topic`, events: ['wait', 'withdraw'] },
+          { type: 'ntfy', url: `${ntfy.url}/topic` },
           { type: 'webhook', url: `${rec}/hook` },
           { type: 'webhook', url: `${rec}/bare`, answers: false },
         ],
@@ -112,6 +117,7 @@ afterAll(async () => {
   await hub?.close();
   await pushService?.close();
   recorder?.close();
+  await ntfy?.close();
   await serve?.stop('SIGKILL');
   killTmux(home);
   cleanupRepos();
@@ -129,13 +135,15 @@ describe('answer links: single-use, bound to one wait and one option', () => {
     const [n1] = await waitFor('ntfy hears of wait one', () => ntfyFor(one).length && ntfyFor(one), 15_000);
     const [n2] = await waitFor('ntfy hears of wait two', () => ntfyFor(two).length && ntfyFor(two), 15_000);
     // Yes and No as http actions (cleared once tapped), then Open.
-    expect(String(n1!.headers.actions)).toMatch(/^http, "Yes", http:\/\/127\.0\.0\.1:\d+\/waits\/[\w-]+\/answer\/[\w-]{43}, method=POST, clear=true; http, "No", \S+, method=POST, clear=true; view, Open, http:\/\/\S+\/#\/sessions\//);
+    expect(String(n1!.actions)).toMatch(/^http, "Yes", http:\/\/127\.0\.0\.1:\d+\/waits\/[\w-]+\/answer\/[\w-]{43}, method=POST, clear=true; http, "No", \S+, method=POST, clear=true; view, Open, http:\/\/\S+\/#\/sessions\//);
     const a1 = ntfyActions(n1!);
     const a2 = ntfyActions(n2!);
     expect(Object.keys(a1)).toEqual(['Yes', 'No']);
     // The webhook: the options by name with an answer URL each (tokens of its own); told not to, names alone.
     const [hook1] = await waitFor('the webhook hears of wait one', () => hooksAt('/hook', one).length && hooksAt('/hook', one), 15_000);
     expect(hook1!.options!.map((o) => o.name)).toEqual(['Yes', 'No']);
+    // ntfy's sequence id is the wait's own id: what replaces this notification later names it.
+    expect(n1!.sequenceId).toBe(hook1!.wait);
     expect(hook1!.options![0]!.answer).toMatch(new RegExp(`/waits/${hook1!.wait}/answer/[\\w-]{43}$`));
     expect(hook1!.options![0]!.answer).not.toBe(a1.Yes);
     const [bare1] = await waitFor('the bare webhook hears of wait one', () => hooksAt('/bare', one).length && hooksAt('/bare', one), 15_000);
@@ -144,6 +152,10 @@ describe('answer links: single-use, bound to one wait and one option', () => {
     // Wait two ends before anyone answers it (answered in the page, or the agent moved on).
     await cli('session', 'signal', two, 'busy');
     await waitFor('wait two is withdrawn', () => hooksAt('/hook', two).some((e) => e.type === 'withdraw'), 15_000);
+    // Its ntfy notification is replaced (the same sequence id) by what happened: nobody answered it.
+    await waitFor('ntfy replaces wait two', () => ntfyShows(n2!) !== n2, 15_000);
+    expect(ntfyShows(n2!)).toMatchObject({ title: expect.stringMatching(/: no longer waiting$/), message: expect.stringMatching(/^Bake two: the agent moved on at \d\d:\d\d: nothing to answer$/) });
+    expect(ntfyShows(n2!).actions).toBeUndefined();
 
     const w1 = hook1!.wait;
     const yes1 = a1.Yes!;
@@ -152,7 +164,7 @@ describe('answer links: single-use, bound to one wait and one option', () => {
       ['a forged token', forged, 403, /not one this gateway made/],
       ['a truncated token', yes1.slice(0, -1), 403, /cut short/],
       ["another wait's token", a2.Yes!.replace(/\/waits\/[\w-]+\//, `/waits/${w1}/`), 403, /another wait's/],
-      ['a token after its wait ended', a2.Yes!, 410, /ended at \d\d:\d\d/],
+      ['a token after its wait ended', a2.Yes!, 410, /^this wait ended at \d\d:\d\d \(the agent moved on\): nothing was answered$/],
       ['the right one', yes1, 200, /^answered "Yes" from ntfy: the agent is working$/],
       ['the same POST again', yes1, 409, /^already answered: Yes, from ntfy at \d\d:\d\d$/],
       ['the other option of the same wait', a1.No!, 409, /^already answered: Yes, from ntfy/],
@@ -169,6 +181,11 @@ describe('answer links: single-use, bound to one wait and one option', () => {
     }
     expect((await show(one)).state).toBe('running');
     expect((await show(two)).state).toBe('running');
+    // The phone's notification of wait one now says what happened, once; and the session records it, stamped.
+    await waitFor('ntfy replaces wait one', () => ntfyShows(n1!) !== n1, 15_000);
+    expect(ntfyShows(n1!)).toMatchObject({ title: expect.stringMatching(/: answered$/), message: expect.stringMatching(/^Bake one: answered: Yes, from ntfy at \d\d:\d\d$/) });
+    expect(ntfy.shown('topic').filter((m) => m.sequenceId === n1!.sequenceId)).toHaveLength(1);
+    expect(JSON.parse(await cli('session', 'show', one, '--json')).answered).toMatchObject({ option: 'Yes', via: 'ntfy' });
   }, 120_000);
 });
 
@@ -213,5 +230,49 @@ describe('who receives actions: the route table’s shell scope', () => {
     const again = await post(new URL(`/waits/${wait}/answer`, base).href, { cookie: admin, body: { option: 'Yes' } });
     expect(again.status).toBe(409);
     expect(again.body.error.message).toMatch(/^already answered: Yes, from a notification at \d\d:\d\d$/);
+  }, 120_000);
+});
+
+describe('answered elsewhere: the session records who answered, and every late tap reads it', () => {
+  it('answered in the page (through the door), a push action and an ntfy link are refused naming the option, "from the page" and the time; the ntfy notification says so', async () => {
+    // The first test's session, answered twice already and running (the test budget holds two live sessions).
+    const id = one;
+    const admin = await loginCookie(base, ADMIN_PW);
+    expect((await jsonRequest(base, '/hub/push/subscriptions', { body: pushService.subscription('/phone3'), headers: { cookie: admin } })).status).toBe(201);
+    await showDialog(id);
+    await cli('session', 'signal', id, 'permission');
+    type Payload = { type: string; wait: string; options: string[]; session: { id: string } };
+    const pushed = await waitFor('the push with its options', () => pushService.received.find((r) => r.path === '/phone3' && (r.payload as Payload).session.id === id && (r.payload as Payload).type === 'wait'), 15_000);
+    const wait = (pushed.payload as Payload).wait;
+    expect((pushed.payload as Payload).options).toEqual(['Yes', 'No']);
+    const n3 = await waitFor('ntfy hears of this wait', () => ntfyFor(id).find((m) => m.sequenceId === wait), 15_000);
+    const links = ntfyActions(n3);
+
+    // The page answers through the door (the proxied answer route), its body claiming another author.
+    const page = await jsonRequest(base, `/p/${project}/api/sessions/${id}/answer`, { body: { choice: 'Yes', by: 'mallory' }, headers: { cookie: admin } });
+    expect(page.status).toBe(200);
+    const fact = (await show(id)) as unknown as { answered: { option: string; by: string; via: string; at: string } };
+    // Who acted is the door's stamp (the admin login: the hub's owner), never the body's `by`.
+    expect(fact.answered).toMatchObject({ option: 'Yes', via: 'the page' });
+    expect(fact.answered.by).not.toBe('mallory');
+    const at = new Date(fact.answered.at);
+    const hhmm = `${String(at.getHours()).padStart(2, '0')}:${String(at.getMinutes()).padStart(2, '0')}`;
+    const said = `already answered: Yes, from the page at ${hhmm}`;
+
+    // At once (the gateway may not have seen the wait end yet) and after it has: the same refusal, nothing typed.
+    const tapNow = await post(new URL(`/waits/${wait}/answer`, base).href, { cookie: admin, body: { option: 'No' } });
+    expect([tapNow.status, tapNow.body.error?.message]).toEqual([409, said]);
+    await waitFor('the wait is withdrawn', () => hub.state.notifier!.answers.get(wait)?.open === false, 15_000);
+    await waitFor('ntfy replaces the wait', () => ntfyShows(n3) !== n3, 15_000);
+    expect(ntfyShows(n3)).toMatchObject({ title: expect.stringMatching(/: answered$/), message: `Bake one: answered: Yes, from the page at ${hhmm}` });
+    const pushAction = await post(new URL(`/waits/${wait}/answer`, base).href, { cookie: admin, body: { option: 'Yes' } });
+    expect([pushAction.status, pushAction.body.error?.message]).toEqual([409, said]);
+    const ntfyLink = await post(links.Yes!);
+    expect([ntfyLink.status, ntfyLink.body.error?.message]).toEqual([409, said]);
+    // The other devices' notifications are replaced by the withdraw, which carries the same fact.
+    const withdraw = await waitFor('the withdraw is pushed', () => pushService.received.find((r) => r.path === '/phone3' && (r.payload as Payload).type === 'withdraw' && (r.payload as Payload).wait === wait), 15_000);
+    expect((withdraw.payload as { answered: unknown }).answered).toEqual({ option: 'Yes', from: 'the page', at: hhmm });
+    // The page's one answer is the only one recorded: the screen moved once.
+    expect(JSON.parse(await cli('session', 'show', id, '--json')).answered).toEqual(fact.answered);
   }, 120_000);
 });

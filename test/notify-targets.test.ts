@@ -145,9 +145,12 @@ describe('notify targets', () => {
     await waitFor('the command hears it all', () => commandEvents().length >= 3, 15_000);
     expect(brief(webhook())).toEqual([`wait ${first}`, `withdraw ${first}`, `wait ${second}`]);
     expect(brief(commandEvents())).toEqual([`wait ${first}`, `withdraw ${first}`, `wait ${second}`]);
-    // ntfy wants waits only (a withdrawal on a phone is noise).
-    await waitFor('ntfy hears the second wait', () => hits.filter((h) => h.path === '/ntfy').length >= 2, 15_000);
-    expect(hits.filter((h) => h.path === '/ntfy').map((h) => h.body)).toEqual(['Bake the bread waits for permission', 'Knead the dough waits for question']);
+    // ntfy's withdraw replaces the wait's notification (the same sequence id) with what happened: nobody answered it.
+    await waitFor('ntfy hears the second wait', () => hits.filter((h) => h.path === '/ntfy').length >= 3, 15_000);
+    const ntfys = hits.filter((h) => h.path === '/ntfy');
+    expect(ntfys.map((h) => h.body)).toEqual(['Bake the bread waits for permission', expect.stringMatching(/^Bake the bread: the agent moved on at \d\d:\d\d: nothing to answer$/), 'Knead the dough waits for question']);
+    expect(ntfys.map((h) => h.headers['x-sequence-id'])).toEqual([String(wait!.wait), String(wait!.wait), expect.not.stringMatching(String(wait!.wait))]);
+    expect(ntfys[1]!.headers.title).toMatch(/: no longer waiting$/);
     // All along, the hung target held its first request: its later events wait behind it, nobody else's.
     expect(held.length).toBe(1);
   }, 120_000);

@@ -9,8 +9,8 @@ import { NotifyDelivery, type Delivered } from '../store/host/notify-deliver.js'
 import type { HubConfig } from '../store/host/hub-config.js';
 import type { ProjectFeed } from './project-feed.js';
 import { PushSubscribers } from './notify-push.js';
-import { WaitAnswers } from './wait-answers.js';
-import { deliverAnswer } from './wait-deliver.js';
+import { hhmm, WaitAnswers } from './wait-answers.js';
+import { answerOnRecord, deliverAnswer } from './wait-deliver.js';
 import type { Scope } from '../http/route-table.js';
 
 
@@ -63,8 +63,11 @@ export class Notifier {
   readonly push: PushSubscribers;
   /** The told waits, answerable exactly once (issue 43). */
   readonly answers: WaitAnswers<AnswerDoor>;
-  /** Events go out in order: a wait's options are read before it is sent, and its withdraw waits for it. */
-  private chain: Promise<void> = Promise.resolve();
+  /**
+   * Each wait's events go out in order, one wait's never behind another's: its options are read before it
+   * is sent (up to OPTIONS_MS), and its withdraw waits for it, while other waits go on.
+   */
+  private readonly chains = new Map<string, Promise<void>>();
 
   constructor(
     private readonly gw: NotifierSource,
@@ -76,7 +79,10 @@ export class Notifier {
     mayAnswer: (login: string, project: string) => boolean = () => false,
   ) {
     this.push = new PushSubscribers(home, (login) => this.gw.loginAlive(login), pushAgent, mayAnswer);
-    this.answers = new WaitAnswers<AnswerDoor>(async (w, option, door) => deliverAnswer(await this.gw.backendUrl(w.project), w.session, option, door));
+    this.answers = new WaitAnswers<AnswerDoor>(
+      async (w, option, door, from) => deliverAnswer(await this.gw.backendUrl(w.project), w, option, { ...door, via: from }),
+      async (w) => answerOnRecord(await this.gw.backendUrl(w.project), w),
+    );
     this.watch = setInterval(() => this.follow(), WATCH_MS);
     this.watch.unref();
     setImmediate(() => this.follow());
@@ -161,7 +167,7 @@ export class Notifier {
 
   private emit(config: NotifyConfig, e: NotifyEvent): void {
     const base = this.base();
-    this.chain = this.chain
+    const tail = (this.chains.get(e.wait) ?? Promise.resolve())
       .then(() => this.withOptions(e))
       .then((full) => {
         const delivered: Delivered = { ...full, url: new URL(e.path, base).href };
@@ -170,19 +176,27 @@ export class Notifier {
         for (const fn of [...this.listeners]) fn(delivered);
         this.push.send(delivered, this.vapidSubject());
       })
-      .catch((err: Error) => console.error(`trellis gateway: notify ${e.type} ${e.id}: ${err.message}`));
+      .catch((err: Error) => console.error(`trellis gateway: notify ${e.type} ${e.id}: ${err.message}`))
+      .finally(() => {
+        if (this.chains.get(e.wait) === tail) this.chains.delete(e.wait);
+      });
+    this.chains.set(e.wait, tail);
   }
 
-  /** A wait with its dialog's options by name (as `session answer` reads them), remembered to be answered; a withdraw ends it. */
-  private async withOptions(e: NotifyEvent): Promise<NotifyEvent & Pick<Delivered, 'options' | 'answered'>> {
+  /**
+   * A wait with its dialog's options by name (as `session answer` reads them), remembered to be answered;
+   * a withdraw ends it and says what ended it: the answer (made here, or recorded by the session: the
+   * page, the CLI, another device) or, with none, that the agent moved on.
+   */
+  private async withOptions(e: NotifyEvent): Promise<NotifyEvent & Pick<Delivered, 'options' | 'answered' | 'ended'>> {
     if (e.type === 'withdraw') {
       this.answers.end(e.wait);
-      const a = this.answers.answeredOf(e.wait);
-      return a ? { ...e, answered: { option: a.option, from: a.from, at: a.at } } : e;
+      const a = await this.answers.answeredOf(e.wait);
+      return a ? { ...e, answered: a } : { ...e, ended: { at: hhmm() } };
     }
     if (e.type !== 'wait') return e;
     const options = await this.readOptions(e.project.id, e.session.id);
-    this.answers.open({ wait: e.wait, project: e.project.id, session: e.session.id, options });
+    this.answers.open({ wait: e.wait, project: e.project.id, session: e.session.id, since: e.since, options });
     return { ...e, options };
   }
 

@@ -15,17 +15,37 @@ export interface Answered {
   readonly message: string;
 }
 
-/** What the backend made of an answer: taken (with the agent's next state) or not (and why). */
-export type Delivery = { readonly taken: true; readonly state: string; readonly says: string } | { readonly taken: false; readonly why: string };
+/** An answer the session records for a wait (made here, in the page, the CLI or on another device): what, through which channel, when (`HH:MM`). */
+export interface Prior {
+  readonly option: string;
+  readonly from: string;
+  readonly at: string;
+}
+
+/** What the backend made of an answer: taken (with the agent's next state), not (and why), or answered before (the session's record). */
+export type Delivery =
+  | { readonly taken: true; readonly state: string; readonly says: string }
+  | { readonly taken: false; readonly why: string }
+  | { readonly taken: false; readonly already: Prior };
+
+/** A told wait as the backend is asked about it: its session, and when it began (the inbox's `since`, ISO). */
+export interface WaitRef {
+  readonly project: string;
+  readonly session: string;
+  readonly since: string;
+}
 
 interface Tracked {
   readonly wait: string;
   readonly project: string;
   readonly session: string;
+  readonly since: string;
   readonly options: readonly string[];
   ended?: string;
   answering?: { readonly option: string; readonly from: string };
   answered?: Answered;
+  /** Answered where this gateway did not see it (the page through the proxy, the CLI), as the session records it. */
+  elsewhere?: Prior;
 }
 
 /** How many waits (open and recently ended) are remembered: enough to say what happened to a late tap. */
@@ -34,7 +54,7 @@ const MAX_WAITS = 2000;
 const TOKEN_BYTES = 32;
 const TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
 
-const hhmm = (d = new Date()): string => `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+export const hhmm = (d = new Date()): string => `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
 const digest = (token: string): Buffer => createHash('sha256').update(token).digest();
 
 /**
@@ -52,12 +72,17 @@ export class WaitAnswers<Door> {
   /** Token digest (hex) → its wait and option. */
   private readonly tokens = new Map<string, { readonly wait: string; readonly option: string; readonly from: string; readonly digest: Buffer }>();
 
-  constructor(private readonly deliver: (w: { project: string; session: string }, option: string, door: Door) => Promise<Delivery>) {}
+  constructor(
+    /** Types the answer on the session's backend, stamped with the door and the channel (`from`). */
+    private readonly deliver: (w: WaitRef, option: string, door: Door, from: string) => Promise<Delivery>,
+    /** The answer the session records for a wait since it began, if any (the backend's `answered`). */
+    private readonly onRecord: (w: WaitRef) => Promise<Prior | null> = async () => null,
+  ) {}
 
   /** Remembers a told wait and its options (a repeat changes nothing). */
-  open(w: { wait: string; project: string; session: string; options: readonly string[] }): void {
+  open(w: { wait: string; project: string; session: string; since: string; options: readonly string[] }): void {
     if (this.waits.has(w.wait)) return;
-    this.waits.set(w.wait, { wait: w.wait, project: w.project, session: w.session, options: [...w.options] });
+    this.waits.set(w.wait, { wait: w.wait, project: w.project, session: w.session, since: w.since, options: [...w.options] });
     if (this.waits.size > MAX_WAITS) this.forgetOldest();
   }
 
@@ -102,16 +127,26 @@ export class WaitAnswers<Door> {
   async answer(wait: string, option: string, from: string, door: Door): Promise<Answered> {
     const t = this.waits.get(wait);
     if (!t) throw new TrellisError('WAIT_ENDED', `this gateway knows no wait ${wait}: it has ended, or the gateway restarted since it was told; open the session's page`);
-    if (t.answered) throw new TrellisError('ALREADY_ANSWERED', `already answered: ${t.answered.option}, from ${t.answered.from} at ${t.answered.at}`);
+    const already = (a: Prior) => new TrellisError('ALREADY_ANSWERED', `already answered: ${a.option}, from ${a.from} at ${a.at}`);
+    if (t.answered ?? t.elsewhere) throw already((t.answered ?? t.elsewhere)!);
     if (t.answering) throw new TrellisError('ALREADY_ANSWERED', `already being answered: ${t.answering.option}, from ${t.answering.from}`);
-    if (t.ended) throw new TrellisError('WAIT_ENDED', `this wait ended at ${t.ended} (answered in the page or elsewhere, or the agent moved on): nothing was answered`);
+    if (t.ended) {
+      // Ended where this gateway did not see it: the session says whether a person answered it.
+      t.elsewhere ??= (await this.onRecord(t)) ?? undefined;
+      if (t.elsewhere) throw already(t.elsewhere);
+      throw new TrellisError('WAIT_ENDED', `this wait ended at ${t.ended} (the agent moved on): nothing was answered`);
+    }
     if (!t.options.includes(option)) throw new TrellisError('INVALID_INPUT', `the dialog offers ${t.options.map((o) => JSON.stringify(o)).join(', ') || 'no fixed options'}; ${JSON.stringify(option)} is none of them`);
     t.answering = { option, from };
     let d: Delivery;
     try {
-      d = await this.deliver(t, option, door);
+      d = await this.deliver(t, option, door, from);
     } finally {
       t.answering = undefined;
+    }
+    if (!d.taken && 'already' in d) {
+      t.elsewhere = d.already;
+      throw already(d.already);
     }
     if (!d.taken) throw new TrellisError('SESSION_REFUSED', `not answered: ${d.why}; the wait is still open`);
     const answered: Answered = { wait, option, from, at: hhmm(), state: d.state, message: `answered "${option}" from ${from}: ${d.says}` };
@@ -120,9 +155,16 @@ export class WaitAnswers<Door> {
     return answered;
   }
 
-  /** The answer a wait got here, if any (a withdraw carries it to the other devices). */
-  answeredOf(wait: string): Answered | undefined {
-    return this.waits.get(wait)?.answered;
+  /**
+   * The answer a wait got, here or (asking the session) anywhere since it began; a withdraw carries it to
+   * the other devices and replaces the ntfy notification with it.
+   */
+  async answeredOf(wait: string): Promise<Prior | undefined> {
+    const t = this.waits.get(wait);
+    if (!t) return undefined;
+    if (!t.answered && !t.elsewhere) t.elsewhere = (await this.onRecord(t)) ?? undefined;
+    const a = t.answered ?? t.elsewhere;
+    return a && { option: a.option, from: a.from, at: a.at };
   }
 
   private forgetOldest(): void {

@@ -7,7 +7,7 @@ describe('hub.json notify', () => {
     expect(DEFAULT_NOTIFY.debounceMs).toBe(5000);
   });
 
-  it('reads targets with the events each wants (ntfy: waits only by default)', () => {
+  it('reads targets with the events each wants (every kind by default: ntfy replaces a wait with its withdraw)', () => {
     const n = parseNotifyConfig({
       targets: [
         { type: 'webhook', url: 'https://hooks.example.com/t' },
@@ -20,7 +20,7 @@ describe('hub.json notify', () => {
       turnEnd: true,
       publicUrl: 'https://box.example/',
     });
-    expect(n.targets.map((t) => t.events)).toEqual([['wait', 'turn-end', 'withdraw'], ['wait', 'turn-end'], ['wait']]);
+    expect(n.targets.map((t) => t.events)).toEqual([['wait', 'turn-end', 'withdraw'], ['wait', 'turn-end', 'withdraw'], ['wait']]);
     expect(n).toMatchObject({ mute: ['p1'], quietHours: { from: '22:00', to: '07:00' }, debounceMs: 0, turnEnd: true, publicUrl: 'https://box.example/' });
   });
 

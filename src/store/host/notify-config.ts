@@ -38,9 +38,9 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
 const count = (v: unknown, where: string, min: number, max: number): number =>
   typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max ? v : bad(where, `must be a whole number from ${min} to ${max}`);
 
-/** A phone push for a withdraw is noise: ntfy gets waits only unless told otherwise. */
-function events(v: unknown, where: string, ntfy = false): NotifyKind[] {
-  if (v === undefined) return ntfy ? ['wait', 'turn-end'] : [...NOTIFY_KINDS];
+/** Every kind by default: ntfy's withdraw replaces the wait's notification (its sequence id) with what happened, rather than adding one. */
+function events(v: unknown, where: string): NotifyKind[] {
+  if (v === undefined) return [...NOTIFY_KINDS];
   if (!Array.isArray(v) || v.some((k) => !NOTIFY_KINDS.includes(k as NotifyKind))) return bad(`${where}.events`, `must be a list of ${NOTIFY_KINDS.map((k) => `"${k}"`).join(', ')}`);
   return v as NotifyKind[];
 }
@@ -57,7 +57,7 @@ function target(t: unknown, i: number): NotifyTarget {
     }
     if (!url || !/^https?:$/.test(url.protocol)) return bad(`${where}.url`, 'must be an http:// or https:// URL');
     if (t.answers !== undefined && typeof t.answers !== 'boolean') return bad(`${where}.answers`, 'must be true or false (false: the options without answer links)');
-    return { type: t.type, url: url.href, events: events(t.events, where, t.type === 'ntfy'), answers: t.answers !== false };
+    return { type: t.type, url: url.href, events: events(t.events, where), answers: t.answers !== false };
   }
   if (t.type === 'command') {
     if (!Array.isArray(t.command) || !t.command.length || t.command.some((a) => typeof a !== 'string') || !(t.command[0] as string))

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import type { NotifyEvent } from '../../projections/notify-diff.js';
 import type { NotifyConfig, NotifyTarget } from './notify-config.js';
 import { likelyOptions, shortLabel } from '../../projections/answer-options.js';
@@ -13,8 +14,10 @@ export type Delivered = NotifyEvent & {
   readonly url: string;
   /** A wait's dialog options by name, as `session answer` takes them (empty: no fixed options; absent: not a wait). */
   readonly options?: readonly string[];
-  /** A withdraw of a wait answered from a notification: what, from where, when (`HH:MM`). */
+  /** A withdraw of a wait a person answered (from a notification, the page, the CLI, another device): what, through which channel, when (`HH:MM`). */
   readonly answered?: { readonly option: string; readonly from: string; readonly at: string };
+  /** A withdraw of a wait nobody answered: the agent moved on (when the gateway saw it end, `HH:MM`). */
+  readonly ended?: { readonly at: string };
 };
 
 /** One option of a wait as a webhook or ntfy receives it: its name, and (when the target takes answers) its single-use answer URL. */
@@ -34,8 +37,20 @@ const describe = (t: NotifyTarget): string => (t.type === 'command' ? `command $
 /** A header value as ntfy reads it: plain ASCII as is, anything else RFC 2047 encoded. */
 const header = (text: string): string => (/^[\x20-\x7e]*$/.test(text) ? text : `=?UTF-8?B?${Buffer.from(text).toString('base64')}?=`);
 
+/** What ended a wait, in the words its replaced notification shows: `answered: Yes, from the page at 14:02`. */
+export const endedWords = (e: Delivered): string =>
+  e.answered ? `answered: ${e.answered.option}, from ${e.answered.from} at ${e.answered.at}` : `the agent moved on${e.ended ? ` at ${e.ended.at}` : ''}: nothing to answer`;
+
 const line = (e: Delivered): string =>
-  e.type === 'withdraw' ? `${e.session.title}: answered` : e.type === 'turn-end' ? `${e.session.title}: turn ended` : `${e.session.title} waits for ${e.waitsFor}`;
+  e.type === 'withdraw' ? `${e.session.title}: ${endedWords(e)}` : e.type === 'turn-end' ? `${e.session.title}: turn ended` : `${e.session.title} waits for ${e.waitsFor}`;
+
+/**
+ * ntfy's sequence id of a wait's notifications (ntfy 2.16+): a message published with the same
+ * `X-Sequence-ID` replaces the one shown before instead of adding one, so the withdraw that ends a wait
+ * replaces its notification with what happened. An older ntfy shows it as a new message. The wait's id is
+ * already in the shape ntfy takes (`[-_A-Za-z0-9]`, at most 64); anything else is hashed into it.
+ */
+export const ntfySequenceId = (wait: string): string => (/^[-_A-Za-z0-9]{1,64}$/.test(wait) ? wait : createHash('sha256').update(wait).digest('base64url').slice(0, 32));
 
 /** ntfy's `Actions` header: an http action POSTing each answer link (cleared once tapped), then "Open". */
 function ntfyActions(e: Delivered, links: readonly AnswerLink[] | undefined): string | undefined {
@@ -54,7 +69,14 @@ async function post(t: Extract<NotifyTarget, { url: string }>, { e, links }: Out
       ? {
           method: 'POST',
           body: line(e),
-          headers: { 'Content-Type': 'text/plain; charset=utf-8', Title: header(`${e.project.name}: an agent needs you`), Click: e.url, Tags: 'bell', ...(actions ? { Actions: header(actions) } : {}) },
+          headers: {
+            'Content-Type': 'text/plain; charset=utf-8',
+            Title: header(`${e.project.name}: ${e.type === 'withdraw' ? (e.answered ? 'answered' : 'no longer waiting') : 'an agent needs you'}`),
+            Click: e.url,
+            Tags: e.type === 'withdraw' ? (e.answered ? 'white_check_mark' : 'fast_forward') : 'bell',
+            'X-Sequence-ID': ntfySequenceId(e.wait),
+            ...(actions ? { Actions: header(actions) } : {}),
+          },
         }
       : { method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } };
   const res = await fetch(t.url, { ...init, redirect: 'error', signal: AbortSignal.timeout(timeoutMs) });
