@@ -234,7 +234,7 @@ describe('who receives actions: the route table’s shell scope', () => {
 });
 
 describe('answered elsewhere: the session records who answered, and every late tap reads it', () => {
-  it('answered in the page (through the door), a push action and an ntfy link are refused naming the option, "from the page" and the time; the ntfy notification says so', async () => {
+  it('answered in the page (through the door), a push action and an ntfy link are refused naming the option, "from the page" and the time; the ntfy notification says so; answered by the CLI, the same in its words', async () => {
     // The first test's session, answered twice already and running (the test budget holds two live sessions).
     const id = one;
     const admin = await loginCookie(base, ADMIN_PW);
@@ -274,5 +274,21 @@ describe('answered elsewhere: the session records who answered, and every late t
     expect((withdraw.payload as { answered: unknown }).answered).toEqual({ option: 'Yes', from: 'the page', at: hhmm });
     // The page's one answer is the only one recorded: the screen moved once.
     expect(JSON.parse(await cli('session', 'show', id, '--json')).answered).toEqual(fact.answered);
+
+    // Answered by the CLI (`trellis session answer`): the same, in its own words.
+    await showDialog(id);
+    await cli('session', 'signal', id, 'permission');
+    const next = await waitFor('the next wait is pushed', () => pushService.received.find((r) => r.path === '/phone3' && (r.payload as Payload).session.id === id && (r.payload as Payload).type === 'wait' && (r.payload as Payload).wait !== wait), 15_000);
+    const wait2 = (next.payload as Payload).wait;
+    const n4 = await waitFor('ntfy hears of the next wait', () => ntfyFor(id).find((m) => m.sequenceId === wait2), 15_000);
+    await cli('session', 'answer', id, 'Yes');
+    const byCli = (await show(id)) as unknown as { answered: { via: string; at: string } };
+    expect(byCli.answered.via).toBe('the CLI');
+    const at2 = new Date(byCli.answered.at);
+    const hhmm2 = `${String(at2.getHours()).padStart(2, '0')}:${String(at2.getMinutes()).padStart(2, '0')}`;
+    const late = await post(new URL(`/waits/${wait2}/answer`, base).href, { cookie: admin, body: { option: 'Yes' } });
+    expect([late.status, late.body.error?.message]).toEqual([409, `already answered: Yes, from the CLI at ${hhmm2}`]);
+    await waitFor('ntfy replaces the next wait', () => ntfyShows(n4) !== n4, 15_000);
+    expect(ntfyShows(n4).message).toBe(`Bake one: answered: Yes, from the CLI at ${hhmm2}`);
   }, 120_000);
 });
