@@ -5,7 +5,9 @@
  * answer a notification's action posts (`POST /waits/:wait/answer`) → the agent's next state, as the
  * answer's response proves it (the backend types the keys, sees the screen change and records the
  * state). The agent is a shell drawing the dialog's shape (the path measured is Trellis's own, not an
- * agent's thinking); debounce 0.
+ * agent's thinking); debounce 0. Where a wait's time goes is reported stage by stage (the signal's own
+ * durable write, the backend's announce, the project list, the options read, the push), and the
+ * notifier's own path (transition recorded → push) beside the whole (signal called → push).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -53,7 +55,9 @@ export async function notifyAnswerBench(): Promise<void> {
   const tls = cert(home);
   const push = await startPushService(tls);
   const server = await serveFor(dir, env);
-  const hub = createHubServer({ home, tls: false, pushAgent: new https.Agent({ ca: tls.cert }) });
+  // Kept alive, as the gateway's default agent (Node's global one) is for a real push service: a fresh TLS
+  // handshake per push (the bench's agent before) was a cost no hub pays.
+  const hub = createHubServer({ home, tls: false, pushAgent: new https.Agent({ ca: tls.cert, keepAlive: true }) });
   const base = `http://127.0.0.1:${await bindPublic(hub.server, 0, '127.0.0.1')}/`;
   const project = openProject(dir);
   const tmux = (...args: string[]) => spawnSync('tmux', ['-S', join(home, 'tmux.sock'), ...args], { encoding: 'utf8' }).stdout ?? '';
@@ -66,17 +70,53 @@ export async function notifyAnswerBench(): Promise<void> {
     if (spawned.status !== 0 || !id) throw new Error(`session spawn failed: ${spawned.stderr}`);
     await poll('the notifier follows the project', () => hub.state.notifier!.settled, 30_000);
     type Payload = { type: string; wait: string; options: string[]; session: { id: string } };
+    // Where a wait's time goes: the notifier's hooks, timed (the first list that shows the wait, its options read).
+    const notifier = hub.state.notifier! as unknown as { onList(l: unknown): void; readOptions(p: string, s: string): Promise<string[]> };
+    const seen = { poke: 0, list: 0, optionsFrom: 0, optionsTo: 0 };
+    const feed = hub.state.feed! as unknown as { poke(): void };
+    const poke = feed.poke.bind(feed);
+    // Only what happens after the sample's signal counts (a change left from the sample before is not it).
+    let t0 = 0;
+    feed.poke = () => {
+      if (t0 && !seen.poke) seen.poke = performance.now();
+      poke();
+    };
+    const onList = notifier.onList.bind(notifier);
+    notifier.onList = (l) => {
+      if (t0 && !seen.list && JSON.stringify(l).includes('"awaiting"')) seen.list = performance.now();
+      onList(l);
+    };
+    const readOptions = notifier.readOptions.bind(notifier);
+    notifier.readOptions = async (p, s) => {
+      seen.optionsFrom ||= performance.now();
+      const o = await readOptions(p, s);
+      seen.optionsTo ||= performance.now();
+      return o;
+    };
+    const stages = { signalWrite: [] as number[], toAnnounce: [] as number[], toList: [] as number[], toOptions: [] as number[], readingOptions: [] as number[], toPushAfterOptions: [] as number[] };
     const toPush: number[] = [];
+    const recordedToPush: number[] = [];
     const toState: number[] = [];
     const states = new Map<string, number>();
     for (let i = 0; i < SAMPLES; i++) {
       tmux('send-keys', '-t', `=${id}:`, "clear; printf ' Do you want to proceed?\\n \\342\\235\\257 1. Yes\\n   2. No\\n'", 'Enter');
       await poll('the dialog on the pane', () => /❯ 1\. Yes\n\s+2\. No/.test(tmux('capture-pane', '-p', '-t', `=${id}:`)));
       const from = push.received.length;
-      const t0 = performance.now();
+      Object.assign(seen, { poke: 0, list: 0, optionsFrom: 0, optionsTo: 0 });
+      t0 = performance.now();
       await signalSession(project, defaultRuntime(env), id, 'permission', null);
+      const written = performance.now();
       const got = await poll('the push with its options', () => push.received.slice(from).map((r) => r.payload as Payload).find((p) => p.type === 'wait' && p.options.length > 0));
-      toPush.push(performance.now() - t0);
+      const t = performance.now();
+      toPush.push(t - t0);
+      recordedToPush.push(t - written);
+      stages.signalWrite.push(written - t0);
+      stages.toAnnounce.push(seen.poke - written);
+      stages.toList.push(seen.list - seen.poke);
+      stages.toOptions.push(seen.optionsFrom - seen.list);
+      stages.readingOptions.push(seen.optionsTo - seen.optionsFrom);
+      stages.toPushAfterOptions.push(t - seen.optionsTo);
+      t0 = 0;
       const t1 = performance.now();
       const res = await fetch(new URL(`/waits/${got.wait}/answer`, base), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ option: 'Yes' }) });
       const body = (await res.json()) as { state?: string; error?: { message: string } };
@@ -87,6 +127,17 @@ export async function notifyAnswerBench(): Promise<void> {
     }
     const load = loadavg().map((l) => round(l));
     report('notify.wait-to-push-with-options', { ...stats(toPush), target_p95_ms: 1000, load, note: 'signal permission (dialog on the pane) → the push service stand-in receives the wait with its options (debounce 0)' });
+    report('notify.recorded-to-push-with-options', {
+      ...stats(recordedToPush),
+      target_p95_ms: 1000,
+      load,
+      note: "the wait's transition recorded (the signal's durable write returned) → the push with its options: the notifier's own path, without the hook's write (signalWrite below)",
+    });
+    report('notify.wait-to-push-stages', {
+      ...Object.fromEntries(Object.entries(stages).flatMap(([k, v]) => [[`${k}_median_ms`, stats(v).median_ms], [`${k}_p95_ms`, stats(v).p95_ms]])),
+      load,
+      note: "signalWrite: the signal's own transition written (the hook's part); toAnnounce: → the backend's change stream announces it to the gateway's feed; toList: → the project list (each project's /api/graph) showing the wait reaches the notifier; toOptions: → its options read starts; readingOptions: the read (GET /dialog); toPushAfterOptions: → the push service has it",
+    });
     report('notify.answer-to-next-state', {
       ...stats(toState),
       target_p95_ms: 2000,
