@@ -25,13 +25,16 @@ function staticClosure(from) {
 //
 // The command hook has its own entry (hook.js, chosen by bin.ts), which must not load run.js: run.js
 // imports the parser (cac) and holds the verb table. What both entries load goes to a chunk of its own
-// (`common`); what only the hook's graph adds (the session log, git, settings: every verb that opens a
-// project needs them too) to `hook-path`, which the verbs' chunks then import.
+// (`common`); what the hook shares with the issue verbs (the append log, the session log, settings: what
+// opening a project loads) to `open-path`; what only the hook loads (the signal verb, the adapters, the
+// usage read) to `hook-path`, which no issue verb loads.
 const runAll = staticClosure('dist/src/cli/run.js');
 const hookEntry = resolve('dist/src/cli/hook.js');
 const hookAll = staticClosure(hookEntry);
+const issueAll = staticClosure('dist/src/cli/issue-commands.js');
 const common = new Set([...runAll].filter((id) => hookAll.has(id)));
-const hookPath = new Set([...hookAll].filter((id) => !runAll.has(id) && id !== hookEntry));
+const openPath = new Set([...hookAll].filter((id) => !runAll.has(id) && issueAll.has(id)));
+const hookPath = new Set([...hookAll].filter((id) => !runAll.has(id) && !issueAll.has(id) && id !== hookEntry));
 const taken = new Set([...runAll, ...hookAll]);
 const pathOf = (entry) => {
   const own = new Set([...staticClosure(entry)].filter((id) => !taken.has(id)));
@@ -71,6 +74,7 @@ export default defineConfig({
       includeDependenciesRecursively: false,
       groups: [
         { name: 'common', test: (id) => common.has(id) },
+        { name: 'open-path', test: (id) => openPath.has(id) },
         { name: 'hook-path', test: (id) => hookPath.has(id) },
         { name: 'issue-path', test: (id) => issuePath.has(id) },
         { name: 'session-path', test: (id) => sessionPath.has(id) },
