@@ -21,22 +21,33 @@ function staticClosure(from) {
 // Everything a family of verbs loads beyond what every command loads goes into one chunk: each extra
 // file costs the verb its own resolve, read and link (issue 8: a reply within node start-up + 45 ms;
 // issue 40: the command hook's `session signal`, and board, loaded 14 and 15 files). A module two
-// families share goes to the first: the issue path (what openProject loads) is every path's base.
-const everyCommand = staticClosure('dist/src/cli/run.js');
-const taken = new Set(everyCommand);
+// families share goes to the first.
+//
+// The command hook has its own entry (hook.js, chosen by bin.ts), which must not load run.js: run.js
+// imports the parser (cac) and holds the verb table. What both entries load goes to a chunk of its own
+// (`common`); what the hook shares with the issue verbs (the append log, the session log, settings: what
+// opening a project loads) to `open-path`; what only the hook loads (the signal verb, the adapters, the
+// usage read) to `hook-path`, which no issue verb loads.
+const runAll = staticClosure('dist/src/cli/run.js');
+const hookEntry = resolve('dist/src/cli/hook.js');
+const hookAll = staticClosure(hookEntry);
+const issueAll = staticClosure('dist/src/cli/issue-commands.js');
+const common = new Set([...runAll].filter((id) => hookAll.has(id)));
+const openPath = new Set([...hookAll].filter((id) => !runAll.has(id) && issueAll.has(id)));
+const hookPath = new Set([...hookAll].filter((id) => !runAll.has(id) && !issueAll.has(id) && id !== hookEntry));
+const taken = new Set([...runAll, ...hookAll]);
 const pathOf = (entry) => {
   const own = new Set([...staticClosure(entry)].filter((id) => !taken.has(id)));
   for (const id of own) taken.add(id);
   return own;
 };
+// The issue path (what openProject loads beyond the hook's) is every other verb's base.
 const issuePath = pathOf('dist/src/cli/issue-commands.js');
-// The command hook (`session signal`, every agent event with no serve) loads this and the issue path only.
-const signalPath = pathOf('dist/src/cli/session-signal-command.js');
 const sessionPath = pathOf('dist/src/cli/session-commands.js');
 const projectPath = pathOf('dist/src/cli/project-commands.js');
 
 export default defineConfig({
-  input: { run: 'dist/src/cli/run.js' },
+  input: { run: 'dist/src/cli/run.js', hook: 'dist/src/cli/hook.js' },
   platform: 'node',
   // What Rolldown would otherwise set by itself (and warn about as [INVALID_OPTION] on every build, npm
   // install included): run.js keeps its exports, and may export more for the chunks that share its modules;
@@ -62,8 +73,10 @@ export default defineConfig({
     codeSplitting: {
       includeDependenciesRecursively: false,
       groups: [
+        { name: 'common', test: (id) => common.has(id) },
+        { name: 'open-path', test: (id) => openPath.has(id) },
+        { name: 'hook-path', test: (id) => hookPath.has(id) },
         { name: 'issue-path', test: (id) => issuePath.has(id) },
-        { name: 'signal-path', test: (id) => signalPath.has(id) },
         { name: 'session-path', test: (id) => sessionPath.has(id) },
         { name: 'project-path', test: (id) => projectPath.has(id) },
       ],

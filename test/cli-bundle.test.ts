@@ -7,8 +7,8 @@ import { mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { chooseEntry } from '../src/cli/entry-choice.js';
-import { cleanupRepos, ok, ROOT, tempDir, tempRepo } from './helpers/repo.js';
+import { chooseEntry, hookCall } from '../src/cli/entry-choice.js';
+import { cleanupRepos, ok, ROOT, tempDir, tempRepo, trellis } from './helpers/repo.js';
 
 afterAll(cleanupRepos);
 
@@ -47,6 +47,25 @@ describe('chooseEntry', () => {
   });
 });
 
+describe("hookCall: the command lines the hook's own entry runs", () => {
+  it('takes exactly session signal <id> <event>, with --json anywhere after signal', () => {
+    expect(hookCall(['session', 'signal', 'ab12', 'Stop'])).toEqual({ id: 'ab12', event: 'Stop', json: false });
+    expect(hookCall(['session', 'signal', 'ab12', '--json', 'Stop'])).toEqual({ id: 'ab12', event: 'Stop', json: true });
+  });
+
+  it.each([
+    ['another verb', ['session', 'show', 'ab12']],
+    ['a missing event', ['session', 'signal', 'ab12']],
+    ['an extra word', ['session', 'signal', 'ab12', 'Stop', 'more']],
+    ['--help', ['session', 'signal', 'ab12', 'Stop', '--help']],
+    ['another option', ['session', 'signal', 'ab12', 'Stop', '--by', 'x']],
+    ['--json=false', ['session', 'signal', 'ab12', 'Stop', '--json=false']],
+    ['-- before the words', ['session', 'signal', '--', 'ab12', 'Stop']],
+  ])('leaves %s to the whole command line', (_what, argv) => {
+    expect(hookCall(argv)).toBeNull();
+  });
+});
+
 describe('the built CLI', () => {
   it('has a bundle built from the current compiled sources, so the executable runs it', () => {
     // `npm run build` (and so `npm test`) builds it right after tsc; a later tsc alone makes it stale.
@@ -56,12 +75,28 @@ describe('the built CLI', () => {
     expect(chooseEntry(pathToFileURL(BUNDLE), pathToFileURL(UNBUNDLED)).href).toBe(pathToFileURL(BUNDLE).href);
   });
 
+  it('has a hook entry built from the current compiled sources', () => {
+    expect(statSync(join(ROOT, 'dist/cli/hook.js')).mtimeMs).toBeGreaterThanOrEqual(statSync(join(ROOT, 'dist/src/cli/hook.js')).mtimeMs);
+  });
+
+  it("answers the command hook through its own entry as the whole command line does (an unknown session: the same words, exit 1)", async () => {
+    const dir = tempRepo();
+    const viaHook = await trellis(dir, ['session', 'signal', 'nosuch1', 'Stop'], { input: '{}' });
+    // `--` before the words is the same verb, parsed by the whole command line (hookCall declines it).
+    const viaMain = await trellis(dir, ['session', 'signal', '--', 'nosuch1', 'Stop'], { input: '{}' });
+    expect(viaHook.code).toBe(1);
+    expect(viaHook.stderr).toMatch(/^trellis: no session nosuch1\b/);
+    expect(viaHook).toEqual(viaMain);
+    const misuse = await trellis(dir, ['session', 'signal', 'nosuch1'], { input: '{}' });
+    expect(misuse.code).toBe(2);
+  });
+
   it('keeps serve, dashboard and session verbs out of what every command loads', () => {
     const statics = [...readFileSync(BUNDLE, 'utf8').matchAll(/^import\s[^;]*?from\s*["']([^"']+)["']|^import\s*["']([^"']+)["']/gm)].map((m) => m[1] ?? m[2]!);
     expect(statics.length).toBeGreaterThan(0);
-    // issue-path, signal-path (the command hook), session-path, project-path: the one chunk each of everything
-    // those verbs load (cli.rolldown.config.mjs).
-    for (const lazy of ['serve-command', 'serve-ui-command', 'dashboard-command', 'issue-path', 'signal-path', 'session-path', 'project-path']) {
+    // issue-path, session-path, project-path: the one chunk each of everything those verbs load beyond the
+    // command hook's (cli.rolldown.config.mjs; the hook has an entry of its own, hook.js).
+    for (const lazy of ['serve-command', 'serve-ui-command', 'dashboard-command', 'issue-path', 'session-path', 'project-path']) {
       expect(statics.some((s) => s.includes(lazy)), `${lazy} is imported statically`).toBe(false);
       expect(readFileSync(BUNDLE, 'utf8')).toMatch(new RegExp(`import\\(["'][^"']*${lazy}-[^"']*\\.js["']\\)`));
     }

@@ -91,10 +91,25 @@ const HOOK = [
   /^store\/host\//,
 ];
 
+/**
+ * What the command hook's own entry (hook.ts, which bin.ts runs for `session signal <id> <event>`) does not
+ * use beyond HOOK: the command line's parser and verb table, and the issue, eval and forge code a whole
+ * project opens (issue 40: 99 ms of CPU per event, 34 over node, half of it these).
+ */
+const HOOK_ENTRY = [
+  ...HOOK,
+  /^cac$/,
+  /^cli\/(main|run|open-project|issue-commands|unknown-action|input|render)\.js$/,
+  /^store\/(issues|eval|forge)\//,
+  /^store\/compose\/open-project\.js$/,
+  /^store\/sessions\/loop-in\.js$/,
+];
+
 const VERBS: readonly [what: string, entry: string, extra: readonly RegExp[]][] = [
   ['every command (parsing, --help)', 'cli/run.js', SESSIONS],
   ['issue reply, ls, show, open (the issue verbs)', 'cli/issue-commands.js', SESSIONS],
-  ['the command hook (session signal)', 'cli/session-signal-command.js', HOOK],
+  ['the command hook (session signal)', 'cli/session-signal-command.js', HOOK_ENTRY],
+  ['the command hook\'s own entry (bin.ts runs it for session signal)', 'cli/hook.js', HOOK_ENTRY],
   ['the session verbs', 'cli/session-commands.js', []],
   ['board, graph, init, doctor', 'cli/project-commands.js', []],
   ['status', 'cli/status-command.js', []],
@@ -106,6 +121,14 @@ describe('what a verb loads at start-up', () => {
   it.each(VERBS)('%s: none of the parts it does not use', (_what, entry, extra) => {
     const rules = [...NEVER, ...extra];
     expect(forbiddenReach(DIST, entry, (target) => rules.some((r) => r.test(target)))).toBeNull();
+  });
+
+  it('the bundled hook entry (dist/cli/hook.js, what the executable runs) loads neither run.js nor the parser nor a verb family\'s chunk', () => {
+    const bundle = resolve(import.meta.dirname, '../dist/cli');
+    const rules = (t: string) => t === 'cac' || t === 'run.js' || /^chunks\/(issue|session|project)-path-/.test(t) || NEVER.some((r) => r.test(t));
+    expect(forbiddenReach(bundle, 'hook.js', rules)).toBeNull();
+    // The check reads the bundle: the whole command line's entry does reach the parser.
+    expect(forbiddenReach(bundle, 'run.js', rules)).toEqual(['run.js', 'cac']);
   });
 
   it('names the chain that pulls a part in: a planted static import fails, the same import made lazy passes', () => {

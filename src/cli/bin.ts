@@ -1,8 +1,16 @@
 #!/usr/bin/env node
-import { chooseEntry } from './entry-choice.js';
+import { chooseEntry, hookCall } from './entry-choice.js';
 
 // One bundled file (plus lazy chunks for the big verbs) loads in a fraction of the time of the many small
 // modules it is made from; see entry-choice.ts for when the unbundled entry runs instead.
-const entry = chooseEntry(new URL('../../cli/run.js', import.meta.url), new URL('./run.js', import.meta.url));
-const { run } = (await import(entry.href)) as typeof import('./run.js');
-await run(process.argv.slice(2), process.cwd());
+const bundled = (name: string) => chooseEntry(new URL(`../../cli/${name}`, import.meta.url), new URL(`./${name}`, import.meta.url));
+const argv = process.argv.slice(2);
+// The command hook (every agent event with no serve) runs its own entry: no parser, no verb table, no issue code.
+const hook = hookCall(argv);
+if (hook) {
+  const { runHook } = (await import(bundled('hook.js').href)) as typeof import('./hook.js');
+  await runHook(hook, process.cwd());
+} else {
+  const { run } = (await import(bundled('run.js').href)) as typeof import('./run.js');
+  await run(argv, process.cwd());
+}

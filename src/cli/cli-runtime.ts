@@ -1,4 +1,4 @@
-import type { Project } from '../store/compose/open-project.js';
+import type { ProjectContext } from '../store/project/context.js';
 import { defaultRuntime, type SessionRuntime } from '../store/sessions/session-runtime.js';
 import { mainRoot } from '../store/sessions/worktree.js';
 import { trellisHome } from '../store/trellis-home.js';
@@ -8,7 +8,7 @@ import { trellisHome } from '../store/trellis-home.js';
  * verified live); with no serve online, none: adapters signal through `trellis session signal`. The record
  * is read only when a launch asks (the command hook, which launches nothing, never loads its reader).
  */
-export function cliRuntime(p: Project): SessionRuntime {
+export function cliRuntime(p: ProjectContext): SessionRuntime {
   let url: Promise<string | null> | undefined;
   return defaultRuntime(process.env, () =>
     (url ??= import('../store/host/online-verdict.js')

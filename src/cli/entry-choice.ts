@@ -13,3 +13,24 @@ export function chooseEntry(bundle: URL, unbundled: URL): URL {
     return unbundled;
   }
 }
+
+/** A command line that is the command hook's, as the adapters write it: `session signal <id> <event>` (and `--json`). */
+export interface HookCall {
+  readonly id: string;
+  readonly event: string;
+  readonly json: boolean;
+}
+
+/**
+ * The command hook's call when `argv` is exactly one (issue 40: every agent event with no serve runs it),
+ * else null. The executable then loads the hook's own entry (hook.ts), not the command line's parser and
+ * every verb's table; anything else (`--help`, a missing or an extra word, another option) goes to the
+ * whole command line, which answers it as ever.
+ */
+export function hookCall(argv: readonly string[]): HookCall | null {
+  if (argv[0] !== 'session' || argv[1] !== 'signal') return null;
+  const rest = argv.slice(2);
+  const words = rest.filter((a) => a !== '--json');
+  if (words.length !== 2 || words.some((a) => a.startsWith('-'))) return null;
+  return { id: words[0]!, event: words[1]!, json: words.length < rest.length };
+}

@@ -3,10 +3,9 @@
  * for what it uses. Exit codes are decided in one place: 0 success, 1 failure, 2 misuse (DESIGN.md §6).
  */
 import { cac, type Command } from 'cac';
-import { diskFullError, isTrellisError } from '../events/errors.js';
-import { readOnlyError } from './confined-write.js';
 import { packageRoot } from '../store/package-root.js';
-import { err, setMachineOutput } from './output.js';
+import { setMachineOutput } from './output.js';
+import { reportError } from './report-error.js';
 import { UsageError, usageLines } from './usage-error.js';
 
 type Handler = () => Promise<number>;
@@ -322,25 +321,6 @@ export async function main(argv: readonly string[], cwd: string): Promise<number
     const { handler } = parse(argv, cwd);
     return handler ? await handler() : 0;
   } catch (e) {
-    return report(e);
+    return reportError(e);
   }
-}
-
-async function report(e: unknown): Promise<number> {
-  if (e instanceof UsageError) {
-    await err(`trellis: ${e.message}${e.usage ? `\nusage:${e.usage.startsWith('\n') ? '' : ' '}${e.usage}` : ''}\n`);
-    return 2;
-  }
-  const refusal = isTrellisError(e) ? e : (diskFullError(e) ?? readOnlyError(e));
-  if (refusal) {
-    // A failed step's own output (a transcript, a log's tail) comes first: it is what says why.
-    for (const key of ['transcript', 'logTail']) {
-      const said = refusal.details?.[key];
-      if (typeof said === 'string' && said !== '') await err(said.endsWith('\n') ? said : `${said}\n`);
-    }
-    await err(`trellis: ${refusal.message}\n`);
-    return 1;
-  }
-  await err(`trellis: internal error: ${e instanceof Error ? (process.env.TRELLIS_DEBUG ? e.stack : e.message) : String(e)}\n`);
-  return 1;
 }

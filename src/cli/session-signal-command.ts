@@ -1,10 +1,10 @@
 import { reactionDue, signalSession } from '../store/sessions/signal-verb.js';
 import { cliRuntime } from './cli-runtime.js';
 import { hookPane, logIgnored, NotJson, readPayload, spawnDetached } from './hook-input.js';
-import { openProject } from './open-project.js';
+import { openSessionLogProject } from '../store/compose/session-log-project.js';
 import { out } from './output.js';
 import { checkShape, type Shape, type VerbContext } from './shape.js';
-import type { Project } from '../store/compose/open-project.js';
+import type { SessionLogProject } from '../store/sessions/sessions-project.js';
 
 /*
  * `trellis session signal`, the command hook every agent event runs when no serve takes its HTTP hook: a
@@ -12,7 +12,7 @@ import type { Project } from '../store/compose/open-project.js';
  * event), and listed among them by session-commands.ts.
  */
 
-export const SIGNAL_ACTION: Shape & { readonly run: (ctx: VerbContext, p: Project) => Promise<number> } = {
+export const SIGNAL_ACTION: Shape & { readonly run: (ctx: VerbContext, p: SessionLogProject) => Promise<number> } = {
   args: ['id', 'event'],
   options: ['json'],
   usage: 'trellis session signal <id> <event> [--json]   (the hook JSON on stdin)',
@@ -50,10 +50,13 @@ async function viaRelay(ctx: VerbContext, payload: ReturnType<typeof readPayload
   return (await import('../store/sessions/confine-relay.js')).relaySignal(relay, ctx.args[1]!, payload instanceof NotJson || payload === null ? '' : JSON.stringify(payload));
 }
 
-/** `trellis session signal <id> <event>`: what main.ts runs for the hook, without loading session-commands. */
+/**
+ * `trellis session signal <id> <event>`: what main.ts, or the hook's own entry (hook.ts), runs for the
+ * hook, without loading session-commands. It opens the session log only: no issue, eval or forge store.
+ */
 export async function runSignal(ctx: VerbContext): Promise<number> {
   checkShape(SIGNAL_ACTION, ctx);
   // A relayed signal opens no project (the sandbox's copy is read-only, and the relay's side opens it).
   if (process.env.TRELLIS_SIGNAL_RELAY) return (await viaRelay(ctx, readPayload()))!;
-  return SIGNAL_ACTION.run(ctx, openProject(ctx.cwd));
+  return SIGNAL_ACTION.run(ctx, openSessionLogProject(ctx.cwd));
 }

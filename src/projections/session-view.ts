@@ -1,7 +1,7 @@
 import type { SessionSummary } from './session-list.js';
 import { sessionSummary } from './session-list.js';
 import { usageView, type UsageView } from './session-usage.js';
-import type { AnswerFact, MergeOverride, SessionState, TimelineEntry } from './session.js';
+import type { AnswerFact, CheckAcceptance, MergeOverride, SessionState, TimelineEntry } from './session.js';
 
 /** One session, whole: what `trellis session show --json` prints and GET /api/sessions/:id answers. */
 export interface SessionView extends SessionSummary {
@@ -23,6 +23,8 @@ export interface SessionView extends SessionSummary {
   readonly timeline: readonly TimelineEntry[];
   /** Overrides of the merge gate, oldest first. */
   readonly mergeOverrides: readonly MergeOverride[];
+  /** Each person's acceptance of changed check definitions, oldest first (what the review's checks then run). */
+  readonly checkAcceptances: readonly CheckAcceptance[];
   /** The agent program's version at its latest launch, or null. */
   readonly agentVersion: string | null;
   /** Tokens per model, dollars, turns and context in use, from the agent's own records (issue 42); a shell says it has none. */
@@ -48,6 +50,7 @@ export function sessionView(s: SessionState): SessionView {
     pending: s.pending.length,
     timeline: s.timeline,
     mergeOverrides: s.mergeOverrides,
+    checkAcceptances: s.checkAcceptances,
     agentVersion: s.agentVersion ?? null,
     usage: usageView(s.harness, s.usage),
     answered: s.answered ?? null,

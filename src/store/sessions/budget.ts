@@ -6,7 +6,7 @@
 import { LIVE_STATUSES, type SessionStatus } from '../../events/index.js';
 import { usageBuckets, type SessionState } from '../../projections/index.js';
 import { loadSettings } from '../project/config.js';
-import type { SessionsProject as Project } from './sessions-project.js';
+import type { SessionLogProject as Project } from './sessions-project.js';
 import { mainRoot } from './worktree.js';
 
 export interface Budgets {

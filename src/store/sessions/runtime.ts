@@ -31,7 +31,7 @@ const trellisBin = (): string => join(packageRoot().dir, 'dist/src/cli/bin.js');
 
 
 /** Appends a runtime-made command (the supervisor's, a hook's) with the current clock. */
-export function record(p: SessionsProject, id: string, command: BareCommand & { by?: string; source?: SessionCommand['source'] }) {
+export function record(p: Pick<SessionsProject, 'sessionLog' | 'now'>, id: string, command: BareCommand & { by?: string; source?: SessionCommand['source'] }) {
   return p.sessionLog.write(id, { by: SUPERVISOR, source: 'supervisor', ...command, at: p.now().toISOString() } as SessionCommand);
 }
 

@@ -1,6 +1,6 @@
 import { isTrellisError } from '../../events/index.js';
 import type { SessionState } from '../../projections/index.js';
-import type { SessionsProject } from './sessions-project.js';
+import type { SessionLogProject } from './sessions-project.js';
 import { adapterOf } from './adapters/index.js';
 import { capturePane } from './pane-capture.js';
 import { record, type BareCommand, type SessionRuntime } from './runtime.js';
@@ -27,7 +27,7 @@ export function screenWatched(s: SessionState): boolean {
  * `screen` is the pane's text as read by the watch (pane-watch.ts). True when one more read is needed
  * whether or not the pane writes again: an idle screen seen once, to be seen idle again.
  */
-export async function readScreen(p: SessionsProject, s: SessionState, screen: string, idleReads: Map<string, number>): Promise<boolean> {
+export async function readScreen(p: SessionLogProject, s: SessionState, screen: string, idleReads: Map<string, number>): Promise<boolean> {
   const adapter = adapterOf(s.harness);
   const dialog = adapter.dialogOnScreen?.(screen) ?? null;
   if (dialog) {
@@ -48,7 +48,7 @@ export async function readScreen(p: SessionsProject, s: SessionState, screen: st
 }
 
 /** Appends each command from the pane, re-decided against the log: a hook that landed since wins. */
-async function write(p: SessionsProject, id: string, commands: readonly BareCommand[]): Promise<void> {
+async function write(p: SessionLogProject, id: string, commands: readonly BareCommand[]): Promise<void> {
   for (const command of commands) {
     await record(p, id, { ...command, source: 'pane' }).catch((err: unknown) => {
       if (!(isTrellisError(err) && err.code === 'SESSION_REFUSED')) throw err;
@@ -60,7 +60,7 @@ async function write(p: SessionsProject, id: string, commands: readonly BareComm
  * Before a prompt is typed: a dialog on the agent's screen that the log does not know yet (no hook said
  * it) is recorded first (source `pane`), so the prompt is held instead of typed into the dialog.
  */
-export async function noteScreenDialog(p: SessionsProject, rt: SessionRuntime, s: SessionState): Promise<void> {
+export async function noteScreenDialog(p: SessionLogProject, rt: SessionRuntime, s: SessionState): Promise<void> {
   const adapter = adapterOf(s.harness);
   if (!s.tmux || !adapter.dialogOnScreen || !(s.status === 'running' || s.status === 'awaiting')) return;
   const screen = await capturePane({ socket: rt.tmux.socket, session: s.tmux.session, pane: s.tmux.pane }).then((c) => c.text, () => null);

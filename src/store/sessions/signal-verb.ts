@@ -5,7 +5,7 @@
  */
 import { isTrellisError, LIVE_STATUSES, type SessionCommand, type SessionStatus } from '../../events/index.js';
 import { quarantineDue, sessionView, type SessionState, type SessionView } from '../../projections/index.js';
-import type { SessionsProject as Project } from './sessions-project.js';
+import type { SessionLogProject as Project } from './sessions-project.js';
 import { adapterOf } from './adapters/index.js';
 import { mapSignal } from './adapters/signal.js';
 import type { BareCommand, SessionRuntime } from './session-runtime.js';

@@ -9,7 +9,7 @@ import { basename, dirname, isAbsolute, join } from 'node:path';
 import type { UsageContext } from '../../events/index.js';
 import type { SessionState } from '../../projections/index.js';
 import { codexHome } from './preflight-codex.js';
-import type { SessionsProject as Project } from './sessions-project.js';
+import type { SessionLogProject as Project } from './sessions-project.js';
 import { claudeUsage, codexUsage, newLines } from './usage-read.js';
 import { priceEntries } from './usage-price.js';
 import { appendCommand } from './session-append.js';

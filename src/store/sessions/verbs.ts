@@ -3,7 +3,7 @@ import { decideSession, isNodeId, isTrellisError, TrellisError, type SessionComm
 import { sessionList, sessionView, type OverlapWith, type SessionState, type SessionSummary, type SessionView } from '../../projections/index.js';
 import { newThreadId } from '../project/ids.js';
 import { appendCommand, sessionState } from './session-append.js';
-import type { SessionsProject } from './sessions-project.js';
+import type { SessionLogProject, SessionsProject } from './sessions-project.js';
 import type { StreamProblem } from '../streams/projection-cache.js';
 import { adapterOf, harnessNames } from './adapters/index.js';
 import { resolveHarness } from './default-harness.js';
@@ -174,7 +174,7 @@ export async function promptSession(p: SessionsProject, rt: SessionRuntime, id: 
  * transition, and the signal that made the agent wait). Each delivery is a logged transition, so two
  * processes trying at once type a prompt once.
  */
-export async function deliverHeld(p: SessionsProject, rt: SessionRuntime, id: string): Promise<number> {
+export async function deliverHeld(p: SessionLogProject, rt: SessionRuntime, id: string): Promise<number> {
   let delivered = 0;
   for (;;) {
     let state = await p.sessionLog.get(id);

@@ -16,15 +16,8 @@ import { TAKES_NO_PROMPT } from './session/actions';
 import { ShellNeeded } from './session/ShellNeeded';
 import '../sessions.css';
 import { mayUse } from '../host/hub';
+import { reviewVersion } from '../review-version';
 
-/**
- * What the session's read says that its review bundle reads: where its branch started, the merge overrides,
- * and its phase: at work (starting, running, awaiting: an agent's hook event moves between these and reads
- * no bundle again; its branch's commits do), or a state of its own (put up for review, merging, closed and
- * its worktree gone, interrupted...), each read afresh.
- */
-const reviewVersion = (s: Session): string => JSON.stringify([AT_WORK.has(s.state) ? 'at work' : s.state, s.base, s.branch, s.mergeOverrides.length]);
-const AT_WORK = new Set(['starting', 'running', 'awaiting']);
 
 /** States in which a session has a pane to watch (an interrupted one may still have its tmux session). */
 const WITH_PANE = new Set(['starting', 'running', 'awaiting', 'review', 'merging', 'interrupted']);
