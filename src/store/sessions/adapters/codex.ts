@@ -1,6 +1,7 @@
 import type { SessionState } from '../../../projections/index.js';
 import { commonGuard, shq, type HarnessAdapter, type LaunchContext, type SignalCommand } from './adapter.js';
 import { codexThreadSaved } from './codex-threads.js';
+import { CODEX_FIRST_RUN } from './codex-screens.js';
 
 const field = (payload: unknown, name: string): string | undefined => {
   const v = typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>)[name] : undefined;
@@ -32,6 +33,9 @@ export const codexAdapter: HarnessAdapter = {
   // Not shown to queue typed input mid-turn: a prompt waits for the turn's end.
   queuesInput: false,
   versionArgs: ['codex', '--version'],
+  program: { program: 'codex', install: 'npm install -g @openai/codex' },
+  preflight: async (ctx, path) => (await import('../preflight-codex.js')).codexPreflight(ctx, path),
+  firstRunScreens: CODEX_FIRST_RUN,
   command(ctx: LaunchContext) {
     const config = `-c ${shq(notifyConfig(ctx))}`;
     const s = ctx.session;
