@@ -21,7 +21,7 @@ import {
 } from '../store/sessions/verbs.js';
 import { SIGNAL_ACTION } from './session-signal-command.js';
 import { cliRuntime } from './cli-runtime.js';
-import { sessionPaneTargets } from '../store/sessions/pane-target.js';
+import { sessionPaneTargets } from '../store/sessions/session-panes.js';
 import { readBody, resolveAuthor } from './input.js';
 import { err, out } from './output.js';
 import { problemLines } from './render.js';
@@ -219,8 +219,13 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
       // Started in the agent's pane: its hangup (the pane killed by a quarantine or a close) must not end
       // the watch before what it records is written; the watch ends once the pane is gone.
       process.on('SIGHUP', () => {});
-      const { watchOpencode } = await import('../store/sessions/opencode-watch.js');
-      await watchOpencode(p, cliRuntime(p), ctx.args[0]!, { resume: launch === 'resume', log: (event, ignored) => logIgnored(ctx.args[0]!, event, ignored) });
+      const [{ watchOpencode }, { signalAndReact }] = await Promise.all([import('../store/sessions/opencode-watch.js'), import('../store/sessions/reactions.js')]);
+      const [id, rt] = [ctx.args[0]!, cliRuntime(p)];
+      await watchOpencode(p, rt, id, {
+        resume: launch === 'resume',
+        log: (event, ignored) => logIgnored(id, event, ignored),
+        signal: (event, payload) => signalAndReact(p, rt, id, event, payload),
+      });
       return 0;
     },
   },

@@ -20,7 +20,7 @@ import { specRoutes } from './routes/specs.js';
 import { sessionIoRoutes } from './routes/session-io.js';
 import { uploadRoutes } from './routes/uploads.js';
 import { appWebSockets } from './websocket.js';
-import { sessionPaneTargets } from '../store/sessions/pane-target.js';
+import { sessionPaneTargets } from '../store/sessions/session-panes.js';
 import { Tmux } from '../store/sessions/tmux.js';
 
 /** Largest JSON request body; evidence uploads have their own, larger limit. */

@@ -2,7 +2,7 @@ import type { CheckDefinition } from '../../events/index.js';
 import { sessionView, type SessionView } from '../../projections/index.js';
 import type { SessionsProject } from './sessions-project.js';
 import { acceptChangedChecks, type AcceptInput } from './merge-gate.js';
-import { sessionState } from './verbs.js';
+import { sessionState } from './session-append.js';
 
 /**
  * `trellis session accept <id>` / POST /api/sessions/:id/accept: a person accepts the new definitions of

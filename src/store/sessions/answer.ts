@@ -14,11 +14,6 @@ import { record, type BareCommand, type SessionRuntime } from './runtime.js';
 const SETTLE_MS = 3_000;
 const POLL_MS = 100;
 
-/** Dialogs with no option list, answered by a key each choice names (2.1.331's auto-mode dialog). */
-export const KEYED: readonly { readonly match: RegExp; readonly keys: Readonly<Record<string, string>> }[] = [
-  { match: /Enter to stay in auto mode/, keys: { approve: 'Enter', stay: 'Enter', leave: 'BTab', deny: 'Escape', cancel: 'Escape' } },
-];
-
 export interface AnswerResult {
   readonly session: SessionView;
   /** The option chosen, as the screen showed it (or the key pressed for a dialog with no options). */
@@ -52,7 +47,7 @@ export async function answerSession(p: SessionsProject, rt: SessionRuntime, id: 
   const read = () => capturePane(target).then((c) => c.text);
   const { chose, options } = await inLane(p.sessionWork.input, target, async ({ keys }) => {
     const screen = await read();
-    const keyed = KEYED.find((k) => k.match.test(screen));
+    const keyed = adapter.keyedDialogs?.find((k) => k.match.test(screen));
     if (keyed) {
       const key = keyed.keys[choice.trim().toLowerCase()];
       if (!key) throw new TrellisError('INVALID_INPUT', `the dialog on screen takes ${Object.keys(keyed.keys).join(', ')}; '${choice}' is none of them`);

@@ -10,7 +10,7 @@ import { trellisHome } from '../trellis-home.js';
 import { sandboxArgv } from './confine.js';
 import { measureTrunkTip } from './trunk-baseline.js';
 import { mainRoot } from './worktree.js';
-import { sessionState } from './verbs.js';
+import { sessionState } from './session-append.js';
 
 export interface CheckResult {
   readonly session: string;

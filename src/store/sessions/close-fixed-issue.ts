@@ -6,7 +6,7 @@ import { isLocalId } from '../project/ids.js';
 import type { SessionsProject } from './sessions-project.js';
 import { branchHead } from './checks.js';
 import { mergedAt } from './branch-range.js';
-import { sessionState } from './verbs.js';
+import { sessionState } from './session-append.js';
 import { mainRoot, trunkCommit } from './worktree.js';
 
 /**

@@ -1,7 +1,6 @@
 import { TrellisError } from '../../events/index.js';
 import type { SessionsProject } from './sessions-project.js';
 import { adapterOf } from './adapters/index.js';
-import { KEYED } from './answer.js';
 import { dialogOptions } from './dialog-options.js';
 import { capturePane } from './pane-capture.js';
 import type { SessionRuntime } from './runtime.js';
@@ -46,7 +45,7 @@ export async function readDialog(p: SessionsProject, rt: SessionRuntime, id: str
     .catch((err: Error) => {
       throw new TrellisError('SESSION_REFUSED', `session ${id}'s pane cannot be read: ${err.message}`);
     });
-  const keyed = KEYED.find((k) => k.match.test(screen));
+  const keyed = adapter.keyedDialogs?.find((k) => k.match.test(screen));
   if (keyed) return { ...base, options: Object.keys(keyed.keys), selected: 0, from: 'screen' };
   const dialog = dialogOptions(screen);
   return dialog ? { ...base, options: dialog.options, selected: dialog.selected, from: 'screen' } : { ...base, options: [], selected: null, from: 'none', pending: drawn };

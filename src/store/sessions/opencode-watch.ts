@@ -5,9 +5,7 @@ import type { SessionState } from '../../projections/index.js';
 import type { SessionsProject } from './sessions-project.js';
 import { adapterOf } from './adapters/index.js';
 import { endpointFile, opencodeCall, readEndpoint, streamEvents, type OpencodeEndpoint } from './adapters/opencode-server.js';
-import type { SessionRuntime } from './runtime.js';
-import { reactToSignal } from './reactions.js';
-import { reactionDue, signalSession } from './signal-verb.js';
+import type { SessionRuntime } from './session-runtime.js';
 
 /** Statuses in which the session's opencode should be alive and watched. */
 const WATCHED = new Set(['starting', 'running', 'awaiting', 'review', 'merging']);
@@ -27,7 +25,17 @@ export type WatchEnd = 'gone' | 'closed' | 'replaced';
  * Ends when the session's pane is gone or dead, the session stops being live (its endpoint file then
  * removed), or a relaunch gave it a new server (a resume starts a watcher of its own).
  */
-export async function watchOpencode(p: SessionsProject, rt: SessionRuntime, id: string, opts: { resume: boolean; log: (event: string, ignored: readonly string[]) => void }): Promise<WatchEnd> {
+export async function watchOpencode(
+  p: SessionsProject,
+  rt: SessionRuntime,
+  id: string,
+  opts: {
+    resume: boolean;
+    log: (event: string, ignored: readonly string[]) => void;
+    /** Records one of its events as `trellis session signal` would (and reacts to it): what was ignored. */
+    signal: (event: string, payload: unknown) => Promise<readonly string[]>;
+  },
+): Promise<WatchEnd> {
   const adapter = adapterOf('opencode');
   const first = await p.sessionLog.get(id);
   const endpoint = readEndpoint(first, rt.env);
@@ -39,12 +47,11 @@ export async function watchOpencode(p: SessionsProject, rt: SessionRuntime, id: 
     const status = event === 'session.status' ? JSON.stringify(payload) : '';
     if (status && status === lastStatus) return;
     lastStatus = status;
-    const r = await signalSession(p, rt, id, event, payload).catch((err: unknown) => {
-      if (isTrellisError(err)) return { ignored: [err.message], changed: false, session: null };
+    const ignored = await opts.signal(event, payload).catch((err: unknown) => {
+      if (isTrellisError(err)) return [err.message];
       throw err;
     });
-    if (r.ignored.length) opts.log(event, r.ignored);
-    if (reactionDue(r)) await reactToSignal(p, rt, id);
+    if (ignored.length) opts.log(event, ignored);
   };
   for (;;) {
     const state = await p.sessionLog.get(id);

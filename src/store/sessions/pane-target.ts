@@ -1,6 +1,3 @@
-import { LIVE_STATUSES } from '../../events/index.js';
-import { isLocalId } from '../project/ids.js';
-import type { SessionsProject } from './sessions-project.js';
 import type { InputLanes } from './input-queue.js';
 
 /** Where a session's live pane is: the tmux server's socket, the tmux session name, the pane id (`%N`). */
@@ -23,18 +20,4 @@ export interface PaneTargets {
   resolve(sessionId: string, opts?: { dead?: boolean }): Promise<PaneTarget | null>;
   /** The lanes input to these panes takes in this process (the project's SessionWork). */
   readonly lanes: InputLanes;
-}
-
-/** Panes as the session log records them: a live session's launched tmux session and pane, on `socket`. */
-export function sessionPaneTargets(p: SessionsProject, socket: string): PaneTargets {
-  return {
-    lanes: p.sessionWork.input,
-    resolve: async (sessionId, opts = {}) => {
-      if (!isLocalId(sessionId)) return null;
-      const state = await p.sessionLog.get(sessionId);
-      if (opts.dead && state.status === 'interrupted' && state.deadPane) return { socket, session: state.deadPane.session, pane: state.deadPane.pane };
-      if (state.status === 'absent' || !LIVE_STATUSES.has(state.status) || !state.tmux) return null;
-      return { socket, session: state.tmux.session, pane: state.tmux.pane };
-    },
-  };
 }

@@ -1,22 +1,16 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { TrellisError } from '../../events/index.js';
-import { claudePreflight } from './preflight-claude.js';
+import { adapterOf, harnessNames } from './adapters/index.js';
 import type { PreflightContext } from './preflight-context.js';
-import { codexPreflight } from './preflight-codex.js';
 
-/** The agent program each harness runs, and how to install it. */
-const PROGRAMS: Readonly<Record<string, { readonly program: string; readonly install: string }>> = {
-  claude: { program: 'claude', install: 'npm install -g @anthropic-ai/claude-code' },
-  codex: { program: 'codex', install: 'npm install -g @openai/codex' },
-  opencode: { program: 'opencode', install: 'npm install -g opencode-ai' },
-  gemini: { program: 'gemini', install: 'npm install -g @google/gemini-cli' },
-};
+/** The agent program a harness runs and how to install it (its adapter says), or undefined. */
+const programOf = (harness: string) => (harnessNames().includes(harness) ? adapterOf(harness).program : undefined);
 
 export type { PreflightContext } from './preflight-context.js';
 
 /** The program a harness's agent runs, or null for a harness that runs none (`shell`). */
-export const agentProgram = (harness: string): string | null => PROGRAMS[harness]?.program ?? null;
+export const agentProgram = (harness: string): string | null => programOf(harness)?.program ?? null;
 
 /**
  * Before a spawn: refuses a harness whose agent program is not on PATH (naming it and how to install it),
@@ -25,7 +19,7 @@ export const agentProgram = (harness: string): string | null => PROGRAMS[harness
  * `awaiting{setup}` on that dialog; the warnings say so up front.
  */
 export async function preflight(harness: string, ctx: PreflightContext): Promise<string[]> {
-  const agent = PROGRAMS[harness];
+  const agent = programOf(harness);
   if (!agent) return [];
   const path = which(agent.program, ctx.env.PATH ?? '');
   if (!path) {
@@ -35,9 +29,7 @@ export async function preflight(harness: string, ctx: PreflightContext): Promise
       { details: { harness, program: agent.program } },
     );
   }
-  if (harness === 'claude') return claudePreflight(ctx);
-  // opencode: no first-run check yet (its provider and model come from its own config, not read here).
-  return harness === 'codex' ? codexPreflight(ctx, path) : [];
+  return (await adapterOf(harness).preflight?.(ctx, path)) ?? [];
 }
 
 /** The first executable file named `program` on `pathVar`, or null. */

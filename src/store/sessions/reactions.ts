@@ -3,6 +3,7 @@ import { quarantineDue } from '../../projections/index.js';
 import type { SessionsProject } from './sessions-project.js';
 import type { SessionRuntime } from './runtime.js';
 import { quarantineSession } from './verbs.js';
+import { reactionDue, signalSession } from './signal-verb.js';
 
 /**
  * The reactions a recorded signal calls for, outside the hook that recorded it (run by `trellis session
@@ -20,4 +21,14 @@ export async function reactToSignal(p: SessionsProject, rt: SessionRuntime, id: 
     if (isTrellisError(err) && err.code === 'SESSION_REFUSED') return 'nothing';
     throw err;
   }
+}
+
+/**
+ * Records one agent event as `trellis session signal` would, then the reactions it calls for: what an
+ * agent's own channel (opencode's event stream) feeds the session log with. Returns what was ignored.
+ */
+export async function signalAndReact(p: SessionsProject, rt: SessionRuntime, id: string, event: string, payload: unknown): Promise<readonly string[]> {
+  const r = await signalSession(p, rt, id, event, payload);
+  if (reactionDue(r)) await reactToSignal(p, rt, id);
+  return r.ignored;
 }

@@ -3,7 +3,7 @@ import { branchHead, changedFiles, changedNodes, checksOf, type ChecksSources } 
 import { gitRaw, git } from '../git/run-git.js';
 import { mergedIssues } from '../issues/merged-list.js';
 import type { SessionsProject } from './sessions-project.js';
-import { sessionState } from './verbs.js';
+import { sessionState } from './session-append.js';
 import { mainRoot, trunkCommit } from './worktree.js';
 import { shq } from './adapters/adapter.js';
 import { adapterOf } from './adapters/index.js';

@@ -1,5 +1,30 @@
 import type { AwaitReason, SessionCommand } from '../../../events/index.js';
 import type { SessionState } from '../../../projections/index.js';
+import type { PreflightContext } from '../preflight-context.js';
+
+/**
+ * A first-run screen an agent shows before it takes a prompt (and before its first hook fires), as the
+ * real program draws it. Read from the pane while a session is `starting`: a match is `awaiting{setup}`
+ * with the dialog named in `detail`.
+ */
+export interface SetupScreen {
+  /** Text on screen that identifies the dialog (all must be present). */
+  readonly match: readonly RegExp[];
+  /** The dialog, named for a person: what it asks and how to answer it. */
+  readonly detail: string;
+}
+
+/** A dialog with no option list, answered by a key each choice names (`trellis session answer <id> stay`). */
+export interface KeyedDialog {
+  readonly match: RegExp;
+  readonly keys: Readonly<Record<string, string>>;
+}
+
+/** The program an agent harness runs, and how a person installs it. */
+export interface AgentProgram {
+  readonly program: string;
+  readonly install: string;
+}
 
 /** What a launch needs to know: the session, whether this is a resume, and how to call trellis back. */
 export interface LaunchContext {
@@ -71,6 +96,17 @@ export interface HarnessAdapter {
   readonly enterAfterPasteMs?: number;
   /** Keys that empty the agent's input box (a prompt the agent restored after Esc). */
   readonly clearInputKeys?: readonly string[];
+  /** The program the agent runs and how to install it; none for a harness that runs no agent (`shell`). */
+  readonly program?: AgentProgram;
+  /**
+   * What the agent's first run will ask in this project, read from its own config before a spawn: each a
+   * warning with its exact repair (`path` is the program found on PATH). None when it has no such check.
+   */
+  preflight?(ctx: PreflightContext, path: string): Promise<string[]>;
+  /** The first-run screens it shows before its first hook (watched while the session is `starting`). */
+  readonly firstRunScreens?: readonly SetupScreen[];
+  /** Its dialogs that have no option list, answered by the key a choice names. */
+  readonly keyedDialogs?: readonly KeyedDialog[];
   /** The agent's own `--version` command line (first word the program), for the session's log. */
   readonly versionArgs?: readonly string[];
   /**

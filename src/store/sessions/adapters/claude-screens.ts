@@ -1,4 +1,5 @@
 import type { AwaitReason } from '../../../events/index.js';
+import type { KeyedDialog, SetupScreen } from './adapter.js';
 
 /*
  * Claude Code's screens as the real programs draw them (checked against 2.1.197 and 2.1.331, captured in
@@ -6,6 +7,11 @@ import type { AwaitReason } from '../../../events/index.js';
  * pane as the fallback to its hooks (DESIGN.md §9), and first where no hook says it in time (2.1.331's
  * auto-mode dialog is announced only by a Notification 6–7 s later).
  */
+
+/** The auto-mode dialog's words (2.1.331+; no hook announces it) and the auto-mode default question's. */
+const AUTO_MODE_STAY = /Enter to stay in auto mode/;
+const AUTO_MODE_DEFAULT = /Make auto mode your default\?/;
+const AUTO_MODE_DEFAULT_DETAIL = 'auto mode default: Claude Code asks whether to make auto mode its default ("Make auto mode your default?")';
 
 /** Claude Code's input box: a prompt line (`❯`) between two horizontal rules. */
 const INPUT_BOX = /^─{20,}\n❯(.*)\n─{20,}$/m;
@@ -28,11 +34,11 @@ export interface ScreenDialog {
 
 const DIALOGS: readonly { readonly match: readonly RegExp[]; readonly reason: AwaitReason; readonly detail: string }[] = [
   {
-    match: [/Auto mode can't check actions in this session/, /Enter to stay in auto mode/],
+    match: [/Auto mode can't check actions in this session/, AUTO_MODE_STAY],
     reason: 'permission',
     detail: 'auto mode: Claude Code cannot check actions through this API gateway ("Enter to stay in auto mode" then asks for each action; shift+Tab leaves for accept-edits mode)',
   },
-  { match: [/Make auto mode your default\?/], reason: 'dialog', detail: 'auto mode default: Claude Code asks whether to make auto mode its default ("Make auto mode your default?")' },
+  { match: [AUTO_MODE_DEFAULT], reason: 'dialog', detail: AUTO_MODE_DEFAULT_DETAIL },
   { match: [/Enter to select · ↑\/↓ to navigate/], reason: 'question', detail: 'question: Claude Code asks a question (choose an option by its text)' },
   { match: [/Do you want to proceed\?/], reason: 'permission', detail: 'permission: Claude Code asks before running a tool ("Do you want to proceed?")' },
   { match: [/Do you want to (make this edit|create|allow)/], reason: 'permission', detail: 'permission: Claude Code asks before changing a file' },
@@ -76,3 +82,20 @@ export function claudeInputBox(ansiScreen: string): string | null {
   // attribute, and a prompt held behind a placeholder read as text is never delivered.
   return PLACEHOLDER.test(after) || KNOWN_PLACEHOLDERS.has(text) ? '' : text;
 }
+
+/** The auto-mode dialog has no option list: each choice is a key (2.1.331's words; 2.1.332 keeps them). */
+export const CLAUDE_KEYED_DIALOGS: readonly KeyedDialog[] = [
+  { match: AUTO_MODE_STAY, keys: { approve: 'Enter', stay: 'Enter', leave: 'BTab', deny: 'Escape', cancel: 'Escape' } },
+];
+
+/** Claude Code's first-run screens (checked against 2.1.197, 2.1.331 and 2.1.332). */
+export const CLAUDE_FIRST_RUN: readonly SetupScreen[] = [
+  // Since ~2.1.252 the dialog pre-selects "No, exit" (Enter quits): answer it by name, never with a blind Enter.
+  { match: [/Yes, I trust this folder/], detail: 'workspace trust: Claude Code asks whether to trust this folder ("Yes, I trust this folder"; answer with trellis session answer <id> trust)' },
+  { match: [AUTO_MODE_DEFAULT], detail: AUTO_MODE_DEFAULT_DETAIL },
+  { match: [/Detected a custom API key/], detail: 'API key confirmation: Claude Code asks whether to use ANTHROPIC_API_KEY ("Detected a custom API key")' },
+  { match: [/Choose the text style/], detail: 'onboarding: Claude Code’s first-run theme choice ("Choose the text style")' },
+  { match: [/Security notes:/, /Press Enter to continue/], detail: 'onboarding: Claude Code’s security notes ("Press Enter to continue")' },
+  { match: [/Select login method|Log in with your|Paste code here/], detail: 'login: Claude Code is not logged in and asks how to log in' },
+  { match: [/Unable to connect to Anthropic services/], detail: 'no connection: Claude Code cannot reach Anthropic ("Unable to connect to Anthropic services")' },
+];

@@ -4,7 +4,7 @@ import type { SessionState } from '../../../projections/index.js';
 import { excludeFromGit } from '../git-exclude.js';
 import { commonGuard, shq, type HarnessAdapter, type LaunchContext, type SignalCommand } from './adapter.js';
 import { sessionStartCommands } from './signal.js';
-import { claudeDialogOnScreen, claudeIdleOnScreen, claudeInputBox } from './claude-screens.js';
+import { CLAUDE_FIRST_RUN, CLAUDE_KEYED_DIALOGS, claudeDialogOnScreen, claudeIdleOnScreen, claudeInputBox } from './claude-screens.js';
 
 /**
  * The Claude Code hook events this adapter subscribes to, each calling `trellis session signal <id> <event>`.
@@ -106,6 +106,11 @@ export const claudeAdapter: HarnessAdapter = {
   // End of line, then delete to its start (Claude Code's readline keys); repeated for a restored prompt of several lines.
   clearInputKeys: ['C-e', 'C-u', 'C-e', 'C-u', 'C-e', 'C-u'],
   versionArgs: ['claude', '--version'],
+  program: { program: 'claude', install: 'npm install -g @anthropic-ai/claude-code' },
+  // Loaded on a spawn only: an agent's hook (this adapter's signal) never reads Claude Code's config.
+  preflight: async (ctx) => (await import('../preflight-claude.js')).claudePreflight(ctx),
+  firstRunScreens: CLAUDE_FIRST_RUN,
+  keyedDialogs: CLAUDE_KEYED_DIALOGS,
   guard: claudeGuard,
 };
 

@@ -1,6 +1,8 @@
 import type { SessionState } from '../../../projections/index.js';
 import { commonGuard, shq, type HarnessAdapter, type LaunchContext, type SignalCommand } from './adapter.js';
 import { codexThreadSaved } from './codex-threads.js';
+import { CODEX_FIRST_RUN } from './codex-screens.js';
+import { codexPreflight } from '../preflight-codex.js';
 
 const field = (payload: unknown, name: string): string | undefined => {
   const v = typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>)[name] : undefined;
@@ -32,6 +34,9 @@ export const codexAdapter: HarnessAdapter = {
   // Not shown to queue typed input mid-turn: a prompt waits for the turn's end.
   queuesInput: false,
   versionArgs: ['codex', '--version'],
+  program: { program: 'codex', install: 'npm install -g @openai/codex' },
+  preflight: codexPreflight,
+  firstRunScreens: CODEX_FIRST_RUN,
   command(ctx: LaunchContext) {
     const config = `-c ${shq(notifyConfig(ctx))}`;
     const s = ctx.session;

@@ -6,6 +6,8 @@
  * no hook at all.
  */
 
+import type { SetupScreen } from './adapter.js';
+
 const PLACEHOLDER = /^Type your message or @path\/to\/file\s*$/;
 const strip = (s: string) => s.replace(/\x1b\[[0-9;:?]*[A-Za-z]/g, '');
 
@@ -37,3 +39,10 @@ export function geminiInputBox(ansiScreen: string): string | null {
 export function geminiIdleOnScreen(screen: string): boolean {
   return geminiInputBox(screen) === '' && !/\(esc to cancel/.test(screen);
 }
+
+/** Gemini CLI's first-run screens (0.61.0). */
+export const GEMINI_FIRST_RUN: readonly SetupScreen[] = [
+  // Its project hooks (Trellis's signals) run only in a trusted folder; trust restarts it.
+  { match: [/Do you trust the files in this folder\?/], detail: 'folder trust: Gemini CLI asks whether to trust this folder ("Trust folder"; answer with trellis session answer <id> trust)' },
+  { match: [/Get started|How would you like to authenticate/], detail: 'login: Gemini CLI asks how to authenticate (set GEMINI_API_KEY and security.auth.selectedType, or log in)' },
+];

@@ -5,7 +5,7 @@ import type { SessionState } from '../../../projections/index.js';
 import { excludeFromGit } from '../git-exclude.js';
 import { commonGuard, shq, type HarnessAdapter, type LaunchContext, type SignalCommand } from './adapter.js';
 import { sessionStartCommands } from './signal.js';
-import { geminiDialogOnScreen, geminiIdleOnScreen, geminiInputBox } from './gemini-screens.js';
+import { GEMINI_FIRST_RUN, geminiDialogOnScreen, geminiIdleOnScreen, geminiInputBox } from './gemini-screens.js';
 
 /**
  * The Gemini CLI hook events this adapter subscribes to (command hooks, each calling `trellis session
@@ -118,6 +118,8 @@ export const geminiAdapter: HarnessAdapter = {
   // End of line, then delete to its start.
   clearInputKeys: ['C-e', 'C-u'],
   versionArgs: ['gemini', '--version'],
+  program: { program: 'gemini', install: 'npm install -g @google/gemini-cli' },
+  firstRunScreens: GEMINI_FIRST_RUN,
   guard: commonGuard,
 };
 

@@ -45,6 +45,8 @@ export const opencodeAdapter: HarnessAdapter = {
   readsProse: true,
   // `opencode --version` prints the bare version (1.18.33); its server's `GET /global/health` says it too.
   versionArgs: ['opencode', '--version'],
+  // No first-run check: its provider and model come from its own config, not read here.
+  program: { program: 'opencode', install: 'npm install -g opencode-ai' },
   // opencode queues a prompt typed while it works ("QUEUED"), but only its TUI knows the queue: a prompt waits.
   queuesInput: false,
   command(ctx: LaunchContext) {
