@@ -20,11 +20,15 @@ describe('GET /api/cost and trellis cost: one verb', () => {
     const cli = JSON.parse(await ok(dir, ['cost', '--by', 'day', '--since', '2026-01-01', '--json'])) as unknown;
     expect(await json(await api.get('/api/cost?by=day&since=2026-01-01'))).toEqual({ status: 200, body: cli });
     expect(cli).toMatchObject({ by: 'day', since: '2026-01-01T00:00:00.000Z', rows: [], total: { responses: 0 } });
+    // Beside the rows, whatever by and since: the spend today and this week (UTC, from Monday) and the daily budget.
+    const day = new Date().toISOString().slice(0, 10);
+    expect(cli).toMatchObject({ spend: { today: { since: `${day}T00:00:00.000Z`, usd: 0, responses: 0 }, week: { usd: 0, responses: 0 }, budgetUsdPerDay: null } });
+    expect(await json(await api.get('/api/cost?since=week'))).toMatchObject({ status: 200, body: { since: (cli as { spend: { week: { since: string } } }).spend.week.since } });
     expect(await json(await api.get('/api/cost?since=yesterday-ish'))).toMatchObject({ status: 400, body: { error: { code: 'INVALID_INPUT', message: expect.stringMatching(/7d, 12h/) } } });
     expect(await json(await api.get('/api/cost?by=week'))).toMatchObject({ status: 400, body: { error: { code: 'INVALID_INPUT', message: expect.stringMatching(/session, issue, node, day/) } } });
     const bad = await trellis(dir, ['cost', '--by', 'week']);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/session, issue, node, day/);
-    expect(await ok(dir, ['cost'])).toMatch(/^no model usage recorded\ntotal /);
+    expect(await ok(dir, ['cost'])).toMatch(/^no model usage recorded\ntotal .*\nspent today \$0\.00.*, this week \(since Monday, UTC\) \$0\.0000\n$/);
   });
 });

@@ -4,7 +4,7 @@ import { openProject } from './open-project.js';
 import { out } from './output.js';
 import { checkShape, type VerbContext } from './shape.js';
 
-export const COST_USAGE = 'trellis cost [--by session|issue|node|day] [--since <date|7d|12h|today>] [--json]';
+export const COST_USAGE = 'trellis cost [--by session|issue|node|day] [--since <date|7d|12h|today|week>] [--json]';
 
 /** `trellis cost`: the sessions' tokens and money from the agents' own records, grouped (the same verb as GET /api/cost). */
 export async function runCost(ctx: VerbContext): Promise<number> {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { costLines, costReport, parseSince } from './cost-report.js';
 import { initialSession, type SessionState } from './session.js';
 import { emptyUsage, evolveUsage } from './session-usage.js';
+import { projectSpend, weekStart } from './spend-periods.js';
 
 const entry = (at: string, model: string, usd: number | null, n: number) => ({ model, input: n, output: n, cacheRead: n, cacheWrite: n, usd, priced: usd === null ? null : 'table', at });
 const session = (id: string, harness: string, issue: string | null, nodes: string[], entries: Record<string, ReturnType<typeof entry>>): SessionState => ({
@@ -45,6 +46,20 @@ describe('trellis cost', () => {
     expect(text).toMatch(/^s2 .*unknown price \(gpt-fake\)/m);
     expect(text).toMatch(/^total .*\$0\.7500 \+ unknown price \(gpt-fake\)/m);
     expect(text).toMatch(/1 shell session\(s\) run no model/);
+  });
+  it("the project's spend today and this week (UTC, the week from Monday), with the daily budget", () => {
+    // Friday 2026-11-27: the week began on Monday the 23rd; a Monday's week is itself, a Sunday's began six days before.
+    expect(weekStart(new Date('2026-11-27T12:00:00.000Z'))).toBe('2026-11-23T00:00:00.000Z');
+    expect(weekStart(new Date('2026-11-23T00:00:00.000Z'))).toBe('2026-11-23T00:00:00.000Z');
+    expect(weekStart(new Date('2026-11-29T23:59:59.000Z'))).toBe('2026-11-23T00:00:00.000Z');
+    expect(parseSince('week', new Date('2026-11-27T12:00:00.000Z'))).toBe('2026-11-23T00:00:00.000Z');
+    const spend = projectSpend(states, new Date('2026-11-27T12:00:00.000Z'), 2);
+    expect(spend.today).toMatchObject({ since: '2026-11-27T00:00:00.000Z', usd: 0.25, input: 101, responses: 2, unpriced: ['gpt-fake'] });
+    expect(spend.week).toMatchObject({ since: '2026-11-23T00:00:00.000Z', usd: 0.75, input: 111, responses: 3 });
+    expect(spend.budgetUsdPerDay).toBe(2);
+    // The next Monday: last week's use is in neither.
+    expect(projectSpend(states, new Date('2026-11-30T08:00:00.000Z'), null)).toMatchObject({ today: { usd: 0, responses: 0 }, week: { usd: 0, responses: 0 }, budgetUsdPerDay: null });
+    expect(costLines({ ...costReport(states, 'day', null), spend })).toMatch(/^spent today \$0\.2500 \+ unknown price \(gpt-fake\) of \$2\.00 \(sessions\.budgetUsdPerDay\), this week \(since Monday, UTC\) \$0\.7500 \+ unknown price \(gpt-fake\)$/m);
   });
   it('bad --by or --since is refused, naming what is accepted', () => {
     expect(() => parseSince('last tuesday', new Date())).toThrow(/is not a date .*7d, 12h.*today/);

@@ -1,6 +1,7 @@
 import { TrellisError } from '../events/index.js';
 import type { SessionState } from './session.js';
 import { addTotals, usageBuckets, usdText, zeroTotals, type TokenTotals } from './session-usage.js';
+import { weekStart, type ProjectSpend } from './spend-periods.js';
 
 /** How `trellis cost` groups: by session, by the issue it worked on, by node, by the day (UTC) of use. */
 export const COST_GROUPS = ['session', 'issue', 'node', 'day'] as const;
@@ -25,19 +26,22 @@ export interface CostReport {
   readonly total: TokenTotals;
   /** Sessions with no model usage by nature (shells), left out. */
   readonly shells: number;
+  /** Today's and this week's spend (UTC) and the daily budget, whatever `by` and `since` (spend-periods.ts). */
+  readonly spend?: ProjectSpend;
 }
 
 /**
  * `--since`: an ISO date or instant (`2026-11-01`, `2026-11-27T08:00Z`), or a span back from now (`7d`,
- * `12h`, `today`). Anything else is refused, naming what is accepted.
+ * `12h`, `today`, `week`: since Monday 00:00 UTC). Anything else is refused, naming what is accepted.
  */
 export function parseSince(since: string | undefined, now: Date): string | null {
   if (since === undefined || since === '') return null;
   if (since === 'today') return `${now.toISOString().slice(0, 10)}T00:00:00.000Z`;
+  if (since === 'week') return weekStart(now);
   const span = /^(\d{1,4})([dh])$/.exec(since);
   if (span) return new Date(now.getTime() - Number(span[1]) * (span[2] === 'd' ? 86_400_000 : 3_600_000)).toISOString();
   if (/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(since) && !Number.isNaN(Date.parse(since))) return new Date(Date.parse(since)).toISOString();
-  throw new TrellisError('INVALID_INPUT', `--since ${JSON.stringify(since)} is not a date (2026-11-01), an instant (2026-11-27T08:00Z), a span back from now (7d, 12h) or 'today'`);
+  throw new TrellisError('INVALID_INPUT', `--since ${JSON.stringify(since)} is not a date (2026-11-01), an instant (2026-11-27T08:00Z), a span back from now (7d, 12h), 'today' or 'week' (since Monday)`);
 }
 
 /** Groups every session's recorded responses (since `since`) as `by` says. */
@@ -78,5 +82,9 @@ export function costLines(r: CostReport): string {
   if (out.length === 0) out.push(`no model usage recorded${r.since ? ` since ${r.since}` : ''}`);
   out.push(line('total', r.total));
   if (r.shells) out.push(`(${r.shells} shell session(s) run no model: no cost)`);
+  if (r.spend) {
+    const { today, week, budgetUsdPerDay } = r.spend;
+    out.push(`spent today ${usdText(today)}${budgetUsdPerDay !== null ? ` of ${usdText({ usd: budgetUsdPerDay, unpriced: [], responses: 0 })} (sessions.budgetUsdPerDay)` : ''}, this week (since Monday, UTC) ${usdText(week)}`);
+  }
   return `${out.join('\n')}\n`;
 }

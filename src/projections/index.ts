@@ -14,6 +14,7 @@ export * from './session-list.js';
 export * from './session-view.js';
 export * from './session-usage.js';
 export * from './cost-report.js';
+export * from './spend-periods.js';
 export * from './session-checks.js';
 export * from './issue-checks.js';
 export * from './overlap.js';

@@ -2,6 +2,7 @@
 // dashboard's host page imports it too (the store's project-list.ts builds it).
 
 import type { InboxEntry } from './inbox.js';
+import type { SpendSince } from './spend-periods.js';
 
 /** One row of GET /projects. */
 export interface ProjectRow {
@@ -25,6 +26,8 @@ export interface ProjectRow {
   readonly liveSessions?: number;
   /** The project's sessions that need a person (the host inbox), longest waiting first. */
   readonly inbox?: readonly InboxEntry[];
+  /** What its sessions' models cost today and this week (UTC; the week from Monday), from its GET /api/cost. */
+  readonly spend?: { readonly today: SpendSince; readonly week: SpendSince; readonly budgetUsdPerDay?: number | null };
 }
 
 export interface ProjectList {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { costChip, costWords, issueCostWords } from './cost-words';
+import { budgetWords, costChip, costWords, hostSpendWords, issueCostWords, rowSpendWords, spawnSpendWords } from './cost-words';
 
 const total = { input: 1002, output: 206, cacheRead: 5014, cacheWrite: 322, responses: 3, usd: 0.0123, unpriced: [] as string[] };
 
@@ -24,5 +24,29 @@ describe('the issue page', () => {
     const sessions = [{ issue: 'i1', cost: cost(0.25) }, { issue: 'i1', cost: cost(0, ['gpt-fake']) }, { issue: 'i2', cost: cost(9) }, { issue: 'i1' }];
     expect(issueCostWords(sessions, 'i1')).toBe('The work on this issue cost $0.2500 + price unknown (gpt-fake) so far: 2,000 tokens over 2 sessions.');
     expect(issueCostWords(sessions, 'i3')).toBeNull();
+  });
+});
+
+describe("the project's and the host's spend, and the spawn form's", () => {
+  const period = (usd: number, responses = 1, unpriced: string[] = []) => ({ since: '2026-11-27T00:00:00.000Z', input: 1, output: 1, cacheRead: 0, cacheWrite: 0, responses, usd, unpriced });
+  it('the spawn form says today against the daily budget, and why a spawn will wait once it is reached', () => {
+    expect(spawnSpendWords({ today: period(0.42), week: period(1.2), budgetUsdPerDay: null })).toEqual({ text: 'The project has spent $0.4200 today (UTC).', wait: null });
+    expect(spawnSpendWords({ today: period(0, 0), week: period(0, 0), budgetUsdPerDay: 5 })).toEqual({ text: 'The project has spent $0.00 of its $5.00 daily budget today (UTC).', wait: null });
+    const over = spawnSpendWords({ today: period(5, 3, ['gpt-fake']), week: period(6), budgetUsdPerDay: 5 });
+    expect(over.text).toBe('The project has spent $5.00 + price unknown (gpt-fake) of its $5.00 daily budget today (UTC).');
+    expect(over.wait).toMatch(/^Today's budget is used up: an agent session spawned now is stopped at its first reply and waits/);
+  });
+  it("the host's total sums this machine's projects (not another host's), naming the ones not counted", () => {
+    const rows = [
+      { name: 'a', online: true, spend: { today: period(0.42), week: period(1.2) } },
+      { name: 'b', online: true, spend: { today: period(0, 1, ['gpt-fake']), week: period(0.3, 2, ['gpt-fake']) } },
+      { name: 'c', online: false },
+      { name: 'far', host: 'box', online: true, spend: { today: period(100), week: period(100) } },
+    ];
+    expect(hostSpendWords(rows)).toEqual({ today: '$0.4200 + price unknown (gpt-fake)', week: '$1.50 + price unknown (gpt-fake)', counted: 2, uncounted: 'Not counted: c (its backend is not running).' });
+    expect(hostSpendWords([{ name: 'c', online: false }])).toBeNull();
+    expect(rowSpendWords({ today: period(0.82), week: period(1.12), budgetUsdPerDay: 0.8 })).toEqual({ text: 'spent $0.8200 of $0.80 today · $1.12 this week', over: true });
+    expect(rowSpendWords({ today: period(0.5), week: period(0.5) })).toEqual({ text: 'spent $0.5000 today · $0.5000 this week', over: false });
+    expect([budgetWords(5), budgetWords(0.8), budgetWords(0.0222)]).toEqual(['$5.00', '$0.80', '$0.0222']);
   });
 });

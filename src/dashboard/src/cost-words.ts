@@ -3,7 +3,8 @@
  * price is unknown, naming the model), the tokens, the replies and turns, and how full the agent's context is.
  * Pure, so the words are tested without a browser.
  */
-import type { SessionCost, TokenTotals, UsageView } from '../../projections/index.js';
+import type { ProjectSpend, SessionCost, TokenTotals, UsageView } from '../../projections/index.js';
+import type { ProjectRow } from '../../projections/project-row.js';
 
 const n = (x: number): string => x.toLocaleString('en-US');
 
@@ -58,4 +59,61 @@ export function issueCostWords(sessions: readonly { readonly issue: string | nul
   const tokens = costs.reduce((a, c) => a + c.tokens, 0);
   const unpriced = [...new Set(costs.flatMap((c) => c.unpriced))].sort();
   return `The work on this issue cost ${moneyWords({ usd, unpriced })} so far: ${n(tokens)} tokens over ${costs.length} ${costs.length === 1 ? 'session' : 'sessions'}.`;
+}
+
+/** A period's spend: dollars as above, `$0.00` when nothing answered in it. */
+export const spentWords = (t: Pick<TokenTotals, 'usd' | 'unpriced' | 'responses'>): string => (t.responses === 0 ? '$0.00' : moneyWords(t));
+
+/** Dollars of a budget (a setting, never unpriced): `$5.00`, `$0.80`; a finer one as written (`$0.0222`). */
+export const budgetWords = (usd: number): string => (Math.abs(usd * 100 - Math.round(usd * 100)) < 1e-9 ? `$${usd.toFixed(2)}` : moneyWords({ usd, unpriced: [] }));
+
+/** Whether today's spend has reached the daily budget (the same test as the hook's: at or above it). */
+export const dayBudgetReached = (s: Pick<ProjectSpend, 'today' | 'budgetUsdPerDay'>): boolean => s.budgetUsdPerDay !== null && s.today.usd >= s.budgetUsdPerDay;
+
+/**
+ * The spawn form's line: what the project has spent today, against its daily budget when one is set, and,
+ * once that is reached, what happens to a session spawned now (the hook stops it at its first reply).
+ */
+export function spawnSpendWords(s: ProjectSpend): { readonly text: string; readonly wait: string | null } {
+  const today = spentWords(s.today);
+  if (s.budgetUsdPerDay === null) return { text: `The project has spent ${today} today (UTC).`, wait: null };
+  const text = `The project has spent ${today} of its ${budgetWords(s.budgetUsdPerDay)} daily budget today (UTC).`;
+  if (!dayBudgetReached(s)) return { text, wait: null };
+  return {
+    text,
+    wait: "Today's budget is used up: an agent session spawned now is stopped at its first reply and waits until someone raises the daily budget (sessions.budgetUsdPerDay in trellis.json) and resumes it, or resumes it tomorrow (the day starts at 00:00 UTC). A shell session runs no model and is not stopped.",
+  };
+}
+
+/** A sum of periods' spend: dollars, responses and every unpriced model once. */
+const sumSpend = (xs: readonly Pick<TokenTotals, 'usd' | 'unpriced' | 'responses'>[]) => ({
+  usd: xs.reduce((a, x) => a + x.usd, 0),
+  responses: xs.reduce((a, x) => a + x.responses, 0),
+  unpriced: [...new Set(xs.flatMap((x) => x.unpriced))].sort(),
+});
+
+/**
+ * The host home's total: what this machine's projects spent today and this week (the projects of other
+ * hosts are theirs), and which of its projects could not be counted (offline: no backend to ask).
+ */
+export function hostSpendWords(rows: readonly Pick<ProjectRow, 'host' | 'online' | 'spend' | 'name'>[]): { today: string; week: string; counted: number; uncounted: string | null } | null {
+  const mine = rows.filter((r) => !r.host);
+  const counted = mine.filter((r) => r.spend);
+  if (!counted.length) return null;
+  const missing = mine.filter((r) => !r.spend).map((r) => r.name);
+  return {
+    today: spentWords(sumSpend(counted.map((r) => r.spend!.today))),
+    week: spentWords(sumSpend(counted.map((r) => r.spend!.week))),
+    counted: counted.length,
+    uncounted: missing.length ? `Not counted: ${missing.join(', ')} (${missing.length === 1 ? 'its backend is' : 'their backends are'} not running).` : null,
+  };
+}
+
+/** A project's row on the host home: `spent $0.82 of $0.80 today · $1.12 this week`, flagged once the day's budget is reached. */
+export function rowSpendWords(spend: NonNullable<ProjectRow['spend']>): { text: string; over: boolean } {
+  const budget = spend.budgetUsdPerDay ?? null;
+  return {
+    text: `spent ${spentWords(spend.today)}${budget !== null ? ` of ${budgetWords(budget)}` : ''} today · ${spentWords(spend.week)} this week`,
+    over: dayBudgetReached({ today: spend.today, budgetUsdPerDay: budget }),
+  };
 }

@@ -29,7 +29,7 @@ export interface SpecLite {
   readonly body: string;
 }
 
-export type { OverlapWith, SessionSummary, SessionView, SessionCost, UsageView, TimelineEntry, Scoreboard, ScenarioRow, ScoreCell, ScopeInfo, RemarkRef } from '../../projections/index.js';
+export type { OverlapWith, SessionSummary, SessionView, SessionCost, UsageView, CostReport, ProjectSpend, TimelineEntry, Scoreboard, ScenarioRow, ScoreCell, ScopeInfo, RemarkRef } from '../../projections/index.js';
 
 /** GET /api/sessions/:id/review: the server's own shape. */
 export type { BringTrunkIn, ReviewBundle } from '../../projections/review-bundle.js';

@@ -11,6 +11,7 @@ import type { Gate, HubConfig } from './hub-config.js';
 import type { ProjectList, ProjectRow } from '../../projections/project-row.js';
 import { inboxOf, liveSessionCount } from '../../projections/inbox.js';
 import type { SessionSummary } from '../../projections/session-list.js';
+import type { ProjectSpend } from '../../projections/spend-periods.js';
 
 export type { ProjectList, ProjectRow } from '../../projections/project-row.js';
 
@@ -73,7 +74,7 @@ export function gateOf(hub: HubConfig, id: string): Gate | 'loopback' {
   return hub.gates?.[id] ?? 'admin';
 }
 
-type Counts = Pick<ProjectRow, 'openIssues' | 'liveSessions' | 'inbox'>;
+type Counts = Pick<ProjectRow, 'openIssues' | 'liveSessions' | 'inbox' | 'spend'>;
 
 /** A GET on a kept-alive connection of `agent`, bounded by PROBE_MS. */
 function getJson(agent: http.Agent, url: URL, headers: Record<string, string>): Promise<{ status: number; etag: string | undefined; body: string }> {
@@ -98,7 +99,7 @@ export class ProjectLister {
   /** Connections to the running projects' backends, kept alive between lists (idle ones hold no process open). */
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
   /** The counts of each running project (by instance and url), with the ETag they were read at. */
-  private readonly counts = new Map<string, { etag: string; value: Counts }>();
+  private readonly counts = new Map<string, { etag: string; day: string; value: Counts }>();
 
   constructor(readonly verdicts: OnlineVerdicts) {}
 
@@ -141,20 +142,47 @@ export class ProjectLister {
   private async countsOf(record: EndpointRecord): Promise<Counts | null> {
     const key = `${record.instanceId}@${record.url}`;
     const cached = this.counts.get(key);
+    // "Today" and "this week" move at midnight (UTC) with no change of the board: read the spend again then.
+    const day = new Date().toISOString().slice(0, 10);
     try {
       const res = await getJson(this.agent, new URL('/api/graph', record.url), cached ? { 'If-None-Match': cached.etag } : {});
-      if (res.status === 304 && cached) return cached.value;
-      if (res.status !== 200) return null;
-      const graph = JSON.parse(res.body) as { freshness?: { open?: number }; sessions?: SessionSummary[] };
-      const sessions = Array.isArray(graph.sessions) ? graph.sessions : [];
-      const value: Counts = { openIssues: graph.freshness?.open ?? 0, liveSessions: liveSessionCount(sessions), inbox: inboxOf(sessions) };
-      if (res.etag) this.counts.set(key, { etag: res.etag, value });
+      if (res.status === 304 && cached && cached.day === day) return cached.value;
+      let value: Counts;
+      if (res.status === 304 && cached) value = cached.value;
+      else if (res.status !== 200) return null;
+      else {
+        const graph = JSON.parse(res.body) as { freshness?: { open?: number }; sessions?: SessionSummary[] };
+        const sessions = Array.isArray(graph.sessions) ? graph.sessions : [];
+        value = { openIssues: graph.freshness?.open ?? 0, liveSessions: liveSessionCount(sessions), inbox: inboxOf(sessions) };
+      }
+      // The spend only moves with a session's usage, which moves the board (and its ETag) too.
+      const spend = await this.spendOf(record);
+      value = { ...withoutSpend(value), ...(spend ? { spend } : {}) };
+      const etag = res.status === 304 ? cached?.etag : res.etag;
+      if (etag) this.counts.set(key, { etag, day, value });
       return value;
     } catch {
       return null;
     }
   }
+
+  /**
+   * The project's spend today and this week, from its backend's GET /api/cost (a read-scope route: what any
+   * login of the project's page may see), or null when it does not answer one (an older backend).
+   */
+  private async spendOf(record: EndpointRecord): Promise<ProjectRow['spend'] | null> {
+    try {
+      const res = await getJson(this.agent, new URL('/api/cost?by=day&since=week', record.url), {});
+      if (res.status !== 200) return null;
+      const spend = (JSON.parse(res.body) as { spend?: ProjectSpend }).spend;
+      return spend?.today && spend.week ? { today: spend.today, week: spend.week, budgetUsdPerDay: spend.budgetUsdPerDay ?? null } : null;
+    } catch {
+      return null;
+    }
+  }
 }
+
+const withoutSpend = ({ spend: _s, ...rest }: Counts): Counts => rest;
 
 /**
  * A cheap fingerprint of everything the list depends on (catalog, records, the record owners' liveness,

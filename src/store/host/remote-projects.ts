@@ -195,7 +195,7 @@ class HostProjects {
 }
 
 const withoutCounts = (row: ProjectRow): ProjectRow => {
-  const { openIssues: _o, liveSessions: _l, inbox: _i, ...rest } = row;
+  const { openIssues: _o, liveSessions: _l, inbox: _i, spend: _s, ...rest } = row;
   return rest;
 };
 

@@ -8,6 +8,7 @@ import type { BoardNode, SpecLite } from '../types';
 import { searchSnippet } from '../../../projections/search-snippet.js';
 import { ErrorBox, onListKeys, plural, useFetch } from '../ui';
 import { parentOnTree, WorktreeNodeEntry, WorktreeNodeRow, WorktreeNodesList, worktreeOnlyNodes, type WorktreeNode } from './worktree-nodes';
+import { ProjectSpendLine } from './session/Cost';
 
 /** Folder nodes the user folded, by id (kept across views for the page's life). */
 const folded = signal<ReadonlySet<string>>(new Set());
@@ -74,6 +75,7 @@ export function BoardView() {
           {edited ? ` · ${plural(edited, 'worktree')} with edits` : ''}
           {fresh.length ? ` · ${plural(fresh.length, 'new node')} not yet on trunk` : ''}
         </span>
+        <ProjectSpendLine />
       </div>
       {q ? (
         <SearchResults q={q} fresh={fresh} />

@@ -7,6 +7,7 @@ import { hostInbox, projectList, type ProjectRow } from '../host/projects-store'
 import { InboxList, inboxHeading } from '../inbox';
 import { HostsSection } from './Hosts';
 import { ServedOnly } from './ServedOnly';
+import { hostSpendWords, rowSpendWords } from '../cost-words';
 
 /**
  * The host home: every project on this machine, live from `/projects/stream` (online state, open issues,
@@ -26,6 +27,7 @@ export function ProjectsView() {
         </a>
       </div>
       <InboxSummary />
+      {list ? <HostSpend rows={list.projects} /> : null}
       {list?.catalogError ? <ErrorBox title="The project catalog cannot be read" error={{ code: 'CATALOG_MALFORMED', message: list.catalogError }} /> : null}
       {!list ? (
         <p class="muted">Loading the project list…</p>
@@ -45,6 +47,28 @@ export function ProjectsView() {
       )}
       <HostsSection />
     </>
+  );
+}
+
+/** What this machine's projects spent today and this week, summed over the rows (each read from its backend). */
+function HostSpend({ rows }: { rows: readonly ProjectRow[] }) {
+  const w = hostSpendWords(rows);
+  if (!w) return null;
+  return (
+    <p class="host-spend" data-testid="host-spend" title="Days in UTC, the week from Monday">
+      This machine's projects spent <b data-testid="host-spend-today">{w.today}</b> today and <b data-testid="host-spend-week">{w.week}</b> this week
+      {w.counted > 1 ? ` (${w.counted} projects)` : ''}.{w.uncounted ? <span class="muted"> {w.uncounted}</span> : null}
+    </p>
+  );
+}
+
+/** A project's spend in its row; flagged once its daily budget is reached (its new agent sessions are stopped). */
+function RowSpend({ spend }: { spend: NonNullable<ProjectRow['spend']> }) {
+  const w = rowSpendWords(spend);
+  return (
+    <span class={w.over ? 'chip spend problem' : 'chip spend'} data-testid="project-spend" title={w.over ? "Today's budget is used up: its agent sessions are stopped at their next reply" : "What its agent sessions' models cost (days in UTC, the week from Monday)"}>
+      {w.text}
+    </span>
   );
 }
 
@@ -90,6 +114,7 @@ function ProjectItem({ p }: { p: ProjectRow }) {
             <span class="chip" data-testid="live-sessions">
               {p.liveSessions ?? 0} live {p.liveSessions === 1 ? 'session' : 'sessions'}
             </span>
+            {p.spend ? <RowSpend spend={p.spend} /> : null}
           </>
         ) : null}
         {p.gated ? <span class="chip gate" title={`gate: ${p.gate}`}>

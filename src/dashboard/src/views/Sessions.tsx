@@ -1,5 +1,5 @@
 import { computed, signal } from '@preact/signals';
-import { CostChip } from './session/Cost';
+import { CostChip, ProjectSpendLine, SpawnSpend } from './session/Cost';
 import { useState } from 'preact/hooks';
 import { get, post } from '../api';
 import { go, href, replace, route } from '../router';
@@ -114,7 +114,10 @@ export function SessionsView() {
   return (
     <div class="sessions">
       <header class="page-head row-head">
-        <h1>Sessions</h1>
+        <div>
+          <h1>Sessions</h1>
+          <ProjectSpendLine />
+        </div>
         <div class="row-actions">
           {/* Not before the board is read: with no session the form opens by itself, and the button would flash. */}
           {b && mayRunCommands.value && !formOpen ? (
@@ -183,6 +186,7 @@ function SpawnForm() {
   return (
     <form class="card spawn" onSubmit={submit} aria-labelledby="spawn-h">
       <h2 id="spawn-h">Spawn a session</h2>
+      <SpawnSpend />
       <div class="spawn-fields">
         <HarnessPicker value={harness} onChange={setHarness} fallback={HARNESSES} />
         <label class="grow">

@@ -1,4 +1,5 @@
-import { costChip, costWords, issueCostWords } from '../../cost-words';
+import { budgetWords, costChip, costWords, dayBudgetReached, issueCostWords, spawnSpendWords, spentWords } from '../../cost-words';
+import { useProjectSpend } from '../../spend';
 import { board } from '../../store';
 import type { ReviewBundle, SessionSummary, SessionView as Session } from '../../types';
 
@@ -57,5 +58,34 @@ export function ReviewCost({ b }: { b: ReviewBundle }) {
     <p class="meta" data-testid="review-cost">
       What this change cost: {w.line}
     </p>
+  );
+}
+
+/**
+ * The project's spend today and this week (UTC; the week from Monday), on the board and the Sessions view:
+ * what a person looking at the project sees first of its cost.
+ */
+export function ProjectSpendLine() {
+  const s = useProjectSpend();
+  if (!s) return null;
+  return (
+    <span class="project-spend" data-testid="project-spend" title="What the project's agent sessions' model use cost (days in UTC, the week from Monday)">
+      Spent today <b data-testid="spend-today">{spentWords(s.today)}</b>
+      {s.budgetUsdPerDay !== null ? <span class={dayBudgetReached(s) ? 'over' : undefined}> of the {budgetWords(s.budgetUsdPerDay)} daily budget</span> : null} · this week{' '}
+      <b data-testid="spend-week">{spentWords(s.week)}</b>
+    </span>
+  );
+}
+
+/** The spawn form's line: what the project has spent today, against its daily budget; why a spawn will wait once it is reached. */
+export function SpawnSpend() {
+  const s = useProjectSpend();
+  if (!s) return null;
+  const w = spawnSpendWords(s);
+  return (
+    <div class={w.wait ? 'spawn-spend over' : 'spawn-spend'} data-testid="spawn-spend" role={w.wait ? 'status' : undefined}>
+      <p>{w.text}</p>
+      {w.wait ? <p data-testid="spawn-budget-wait">{w.wait}</p> : null}
+    </div>
   );
 }
