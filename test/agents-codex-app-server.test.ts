@@ -23,73 +23,30 @@ function unconfined(p: AgentProject): void {
 
 const protocolFile = (p: AgentProject, id: string, name: string) => join(p.home, 'codex', id, name);
 
+function world(codexVersion: (typeof CODEX_VERSIONS)[number]) {
+  const p = bed.project({ codexVersion });
+  unconfined(p);
+  const env = { ...p.env, TRELLIS_CODEX_STALL_MS: '5000' };
+  const spawn = async (task: string) => (JSON.parse(await ok(p.dir, ['session', 'spawn', task, '--harness', 'codex', '--json'], { env })) as { id: string }).id;
+  const until = (what: string, id: string, check: (s: Awaited<ReturnType<AgentProject['show']>>) => boolean) =>
+    waitFor(what, async () => {
+      const s = await p.show(id);
+      return check(s) ? s : null;
+    }, AGENT_WAIT);
+  return { p, env, spawn, until };
+}
+
 describe.each(CODEX_VERSIONS)('codex %s over its app-server', (codexVersion) => {
-  it('turn end, approvals by decision name, failures, a stall then an interrupt, usage, resume, and the server killed', async () => {
-    const p = bed.project({ codexVersion });
-    unconfined(p);
-    const env = { ...p.env, TRELLIS_CODEX_STALL_MS: '5000' };
+  it('a turn Trellis started ends from the protocol and shows in the TUI; usage; no folder trusted; resume; the server killed → interrupted', async () => {
+    const { p, env, spawn, until } = world(codexVersion);
     const config = readFileSync(join(p.agent.codexHome, 'config.toml'), 'utf8');
-    const spawn = async (task: string) => (JSON.parse(await ok(p.dir, ['session', 'spawn', task, '--harness', 'codex', '--json'], { env })) as { id: string }).id;
-    const show = p.show;
-    const until = (what: string, id: string, check: (s: Awaited<ReturnType<typeof show>>) => boolean) =>
-      waitFor(what, async () => {
-        const s = await show(id);
-        return check(s) ? s : null;
-      }, AGENT_WAIT);
-
     const text = await spawn('Say hi to APPSERVER');
-    const approve = await spawn('Touch [fake:bash touch approved-file]');
-    const decline = await spawn('Touch [fake:bash touch declined-file]');
-    const auth = await spawn('Fail [fake:status 401]');
-    const failed = await spawn('Fail [fake:status 400]');
-    const hang = await spawn('Hang [fake:hang]');
-
-    // Turn end, from the protocol; the person's TUI shows the turn Trellis started.
     const ended = await until('the text turn to end', text, (s) => s.state === 'awaiting' && s.reason === 'turn-end');
     expect(ended).toMatchObject({ source: 'protocol' });
     expect(ended.agentSessionId).toMatch(/^[0-9a-f-]{36}$/);
     await waitFor('the TUI to show the turn', () => /Say hi to APPSERVER/.test(p.screen(text)) && /Fake reply to: Say hi to APPSERVER/.test(p.screen(text)), AGENT_WAIT);
     // Token usage, read as the protocol reported it.
     await waitFor('a usage record', () => p.log(text).some((l) => /usage/.test(l)), AGENT_WAIT);
-
-    // A command approval: a wait naming its decisions, answered by name through the protocol.
-    const asking = await until('the approval', approve, (s) => s.state === 'awaiting' && s.reason === 'permission');
-    expect(asking).toMatchObject({ source: 'protocol' });
-    expect(String(asking.detail)).toContain("touch approved-file");
-    expect(String(asking.detail)).toMatch(/options: accept, acceptWithExecpolicyAmendment, cancel, decline/);
-    const bad = await ok(p.dir, ['session', 'answer', approve, 'maybe'], { env }).catch((e: Error) => e.message);
-    expect(bad).toMatch(/Codex offers accept, acceptWithExecpolicyAmendment, cancel, decline; 'maybe' names none of them/);
-    // The person's TUI draws the same approval (the server asks every client of the thread).
-    await waitFor('the TUI to draw the approval', () => /Yes, proceed/.test(p.screen(approve)), AGENT_WAIT);
-    expect(await ok(p.dir, ['session', 'answer', approve, 'accept'], { env })).toContain('answered "accept"');
-    const worktree = asking.worktree;
-    await until('the approved turn to end', approve, (s) => s.state === 'awaiting' && s.reason === 'turn-end');
-    expect(existsSync(join(worktree, 'approved-file'))).toBe(true);
-    // Answered through the protocol, the TUI's dialog is gone too: no key was typed.
-    await waitFor('the TUI to drop the answered dialog', () => !/Yes, proceed/.test(p.screen(approve)), AGENT_WAIT);
-
-    await until('the second approval', decline, (s) => s.state === 'awaiting' && s.reason === 'permission');
-    expect(await ok(p.dir, ['session', 'answer', decline, 'decline'], { env })).toContain('answered "decline"');
-    const declined = await until('the declined turn to end', decline, (s) => s.state === 'awaiting' && s.reason === 'turn-end');
-    expect(existsSync(join(declined.worktree, 'declined-file'))).toBe(false);
-
-    // Failed turns, named by their codexErrorInfo.
-    const refused = await until('the 401', auth, (s) => s.state === 'awaiting' && s.reason === 'auth');
-    expect(refused).toMatchObject({ source: 'protocol' });
-    expect(String(refused.detail)).toContain('httpConnectionFailed 401');
-    const fail = await until('the 400', failed, (s) => s.state === 'awaiting' && s.reason === 'turn-end');
-    expect(String(fail.detail)).toMatch(/^the turn failed: other: /);
-    expect(fail.turnFailures).toBe(1);
-
-    // A turn that never finalizes is stalled, not retried; the person's Esc in the TUI interrupts it.
-    const stalled = await until('the stall', hang, (s) => s.state === 'awaiting' && s.reason === 'stalled');
-    expect(stalled).toMatchObject({ source: 'protocol' });
-    const turns = bed.fake.requests.filter((r) => JSON.stringify(r.body).includes('Hang [fake:hang]') && r.kind === 'turn').length;
-    await ok(p.dir, ['session', 'keys', hang, 'Escape'], { env });
-    const interrupted = await until('the interrupted turn', hang, (s) => s.state === 'awaiting' && s.reason === 'turn-end');
-    expect(interrupted.detail).toBe('the turn was interrupted');
-    expect(bed.fake.requests.filter((r) => JSON.stringify(r.body).includes('Hang [fake:hang]') && r.kind === 'turn').length).toBe(turns);
-
     // No folder trusted in the person's Codex config by Trellis's thread/start (the stock TUI keeps
     // writing its own `[tui]` notes there, as it does on any path).
     const projects = (toml: string) => (toml.match(/^\[projects\..*$/gm) ?? []).join('\n');
@@ -108,5 +65,51 @@ describe.each(CODEX_VERSIONS)('codex %s over its app-server', (codexVersion) => 
     const gone = await until('the session to learn its server ended', text, (s) => s.state !== 'awaiting' && s.state !== 'running');
     expect(gone).toMatchObject({ state: 'interrupted', source: 'protocol' });
     expect(String(gone.detail)).toContain("Codex's app-server was killed (SIGKILL)");
+  });
+
+  it('a command approval waits naming its decisions and is answered by name through the protocol; another declined', async () => {
+    const { p, env, spawn, until } = world(codexVersion);
+    const approve = await spawn('Touch [fake:bash touch approved-file]');
+    const decline = await spawn('Touch [fake:bash touch declined-file]');
+    const asking = await until('the approval', approve, (s) => s.state === 'awaiting' && s.reason === 'permission');
+    expect(asking).toMatchObject({ source: 'protocol' });
+    expect(String(asking.detail)).toContain('touch approved-file');
+    expect(String(asking.detail)).toMatch(/options: accept, acceptWithExecpolicyAmendment, cancel, decline/);
+    const bad = await ok(p.dir, ['session', 'answer', approve, 'maybe'], { env }).catch((e: Error) => e.message);
+    expect(bad).toMatch(/Codex offers accept, acceptWithExecpolicyAmendment, cancel, decline; 'maybe' names none of them/);
+    // The person's TUI draws the same approval (the server asks every client of the thread).
+    await waitFor('the TUI to draw the approval', () => /Yes, proceed/.test(p.screen(approve)), AGENT_WAIT);
+    expect(await ok(p.dir, ['session', 'answer', approve, 'accept'], { env })).toContain('answered "accept"');
+    await until('the approved turn to end', approve, (s) => s.state === 'awaiting' && s.reason === 'turn-end');
+    expect(existsSync(join(asking.worktree, 'approved-file'))).toBe(true);
+    // Answered through the protocol, the TUI's dialog is gone too: no key was typed.
+    await waitFor('the TUI to drop the answered dialog', () => !/Yes, proceed/.test(p.screen(approve)), AGENT_WAIT);
+
+    await until('the second approval', decline, (s) => s.state === 'awaiting' && s.reason === 'permission');
+    expect(await ok(p.dir, ['session', 'answer', decline, 'decline'], { env })).toContain('answered "decline"');
+    const declined = await until('the declined turn to end', decline, (s) => s.state === 'awaiting' && s.reason === 'turn-end');
+    expect(existsSync(join(declined.worktree, 'declined-file'))).toBe(false);
+  });
+
+  it('failed turns named by codexErrorInfo; a silent turn stalled, never retried, then interrupted from the TUI', async () => {
+    const { p, env, spawn, until } = world(codexVersion);
+    const auth = await spawn('Fail [fake:status 401]');
+    const failed = await spawn('Fail [fake:status 400]');
+    const hang = await spawn('Hang [fake:hang]');
+    const refused = await until('the 401', auth, (s) => s.state === 'awaiting' && s.reason === 'auth');
+    expect(refused).toMatchObject({ source: 'protocol' });
+    expect(String(refused.detail)).toContain('httpConnectionFailed 401');
+    const fail = await until('the 400', failed, (s) => s.state === 'awaiting' && s.reason === 'turn-end');
+    expect(String(fail.detail)).toMatch(/^the turn failed: other: /);
+    expect(fail.turnFailures).toBe(1);
+
+    const stalled = await until('the stall', hang, (s) => s.state === 'awaiting' && s.reason === 'stalled');
+    expect(stalled).toMatchObject({ source: 'protocol' });
+    const hangTurns = () => bed.fake.requests.filter((r) => r.kind === 'turn' && JSON.stringify(r.body).includes('Hang [fake:hang]')).length;
+    const turns = hangTurns();
+    await ok(p.dir, ['session', 'keys', hang, 'Escape'], { env });
+    const interrupted = await until('the interrupted turn', hang, (s) => s.state === 'awaiting' && s.reason === 'turn-end');
+    expect(interrupted.detail).toBe('the turn was interrupted');
+    expect(hangTurns()).toBe(turns);
   });
 });

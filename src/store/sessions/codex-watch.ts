@@ -17,6 +17,8 @@ const WATCHED = new Set(['starting', 'running', 'awaiting', 'review', 'merging']
 const UP_MS = 20_000;
 /** A turn that says nothing for this long is `awaiting{stalled}` (TRELLIS_CODEX_STALL_MS overrides; never retried). */
 const STALL_MS = 10 * 60_000;
+/** How often the session's own end (closed, its pane gone) and a stall are checked. */
+const CHECK_MS = 1_000;
 /** Other names people give the two usual decisions. */
 const ALIASES: Readonly<Record<string, string>> = { approve: 'accept', yes: 'accept', allow: 'accept', deny: 'decline', no: 'decline', reject: 'decline' };
 
@@ -54,13 +56,14 @@ export async function watchCodex(p: SessionsProject, rt: SessionRuntime, id: str
     server.once('error', (err) => resolve(`could not start: ${err.message}`));
   });
   if (server.pid) writeFileSync(files.pid, String(server.pid));
+  writeFileSync(files.watcher, String(process.pid));
   const held: { control: Server | null } = { control: null };
   try {
     return await watch();
   } finally {
     held.control?.close();
     stop(server);
-    for (const f of [files.control, files.pending, files.ready, files.pid]) rmSync(f, { force: true });
+    for (const f of [files.control, files.pending, files.ready, files.pid, files.watcher, files.stats]) rmSync(f, { force: true });
   }
 
   async function watch(): Promise<CodexWatchEnd> {
@@ -68,8 +71,10 @@ export async function watchCodex(p: SessionsProject, rt: SessionRuntime, id: str
     let lastWord = Date.now();
     let turnRunning = false;
     let stalled = false;
+    const counted = { messages: 0, forwarded: 0, turns: 0 };
     const stallMs = Number(env.TRELLIS_CODEX_STALL_MS) > 0 ? Number(env.TRELLIS_CODEX_STALL_MS) : STALL_MS;
     const forward = async (event: string, payload: unknown): Promise<void> => {
+      counted.forwarded++;
       const r = await signalSession(p, rt, id, event, payload ?? {}, { ...(myPane ? { fromPane: myPane } : {}), source: 'protocol' }).catch((err: unknown) => {
         if (isTrellisError(err)) return { ignored: [err.message], changed: false, session: null };
         throw err;
@@ -100,10 +105,12 @@ export async function watchCodex(p: SessionsProject, rt: SessionRuntime, id: str
       if (method === 'turn/started') turnRunning = true;
       if (method === 'turn/completed') turnRunning = false;
       if (method === 'turn/started' || method === 'turn/completed' || method === 'thread/tokenUsage/updated') await forward(method, params);
+      if (method === 'turn/completed') writeFileSync(files.stats, JSON.stringify({ ...counted, turns: ++counted.turns }));
     };
     const onMessage = (method: string, params: unknown, reqId?: number | string) => {
       lastWord = Date.now();
       stalled = false;
+      counted.messages++;
       chain = chain.then(() => handle(method, params, reqId)).catch((err: Error) => opts.log(`${method}: ${err.message}`));
     };
     const connected = await connect(files.socket, onMessage, serverEnd).catch((err: Error) => err);
@@ -143,8 +150,10 @@ export async function watchCodex(p: SessionsProject, rt: SessionRuntime, id: str
       return { ok: true, chose: name, options };
     }
 
+    const closed = client.closed().then(() => 'closed its connection');
     for (;;) {
-      const ended = await Promise.race([serverEnd, client.closed().then(() => 'closed its connection'), sleep(250).then(() => null)]);
+      // The server's end is known at once; the session's (closed, its pane gone) within a second.
+      const ended = await Promise.race([serverEnd, closed, sleep(CHECK_MS).then(() => null)]);
       if (ended !== null) return serverEnded(ended);
       if (turnRunning && pending.size === 0 && !stalled && Date.now() - lastWord > stallMs) {
         stalled = true;

@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
 import { TrellisError } from '../../../events/index.js';
 import { trellisHome } from '../../trellis-home.js';
 
@@ -28,6 +28,9 @@ export const protocolFiles = (dir: string) => ({
   /** The app-server's process id (for whoever must know it ended). */
   pid: join(dir, 'app-server.pid'),
   log: join(dir, 'app-server.log'),
+  /** The watcher's process id, and what it has read and recorded so far (written at each turn's end, for the bench). */
+  watcher: join(dir, 'watch.pid'),
+  stats: join(dir, 'watch-stats.json'),
 });
 
 /** Makes session `id`'s folder, owner-only. */
@@ -56,9 +59,11 @@ export class AppServerClient {
   }
 
   /** Connects to the `unix://` listener at `socket` (a WebSocket over it: ws's `ws+unix:` form). */
-  static connect(socket: string, onMessage: Handler, timeoutMs = 2_000): Promise<AppServerClient> {
+  static async connect(socket: string, onMessage: Handler, timeoutMs = 2_000): Promise<AppServerClient> {
+    // Loaded by the watcher alone: the adapter (on every hook's path) never loads ws.
+    const { default: WebSocketClass } = await import('ws');
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(`ws+unix://${socket}:/`, { handshakeTimeout: timeoutMs });
+      const ws = new WebSocketClass(`ws+unix://${socket}:/`, { handshakeTimeout: timeoutMs });
       ws.once('open', () => resolve(new AppServerClient(ws, onMessage)));
       ws.once('error', (err) => reject(err));
     });
@@ -66,7 +71,7 @@ export class AppServerClient {
 
   /** Resolves when the connection ends, however it ends. */
   closed(): Promise<void> {
-    return new Promise((resolve) => (this.ws.readyState === WebSocket.CLOSED ? resolve() : this.ws.once('close', () => resolve())));
+    return new Promise((resolve) => (this.ws.readyState === this.ws.CLOSED ? resolve() : this.ws.once('close', () => resolve())));
   }
 
   request(method: string, params: unknown, timeoutMs = 15_000): Promise<unknown> {
