@@ -1,8 +1,8 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentTestBed, CODEX_VERSIONS, type AgentProject } from './helpers/agents.js';
-import { ok } from './helpers/repo.js';
+import { agentPrograms, agentTestBed, CODEX_VERSIONS, type AgentProject } from './helpers/agents.js';
+import { ok, tempDir } from './helpers/repo.js';
 import { waitFor } from './helpers/sessions.js';
 
 /*
@@ -26,7 +26,7 @@ const protocolFile = (p: AgentProject, id: string, name: string) => join(p.home,
 function world(codexVersion: (typeof CODEX_VERSIONS)[number]) {
   const p = bed.project({ codexVersion });
   unconfined(p);
-  const env = { ...p.env, TRELLIS_CODEX_STALL_MS: '5000' };
+  const env: NodeJS.ProcessEnv = { ...p.env, TRELLIS_CODEX_STALL_MS: '5000' };
   const spawn = async (task: string) => (JSON.parse(await ok(p.dir, ['session', 'spawn', task, '--harness', 'codex', '--json'], { env })) as { id: string }).id;
   const until = (what: string, id: string, check: (s: Awaited<ReturnType<AgentProject['show']>>) => boolean) =>
     waitFor(what, async () => {
@@ -111,5 +111,22 @@ describe.each(CODEX_VERSIONS)('codex %s over its app-server', (codexVersion) => 
     const interrupted = await until('the interrupted turn', hang, (s) => s.state === 'awaiting' && s.reason === 'turn-end');
     expect(interrupted.detail).toBe('the turn was interrupted');
     expect(hangTurns()).toBe(turns);
+  });
+});
+
+describe('an older Codex', () => {
+  it('takes the notify path: the watcher refuses it by version, the pane runs codex with its notify program', async () => {
+    const { p, env, spawn, until } = world(CODEX_VERSIONS[0]);
+    // The real codex, saying it is 0.160.0 (older than the app-server path was checked against).
+    const bin = join(tempDir(), 'old-codex');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'codex'), `#!/bin/sh\n[ "$1" = --version ] && { echo 'codex-cli 0.160.0'; exit 0; }\nexec ${agentPrograms(undefined, CODEX_VERSIONS[0]).codex} "$@"\n`);
+    chmodSync(join(bin, 'codex'), 0o755);
+    env.PATH = `${bin}:${env.PATH}`;
+    const id = await spawn('Say hi the old way');
+    const ended = await until('the turn to end', id, (s) => s.state === 'awaiting' && s.reason === 'turn-end');
+    expect(ended).toMatchObject({ source: 'hook' });
+    expect(readFileSync(protocolFile(p, id, 'refused'), 'utf8')).toMatch(/Codex codex-cli 0.160.0 is older than the app-server path needs/);
+    expect(existsSync(protocolFile(p, id, 'control.sock'))).toBe(false);
   });
 });
