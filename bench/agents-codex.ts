@@ -23,6 +23,8 @@ import { report, round, stats } from './lib.js';
 
 const TURNS = Number(process.env.BENCH_CODEX_TURNS ?? 6);
 const LIMIT_MS = 60_000;
+/** The watcher's CPU with that of the processes it ran and waited for (git, tmux). */
+const watcherCpu = (pid: number) => cpuMs(pid) + cpuMs(pid, true);
 const load = () => ({ cores: cpus().length, load_avg_1m: round(loadavg()[0]!) });
 
 async function until<T>(what: string, check: () => Promise<T | null> | T | null): Promise<T> {
@@ -59,20 +61,20 @@ async function version(fake: FakeModel, codexVersion: CodexVersion): Promise<voi
     let last = await until('first turn end', () => turnEnded(1));
     const pid = Number(readFileSync(files.watcher, 'utf8'));
     // Its idle CPU: the once-a-second checks, taken out of each turn's figure.
-    const idle0 = cpuMs(pid);
+    const idle0 = watcherCpu(pid);
     const idleT0 = performance.now();
     await sleep(5_000);
-    const idlePerMs = (cpuMs(pid) - idle0) / (performance.now() - idleT0);
+    const idlePerMs = (watcherCpu(pid) - idle0) / (performance.now() - idleT0);
     let cpu = 0;
     let messages = 0;
     let forwarded = 0;
     const perTurn: number[] = [];
     for (let i = 0; i < TURNS; i++) {
-      const c0 = cpuMs(pid);
+      const c0 = watcherCpu(pid);
       const t0 = performance.now();
       await promptSession(p, rt, s.id, `bench turn ${i}`, 'bench');
       const now = await until(`turn ${i + 2}'s end`, () => turnEnded(last.turns + 1));
-      const spent = Math.max(0, cpuMs(pid) - c0 - idlePerMs * (performance.now() - t0));
+      const spent = Math.max(0, watcherCpu(pid) - c0 - idlePerMs * (performance.now() - t0));
       cpu += spent;
       messages += now.messages - last.messages;
       forwarded += now.forwarded - last.forwarded;
@@ -96,12 +98,15 @@ async function version(fake: FakeModel, codexVersion: CodexVersion): Promise<voi
       cpu_ms_per_message: round(cpu / Math.max(1, messages)),
       cpu_ms_per_recorded_signal: round(perSignal),
       cpu_ms_per_turn: stats(perTurn),
+      // The median turn's, less sensitive to one turn's GC or git housekeeping on a loaded machine.
+      median_turn_cpu_ms_per_message: round(stats(perTurn).median_ms / Math.max(1, messages / TURNS)),
+      median_turn_cpu_ms_per_recorded_signal: round(stats(perTurn).median_ms / Math.max(1, forwarded / TURNS)),
       idle_cpu_ms_per_s: round(idlePerMs * 1000),
       notify_signal_process_cpu_ms: stats(notifyCpu),
       ratio_notify_over_protocol_signal: round(notifyMedian / Math.max(0.01, perSignal)),
       target_ms: 5,
       ...load(),
-      note: 'the watcher’s CPU (/proc, 10 ms ticks, summed over the turns, idle taken out) per protocol message it read and per signal it recorded (turn/started, tokenUsage, turn/completed); beside it one `trellis session signal … notify` process per event',
+      note: 'the watcher’s CPU with its waited-for children’s (/proc, 10 ms ticks, summed over the turns, idle taken out) per protocol message it read and per signal it recorded (turn/started, tokenUsage, turn/completed); beside it one `trellis session signal … notify` process per event',
     });
     await closeSession(p, rt, s.id, 'bench').catch(() => {});
   } finally {
