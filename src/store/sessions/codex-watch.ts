@@ -91,7 +91,8 @@ export async function watchCodex(p: SessionsProject, rt: SessionRuntime, id: str
     let chain: Promise<void> = launched();
     const handle = async (method: string, params: unknown, reqId?: number | string): Promise<void> => {
       if (reqId !== undefined) {
-        if (!APPROVAL_REQUESTS.has(method)) return client.refuse(reqId, `Trellis answers no ${method}`);
+        // Any other request (a question, an elicitation) is left to the person's TUI, which the server asks too.
+        if (!APPROVAL_REQUESTS.has(method)) return opts.log(`${method}: left to the TUI`);
         pending.set(reqId, { method, params });
         savePending();
         return forward(method, params);

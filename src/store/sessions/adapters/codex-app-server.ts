@@ -98,10 +98,6 @@ export class AppServerClient {
     this.send({ jsonrpc: '2.0', id, result });
   }
 
-  refuse(id: number | string, message: string): void {
-    this.send({ jsonrpc: '2.0', id, error: { code: -32601, message } });
-  }
-
   close(): void {
     this.ws.close();
   }
