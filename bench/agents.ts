@@ -205,6 +205,7 @@ export async function agentsBench(): Promise<void> {
     const only = process.env.BENCH_AGENT_SCENARIOS?.split(',');
     for (const sc of SCENARIOS) if (!only || only.includes(sc.name)) await scenario(fake, sc);
     await (await import('./agents-opencode.js')).opencodeAgentsBench(fake);
+    await (await import('./agents-codex.js')).codexProtocolBench(fake);
   } finally {
     await fake.close();
   }

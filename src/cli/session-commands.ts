@@ -229,6 +229,20 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
       return 0;
     },
   },
+  'watch-codex': {
+    args: ['id', 'launch'],
+    options: [],
+    usage: 'trellis session watch-codex <id> <fresh|resume>   (run beside codex in its pane: its own app-server, Trellis as a second client)',
+    async run(ctx, p) {
+      const launch = ctx.args[1];
+      if (launch !== 'fresh' && launch !== 'resume') throw new UsageError(`<launch> is fresh or resume, not '${launch}'`, SESSION_ACTIONS['watch-codex']!.usage);
+      // Started in the agent's pane: its hangup must not end the watch before what it records is written.
+      process.on('SIGHUP', () => {});
+      const { watchCodex } = await import('../store/sessions/codex-watch.js');
+      await watchCodex(p, cliRuntime(p), ctx.args[0]!, { resume: launch === 'resume', log: (line) => process.stderr.write(`${line}\n`) });
+      return 0;
+    },
+  },
   react: {
     args: ['id'],
     options: [],

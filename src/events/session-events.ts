@@ -11,7 +11,8 @@ import { USAGE_DATA, type UsageData } from './usage-events.js';
 export const SESSION_EVENT_FORMAT = 1 as const;
 
 /** Who caused a transition, so a wrong status can be explained (DESIGN.md §9). */
-export const SOURCES = ['user', 'hook', 'pane', 'process', 'supervisor'] as const;
+/** `protocol`: the agent's own structured channel, read by a client of Trellis's (Codex's app-server, issue 41). */
+export const SOURCES = ['user', 'hook', 'pane', 'process', 'supervisor', 'protocol'] as const;
 export type Source = (typeof SOURCES)[number];
 
 /**
@@ -20,9 +21,10 @@ export type Source = (typeof SOURCES)[number];
  * signal), its provider's login or billing (`auth`, from the agent's own failure signal), or a dialog of
  * the agent's own mid-session that is neither a permission nor a question (`dialog`: Claude Code 2.1.331's
  * one-time "Make auto mode your default?"), or a person's decision to spend more (`budget`: the session's cost,
- * or the project's today, reached its budget in trellis.json; Trellis stopped the agent, issue 42).
+ * or the project's today, reached its budget in trellis.json; Trellis stopped the agent, issue 42), or a turn
+ * that said nothing within its bound and never finalized (`stalled`: left as it is, never retried, issue 41).
  */
-export const AWAIT_REASONS = ['turn-end', 'permission', 'question', 'setup', 'auth', 'dialog', 'budget'] as const;
+export const AWAIT_REASONS = ['turn-end', 'permission', 'question', 'setup', 'auth', 'dialog', 'budget', 'stalled'] as const;
 export type AwaitReason = (typeof AWAIT_REASONS)[number];
 
 export const INTERRUPT_REASONS = ['by-user', 'process-exit', 'tmux-gone'] as const;

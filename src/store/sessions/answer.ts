@@ -38,7 +38,7 @@ export async function answerSession(p: SessionsProject, rt: SessionRuntime, id: 
   }
   // An agent with an API for its permissions (opencode) is answered through it: no key is typed at all.
   const adapter = adapterOf(state.harness);
-  if (adapter.answer) {
+  if (adapter.answer && adapter.answersByApi?.(state) !== false) {
     const { chose, options } = await adapter.answer(state, choice);
     await recordAnswer(p, id, chose, by, via);
     return { session: sessionView(await p.sessionLog.get(id)), chose, options };

@@ -35,7 +35,7 @@ export async function readDialog(p: SessionsProject, rt: SessionRuntime, id: str
   const adapter = adapterOf(state.harness);
   const drawn = state.status === 'awaiting' && state.reason === 'permission' && !!adapter.dialogOnScreen;
   const base = { state: state.status, reason: state.reason ?? null, pending: false };
-  if (adapter.answer) {
+  if (adapter.answer && adapter.answersByApi?.(state) !== false) {
     const options = adapter.answerOptions?.(state) ?? [];
     return { ...base, options, selected: options.length ? 0 : null, from: options.length ? 'api' : 'none' };
   }

@@ -67,7 +67,7 @@ export async function launch(p: SessionsProject, rt: SessionRuntime, state: Sess
     const apiUrl = await rt.apiUrl();
     // A confined agent reaches no serve: its hooks are commands, which reach Trellis through its relay.
     const agentConfined = confinement.confined && state.harness !== 'shell';
-    const ctx: LaunchContext = { session: state, resume: opts.resume, trellis: trellisCommand(), apiUrl: agentConfined ? null : apiUrl };
+    const ctx: LaunchContext = { session: state, resume: opts.resume, trellis: trellisCommand(), apiUrl: agentConfined ? null : apiUrl, confined: agentConfined };
     // A confined agent's hooks run the relay's light stand-in for `trellis session signal` (one small node
     // process inside, the whole CLI outside); the pane's own hooks below run outside and keep the CLI.
     const agentCtx: LaunchContext = agentConfined ? { ...ctx, trellis: relayHookCommand() } : ctx;

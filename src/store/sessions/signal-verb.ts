@@ -31,7 +31,7 @@ export interface SignalResult {
  * keeps the pane's last screen as evidence and its last lines in the reason. When the agent now takes
  * input, its held prompts are delivered.
  */
-export async function signalSession(p: Project, rt: SessionRuntime, id: string, event: string, payload: unknown, opts: { fromPane?: string } = {}): Promise<SignalResult> {
+export async function signalSession(p: Project, rt: SessionRuntime, id: string, event: string, payload: unknown, opts: { fromPane?: string; source?: SessionCommand['source'] } = {}): Promise<SignalResult> {
   const state = await sessionState(p, id);
   // A hook of an agent Trellis already replaced (interrupted, then resumed in a new pane: the old
   // program's SessionEnd as it dies) speaks of a pane that is no longer the session's.
@@ -39,7 +39,7 @@ export async function signalSession(p: Project, rt: SessionRuntime, id: string, 
   if (stale) return { session: sessionView(state), changed: false, ignored: [`${event}: ${stale}`] };
   const mapped = mapSignal(adapterOf(state.harness), event, payload, state);
   if ('ignored' in mapped) return { session: sessionView(state), changed: false, ignored: [mapped.ignored] };
-  const source: SessionCommand['source'] = event === 'exit' ? 'process' : 'hook';
+  const source: SessionCommand['source'] = event === 'exit' ? 'process' : (opts.source ?? 'hook');
   let current = state;
   let changed = false;
   const ignored: string[] = [];

@@ -38,6 +38,8 @@ export interface LaunchContext {
    * agent that can POST its signals (HTTP hooks) sends them there instead of starting a process each.
    */
   readonly apiUrl?: string | null;
+  /** Whether the agent runs confined (bubblewrap): a channel it opens inside is not reachable from outside. */
+  readonly confined?: boolean;
 }
 
 /** A turn signal an adapter maps a hook call to: a command for the session log, minus who and when. */
@@ -116,6 +118,8 @@ export interface HarnessAdapter {
   answer?(state: SessionState, choice: string): Promise<{ readonly chose: string; readonly options: readonly string[] }>;
   /** The options `answer` takes for the wait the session is in, by name (for a notification's actions); none when it takes none. */
   answerOptions?(state: SessionState): readonly string[];
+  /** Whether `answer` takes this session's wait now (absent: always); when not, the wait is answered on its screen. */
+  answersByApi?(state: SessionState): boolean;
   /**
    * The shared-runtime guard (spec §4.2 rule 4): before a lifecycle mutation cleans up (kills tmux,
    * removes the worktree), is anything else still using this session's runtime? A reason refuses it.

@@ -103,6 +103,7 @@ export interface BundleFacts {
 export function nextStep(s: Pick<Session, 'state' | 'reason' | 'issue'>, offered: Offered, b: BundleFacts | null, mayAnswer: boolean): NextStep {
   const verb = (v: Action): NextStep | null => (offered.shown.has(v) ? { kind: 'verb', verb: v } : null);
   if (s.state === 'awaiting' && ['permission', 'question', 'setup', 'dialog'].includes(s.reason ?? '') && mayAnswer) return { kind: 'answer' };
+  if (s.state === 'awaiting' && s.reason === 'stalled') return { kind: 'wait', why: 'Its turn has said nothing for a long while and has not finished; it is not retried. Press Esc in its terminal to stop the turn, or close the session.' };
   if (s.state === 'awaiting' && s.reason === 'budget') return { kind: 'wait', why: 'Its agent was stopped at its budget: raise sessions.budgetUsd (or budgetUsdPerDay) in trellis.json, then resume it; or close it.' };
   if (b?.merged) return s.issue ? { kind: 'close-issue' } : (verb('close') ?? { kind: 'wait', why: null });
   if (s.state === 'interrupted' || s.state === 'quarantined') return verb('resume') ?? { kind: 'wait', why: `The session is ${s.state}; this login may not resume it.` };
