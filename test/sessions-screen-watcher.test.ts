@@ -1,10 +1,11 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentTestBed, type AgentProject } from './helpers/agents.js';
-import { git, ok, ROOT } from './helpers/repo.js';
+import { BIN, git, ok, ROOT, tempDir, tempRepo, testEnv } from './helpers/repo.js';
 import { startServe } from './helpers/serve.js';
-import { tmux, waitFor } from './helpers/sessions.js';
+import { killTmux, tmux, waitFor } from './helpers/sessions.js';
 
 /*
  * Status without a serve (issue 41): the real Claude Code 2.1.332 against the fake model shows its
@@ -93,6 +94,42 @@ describe('the real claude 2.1.332 with its own screen watcher', () => {
       expect(watchers(id)).toHaveLength(1);
     } finally {
       await serve.stop();
+    }
+  });
+});
+
+describe('the watcher’s life (a stand-in claude: the hook protocol and Claude Code’s screens)', () => {
+  it('one per session: a second one replaces the first; interrupt ends it, resume starts a new one, close leaves none', async () => {
+    const dir = tempRepo();
+    const bin = tempDir();
+    writeFileSync(join(bin, 'claude'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(resolve(ROOT, 'test/agents/claude-standin.mjs'))} "$@"\n`);
+    chmodSync(join(bin, 'claude'), 0o755);
+    const env: NodeJS.ProcessEnv = { ...testEnv(dir), PATH: `${bin}:${process.env.PATH}` };
+    writeFileSync(join(dir, 'trellis.local.json'), JSON.stringify({ sessions: { confine: 'off' } }));
+    const lease = (id: string) => join(dir, '.git', 'trellis', 'watchers', id);
+    try {
+      const id = (await ok(dir, ['session', 'spawn', 'first task', '--harness', 'claude'], { env })).trim();
+      const [first] = await waitFor('its watcher', () => (watchers(id).length === 1 ? watchers(id) : null), 10_000);
+      // Another watcher of the same session (as a resume's launch starts): it takes the lease, the first leaves.
+      const second = spawn(process.execPath, [BIN, 'session', 'watch-screen', id], { cwd: dir, env, stdio: 'ignore' });
+      const secondExit = new Promise((r) => second.on('exit', r));
+      await waitFor('the first watcher to leave', () => !watchers(id).includes(first!) && watchers(id).length === 1, 10_000);
+      expect(watchers(id)).toEqual([second.pid]);
+      expect(JSON.parse(await ok(dir, ['session', 'show', id, '--json'], { env })).screenWatcher).toBe(second.pid);
+
+      await ok(dir, ['session', 'interrupt', id], { env });
+      await secondExit;
+      expect(watchers(id)).toEqual([]);
+      expect(existsSync(lease(id))).toBe(false);
+
+      await ok(dir, ['session', 'resume', id], { env });
+      await waitFor('the resumed session’s watcher', () => watchers(id).length === 1, 10_000);
+      await waitFor('the resumed agent idle', async () => JSON.parse(await ok(dir, ['session', 'show', id, '--json'], { env })).state === 'awaiting', 20_000);
+      await ok(dir, ['session', 'close', id], { env });
+      await waitFor('no watcher once closed', () => watchers(id).length === 0, 10_000);
+      expect(existsSync(lease(id))).toBe(false);
+    } finally {
+      killTmux(env.TRELLIS_HOME!);
     }
   });
 });

@@ -21,13 +21,8 @@ const leaseFile = (gitdir: string, id: string): string => join(gitdir, 'trellis'
  * says) is that watcher, not a process that took a dead watcher's pid. No process is spawned to ask.
  */
 export function screenWatcherOf(gitdir: string, id: string): number | null {
-  let pid: number;
-  try {
-    pid = Number(readFileSync(leaseFile(gitdir, id), 'utf8').trim());
-  } catch {
-    return null;
-  }
-  if (!Number.isInteger(pid) || pid <= 0) return null;
+  const pid = leaseHolder(gitdir, id);
+  if (pid === null) return null;
   try {
     process.kill(pid, 0);
   } catch (err) {
@@ -51,17 +46,19 @@ export function claim(gitdir: string, id: string): void {
   renameSync(`${file}.${process.pid}`, file);
 }
 
-export function holds(gitdir: string, id: string): boolean {
+/** The pid the lease names (null: no lease, e.g. an older watcher's exit removed it as this one claimed it). */
+export function leaseHolder(gitdir: string, id: string): number | null {
   try {
-    return Number(readFileSync(leaseFile(gitdir, id), 'utf8').trim()) === process.pid;
+    const pid = Number(readFileSync(leaseFile(gitdir, id), 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
   } catch {
-    return false;
+    return null;
   }
 }
 
 export function release(gitdir: string, id: string): void {
   try {
-    if (holds(gitdir, id)) unlinkSync(leaseFile(gitdir, id));
+    if (leaseHolder(gitdir, id) === process.pid) unlinkSync(leaseFile(gitdir, id));
   } catch {
     // Gone already: the project was removed, or a newer watcher's cleanup.
   }

@@ -4,7 +4,7 @@ import { supervised, type SessionState } from '../../projections/index.js';
 import type { SessionsProject } from './sessions-project.js';
 import { PaneWatch } from './pane-watch.js';
 import { readScreen, screenWatched } from './screen-watch.js';
-import { claim, holds, release } from './screen-watcher-lease.js';
+import { claim, leaseHolder, release } from './screen-watcher-lease.js';
 import type { SessionRuntime } from './session-runtime.js';
 
 /*
@@ -66,12 +66,18 @@ export function watchScreens(p: SessionsProject, rt: SessionRuntime, id: string,
         do {
           again = false;
           if (done) return;
-          if (!holds(gitdir, id)) return finish('replaced');
           const s = await state();
           if (!s) return finish('unreadable');
           if (!(s.status === 'starting' || supervised(s.status))) return finish('ended');
+          // A newer watcher's lease ends this one; a lease gone (an older one's exit raced this claim) is taken again.
+          const holder = leaseHolder(gitdir, id);
+          if (holder !== null && holder !== process.pid) return finish('replaced');
+          if (holder === null) claim(gitdir, id);
           if (s.tmux) panes.watch(id, { socket: rt.tmux.socket, session: s.tmux.session, pane: s.tmux.pane }, read);
         } while (again);
+      } catch (err) {
+        console.error(`trellis: watcher of ${id}: ${(err as Error).message}`);
+        finish('unreadable');
       } finally {
         checking = false;
       }
