@@ -6,7 +6,7 @@
  * every figure. `BENCH_AGENT_RUNS` sets the runs per figure (default 6). Claude's figures are taken for
  * each version the adapter is checked against (CLAUDE_VERSIONS: 2.1.197 and 2.1.332; codex's CODEX_VERSIONS; gemini 0.61.0), with the serve's pane reader running
  * in this process as the serve runs it (pane-watch.ts and screen-watch.ts: on output, at most every
- * 700 ms), which leaves each session with a watcher of its own to it; and 2.1.332's auto-mode dialog with no
+ * 700 ms), beside each session's own watcher; and 2.1.332's auto-mode dialog with no
  * serve, read by the session's own watcher and, side by side, by hooks alone (the watcher killed: no serve
  * before issue 41). 2.1.331's auto-mode dialog has no hook until a notification 6–7 s later. Last, the CPU per hook event, command vs HTTP (agent-hooks.ts).
  */
@@ -43,7 +43,7 @@ interface Scenario {
   readonly expect: string;
   /**
    * Which readers of the screen run: `serve` (default) the serve's pane reader in this process beside the
-   * session's own watcher (which the reader leaves the session to, as a serve does); `watcher` no serve,
+   * session's own watcher (both read its dialogs); `watcher` no serve,
    * the session's own watcher alone; `hooks` neither (the watcher killed once up: how a session without a
    * serve read before issue 41).
    */
@@ -86,10 +86,7 @@ const SCENARIOS: readonly Scenario[] = [
   { name: 'gemini.permission', harness: 'gemini', setup: {}, turn: { tool: 'bash', command: 'touch bench-file' }, screen: /Allow execution of/, expect: 'awaiting{permission}' },
 ];
 
-/**
- * The serve's pane reader (pane-watch.ts reading with screen-watch.ts), run in this process while a
- * scenario runs; as a serve's, it leaves a session with a live watcher of its own to that watcher.
- */
+/** The serve's pane reader (pane-watch.ts reading with screen-watch.ts), run in this process while a scenario runs. */
 function paneReader(p: Project, rt: SessionRuntime): () => void {
   const reads = new Map<string, number>();
   const watch = new PaneWatch();
@@ -101,7 +98,7 @@ function paneReader(p: Project, rt: SessionRuntime): () => void {
     void p.sessionLog
       .all()
       .then(({ states }) => {
-        for (const s of states) if (screenWatched(s) && screenWatcherOf(p.gitdir, s.id) === null) watch.watch(s.id, { socket: rt.tmux.socket, session: s.tmux!.session, pane: s.tmux!.pane }, read(s.id));
+        for (const s of states) if (screenWatched(s)) watch.watch(s.id, { socket: rt.tmux.socket, session: s.tmux!.session, pane: s.tmux!.pane }, read(s.id));
       })
       .catch(() => {});
   }, 100);

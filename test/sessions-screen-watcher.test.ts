@@ -11,8 +11,7 @@ import { killTmux, tmux, waitFor } from './helpers/sessions.js';
  * Status without a serve (issue 41): the real Claude Code 2.1.332 against the fake model shows its
  * auto-mode dialog, which no hook announces until a notification 6–7 s later. The session's own watcher
  * (started by the launch, serve or not) reads it as a wait within 2 s of it being on screen, and is gone
- * once the session ends. With a serve online too, the log holds one wait for it, and one control client
- * reads the screen.
+ * once the session ends. With a serve online too, both read the dialog and the log holds one wait for it.
  */
 
 const bed = agentTestBed();
@@ -76,16 +75,16 @@ describe('the real claude 2.1.332 with its own screen watcher', () => {
     expect((await p.show(id)).screenWatcher).toBeNull();
   });
 
-  it('a serve online too: the same bound, one wait on the log for the dialog, one control client reading its screen', async () => {
+  it('a serve online too: the same bound; the serve and the watcher both read the dialog, and the log holds one wait for it', async () => {
     const p = bed.project({ claudeVersion: '2.1.332' });
     writeFileSync(join(p.dir, 'trellis.json'), '{}\n');
     const serve = await startServe(ROOT, p.dir, p.env);
     try {
       const { id, seen, waited } = await dialogToWait(p);
       expect(waited - seen).toBeLessThanOrEqual(WAIT_MS);
-      // One reader of the screen: the watcher's control client (the serve leaves the session to it).
+      // Two readers of the screen, the serve's control client and the watcher's, both read the dialog.
       const clients = (tmux(p.home, 'list-clients', '-F', '#{client_control_mode} #{session_name}') ?? '').split('\n').filter((l) => l === `1 ${id}`);
-      expect(clients).toHaveLength(1);
+      expect(clients).toHaveLength(2);
       // Answered, the agent's next dialog follows: by then every reader has read the first one, and the log holds one wait for it.
       await ok(p.dir, ['session', 'answer', id, 'approve'], { env: p.env });
       await waitFor('the Bash dialog read as the next wait', () => events(p, id).some((e) => e.type === 'awaiting' && /Do you want to proceed/.test(e.data.detail ?? '')), AGENT_MS);

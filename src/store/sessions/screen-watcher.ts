@@ -13,7 +13,8 @@ import type { SessionRuntime } from './session-runtime.js';
  * without a serve) and gone with it. It reads the screen exactly as a serve does (pane-watch.ts hears the
  * pane through one tmux control client; screen-watch.ts says what a screen means), and what it records
  * goes through the session log's compare-and-swap append, re-decided there: a serve and a watcher that
- * both saw one dialog append one wait. A serve leaves a session with a live watcher to it.
+ * both saw one dialog append one wait. It reads dialogs only (the wait no hook says in time); a serve
+ * still reads every watched screen, for an agent back at its input with no hook too (Esc mid-turn).
  */
 
 /** How often the watcher re-reads its session with nothing said (a ref rewritten in a way no fs event tells). */
@@ -53,7 +54,9 @@ export function watchScreens(p: SessionsProject, rt: SessionRuntime, id: string,
     const read = async (screen: string): Promise<boolean> => {
       const s = await state();
       if (done || !s || !screenWatched(s)) return false;
-      return readScreen(p, s, screen, idleReads);
+      // Dialogs only: an idle screen read before a slow Stop hook would take the turn's end from it (and
+      // a pane's idle never clears the failure streak the Stop would), so the hooks say a turn ended.
+      return readScreen(p, s, screen, idleReads, { dialogsOnly: true });
     };
     const state = (): Promise<SessionState | null> => p.sessionLog.get(id).catch(() => null);
     const check = async (): Promise<void> => {

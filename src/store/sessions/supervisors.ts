@@ -5,7 +5,6 @@ import type { SessionsProject as Project } from './sessions-project.js';
 import { adapterOf } from './adapters/index.js';
 import { PaneWatch } from './pane-watch.js';
 import { readScreen, screenWatched } from './screen-watch.js';
-import { screenWatcherOf } from './screen-watcher-lease.js';
 import { queuePass } from './queue.js';
 import { record, trellisCommand, type SessionRuntime } from './runtime.js';
 import { deliverHeld, quarantineSession } from './verbs.js';
@@ -133,8 +132,7 @@ export class SessionSupervisors {
         if (this.stopped) return;
         const watched = new Map<string, SessionState>();
         for (const s of states) {
-          // A session with a watcher of its own (screen-watcher.ts) is its watcher's: one reader per screen.
-          if (!screenWatched(s) || screenWatcherOf(this.project.gitdir, s.id) !== null) continue;
+          if (!screenWatched(s)) continue;
           watched.set(s.id, s);
           this.panes.watch(s.id, { socket: this.rt.tmux.socket, session: s.tmux!.session, pane: s.tmux!.pane }, (screen) => this.readPane(s.id, screen));
         }
