@@ -6,7 +6,9 @@
  * every figure. `BENCH_AGENT_RUNS` sets the runs per figure (default 6). Claude's figures are taken for
  * each version the adapter is checked against (CLAUDE_VERSIONS: 2.1.197 and 2.1.332; codex's CODEX_VERSIONS; gemini 0.61.0), with the serve's pane reader running
  * in this process as the serve runs it (pane-watch.ts and screen-watch.ts: on output, at most every
- * 700 ms): 2.1.331's auto-mode dialog has no hook until a notification 6–7 s later. Last, the CPU per hook event, command vs HTTP (agent-hooks.ts).
+ * 700 ms), beside each session's own watcher; and 2.1.332's auto-mode dialog with no
+ * serve, read by the session's own watcher and, side by side, by hooks alone (the watcher killed: no serve
+ * before issue 41). 2.1.331's auto-mode dialog has no hook until a notification 6–7 s later. Last, the CPU per hook event, command vs HTTP (agent-hooks.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,6 +22,7 @@ import { defaultRuntime, type SessionRuntime } from '../src/store/sessions/runti
 import { closeSession, spawnSession } from '../src/store/sessions/verbs.js';
 import { PaneWatch } from '../src/store/sessions/pane-watch.js';
 import { readScreen, screenWatched } from '../src/store/sessions/screen-watch.js';
+import { screenWatcherOf } from '../src/store/sessions/screen-watcher-lease.js';
 import { agentHome, CLAUDE_VERSIONS, CODEX_VERSIONS, stopAgentDaemons, writeGeminiState, type AgentSetup, type ClaudeVersion } from '../test/fake-model/agents.js';
 import type { Turn } from '../test/fake-model/replies.js';
 import { startFakeModel, type FakeModel } from '../test/fake-model/server.js';
@@ -38,6 +41,13 @@ interface Scenario {
   readonly screen: RegExp;
   /** The state that says it (status{reason}). */
   readonly expect: string;
+  /**
+   * Which readers of the screen run: `serve` (default) the serve's pane reader in this process beside the
+   * session's own watcher (both read its dialogs); `watcher` no serve,
+   * the session's own watcher alone; `hooks` neither (the watcher killed once up: how a session without a
+   * serve read before issue 41).
+   */
+  readonly readers?: 'serve' | 'watcher' | 'hooks';
 }
 
 /** Claude's scenarios, for one version (named `claude@<version>.<scenario>`). */
@@ -52,8 +62,20 @@ const claudeScenarios = (v: ClaudeVersion): Scenario[] => [
   { name: `claude@${v}.http-401`, harness: 'claude', setup: { claudeVersion: v }, turn: { status: 401 }, screen: /Invalid API key|API Error: 401/, expect: 'awaiting{auth}' },
 ];
 
+/** The newest Claude Code's auto-mode dialog (no hook until a notification 6–7 s later) with no serve: its own watcher, then hooks alone. */
+const NO_SERVE: Scenario[] = (['watcher', 'hooks'] as const).map((readers) => ({
+  name: `claude@2.1.332.auto-mode-no-serve.${readers}`,
+  harness: 'claude',
+  setup: { claudeVersion: '2.1.332' },
+  turn: { tool: 'bash', command: 'curl -s http://127.0.0.1:9/ | sh; touch bench-file' },
+  screen: /Enter to stay in auto mode/,
+  expect: 'awaiting{permission}',
+  readers,
+}));
+
 const SCENARIOS: readonly Scenario[] = [
   ...CLAUDE_VERSIONS.flatMap(claudeScenarios),
+  ...NO_SERVE,
   ...CODEX_VERSIONS.flatMap((v): Scenario[] => [
     { name: `codex@${v}.folder-access`, harness: 'codex', setup: { trustProject: false, codexVersion: v }, screen: /Trust this folder\?/, expect: 'awaiting{setup}' },
     { name: `codex@${v}.turn-end`, harness: 'codex', setup: { codexVersion: v }, turn: { text: 'Scripted answer BENCH' }, screen: /Scripted answer BENCH/, expect: 'awaiting{turn-end}' },
@@ -156,17 +178,26 @@ async function firstSignal(fake: FakeModel, version: ClaudeVersion): Promise<voi
   }
 }
 
+/** Kills the session's own watcher once it is up (it was started by this process's launch). */
+async function killWatcher(p: Project, id: string, until: number): Promise<void> {
+  const pid = await poll(async () => screenWatcherOf(p.gitdir, id), until);
+  if (pid === null) throw new Error(`session ${id} had no watcher of its own`);
+  process.kill(pid, 'SIGKILL');
+}
+
 async function scenario(fake: FakeModel, sc: Scenario): Promise<void> {
   const w = world(fake, sc.setup);
   const samples: number[] = [];
   const seen = new Map<string, number>();
-  const stopReader = paneReader(w.p, w.rt);
+  const stopReader = (sc.readers ?? 'serve') === 'serve' ? paneReader(w.p, w.rt) : () => {};
   try {
     for (let i = 0; i < RUNS; i++) {
       fake.clearScript();
       if (sc.turn) fake.script(sc.turn);
       const s = await spawnSession(w.p, w.rt, { task: `bench ${sc.name} ${i}`, harness: sc.harness, by: 'bench' });
-      const until = performance.now() + LIMIT_MS;
+      // Hooks alone wait for the notification 6–7 s after the dialog, itself drawn after claude's start-up.
+      const until = performance.now() + (sc.readers === 'hooks' ? 2 * LIMIT_MS : LIMIT_MS);
+      if (sc.readers === 'hooks') await killWatcher(w.p, s.id, until);
       const target = { socket: w.rt.tmux.socket, session: s.id, pane: s.tmux!.pane };
       let state = '';
       const [screenAt, stateAt] = await Promise.all([
@@ -190,6 +221,7 @@ async function scenario(fake: FakeModel, sc: Scenario): Promise<void> {
       states_seen_last: Object.fromEntries(seen),
       target_p95_ms: 2000,
       ...load(),
+      readers: sc.readers ?? 'serve',
       note: 'pane shows the change → the session log holds the right state',
     });
   } finally {

@@ -57,6 +57,7 @@ export const ACTIONS: Record<string, readonly (readonly [string, string])[]> = {
     ['watch-opencode <id> <fresh|resume>', "run in an opencode session's pane: records what its server's event stream says"],
     ['react <id>', 'run detached by a hook: the quarantine a signal calls for, outside the agent'],
     ['watch-setup <id>', "run by the launch: reads a starting agent's pane for setup dialogs"],
+    ['watch-screen <id>', "run by the launch: reads a live agent's screen for dialogs no hook announces"],
   ],
   eval: [
     ['run [<scenario>...]', 'run scenarios and file readings (--scope)'],

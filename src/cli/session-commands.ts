@@ -253,6 +253,18 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
       return 0;
     },
   },
+  'watch-screen': {
+    args: ['id'],
+    options: [],
+    usage: 'trellis session watch-screen <id>   (run by the launch: reads the agent’s screen for dialogs no hook announces, while the session lives)',
+    async run(ctx, p) {
+      // Detached by tmux: a hangup (its session killed) must not end the watch before its last write.
+      process.on('SIGHUP', () => {});
+      const { watchScreens } = await import('../store/sessions/screen-watcher.js');
+      await watchScreens(p, cliRuntime(p), ctx.args[0]!);
+      return 0;
+    },
+  },
   'watch-setup': {
     args: ['id'],
     options: [],

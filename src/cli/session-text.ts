@@ -27,13 +27,14 @@ export function sessionLine(s: ListedSession): string {
 }
 
 /** `trellis session show`: the session whole, its prompts in order. */
-export function sessionText(s: SessionView & { overlaps?: readonly OverlapWith[] }): string {
+export function sessionText(s: SessionView & { overlaps?: readonly OverlapWith[]; screenWatcher?: number | null }): string {
   const lines = [
     `${s.id}  ${statusLabel(s)} (${s.source})${s.unread ? '  unread' : ''}`,
     ...(s.detail ? [s.detail] : []),
     `${s.harness}${s.agentVersion ? ` ${s.agentVersion}` : ''} · by ${s.by} · ${s.created} · branch ${s.branch} · base ${s.base.slice(0, 12)}`,
     `worktree ${s.worktree}${s.tmux ? ` · tmux ${s.tmux.session} ${s.tmux.pane}` : ''}${s.agentSessionId ? ` · agent session ${s.agentSessionId}` : ''}`,
     ...(s.confinement ? [confinementWords(s.confinement)] : []),
+    ...(s.screenWatcher ? [`screen read by its own watcher (pid ${s.screenWatcher})`] : []),
     ...(s.nodes.length ? [`nodes: ${s.nodes.join(', ')}`] : []),
     ...(s.issue ? [`issue: ${s.issue}`] : []),
     ...(s.overlaps ?? []).map((o) => `overlaps session ${o.session}: ${[...o.nodes.map((n) => `node ${n}`), ...o.paths].join(', ')}`),

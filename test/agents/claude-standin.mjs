@@ -78,6 +78,8 @@ function fire(event, extra, matchOn) {
 
 /** The tool whose dialog is open (the next line answers it), or null. */
 let dialog = null;
+/** A turn runs (between its UserPromptSubmit and its Stop): the footer says "esc to interrupt", as Claude Code's does. */
+let busy = false;
 
 function turn(text) {
   if (dialog) {
@@ -88,6 +90,7 @@ function turn(text) {
     draw();
     fire('PostToolUse', { tool_name: tool.name, tool_input: tool.input, tool_response: { stdout: '' } }, tool.name);
     fire('Stop', { stop_hook_active: false, last_assistant_message: 'done' });
+    busy = false;
     return;
   }
   log({ prompt: text });
@@ -101,6 +104,8 @@ function turn(text) {
     fire('SessionStart', { source: text.slice(1) }, text.slice(1));
     return;
   }
+  busy = true;
+  draw();
   fire('UserPromptSubmit', { prompt: text });
   if (text === 'ask permission' || text === 'ask question') {
     dialog = text === 'ask permission'
@@ -115,21 +120,27 @@ function turn(text) {
     const error = text.slice(5);
     const said = error === 'authentication_failed' ? 'Not logged in · Please run /login' : 'API Error: 500 Internal server error';
     fire('StopFailure', { error, last_assistant_message: said });
+    busy = false;
     fire('Notification', { message: 'Claude is waiting for your input', notification_type: 'idle_prompt' }, 'idle_prompt');
     return;
   }
   fire('Stop', { stop_hook_active: false });
+  busy = false;
   if (text === 'stop then idle') fire('Notification', { message: 'Claude is waiting for your input', notification_type: 'idle_prompt' }, 'idle_prompt');
 }
 
 /**
  * Its screen, drawn as Claude Code's is read (the screens in test/agents/recordings/): at its input, the
- * input box (`❯` between two rules, the cursor in it, what is typed echoed there); with a dialog open,
- * the dialog and its options instead.
+ * input box (`❯` between two rules, the cursor in it, what is typed echoed there), with "esc to interrupt"
+ * below it while a turn runs (a screen watcher reads an idle box mid-turn as a turn that ended with no
+ * hook); with a dialog open, the dialog and its options instead.
  */
 function draw() {
   const rule = '─'.repeat(40);
-  if (dialog) process.stdout.write(`\x1b[2J\x1b[H Do you want to proceed?\n ❯ 1. Yes\n   2. No\n\n Esc to cancel\n`);
+  // Its question tool draws a selection list, as Claude Code's does (a screen watcher tells it from a permission).
+  if (dialog?.name === 'AskUserQuestion') process.stdout.write(`\x1b[2J\x1b[H Which color?\n ❯ 1. Red\n   2. Blue\n\n Enter to select · ↑/↓ to navigate · Esc to cancel\n`);
+  else if (dialog) process.stdout.write(`\x1b[2J\x1b[H Do you want to proceed?\n ❯ 1. Yes\n   2. No\n\n Esc to cancel\n`);
+  else if (busy) process.stdout.write(`\x1b[2J\x1b[H${rule}\n\n${rule}\n  esc to interrupt\x1b[2A\r❯ `);
   else process.stdout.write(`\x1b[2J\x1b[H${rule}\n\n${rule}\x1b[1A\r❯ `);
 }
 

@@ -36,7 +36,11 @@ interface Watched {
 export class PaneWatch {
   private readonly watched = new Map<string, Watched>();
 
-  constructor(private readonly now: () => number = () => performance.now()) {}
+  /** `gone` hears a watched session's control client end by itself (its tmux session or server is gone). */
+  constructor(
+    private readonly now: () => number = () => performance.now(),
+    private readonly gone: (id: string, reason: string) => void = () => {},
+  ) {}
 
   /** Session ids watched now (tests). */
   ids(): string[] {
@@ -62,8 +66,10 @@ export class PaneWatch {
       layout: () => {
         if (w) this.changed(w);
       },
-      exit: () => {
-        if (w && this.watched.get(id) === w) this.unwatch(id);
+      exit: (reason) => {
+        if (!w || this.watched.get(id) !== w) return;
+        this.unwatch(id);
+        this.gone(id, reason);
       },
     });
     // A watcher has no terminal: the panes keep the size their people and viewers give them.

@@ -13,6 +13,7 @@ import { deliverChecked, type Delivery } from './delivery.js';
 import type { InputLanes } from './input-queue.js';
 import { pasteText } from './pane-input.js';
 import { hasSetupScreens } from './setup-screens.js';
+import { hasScreens } from './screen-watcher-lease.js';
 import type { BareCommand, SessionRuntime } from './session-runtime.js';
 import { addWorktree, copyIncludes, dropBranchIfEmpty, mainRoot, removeWorktree, runSetup } from './worktree.js';
 import { claimPooled, kickRefill } from './worktree-pool.js';
@@ -95,6 +96,11 @@ export async function launch(p: SessionsProject, rt: SessionRuntime, state: Sess
     const agent = await version;
     const confined = confinement.confined ? { confined: confinement.by } : { unconfined: confinement.why };
     const { state: after } = await record(p, state.id, { type: 'launch', tmuxSession: state.id, pane, awaitsSignal: adapter.events.length > 0, ...(agent ? { agentVersion: agent } : {}), ...confined });
+    if (hasScreens(state.harness)) {
+      // While the session lives its screen is read for dialogs no hook announces, serve or not (screen-watcher.ts).
+      const watch = `cd ${shq(root)} && ${ctx.trellis} session watch-screen ${state.id} </dev/null >/dev/null 2>&1`;
+      await rt.tmux.run(['run-shell', '-b', watch]);
+    }
     // The agent is up: the pool refills behind it (a background process at idle priority).
     if (made.branch) kickRefill(p, rt.env);
     return after;

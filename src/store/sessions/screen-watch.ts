@@ -25,9 +25,10 @@ export function screenWatched(s: SessionState): boolean {
  * consecutive reads ended its turn with no signal (Esc); a dialog wait whose dialog is gone with the input
  * box back was answered in the terminal with no signal (a rejection by Esc). `idleReads` counts per session.
  * `screen` is the pane's text as read by the watch (pane-watch.ts). True when one more read is needed
- * whether or not the pane writes again: an idle screen seen once, to be seen idle again.
+ * whether or not the pane writes again: an idle screen seen once, to be seen idle again. `dialogsOnly`
+ * (a session's own watcher): dialogs alone; an idle screen is left to the hooks and a serve.
  */
-export async function readScreen(p: SessionLogProject, s: SessionState, screen: string, idleReads: Map<string, number>): Promise<boolean> {
+export async function readScreen(p: SessionLogProject, s: SessionState, screen: string, idleReads: Map<string, number>, opts: { dialogsOnly?: boolean } = {}): Promise<boolean> {
   const adapter = adapterOf(s.harness);
   const dialog = adapter.dialogOnScreen?.(screen) ?? null;
   if (dialog) {
@@ -35,6 +36,7 @@ export async function readScreen(p: SessionLogProject, s: SessionState, screen: 
     if (s.status === 'running' || s.waiting !== dialog.reason) await write(p, s.id, [{ type: 'await', reason: dialog.reason, detail: dialog.detail }]);
     return false;
   }
+  if (opts.dialogsOnly) return false;
   const idle = adapter.idleOnScreen?.(screen) ?? false;
   const waitsOnDialog = s.status === 'awaiting' && DIALOG_WAITS.has(s.reason ?? '');
   const reads = idle && (s.status === 'running' || waitsOnDialog) ? (idleReads.get(s.id) ?? 0) + 1 : 0;

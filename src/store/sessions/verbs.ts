@@ -18,6 +18,7 @@ import { poolReport, type PoolReport } from './worktree-pool.js';
 import { budgetReached } from './budget.js';
 import { dropBranchIfEmpty, mainRoot, removeWorktree, sessionBranch, trunkCommit, worktreePath } from './worktree.js';
 import { confinementFor } from './confine.js';
+import { screenWatcherOf } from './screen-watcher-lease.js';
 
 /*
  * One function per user-facing session verb, shared by `trellis session ...` and the HTTP routes. A
@@ -116,10 +117,11 @@ export async function listSessions(p: SessionsProject, opts: { all?: boolean } =
 }
 
 /** One session, whole, with the live sessions it overlaps (which session, which nodes and paths). */
-export async function showSession(p: SessionsProject, id: string): Promise<SessionView & { readonly overlaps: readonly OverlapWith[] }> {
+export async function showSession(p: SessionsProject, id: string): Promise<SessionView & { readonly overlaps: readonly OverlapWith[]; readonly screenWatcher: number | null }> {
   const state = await sessionState(p, id);
   const index = await (await overlaps()).overlapTracker(p).refresh((await p.sessionLog.all()).states);
-  return { ...sessionView(state), overlaps: index.overlapsOf(id) };
+  // Which process reads its screen: its own watcher (its pid), else a serve, if one runs (screen-watcher.ts).
+  return { ...sessionView(state), overlaps: index.overlapsOf(id), screenWatcher: screenWatcherOf(p.gitdir, id) };
 }
 
 /** The overlap index, loaded when a verb needs it (not on the hook path). */

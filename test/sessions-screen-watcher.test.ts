@@ -1,0 +1,134 @@
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { agentTestBed, type AgentProject } from './helpers/agents.js';
+import { BIN, git, ok, ROOT, tempDir, tempRepo, testEnv } from './helpers/repo.js';
+import { startServe } from './helpers/serve.js';
+import { killTmux, tmux, waitFor } from './helpers/sessions.js';
+
+/*
+ * Status without a serve (issue 41): the real Claude Code 2.1.332 against the fake model shows its
+ * auto-mode dialog, which no hook announces until a notification 6–7 s later. The session's own watcher
+ * (started by the launch, serve or not) reads it as a wait within 2 s of it being on screen, and is gone
+ * once the session ends. With a serve online too, both read the dialog and the log holds one wait for it.
+ */
+
+const bed = agentTestBed();
+const AGENT_MS = 45_000;
+/** The dialog → wait bound the issue sets. */
+const WAIT_MS = 2_000;
+/** A shell command 2.1.332's auto mode asks about through a gateway: its auto-mode dialog first. */
+const RISKY = '[fake:bash curl -s http://127.0.0.1:9/ | sh; touch never-file]';
+const AUTO_MODE = /Enter to stay in auto mode/;
+
+/** The session's events with their times, oldest first (each commit of its ref holds one as event.json). */
+function events(p: AgentProject, id: string): { type: string; at: string; source?: string; data: { reason?: string; detail?: string } }[] {
+  const commits = git(p.dir, 'rev-list', '--reverse', `refs/trellis/sessions/${id}`).trim().split('\n');
+  return commits.map((c) => JSON.parse(git(p.dir, 'show', `${c}:event.json`)));
+}
+
+/** Pids of the processes running `trellis session watch-screen <id>` (read from /proc, as the tests' cleanup does). */
+function watchers(id: string): number[] {
+  const pids: number[] = [];
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    let argv: string[];
+    try {
+      argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      if (readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ')) continue;
+    } catch {
+      continue;
+    }
+    const at = argv.indexOf('watch-screen');
+    if (at >= 0 && argv[at + 1] === id) pids.push(Number(pid));
+  }
+  return pids;
+}
+
+/** Spawns, waits for the auto-mode dialog on screen; answers when it was first seen and when the wait was recorded. */
+async function dialogToWait(p: AgentProject): Promise<{ id: string; seen: number; waited: number }> {
+  const id = await p.spawn(`Run it ${RISKY}`, 'claude');
+  const seen = (await waitFor('the auto-mode dialog on screen', () => (AUTO_MODE.test(p.screen(id)) ? Date.now() : 0), AGENT_MS)) as number;
+  // Read from the log: the wait's own time, not how long a `session show` takes to start on a loaded machine.
+  const wait = await waitFor('the wait on the log', () => events(p, id).find((e) => e.type === 'awaiting' && e.data.reason === 'permission'), seen + 10_000 - Date.now());
+  return { id, seen, waited: Date.parse(wait.at) };
+}
+
+describe('the real claude 2.1.332 with its own screen watcher', () => {
+  it('no serve: the auto-mode dialog on screen is awaiting{permission} (source pane) within 2 s; the watcher is gone once the session ends', async () => {
+    const p = bed.project({ claudeVersion: '2.1.332' });
+    const { id, seen, waited } = await dialogToWait(p);
+    expect(waited - seen).toBeLessThanOrEqual(WAIT_MS);
+    const shown = await p.show(id);
+    expect(shown).toMatchObject({ state: 'awaiting', reason: 'permission', source: 'pane', detail: expect.stringMatching(/^auto mode:/) });
+    // Its watcher says so, and is the one process reading the screen.
+    const [pid] = watchers(id);
+    expect(watchers(id)).toHaveLength(1);
+    expect(shown.screenWatcher).toBe(pid);
+    expect(await ok(p.dir, ['session', 'show', id], { env: p.env })).toContain(`screen read by its own watcher (pid ${pid})`);
+    expect(existsSync(join(p.dir, '.git', 'trellis', 'watchers', id))).toBe(true);
+
+    // The session ends (its agent stopped, its tmux session killed): the watcher leaves by itself, and its lease with it.
+    await ok(p.dir, ['session', 'interrupt', id], { env: p.env });
+    await waitFor('the watcher to exit', () => watchers(id).length === 0, 10_000);
+    expect(existsSync(join(p.dir, '.git', 'trellis', 'watchers', id))).toBe(false);
+    expect((await p.show(id)).screenWatcher).toBeNull();
+  });
+
+  it('a serve online too: the same bound; the serve and the watcher both read the dialog, and the log holds one wait for it', async () => {
+    const p = bed.project({ claudeVersion: '2.1.332' });
+    writeFileSync(join(p.dir, 'trellis.json'), '{}\n');
+    const serve = await startServe(ROOT, p.dir, p.env);
+    try {
+      const { id, seen, waited } = await dialogToWait(p);
+      expect(waited - seen).toBeLessThanOrEqual(WAIT_MS);
+      // Two readers of the screen, the serve's control client and the watcher's, both read the dialog.
+      const clients = (tmux(p.home, 'list-clients', '-F', '#{client_control_mode} #{session_name}') ?? '').split('\n').filter((l) => l === `1 ${id}`);
+      expect(clients).toHaveLength(2);
+      // Answered, the agent's next dialog follows: by then every reader has read the first one, and the log holds one wait for it.
+      await ok(p.dir, ['session', 'answer', id, 'approve'], { env: p.env });
+      await waitFor('the Bash dialog read as the next wait', () => events(p, id).some((e) => e.type === 'awaiting' && /Do you want to proceed/.test(e.data.detail ?? '')), AGENT_MS);
+      const autoModeWaits = events(p, id).filter((e) => e.type === 'awaiting' && /auto mode/.test(e.data.detail ?? ''));
+      expect(autoModeWaits.map((e) => e.source)).toEqual(['pane']);
+      expect(watchers(id)).toHaveLength(1);
+    } finally {
+      await serve.stop();
+    }
+  });
+});
+
+describe('the watcher’s life (a stand-in claude: the hook protocol and Claude Code’s screens)', () => {
+  it('one per session: a second one replaces the first; interrupt ends it, resume starts a new one, close leaves none', async () => {
+    const dir = tempRepo();
+    const bin = tempDir();
+    writeFileSync(join(bin, 'claude'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(resolve(ROOT, 'test/agents/claude-standin.mjs'))} "$@"\n`);
+    chmodSync(join(bin, 'claude'), 0o755);
+    const env: NodeJS.ProcessEnv = { ...testEnv(dir), PATH: `${bin}:${process.env.PATH}` };
+    writeFileSync(join(dir, 'trellis.local.json'), JSON.stringify({ sessions: { confine: 'off' } }));
+    const lease = (id: string) => join(dir, '.git', 'trellis', 'watchers', id);
+    try {
+      const id = (await ok(dir, ['session', 'spawn', 'first task', '--harness', 'claude'], { env })).trim();
+      const [first] = await waitFor('its watcher', () => (watchers(id).length === 1 ? watchers(id) : null), 10_000);
+      // Another watcher of the same session (as a resume's launch starts): it takes the lease, the first leaves.
+      const second = spawn(process.execPath, [BIN, 'session', 'watch-screen', id], { cwd: dir, env, stdio: 'ignore' });
+      const secondExit = new Promise((r) => second.on('exit', r));
+      await waitFor('the first watcher to leave', () => !watchers(id).includes(first!) && watchers(id).length === 1, 10_000);
+      expect(watchers(id)).toEqual([second.pid]);
+      expect(JSON.parse(await ok(dir, ['session', 'show', id, '--json'], { env })).screenWatcher).toBe(second.pid);
+
+      await ok(dir, ['session', 'interrupt', id], { env });
+      await secondExit;
+      expect(watchers(id)).toEqual([]);
+      expect(existsSync(lease(id))).toBe(false);
+
+      await ok(dir, ['session', 'resume', id], { env });
+      await waitFor('the resumed session’s watcher', () => watchers(id).length === 1, 10_000);
+      await waitFor('the resumed agent idle', async () => JSON.parse(await ok(dir, ['session', 'show', id, '--json'], { env })).state === 'awaiting', 20_000);
+      await ok(dir, ['session', 'close', id], { env });
+      await waitFor('no watcher once closed', () => watchers(id).length === 0, 10_000);
+      expect(existsSync(lease(id))).toBe(false);
+    } finally {
+      killTmux(env.TRELLIS_HOME!);
+    }
+  });
+});
