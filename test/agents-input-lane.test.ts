@@ -19,19 +19,22 @@ const lastPrompt = (s: SessionShow) => (s.timeline as readonly { body: string; h
 describe.each(CLAUDE_VERSIONS)('claude %s: every input on one lane', (claudeVersion) => {
   it('a prompt after a short turn is typed; a prompt queued while a person types "/clear" waits for their Enter, then goes in alone', async () => {
     const p = bed.project({ claudeVersion });
-    const serve = await startServe(ROOT, p.dir, p.env);
+    let serve: Awaited<ReturnType<typeof startServe>> | undefined;
     try {
       bed.fake.clearScript();
       // This test's turns only (the fake model serves every test of the file).
       const seen = bed.fake.turns().length;
       const turns = () => bed.fake.turns().slice(seen);
-      bed.fake.script({ text: 'One done.' }, { text: 'Working slowly.', delayMs: 8_000 }, { text: 'Got hello.' });
+      bed.fake.script({ text: 'One done.' }, { text: 'Working slowly.', delayMs: 12_000 }, { text: 'Got hello.' });
       const id = await p.spawn('Say one', 'claude');
       await waitFor('the first turn to end', async () => (await p.show(id)).reason === 'turn-end', AGENT_WAIT);
 
-      // Its box sits on the pane's upper rows after one short turn: read there, the prompt is typed.
+      // With no serve attached the pane is 50 rows: after one short turn its box sits on the upper rows,
+      // blank rows under it. Read there, the prompt is typed (before: read as no box, refused as a dialog).
       const typed = await ok(p.dir, ['session', 'prompt', id, '--body', 'Work slowly ACC-SLOW'], { env: p.env });
       expect(typed).toContain('prompted (delivered');
+      // The serve (its pane reader) from here on, as for a person at the page.
+      serve = await startServe(ROOT, p.dir, p.env);
       await waitFor('the slow turn to reach the model', () => turns().some((t) => t.userText.includes('ACC-SLOW')), AGENT_WAIT);
 
       // A person types "/clear" (no Enter) while the agent works; a prompt sent meanwhile is held.
@@ -60,7 +63,7 @@ describe.each(CLAUDE_VERSIONS)('claude %s: every input on one lane', (claudeVers
       expect(lastPrompt(await p.show(id))).not.toHaveProperty('held');
       expect(p.screen(id)).not.toMatch(/Unknown (slash )?command/i);
     } finally {
-      await serve.stop();
+      await serve?.stop();
     }
   }, 150_000);
 });
