@@ -6,8 +6,7 @@ import { waitFor } from './helpers/sessions.js';
 
 /*
  * One input lane (issue 41 item 5) with the real Claude Code against the fake model, both versions: a
- * prompt typed just after a short turn reaches the agent (its input box is drawn high in a tall pane, and
- * read there); a person's "/clear" typed with `session keys` while the agent works keeps a prompt queued
+ * prompt typed just after a short turn reaches the agent; a person's "/clear" typed with `session keys` while the agent works keeps a prompt queued
  * meanwhile held, saying so, never pasted into it (the real program would answer "Unknown command:
  * /clearhello …"); once the person's Enter runs /clear, the prompt goes in alone.
  */
@@ -29,8 +28,7 @@ describe.each(CLAUDE_VERSIONS)('claude %s: every input on one lane', (claudeVers
       const id = await p.spawn('Say one', 'claude');
       await waitFor('the first turn to end', async () => (await p.show(id)).reason === 'turn-end', AGENT_WAIT);
 
-      // With no serve attached the pane is 50 rows: after one short turn its box sits on the upper rows,
-      // blank rows under it. Read there, the prompt is typed (before: read as no box, refused as a dialog).
+      // After one short turn its box sits on the upper rows of the 50-row pane: read there, the prompt is typed.
       const typed = await ok(p.dir, ['session', 'prompt', id, '--body', 'Work slowly ACC-SLOW'], { env: p.env });
       expect(typed).toContain('prompted (delivered');
       // The serve (its pane reader) from here on, as for a person at the page.
