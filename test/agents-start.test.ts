@@ -43,7 +43,7 @@ describe('a session is starting until the agent’s own first signal', () => {
 describe('first-run dialogs read from the pane are awaiting{setup}, never running', () => {
   it('claude in a folder it has not trusted: warned at spawn; awaiting{setup} naming the trust dialog; a prompt meanwhile is held, not typed into it (the folder stays untrusted); answered by a raw key, the hooks take over and the held prompt is delivered', async () => {
     const p = project({ trustProject: false });
-    bed.fake.script({ text: 'Trusted now' });
+    bed.fake.script({ text: 'Trusted now' }, { text: 'Held one answered' });
     const { id, warnings, stderr } = await p.spawnRun('Work in an untrusted folder', 'claude');
     expect(warnings).toEqual([expect.stringContaining(`Claude Code has not trusted ${p.dir}`)]);
     expect(stderr).toContain(`warning: Claude Code has not trusted ${p.dir}`);
@@ -70,9 +70,12 @@ describe('first-run dialogs read from the pane are awaiting{setup}, never runnin
     await waitFor('the trust to be recorded', () => state().projects?.[p.dir]?.hasTrustDialogAccepted === true, AGENT_WAIT);
     // The task's turn ends; the held prompt is then delivered: it reaches the model as a turn of its own.
     await waitFor('the held prompt to reach the model', () => bed.fake.turns().some((t) => t.userText.includes('Held while the dialog shows')), AGENT_WAIT);
+    // Its own turn's end: its answer drawn, then the wait. (The task's turn's idle notice can land after the
+    // delivery and read awaiting{turn-end} before the held prompt's own hooks say it runs: not its end.)
     await waitFor('the held prompt’s turn to end', async () => {
+      if (!p.screen(id).includes('Held one answered')) return false;
       const s = await p.show(id);
-      return s.reason === 'turn-end' && s.pending === 0;
+      return s.state === 'awaiting' && s.reason === 'turn-end' && s.pending === 0;
     }, AGENT_WAIT);
     expect(await p.show(id)).toMatchObject({ state: 'awaiting', reason: 'turn-end', source: 'hook', detail: null });
     expect(lastPrompt(await p.show(id))).not.toHaveProperty('held');

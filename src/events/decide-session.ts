@@ -8,7 +8,7 @@ type EventOf<T extends SessionEvent['type']> = Extract<SessionEvent, { type: T }
 export const statusLabel = (s: { status: SessionStatus | 'absent'; reason: string | null }): string => (s.reason ? `${s.status}{${s.reason}}` : s.status);
 
 /** Which statuses a command is accepted in (the rest refuse, naming the current status). */
-const ACCEPTS: Record<Exclude<SessionCommand['type'], 'spawn' | 'prompt' | 'deliver' | 'identify' | 'view' | 'await' | 'idle' | 'busy' | 'answer' | 'fix-checks' | 'record-usage'>, readonly SessionStatus[]> = {
+const ACCEPTS: Record<Exclude<SessionCommand['type'], 'spawn' | 'prompt' | 'deliver' | 'undeliver' | 'identify' | 'view' | 'await' | 'idle' | 'busy' | 'answer' | 'fix-checks' | 'record-usage'>, readonly SessionStatus[]> = {
   start: ['queued', 'awaiting'],
   launch: ['starting'],
   fail: ['queued', 'starting'],
@@ -127,6 +127,15 @@ export function decideSession(state: SessionFacts, command: SessionCommand): Ses
       const index = state.pending[0];
       if (index === undefined || NO_PROMPT.includes(status) || promptHold(state, command.queuesInput ?? false)) return [];
       return [event('delivered', { index }), ...answered()];
+    }
+    case 'undeliver': {
+      const entry = state.timeline?.[command.index];
+      const reason = `${command.reason}; held: it is typed once the agent's input box is empty`;
+      if (!entry || NO_PROMPT.includes(status) || entry.held === reason) return [];
+      // Its typing answered the wait (running, or a user-owned status's wait cleared): the agent still sits at it.
+      const answeredWait = status === 'running' || (USER_OWNED.includes(status as SessionStatus) && state.waiting === null);
+      const held = event('undelivered', { index: command.index, reason });
+      return command.waiting && answeredWait ? [held, event('awaiting', { reason: command.waiting, idle: true })] : [held];
     }
     case 'await': {
       // The stopped agent's last signals (its turn's end as it dies) do not move a session held at its budget.

@@ -27,6 +27,12 @@ export type SessionCommand = SessionCommandMeta &
     | { readonly type: 'prompt'; readonly body: string; readonly queuesInput?: boolean }
     /** Delivers the oldest held prompt, if the agent now takes input. */
     | { readonly type: 'deliver'; readonly queuesInput?: boolean }
+    /**
+     * Prompt `index` did not reach the agent (its input box was not on screen, or held someone's text):
+     * it is held again, `reason` saying why, never lost. `waiting`: the wait its typing answered, back
+     * while the agent still sits at it.
+     */
+    | { readonly type: 'undeliver'; readonly index: number; readonly reason: string; readonly waiting?: AwaitReason | null }
     | { readonly type: 'await'; readonly reason: AwaitReason; readonly detail?: string }
     /** The agent sits at its input with nothing to do (an idle notification, a resume with no prompt, the input box back on screen). */
     | { readonly type: 'idle' }
@@ -69,6 +75,8 @@ export interface SessionFacts {
   readonly waiting: AwaitReason | null;
   /** Timeline indexes of prompts held until the agent takes input, oldest first. */
   readonly pending: readonly number[];
+  /** The prompts in the order written, each with why it is held while it is (the projection's timeline). */
+  readonly timeline?: readonly { readonly held?: string }[];
   /** The session's checks as fixed at dispatch (a `checks-fixed` event), or null before (and for sessions older than the rule). */
   readonly fixedChecks?: FixedChecks | null;
   /** How far each usage record of the agent was read (bytes), by its path: a read from another offset is stale. */

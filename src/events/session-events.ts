@@ -83,6 +83,8 @@ export type SessionEvent =
   | (SessionEventMeta & { readonly type: 'prompted'; readonly data: { readonly body: string; readonly held?: string } })
   /** A held prompt (timeline entry `index`) typed into the pane once the agent took input. */
   | (SessionEventMeta & { readonly type: 'delivered'; readonly data: { readonly index: number } })
+  /** Prompt `index` did not reach the pane (or cannot yet): held on the timeline, `reason` saying why, and delivered when the agent's input box is empty. */
+  | (SessionEventMeta & { readonly type: 'undelivered'; readonly data: { readonly index: number; readonly reason: string } })
   /** `detail`: what the wait is about in words (the setup dialog on screen, the login problem, a failed turn's error). */
   /** `idle`: read from an idle notice or screen, not a turn's own end (it never clears the failure streak). */
   | (SessionEventMeta & { readonly type: 'awaiting'; readonly data: { readonly reason: AwaitReason; readonly detail?: string; readonly idle?: boolean } })
@@ -142,6 +144,7 @@ const DATA: Record<SessionEventType, Record<string, Check>> = {
   identified: { agentSessionId: text },
   prompted: { body: str, held: optional(str) },
   delivered: { index },
+  undelivered: { index, reason: text },
   awaiting: { reason: oneOf(AWAIT_REASONS), detail: optional(str), idle: optional((v) => typeof v === 'boolean') },
   running: {},
   interrupted: { reason: oneOf(INTERRUPT_REASONS), detail: optional(str) },
@@ -203,6 +206,8 @@ export function describeSessionEvent(event: SessionEvent): string {
       return `prompt${event.data.held ? ' (held)' : ''}: ${words(event.data.body) || '(empty)'}`;
     case 'delivered':
       return `deliver prompt ${event.data.index + 1} ${from}`;
+    case 'undelivered':
+      return `hold prompt ${event.data.index + 1}: ${words(event.data.reason)} ${from}`;
     case 'awaiting':
       return `await ${event.data.reason}${event.data.detail ? `: ${words(event.data.detail)}` : ''} ${from}`;
     case 'running':

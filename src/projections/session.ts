@@ -207,6 +207,15 @@ export function evolveSession(state: SessionState, event: SessionEvent): Session
       const { by, at, body } = held;
       return { ...next, timeline: state.timeline.map((t, j) => (j === i ? { by, at, body } : t)), pending: state.pending.filter((j) => j !== i) };
     }
+    case 'undelivered': {
+      const i = event.data.index;
+      const entry = state.timeline[i];
+      if (!entry) return next;
+      const { by, at, body } = entry;
+      // Held again (or its reason renewed), in the order it was written among the other held prompts.
+      const pending = state.pending.includes(i) ? state.pending : [...state.pending, i].sort((a, b) => a - b);
+      return { ...next, timeline: state.timeline.map((t, j) => (j === i ? { by, at, body, held: event.data.reason } : t)), pending };
+    }
     case 'awaiting': {
       const { reason, detail } = event.data;
       // A turn that ended well clears the failure streak (the idle notice after a failed one does not).

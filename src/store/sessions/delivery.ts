@@ -99,6 +99,21 @@ export async function deliverChecked(lanes: InputLanes, adapter: HarnessAdapter,
   }
 }
 
+/**
+ * Why a held prompt cannot be typed into the pane now, or null when it can: the agent's input box is on
+ * screen and empty (or holds only its own restored text, which the lane clears). Read before a held
+ * prompt is taken off the timeline, so a dialog or someone's typing keeps it held, said why, and the pane
+ * watcher tries again when the screen changes (never a delivery that fails and loses its place).
+ */
+export async function boxNotReady(adapter: HarnessAdapter, target: PaneTarget, state: SessionState, restored: readonly string[]): Promise<string | null> {
+  if (!adapter.inputBox) return null;
+  const box = adapter.inputBox((await capturePane(target, { ansi: true })).text);
+  if (box === '' || (box !== null && adapter.clearInputKeys && isRestored(box, restored))) return null;
+  if (box !== null) return typingWords(box);
+  const dialog = adapter.dialogOnScreen?.((await capturePane(target)).text)?.detail ?? 'no input box on screen';
+  return `session ${state.id}'s agent shows a dialog (${dialog}), not its input box`;
+}
+
 /** Reads until `ok` holds or SETTLE_MS pass; the last reading. */
 async function settle(read: () => Promise<string | null>, ok: (v: string | null) => boolean): Promise<string | null> {
   const deadline = Date.now() + SETTLE_MS;

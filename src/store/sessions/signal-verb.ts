@@ -80,7 +80,7 @@ export async function signalSession(p: Project, rt: SessionRuntime, id: string, 
       return { session: sessionView(held), changed, ignored };
     }
   }
-  if (changed && current.pending.length > 0) await (await import('./verbs.js')).deliverHeld(p, rt, id);
+  if (changed && current.pending.length > 0) await (await import('./prompt-verbs.js')).deliverHeld(p, rt, id);
   return { session: sessionView(changed ? await sessionState(p, id) : current), changed, ignored };
 }
 

@@ -81,6 +81,8 @@ export class SessionSupervisors {
   private readonly idleReads = new Map<string, number>();
   /** The watched sessions as the log said at the last pass (each transition runs one): what a read judges against. */
   private watchedStates = new Map<string, SessionState>();
+  /** Sessions whose held prompts a pane read is already trying to deliver. */
+  private readonly retrying = new Set<string>();
   /** A pass over which panes to watch is running; another is due after it. */
   private watching = false;
   private watchAgain = false;
@@ -154,7 +156,13 @@ export class SessionSupervisors {
   private async readPane(id: string, screen: string): Promise<boolean> {
     const s = this.watchedStates.get(id);
     if (this.stopped || !s) return false;
-    return readScreen(this.project, s, screen, this.idleReads);
+    const again = await readScreen(this.project, s, screen, this.idleReads);
+    // A held prompt whose delivery found no empty box (a dialog, someone's text): tried again as the box shows.
+    if (s.pending.length > 0 && adapterOf(s.harness).idleOnScreen?.(screen) && !this.retrying.has(id)) {
+      this.retrying.add(id);
+      void this.serial(() => deliverHeld(this.project, this.rt, id).then(() => undefined)).finally(() => this.retrying.delete(id));
+    }
+    return again;
   }
 
   /** Resolves when the passes started so far are done (tests and shutdown). */

@@ -145,60 +145,9 @@ async function guard(p: SessionsProject, state: SessionState, action: string): P
   if (reason) throw new TrellisError('CLEANUP_REFUSED', `${action} of ${state.id} refused: ${reason}`);
 }
 
-/**
- * The prompt is on the timeline (`appended`); `delivered` says whether it reached the pane now, and when
- * not, `reason` says why and that it is delivered when the agent next waits for input.
- */
-export type PromptResult = { readonly session: SessionView; readonly appended: true } & Delivery;
+import { promptSession } from './prompt-verbs.js';
 
-/**
- * Appends a whole prompt to the session's timeline, then types it into the pane, but only where the
- * agent takes a prompt (DESIGN.md §9, Input): anywhere else it is held on the timeline and delivered
- * when the agent next waits for input (`deliverHeld`), never typed into a dialog.
- */
-export async function promptSession(p: SessionsProject, rt: SessionRuntime, id: string, body: string, by: string, opts: { onWait?: (why: string) => void } = {}): Promise<PromptResult> {
-  if (typeof body !== 'string' || body.trim() === '') throw new TrellisError('INVALID_INPUT', 'a prompt needs a body');
-  let before = await sessionState(p, id);
-  // A dialog on screen that no hook announced yet holds the prompt rather than taking it.
-  if (before.pending.length === 0 && adapterOf(before.harness).dialogOnScreen) {
-    await noteScreenDialog(p, rt, before);
-    before = await sessionState(p, id);
-  }
-  const { state, events } = await appendCommand(p, id, { type: 'prompt', body, queuesInput: adapterOf(before.harness).queuesInput }, by);
-  const prompted = events.find((e) => e.type === 'prompted');
-  const held = prompted?.type === 'prompted' ? prompted.data.held : undefined;
-  if (held) return { session: sessionView(state), appended: true, delivered: false, reason: held };
-  return { session: sessionView(state), appended: true, ...(await deliver(p.sessionWork.input, rt, state, body, opts)) };
-}
-
-/**
- * Delivers the session's held prompts, oldest first, while the agent takes input (the server on every
- * transition, and the signal that made the agent wait). Each delivery is a logged transition, so two
- * processes trying at once type a prompt once.
- */
-export async function deliverHeld(p: SessionLogProject, rt: SessionRuntime, id: string): Promise<number> {
-  let delivered = 0;
-  for (;;) {
-    let state = await p.sessionLog.get(id);
-    if (state.status === 'absent' || state.pending.length === 0) return delivered;
-    if (adapterOf(state.harness).dialogOnScreen) {
-      await noteScreenDialog(p, rt, state);
-      state = await p.sessionLog.get(id);
-    }
-    const { state: after, events } = await appendCommand(p, id, { type: 'deliver', queuesInput: adapterOf(state.harness).queuesInput }, SUPERVISOR, 'supervisor');
-    const done = events.find((e) => e.type === 'delivered');
-    if (done?.type !== 'delivered') return delivered;
-    const result = await deliver(p.sessionWork.input, rt, after, after.timeline[done.data.index]!.body, {
-      onWait: (why) => console.error(`trellis: session ${id}: held prompt ${done.data.index + 1} waits: ${why}`),
-    });
-    if (!result.delivered) {
-      console.error(`trellis: session ${id}: held prompt ${done.data.index + 1} could not be typed: ${result.reason}`);
-      return delivered;
-    }
-    if (result.cleared !== undefined) console.error(`trellis: session ${id}: cleared "${result.cleared}" from the input box before held prompt ${done.data.index + 1}`);
-    delivered++;
-  }
-}
+export { deliverHeld, promptSession, type PromptResult } from './prompt-verbs.js';
 
 /** Stops the agent (kills its tmux session); the worktree stays and `resume` brings it back. */
 export async function interruptSession(p: SessionsProject, rt: SessionRuntime, id: string, by: string): Promise<SessionView> {

@@ -26,6 +26,18 @@ export function claudeIdleOnScreen(screen: string): boolean {
   return INPUT_BOX.test(screen) && !BUSY.test(screen);
 }
 
+/**
+ * The last `rows` rows Claude Code has drawn. It draws from the top of its pane, not the bottom: until the
+ * conversation fills the pane the rows below its footer are blank (a 50-row pane after one short turn had
+ * its input box on rows 19–21 of 50), so the tail is taken after the blank rows, never of the whole pane.
+ */
+function drawnTail(screen: string, rows: number): string {
+  const lines = screen.split('\n');
+  let end = lines.length;
+  while (end > 0 && lines[end - 1]!.replace(/\x1b\[[0-9;:]*[A-Za-z]/g, '').trim() === '') end--;
+  return lines.slice(Math.max(0, end - rows), end).join('\n');
+}
+
 /** A dialog mid-turn: what it waits for and its name for a person. */
 export interface ScreenDialog {
   readonly reason: AwaitReason;
@@ -46,8 +58,8 @@ const DIALOGS: readonly { readonly match: readonly RegExp[]; readonly reason: Aw
 
 /** The dialog waiting on a person on `screen` (a pane's plain text), or null. */
 export function claudeDialogOnScreen(screen: string): ScreenDialog | null {
-  // Only what is below the conversation: the dialogs draw at the bottom of the screen.
-  const tail = screen.split('\n').slice(-40).join('\n');
+  // Only what is below the conversation: the dialogs draw at the bottom of what is drawn.
+  const tail = drawnTail(screen, 40);
   const found = DIALOGS.find((d) => d.match.every((re) => re.test(tail)));
   if (!found) return null;
   if (found.reason !== 'permission' || found.detail.startsWith('auto mode')) return { reason: found.reason, detail: found.detail };
@@ -70,7 +82,7 @@ const PLACEHOLDER = /\x1b\[(?:[0-9;]*;)?2(?:;[0-9;]*)?m/;
  */
 export function claudeInputBox(ansiScreen: string): string | null {
   const plain = ansiScreen.replace(/\x1b\[[0-9;:]*[A-Za-z]/g, '');
-  const m = INPUT_BOX.exec(plain.split('\n').slice(-30).join('\n'));
+  const m = INPUT_BOX.exec(drawnTail(plain, 30));
   if (!m) return null;
   const lines = ansiScreen.split('\n');
   const raw = lines.reverse().find((l) => /^(\x1b\[[0-9;:]*m)*❯/.test(l)) ?? '';

@@ -86,6 +86,19 @@ describe('Claude Code 2.1.332’s screens, read from the pane', () => {
     expect(claudeInputBox(screen('bash-approval'))).toBeNull();
   });
 
+  it('after a short turn in a tall pane (drawn from the top, blank rows under it), the input box is read, and empty, on both versions', () => {
+    for (const file of ['claude-2.1.332-screen-after-turn.ansi', 'claude-2.1.197-screen-after-turn.ansi']) {
+      const ansi = recordedScreen(file);
+      expect(ansi.split('\n').length, file).toBeGreaterThan(45);
+      expect(claudeInputBox(ansi), file).toBe('');
+      expect(claudeIdleOnScreen(ansi.replace(/\x1b\[[0-9;:]*[A-Za-z]/g, '')), file).toBe(true);
+      expect(claudeDialogOnScreen(ansi), file).toBeNull();
+    }
+    // A dialog drawn as high in the pane is read too.
+    const trust = recordedScreen('claude-2.1.332-screen-automode.txt');
+    expect(claudeDialogOnScreen(`${trust}${'\n'.repeat(40)}`)).toMatchObject({ reason: 'permission' });
+  });
+
   it('dialog options: the trust dialog and the Bash dialog default to their No; trust and approve name the other', () => {
     const trust = dialogOptions(screen('trust'))!;
     expect(trust).toEqual({ options: ['No, exit', 'Yes, I trust this folder'], selected: 0 });
