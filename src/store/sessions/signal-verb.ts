@@ -45,7 +45,7 @@ export async function signalSession(p: Project, rt: SessionRuntime, id: string, 
   // it signals (a turn that ends is logged with its cost known) and appended with them in one write: one
   // compare-and-swap per hook, so reading usage costs a hook little more than the read. Its `from` keeps it
   // exactly-once when another hook appended the same bytes first. Its figures outlive the agent's cleanup.
-  const usage = await readUsage(state, payload);
+  const usage = await readUsage(state, payload, rt.env ?? process.env, event);
   const usageProblem = usage.command ? null : usage.problem;
   if (usageProblem) ignored.push(usageProblem);
   const commands: BareCommand[] = usage.command ? [usage.command, ...mapped.commands] : [...mapped.commands];

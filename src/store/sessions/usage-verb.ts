@@ -11,6 +11,7 @@ import type { SessionState } from '../../projections/index.js';
 import { codexHome } from './preflight-codex.js';
 import type { SessionsProject as Project } from './sessions-project.js';
 import { claudeUsage, codexUsage, newLines } from './usage-read.js';
+import { opencodeUsage } from './usage-opencode.js';
 import { priceEntries } from './usage-price.js';
 import { appendCommand } from './session-append.js';
 import type { BareCommand } from './session-runtime.js';
@@ -77,8 +78,9 @@ export type UsageReading = { readonly command: BareCommand & { type: 'record-usa
  * one compare-and-swap per hook, not two). Its `from` makes it exactly-once: a reader that decides it after
  * another appended these bytes appends nothing. Never throws (a hook must not fail on it).
  */
-export async function readUsage(state: SessionState, payload: unknown, env: NodeJS.ProcessEnv = process.env): Promise<UsageReading> {
+export async function readUsage(state: SessionState, payload: unknown, env: NodeJS.ProcessEnv = process.env, event = ''): Promise<UsageReading> {
   try {
+    if (state.harness === 'opencode') return OPENCODE_READS.has(event) ? await readOpencode(state, env) : { command: null, problem: null };
     const record = await recordOf(state, payload, env);
     if (!record) return { command: null, problem: null };
     const from = state.usageRead?.[record.file] ?? 0;
@@ -96,6 +98,18 @@ export async function readUsage(state: SessionState, payload: unknown, env: Node
   } catch (err) {
     return { command: null, problem: `usage: the agent's usage record could not be read (${(err as Error).message})` };
   }
+}
+
+/** The opencode events after which its server is asked for the conversation's messages: a turn's end or a wait, not every step. */
+const OPENCODE_READS = new Set(['session.idle', 'session.error', 'permission.asked', 'question.asked']);
+
+/** readUsage for opencode: what its server says, priced by the table, its own cost kept beside. */
+async function readOpencode(state: SessionState, env: NodeJS.ProcessEnv): Promise<UsageReading> {
+  const found = await opencodeUsage(state, env);
+  if (!found || (found.entries.length === 0 && found.turns === 0)) return { command: null, problem: null };
+  const { entries, windows } = await priceEntries('opencode', found.entries);
+  const context = found.context ? { ...found.context, window: windows.get(found.context.model) ?? null } : null;
+  return { command: { type: 'record-usage', agent: 'opencode', file: found.file, from: state.usageRead?.[found.file] ?? 0, to: found.to, entries, turns: found.turns, context } };
 }
 
 /** readUsage, appended on its own (a reader with no transition of its own to append beside it). */
