@@ -5,8 +5,12 @@
  * - `read`: the reading alone (new bytes, the lines that can carry usage parsed, priced with the table
  *   loaded) for one hook event after the agent wrote one more response, against a small transcript and
  *   against a 50 MB one (the same work: only the new bytes; the ratio is the proof);
- * - `record`: the whole recordUsage of a hook event (read + the `usage` event appended to the session's
- *   log, a git commit), beside a plain transition's append (`busy`/`await`, what every hook already costs);
+ * - `hook`: the target itself: the signal verb of a hook event (`Stop` after a response, `UserPromptSubmit`
+ *   before the next) whose agent wrote one more response, beside the same hook events of a session whose
+ *   transcript has nothing new (its usage read finds no bytes), alternating in one run: their difference is
+ *   what reading usage adds to a hook (the usage event rides in the hook's own append: one compare-and-swap);
+ * - `record`: recordUsage alone (read + the `usage` event appended on its own), beside a plain transition's
+ *   append (`busy`/`await`);
  * - `catch-up`: the 50 MB transcript read the first time (over several hook events, READ_LIMIT each);
  * - the bytes each event read, which must be the bytes the agent wrote since the last one.
  *
@@ -21,6 +25,9 @@ import { recordUsage } from '../src/store/sessions/usage-verb.js';
 import { claudeUsage, newLines, READ_LIMIT } from '../src/store/sessions/usage-read.js';
 import { priceEntries } from '../src/store/sessions/usage-price.js';
 import { appendCommand, sessionState } from '../src/store/sessions/verbs.js';
+import { signalSession } from '../src/store/sessions/signal-verb.js';
+import type { SessionRuntime } from '../src/store/sessions/session-runtime.js';
+import { setPowerLossSyncs } from '../src/store/git/durable.js';
 
 const EVENTS = Number(process.env.BENCH_COST_EVENTS ?? 60);
 const BIG = 50 * 1024 * 1024;
@@ -129,6 +136,58 @@ export async function costBench(): Promise<void> {
       plain.push(cpu() - c0);
     }
     report('cost baseline: a plain transition appended (busy/await)', { cpu: stats(plain) });
+
+    // The target, side by side in one run: the same hook events of three sessions, alternating so load falls
+    // on all alike. Each round: UserPromptSubmit (nothing new for any), the agent writes a response, then Stop:
+    // `with usage` reads it and appends it with the hook's transition in one append; `two appends` is the
+    // same reading appended on its own first (recordUsage, how the hook did it before); `without usage`
+    // finds nothing new. Measured: the Stop hooks. Run with the power-loss syncs on (as shipped) and off
+    // (their cost apart: every event is three fsynced loose objects, DESIGN.md's one commit per event).
+    // Neither hook kills, delivers or captures a pane: the signal verb needs no runtime.
+    const rt = {} as SessionRuntime;
+    let n = 3;
+    const responsesOf = async (id: string) => Object.values((await sessionState(p, id)).usage?.byFile ?? {}).reduce((k, b) => k + b.responses, 0);
+    for (const syncs of [true, false]) {
+      setPowerLossSyncs(syncs);
+      const kinds = ['with', 'two', 'without'] as const;
+      const ss = Object.fromEntries(await Promise.all(kinds.map(async (k) => [k, await session(`hook${k}${syncs}`, `00000000-0000-4000-8000-0000000000${(n++).toString().padStart(2, '0')}`)] as const))) as Record<(typeof kinds)[number], Awaited<ReturnType<typeof session>>>;
+      for (const k of kinds) writeFileSync(ss[k].file, response(0, filler));
+      const hook = async (k: (typeof kinds)[number], event: 'Stop' | 'UserPromptSubmit') => {
+        const s = ss[k];
+        const payload = { ...s.payload, hook_event_name: event };
+        const c0 = cpu();
+        if (k === 'two') await recordUsage(p, await sessionState(p, s.id), payload);
+        const r = await signalSession(p, rt, s.id, event, payload);
+        const ms = cpu() - c0;
+        if (!r.changed || r.ignored.length) throw new Error(`bench hook ${event} on ${s.id}: ${JSON.stringify(r.ignored)} (changed ${r.changed})`);
+        return ms;
+      };
+      for (const k of kinds) await hook(k, 'Stop');
+      const cpuOf: Record<string, number[]> = { with: [], two: [], without: [] };
+      let recorded = 0;
+      for (let i = 0; i < EVENTS; i++) {
+        for (const k of kinds) await hook(k, 'UserPromptSubmit');
+        appendFileSync(ss.with.file, response(2_000_000 + i, filler));
+        appendFileSync(ss.two.file, response(2_000_000 + i, filler));
+        const before = await responsesOf(ss.with.id);
+        const order = i % 3 === 0 ? kinds : i % 3 === 1 ? (['two', 'without', 'with'] as const) : (['without', 'with', 'two'] as const);
+        for (const k of order) cpuOf[k]!.push(await hook(k, 'Stop'));
+        if ((await responsesOf(ss.with.id)) > before) recorded++;
+      }
+      const [w, t, wo] = [stats(cpuOf.with!), stats(cpuOf.two!), stats(cpuOf.without!)];
+      report(`cost Stop hook: a new response recorded vs none (power-loss syncs ${syncs ? 'on, as shipped' : 'off, for comparison'})`, {
+        with_usage_one_append: w,
+        with_usage_two_appends: t,
+        without_usage: wo,
+        added_cpu_ms_median: round(w.median_ms - wo.median_ms),
+        added_cpu_ms_median_two_appends: round(t.median_ms - wo.median_ms),
+        ratio_median: round(w.median_ms / wo.median_ms),
+        target_added_ms: 2,
+        responses_recorded: recorded,
+        responses_written: EVENTS,
+      });
+    }
+    setPowerLossSyncs(true);
   } finally {
     cleanup();
   }

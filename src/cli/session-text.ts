@@ -2,7 +2,7 @@
  * How a session reads on a terminal (`session ls`, `show`, a transition's answer, `review`): pure
  * renderings of the views the session verbs return, kept apart from the commands that print them.
  */
-import { usdText, type OverlapWith, type SessionView, type UsageView } from '../projections/index.js';
+import { agentUsdText, usdText, type OverlapWith, type SessionView, type UsageView } from '../projections/index.js';
 import { confinementWords } from '../projections/inbox.js';
 import type { ReviewBundle } from '../store/sessions/review.js';
 import type { ListedSession } from '../store/sessions/verbs.js';
@@ -56,7 +56,7 @@ export function usageLines(u: UsageView | undefined): string[] {
   const models = Object.entries(u.byModel);
   const c = u.context;
   return [
-    `cost: ${usdText(u.total)} · ${t(u.total)} · ${u.total.responses} response(s) · ${u.turns} turn(s)`,
+    `cost: ${usdText(u.total)}${agentUsdText(u.total) ? ` (${agentUsdText(u.total)})` : ''} · ${t(u.total)} · ${u.total.responses} response(s) · ${u.turns} turn(s)`,
     ...(models.length > 1 ? models.map(([m, x]) => `  ${m}: ${usdText(x)} · ${t(x)}`) : [`  model ${models[0]![0]}`]),
     ...(c ? [`context: ${c.used} of ${c.window ?? 'an unknown window'}${c.percent !== null ? ` (${c.percent}%)` : ''}${c.nearLimit ? ' — near the limit: the agent will compact or fail soon' : ''}`] : []),
   ];

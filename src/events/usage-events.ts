@@ -7,13 +7,19 @@ import { isObject, type Check } from './stored-json.js';
  * agent's own cleanup and travel with `trellis sync`.
  */
 export interface UsageData {
-  /** Whose record: `claude` (a transcript's assistant lines) or `codex` (a rollout's token_count totals). */
-  readonly agent: 'claude' | 'codex';
-  /** The record's path, as the agent named it. */
+  /**
+   * Whose record: `claude` (a transcript's assistant lines), `codex` (a rollout's token_count totals) or
+   * `opencode` (its server's messages of the conversation).
+   */
+  readonly agent: 'claude' | 'codex' | 'opencode';
+  /** The record's path, as the agent named it; opencode: `opencode:<its session id>`. */
   readonly file: string;
-  /** The byte offset the read started at: the state's offset for `file`, or the read is stale (another reader took these bytes). */
+  /**
+   * The byte offset the read started at: the state's offset for `file`, or the read is stale (another reader
+   * took these bytes). opencode: how many of the conversation's answered messages were read before.
+   */
   readonly from: number;
-  /** The byte offset after the last whole line read. */
+  /** The byte offset after the last whole line read (opencode: the answered messages read so far). */
   readonly to: number;
   /** Each response's tokens, by key; a key seen before replaces the earlier figure (a streamed message's final usage). */
   readonly entries: readonly UsageEntry[];
@@ -36,6 +42,8 @@ export interface UsageEntry {
   readonly usd: number | null;
   /** Which price table priced it (`@pydantic/genai-prices@<version>`), or null when unpriced. */
   readonly priced: string | null;
+  /** What the agent itself says the response cost, in US dollars (opencode's own `cost`), when it says. */
+  readonly agentUsd?: number;
 }
 
 export interface UsageContext {
@@ -48,12 +56,13 @@ export interface UsageContext {
 
 const count: Check = (v) => Number.isInteger(v) && (v as number) >= 0;
 const name: Check = (v) => typeof v === 'string' && v !== '';
+const dollars: Check = (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
 
 function isEntry(v: unknown): boolean {
   if (!isObject(v)) return false;
   return (
     name(v.key) && name(v.model) && count(v.input) && count(v.output) && count(v.cacheRead) && count(v.cacheWrite) &&
-    (v.usd === null || (typeof v.usd === 'number' && Number.isFinite(v.usd) && v.usd >= 0)) && (v.priced === null || name(v.priced))
+    (v.usd === null || dollars(v.usd)) && (v.priced === null || name(v.priced)) && (v.agentUsd === undefined || dollars(v.agentUsd))
   );
 }
 
@@ -63,7 +72,7 @@ function isContext(v: unknown): boolean {
 
 /** The checks of a `usage` event's data, field by field (session-events.ts's table). */
 export const USAGE_DATA: Record<keyof UsageData, Check> = {
-  agent: (v) => v === 'claude' || v === 'codex',
+  agent: (v) => v === 'claude' || v === 'codex' || v === 'opencode',
   file: name,
   from: count,
   to: count,

@@ -1,6 +1,6 @@
 import { TrellisError } from '../events/index.js';
 import type { SessionState } from './session.js';
-import { addTotals, usageBuckets, usdText, zeroTotals, type TokenTotals } from './session-usage.js';
+import { addTotals, agentUsdText, usageBuckets, usdText, zeroTotals, type TokenTotals } from './session-usage.js';
 import { weekStart, type ProjectSpend } from './spend-periods.js';
 
 /** How `trellis cost` groups: by session, by the issue it worked on, by node, by the day (UTC) of use. */
@@ -77,7 +77,7 @@ export const tokens = (t: Pick<TokenTotals, 'input' | 'output' | 'cacheRead' | '
 /** The report as text: one line per row, then the total. */
 export function costLines(r: CostReport): string {
   const line = (label: string, t: TokenTotals) =>
-    `${label.padEnd(24)} ${usdText(t).padStart(12)}  ${String(tokens(t)).padStart(10)} tokens (in ${t.input}, out ${t.output}, cache read ${t.cacheRead}, cache write ${t.cacheWrite}), ${t.responses} response(s)`;
+    `${label.padEnd(24)} ${usdText(t).padStart(12)}  ${String(tokens(t)).padStart(10)} tokens (in ${t.input}, out ${t.output}, cache read ${t.cacheRead}, cache write ${t.cacheWrite}), ${t.responses} response(s)${agentUsdText(t) ? ` (${agentUsdText(t)})` : ''}`;
   const out = r.rows.map((row) => line(row.title ? `${row.key} ${row.title.slice(0, 24 - row.key.length - 1)}` : row.key, row));
   if (out.length === 0) out.push(`no model usage recorded${r.since ? ` since ${r.since}` : ''}`);
   out.push(line('total', r.total));

@@ -29,4 +29,13 @@ describe('the usage fold', () => {
     expect('total' in v && v.total).toMatchObject({ usd: 0, unpriced: ['m'] });
     expect(usageView('shell', undefined)).toEqual({ none: expect.stringMatching(/no token usage or cost/) });
   });
+  it('the agent’s own cost (opencode) is kept beside ours, replaced with its response, absent where never said', () => {
+    let u = read(emptyUsage, [{ ...e('a', 1, null), agentUsd: 0.25 }, { ...e('b', 1, null), agentUsd: 0.5 }]);
+    u = read(u, [{ ...e('a', 2, null), agentUsd: 0.3 }]);
+    const v = usageView('opencode', u);
+    expect('total' in v && v.total).toMatchObject({ usd: 0, unpriced: ['m'], responses: 2 });
+    expect('total' in v && v.total.agentUsd).toBeCloseTo(0.8, 12);
+    const claude = usageView('claude', read(emptyUsage, [e('a', 1)]));
+    expect('total' in claude && 'agentUsd' in claude.total).toBe(false);
+  });
 });

@@ -14,6 +14,8 @@ export interface UsageBucket {
   readonly responses: number;
   readonly usd: number;
   readonly unpriced: number;
+  /** What the agent itself said these responses cost (opencode), when it said it for any. */
+  readonly agentUsd?: number;
 }
 
 /**
@@ -50,6 +52,7 @@ function shift(b: UsageBucket, e: FoldedEntry, sign: 1 | -1): UsageBucket {
     responses: b.responses + sign,
     usd: b.usd + sign * (e.usd ?? 0),
     unpriced: b.unpriced + (e.usd === null ? sign : 0),
+    ...(b.agentUsd !== undefined || e.agentUsd !== undefined ? { agentUsd: (b.agentUsd ?? 0) + sign * (e.agentUsd ?? 0) } : {}),
   };
 }
 
@@ -91,6 +94,8 @@ export interface TokenTotals {
   readonly usd: number;
   /** Models the price table has no price for (their tokens are counted, their cost is unknown). */
   readonly unpriced: readonly string[];
+  /** What the agent itself said it cost (opencode reports its own), beside ours from the price table. */
+  readonly agentUsd?: number;
 }
 
 export const zeroTotals: TokenTotals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, responses: 0, usd: 0, unpriced: [] };
@@ -106,6 +111,7 @@ export function addTotals(a: TokenTotals, b: TokenTotals | (UsageBucket & { read
     responses: a.responses + b.responses,
     usd: a.usd + b.usd,
     unpriced: unpriced.length ? [...new Set([...a.unpriced, ...unpriced])].sort() : a.unpriced,
+    ...(a.agentUsd !== undefined || b.agentUsd !== undefined ? { agentUsd: (a.agentUsd ?? 0) + (b.agentUsd ?? 0) } : {}),
   };
 }
 
@@ -151,4 +157,10 @@ export function usdText(t: Pick<TokenTotals, 'usd' | 'unpriced' | 'responses'>):
   if (t.responses > 0 && t.usd === 0 && t.unpriced.length > 0) return `unknown price (${t.unpriced.join(', ')})`;
   const money = t.usd >= 1 ? `$${t.usd.toFixed(2)}` : `$${t.usd.toFixed(4)}`;
   return t.unpriced.length ? `${money} + unknown price (${t.unpriced.join(', ')})` : money;
+}
+
+/** What the agent itself said it cost, for beside ours (`the agent says $0.0123`), or null when it said nothing. */
+export function agentUsdText(t: Pick<TokenTotals, 'agentUsd'>): string | null {
+  if (t.agentUsd === undefined) return null;
+  return `the agent says ${t.agentUsd >= 1 ? `$${t.agentUsd.toFixed(2)}` : `$${t.agentUsd.toFixed(4)}`}`;
 }

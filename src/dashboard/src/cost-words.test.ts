@@ -16,6 +16,10 @@ describe('the cost words of a session page', () => {
     expect(costWords({ total: { ...total, responses: 0 }, byModel: {}, turns: 0, context: null })).toBeNull();
     expect(costChip({ tokens: 10, usd: 0.5, unpriced: [], contextPercent: 91.5, nearLimit: true })).toEqual({ text: '$0.5000 · context 91.5%', warn: true });
   });
+  it('show what the agent itself says it cost beside ours, where it says (opencode)', () => {
+    const w = costWords({ total: { ...total, usd: 0, unpriced: ['gpt-fake'], agentUsd: 0.0456 }, byModel: {}, turns: 1, context: null });
+    expect(typeof w !== 'string' && w?.line).toMatch(/^price unknown \(gpt-fake\) \(the agent says \$0\.0456\) · 6,544 tokens/);
+  });
 });
 
 describe('the issue page', () => {

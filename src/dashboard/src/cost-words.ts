@@ -31,7 +31,9 @@ export function costWords(u: UsageView | undefined): CostWords | string | null {
   const t = u.total;
   if (t.responses === 0) return null;
   const tokens = t.input + t.output + t.cacheRead + t.cacheWrite;
-  const line = `${moneyWords(t)} · ${n(tokens)} tokens (${n(t.input)} in, ${n(t.output)} out, ${n(t.cacheRead)} from cache, ${n(t.cacheWrite)} to cache) · ${t.responses} ${t.responses === 1 ? 'reply' : 'replies'} · ${u.turns} ${u.turns === 1 ? 'turn' : 'turns'}`;
+  // What the agent itself says it cost (opencode reports its own), beside ours from the price table.
+  const own = t.agentUsd !== undefined ? ` (the agent says ${moneyWords({ usd: t.agentUsd, unpriced: [] })})` : '';
+  const line = `${moneyWords(t)}${own} · ${n(tokens)} tokens (${n(t.input)} in, ${n(t.output)} out, ${n(t.cacheRead)} from cache, ${n(t.cacheWrite)} to cache) · ${t.responses} ${t.responses === 1 ? 'reply' : 'replies'} · ${u.turns} ${u.turns === 1 ? 'turn' : 'turns'}`;
   const entries = Object.entries(u.byModel);
   const models = entries.length > 1 ? entries.map(([m, x]) => `${m}: ${moneyWords(x)}, ${n(x.input + x.output + x.cacheRead + x.cacheWrite)} tokens`) : [];
   const c = u.context;

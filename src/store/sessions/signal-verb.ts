@@ -12,7 +12,7 @@ import type { BareCommand, SessionRuntime } from './session-runtime.js';
 // The hook's own path loads the session log and the adapters only: delivering a held prompt and keeping
 // an exited agent's last screen load what they need when they happen (issue 40: the hook's CPU per event).
 import { appendCommand, sessionState } from './session-append.js';
-import { recordUsage } from './usage-verb.js';
+import { readUsage } from './usage-verb.js';
 import { budgetReached, budgetsOf, type Budgets } from './budget.js';
 
 export interface SignalResult {
@@ -40,28 +40,30 @@ export async function signalSession(p: Project, rt: SessionRuntime, id: string, 
   const mapped = mapSignal(adapterOf(state.harness), event, payload, state);
   if ('ignored' in mapped) return { session: sessionView(state), changed: false, ignored: [mapped.ignored] };
   const source: SessionCommand['source'] = event === 'exit' ? 'process' : (opts.source ?? 'hook');
-  let current = state;
-  let changed = false;
   const ignored: string[] = [];
-  // The agent's own usage record, read up to where it now ends (issue 42), before the transition it
-  // signals: a turn that ends is logged with its cost known. Its figures outlive the agent's cleanup.
-  const usageProblem = await recordUsage(p, state, payload);
+  // The agent's own usage record, read up to where it now ends (issue 42), decided before the transitions
+  // it signals (a turn that ends is logged with its cost known) and appended with them in one write: one
+  // compare-and-swap per hook, so reading usage costs a hook little more than the read. Its `from` keeps it
+  // exactly-once when another hook appended the same bytes first. Its figures outlive the agent's cleanup.
+  const usage = await readUsage(state, payload, rt.env ?? process.env, event);
+  const usageProblem = usage.command ? null : usage.problem;
   if (usageProblem) ignored.push(usageProblem);
-  for (const command of mapped.commands) {
-    // The agent's process exiting after a close or an interrupt is expected: nothing to record.
-    if (command.type === 'interrupt' && !LIVE_STATUSES.has(current.status as SessionStatus)) continue;
-    // Before the launch is logged the pane is unknown: an exit then is the old program's, not the new one's.
-    if (command.type === 'interrupt' && opts.fromPane && current.tmux === null) continue;
-    const full = command.type === 'interrupt' && current.tmux ? await exitCommand(p, rt, current, command) : command;
-    try {
-      const { state: after, events } = await appendCommand(p, id, full, id, source);
-      current = after;
-      changed ||= events.length > 0;
-    } catch (err) {
-      if (!(isTrellisError(err) && err.code === 'SESSION_REFUSED')) throw err;
-      ignored.push(`${event}: ${err.message}`);
-    }
-  }
+  const commands: BareCommand[] = usage.command ? [usage.command, ...mapped.commands] : [...mapped.commands];
+  const full = (command: BareCommand): SessionCommand => ({ ...command, by: id, at: p.now().toISOString(), source: command.type === 'record-usage' ? (opts.source ?? 'hook') : source }) as SessionCommand;
+  const written = await p.sessionLog.writeAll(id, commands.map(full), {
+    prepare: async (at, command) => {
+      // The agent's process exiting after a close or an interrupt is expected: nothing to record.
+      if (command.type === 'interrupt' && !LIVE_STATUSES.has(at.status as SessionStatus)) return null;
+      // Before the launch is logged the pane is unknown: an exit then is the old program's, not the new one's.
+      if (command.type === 'interrupt' && opts.fromPane && at.tmux === null) return null;
+      return command.type === 'interrupt' && at.tmux ? full(await exitCommand(p, rt, at, command)) : command;
+    },
+    skip: (err) => isTrellisError(err) && err.code === 'SESSION_REFUSED',
+  });
+  for (const { error } of written.skipped) ignored.push(`${event}: ${(error as Error).message}`);
+  let current = written.state;
+  // What the signal changed: its transitions (a usage reading alone moves no state a reaction or a held prompt waits on).
+  let changed = written.events.some((e) => e.type !== 'usage');
   // Its cost, or the project's today, reached a budget (issue 42): the agent is stopped, the session waits for a person.
   let budgets: Budgets | null = null;
   try {
@@ -70,7 +72,7 @@ export async function signalSession(p: Project, rt: SessionRuntime, id: string, 
     // A bad budget in trellis.json is the person's to repair (every verb names it); the hook still records.
     ignored.push(`budget: ${(err as Error).message}`);
   }
-  if (budgets && (budgets.budgetUsd !== null || budgets.budgetUsdPerDay !== null) && usageRecorded(state, (current = await sessionState(p, id)))) {
+  if (budgets && (budgets.budgetUsd !== null || budgets.budgetUsdPerDay !== null) && usageRecorded(state, current)) {
     const over = await budgetReached(p, current, budgets);
     if (over) {
       const { state: held, events } = await appendCommand(p, id, { type: 'await', reason: 'budget', detail: over }, id, 'supervisor');

@@ -30,7 +30,7 @@ export function priceTable(): string {
 const PROVIDER: Readonly<Record<string, string>> = { claude: 'anthropic' };
 
 /** The entries priced, and each priced model's context window by the table (for the context in use). */
-export async function priceEntries(source: 'claude' | 'codex', entries: readonly RawEntry[]): Promise<{ entries: UsageEntry[]; windows: Map<string, number> }> {
+export async function priceEntries(source: 'claude' | 'codex' | 'opencode', entries: readonly RawEntry[]): Promise<{ entries: UsageEntry[]; windows: Map<string, number> }> {
   const windows = new Map<string, number>();
   if (entries.length === 0) return { entries: [], windows };
   const { calcPrice } = await table();

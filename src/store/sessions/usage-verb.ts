@@ -11,8 +11,10 @@ import type { SessionState } from '../../projections/index.js';
 import { codexHome } from './preflight-codex.js';
 import type { SessionLogProject as Project } from './sessions-project.js';
 import { claudeUsage, codexUsage, newLines } from './usage-read.js';
+import { opencodeUsage } from './usage-opencode.js';
 import { priceEntries } from './usage-price.js';
 import { appendCommand } from './session-append.js';
+import type { BareCommand } from './session-runtime.js';
 
 const obj = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 
@@ -67,29 +69,58 @@ async function recordOf(state: SessionState, payload: unknown, env: NodeJS.Proce
   return null;
 }
 
+/** A reading of the agent's usage record: the command that appends what is new (null: nothing), or why it could not be read. */
+export type UsageReading = { readonly command: BareCommand & { type: 'record-usage' } } | { readonly command: null; readonly problem: string | null };
+
 /**
- * Reads what is new in the session's usage record and appends it (`usage`), for a signal `event` with
- * `payload`. Returns why nothing could be read, or null; never throws (a hook must not fail on it).
+ * Reads what is new in the session's usage record for a signal with `payload`: the `record-usage` command
+ * that appends it, for the caller to append with the signal's own transitions in one write (signal-verb.ts:
+ * one compare-and-swap per hook, not two). Its `from` makes it exactly-once: a reader that decides it after
+ * another appended these bytes appends nothing. Never throws (a hook must not fail on it).
  */
-export async function recordUsage(p: Project, state: SessionState, payload: unknown, env: NodeJS.ProcessEnv = process.env): Promise<string | null> {
+export async function readUsage(state: SessionState, payload: unknown, env: NodeJS.ProcessEnv = process.env, event = ''): Promise<UsageReading> {
   try {
+    if (state.harness === 'opencode') return OPENCODE_READS.has(event) ? await readOpencode(state, env) : { command: null, problem: null };
     const record = await recordOf(state, payload, env);
-    if (!record) return null;
+    if (!record) return { command: null, problem: null };
     const from = state.usageRead?.[record.file] ?? 0;
     const read = await newLines(record.file, from).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT') return null;
       throw err;
     });
-    if (!read) return null;
+    if (!read) return { command: null, problem: null };
     const found = record.source === 'claude' ? claudeUsage(read.lines) : codexUsage(read.lines, basename(record.file), countedOf(state, record.file), state.usage?.context?.model ?? null);
+    // Nothing a person would see (attachments, a tool's output): no commit; these bytes are read again with the next response.
+    if (found.entries.length === 0 && found.turns === 0) return { command: null, problem: null };
     const { entries, windows } = await priceEntries(record.source, found.entries);
     const context: UsageContext | null = found.context && found.context.window === null ? { ...found.context, window: windows.get(found.context.model) ?? null } : found.context;
-    // Nothing a person would see (attachments, a tool's output): no commit; these bytes are read again with the next response.
-    if (entries.length === 0 && found.turns === 0) return null;
-    await appendCommand(p, state.id, { type: 'record-usage', agent: record.source, file: record.file, from, to: read.to, entries, turns: found.turns, context }, state.id, 'hook');
+    return { command: { type: 'record-usage', agent: record.source, file: record.file, from, to: read.to, entries, turns: found.turns, context } };
+  } catch (err) {
+    return { command: null, problem: `usage: the agent's usage record could not be read (${(err as Error).message})` };
+  }
+}
+
+/** The opencode events after which its server is asked for the conversation's messages: a turn's end or a wait, not every step. */
+const OPENCODE_READS = new Set(['session.idle', 'session.error', 'permission.asked', 'question.asked']);
+
+/** readUsage for opencode: what its server says, priced by the table, its own cost kept beside. */
+async function readOpencode(state: SessionState, env: NodeJS.ProcessEnv): Promise<UsageReading> {
+  const found = await opencodeUsage(state, env);
+  if (!found || (found.entries.length === 0 && found.turns === 0)) return { command: null, problem: null };
+  const { entries, windows } = await priceEntries('opencode', found.entries);
+  const context = found.context ? { ...found.context, window: windows.get(found.context.model) ?? null } : null;
+  return { command: { type: 'record-usage', agent: 'opencode', file: found.file, from: state.usageRead?.[found.file] ?? 0, to: found.to, entries, turns: found.turns, context } };
+}
+
+/** readUsage, appended on its own (a reader with no transition of its own to append beside it). */
+export async function recordUsage(p: Project, state: SessionState, payload: unknown, env: NodeJS.ProcessEnv = process.env): Promise<string | null> {
+  const reading = await readUsage(state, payload, env);
+  if (!reading.command) return reading.problem;
+  try {
+    await appendCommand(p, state.id, reading.command, state.id, 'hook');
     return null;
   } catch (err) {
-    return `usage: the agent's usage record could not be read (${(err as Error).message})`;
+    return `usage: the agent's usage could not be recorded (${(err as Error).message})`;
   }
 }
 

@@ -6,6 +6,8 @@ import { foldChain } from './fold-chain.js';
 import type { ProjectionCache, StreamProblem, StreamSnapshot } from './projection-cache.js';
 import type { StoredEvent, StreamKind } from './stream-kind.js';
 import { exportEvents, importEvents } from './stream-transfer.js';
+import { batchDecider, type BatchOptions, type Skipped } from './batch-decide.js';
+import { someTips, type DecidedStep, type StreamsRead } from './stream-reads.js';
 
 /**
  * How often a writer re-reads, re-decides and retries after losing a compare-and-swap before it takes the
@@ -13,29 +15,7 @@ import { exportEvents, importEvents } from './stream-transfer.js';
  */
 const OPTIMISTIC_ATTEMPTS = 3;
 
-/** One decision at a tip: the state there, the events decided, and the commit appending them. */
-export interface DecidedStep<S, E> {
-  readonly state: S;
-  readonly events: E[];
-  readonly next: string | null;
-}
-
-/** Every stream of a kind at its current tip: the folded ones, and the ones that cannot be folded. */
-export interface StreamsRead<S> {
-  readonly states: readonly S[];
-  readonly problems: readonly StreamProblem[];
-  /**
-   * What changed since the read before this one (`from`), by stream id: the new state, or null for a
-   * stream that is gone or cannot be folded now. Lets a view of every stream follow in O(change); only
-   * the newest read keeps it (an older read's link is dropped, so reads never chain up in memory).
-   */
-  delta?: StreamsDelta<S>;
-}
-
-export interface StreamsDelta<S> {
-  readonly from: StreamsRead<S>;
-  readonly changed: ReadonlyMap<string, S | null>;
-}
+export type { DecidedStep, StreamsDelta, StreamsRead } from './stream-reads.js';
 
 /**
  * The one store for every kind of event stream (issue threads, sessions, eval readings) over a git
@@ -119,7 +99,7 @@ export class StreamStore<E extends StoredEvent, S, C> {
     // cached tip is kept, so `trellis doctor --repair` can restore the ref from it.
     let damaged: ReadonlySet<string>;
     if (partial) {
-      const { tips, damaged: bad } = this.someTips(opts.only!);
+      const { tips, damaged: bad } = someTips(this.log, (id) => this.ref(id), opts.only!);
       candidates = [...new Set([...opts.only!, ...tips.keys()])];
       tipOf = (id) => tips.get(id);
       damaged = bad;
@@ -185,17 +165,6 @@ export class StreamStore<E extends StoredEvent, S, C> {
     return read;
   }
 
-  private someTips(ids: ReadonlySet<string>): { tips: Map<string, string>; damaged: Set<string> } {
-    const tips = new Map<string, string>();
-    const damaged = new Set<string>();
-    for (const id of ids) {
-      const tip = this.log.tipOrDamage(this.ref(id));
-      if (tip === 'damaged') damaged.add(id);
-      else if (tip) tips.set(id, tip);
-    }
-    return { tips, damaged };
-  }
-
   /** The tip the projection cache on disk holds for stream `id` (doctor's repair of a damaged ref). */
   cachedTip(id: string): string | undefined {
     return this.cache.load().get(id)?.tip;
@@ -219,18 +188,39 @@ export class StreamStore<E extends StoredEvent, S, C> {
    * that lost OPTIMISTIC_ATTEMPTS races in a row takes the ref's lock for its whole read-decide-append, so
    * a slow process among fast ones is never starved (it once lost 100 races in a row on a loaded machine).
    */
-  async write(id: string, command: C): Promise<{ state: S; events: E[] }> {
+  write(id: string, command: C): Promise<{ state: S; events: E[] }> {
+    return this.append(id, (tip) => this.decideAt(id, tip, command));
+  }
+
+  /**
+   * Decides `commands` in order, each at the state the ones before it left, and appends all their events
+   * in one append (one compare-and-swap, one cache save, retried as write() is): a hook's usage reading and
+   * its own transition cost one write, not two (issue 42). `prepare` makes the command to decide at that
+   * state (null: none), so one that depends on the state is made again when a lost race re-decides; one the
+   * kind refuses is left out when `skip(error)` says so (listed in `skipped`), else the append fails.
+   */
+  async writeAll(id: string, commands: readonly C[], opts: BatchOptions<S, C> = {}): Promise<{ state: S; events: E[]; skipped: Skipped<C>[] }> {
+    const batch = batchDecider(this.kind, opts);
+    const written = await this.append(id, (tip) => {
+      batch.skipped.length = 0;
+      return this.decideEach(id, tip, commands, batch.decideOne);
+    });
+    return { ...written, skipped: batch.skipped };
+  }
+
+  /** Appends what `decide(tip)` decides at the ref's tip, retried as write() says. */
+  private async append(id: string, decide: (tip: string | null) => Promise<DecidedStep<S, E>>): Promise<{ state: S; events: E[] }> {
     const ref = this.ref(id);
     for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
       const tip = this.log.tip(ref);
       if (attempt === 0) this.fromCache(id, tip);
-      const step = await this.decideAt(id, tip, command);
+      const step = await decide(tip);
       if (step.next === null) return { state: step.state, events: step.events };
       if (await this.log.swap(ref, tip, step.next)) return this.appended(id, step);
     }
     let step: DecidedStep<S, E> | undefined;
     await this.log.swapUnderLock(ref, async (tip) => {
-      step = await this.decideAt(id, tip, command);
+      step = await decide(tip);
       return step.next;
     });
     if (!step) throw new TrellisError('APPEND_CONFLICT', `${ref} could not be read under its lock; try again`);
@@ -239,9 +229,20 @@ export class StreamStore<E extends StoredEvent, S, C> {
   }
 
   /** The state at `tip`, the events `command` decides there, and the commit that appends them (null: none). */
-  protected async decideAt(id: string, tip: string | null, command: C): Promise<DecidedStep<S, E>> {
+  protected decideAt(id: string, tip: string | null, command: C): Promise<DecidedStep<S, E>> {
+    return this.decideEach(id, tip, [command], (state, c) => this.kind.decide(state, c));
+  }
+
+  /** decideAt for several commands, each decided by `decideOne` at the state the events before it left. */
+  private async decideEach(id: string, tip: string | null, commands: readonly C[], decideOne: (state: S, command: C) => E[] | Promise<E[]>): Promise<DecidedStep<S, E>> {
     const state = this.stateOrThrow(await this.snapshotAt(id, tip), id);
-    const events = this.kind.decide(state, command);
+    const events: E[] = [];
+    let at = state;
+    for (const command of commands) {
+      const decided = await decideOne(at, command);
+      for (const e of decided) at = this.kind.evolve(at, e);
+      events.push(...decided);
+    }
     if (events.length === 0) return { state, events, next: null };
     const next = this.log.commit(
       tip,
