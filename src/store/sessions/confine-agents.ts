@@ -46,11 +46,15 @@ export function agentHomeMounts(harness: string, env: NodeJS.ProcessEnv, private
     copyFileSync(f, copy);
     sync.push([copy, f]);
   }
-  const back = readdirSync(home).filter((e) => e !== '.ssh' && !own.has(join(home, e)) && !sync.some(([c]) => basename(c) === e));
+  // Not the agent's own files' companions either (`.claude.json.lock`, a temporary file renamed over it): the
+  // agent's private copy has its own, and a transient one of another session's may be gone by the mount.
+  const mine = files.filter((f) => dirname(f) === home).map((f) => basename(f));
+  const back = readdirSync(home).filter((e) => e !== '.ssh' && !own.has(join(home, e)) && !mine.some((m) => e === m || e.startsWith(`${m}.`)));
   return {
     mounts: [
       '--bind', privateHome, home,
-      ...back.flatMap((e) => ['--ro-bind', join(home, e), join(home, e)]),
+      // `-try`: an entry removed since it was listed (another program's temporary file) is left out, not fatal.
+      ...back.flatMap((e) => ['--ro-bind-try', join(home, e), join(home, e)]),
       ...dirs.flatMap((d) => ['--bind', d, d]),
       // A file of the agent's elsewhere than directly in the home (none today) is mounted as it is.
       ...files.filter((f) => dirname(f) !== home && existsSync(f)).flatMap((f) => ['--bind', f, f]),
@@ -122,7 +126,7 @@ export function confinedAgentCommand(env: NodeJS.ProcessEnv, plan: SandboxPlan, 
   const argv = sandboxArgv(env, { ...plan, homeMounts: mounts }, ['--ro-bind', dir, dir, ...agentEnv.flatMap(([k, v]) => ['--setenv', k, v])]);
   // Inside: the relay listens, then starts the agent (and ends with it).
   const inner = [process.execPath, RELAY(), 'inner', dir, JSON.stringify(ports), '--', '/bin/sh', '-c', command];
-  // The relay outside is the pane's process: it starts the sandbox once it listens (see confine-relay.ts outer).
+  // The relay outside is the pane's process: it starts the sandbox at once (see confine-relay.ts outer).
   const outer = [process.execPath, RELAY(), 'outer', dir, session, trellisBin, JSON.stringify(allow), JSON.stringify(sync), '--'];
   return `exec ${[...outer, ...argv, ...inner].map(shq).join(' ')}`;
 }
