@@ -22,6 +22,8 @@ export function agentStatePaths(harness: string, env: NodeJS.ProcessEnv): { read
     return { dirs: [join(home, '.claude')], files: [join(home, '.claude.json')] };
   }
   if (harness === 'codex') return { dirs: [env.CODEX_HOME || join(home, '.codex')], files: [] };
+  // Gemini CLI: settings, trusted folders, chats and transcripts (0.61.0 reads GEMINI_CLI_HOME as that folder).
+  if (harness === 'gemini') return { dirs: [env.GEMINI_CLI_HOME || join(home, '.gemini')], files: [] };
   return { dirs: [], files: [] };
 }
 
@@ -67,7 +69,12 @@ export function agentHomeMounts(harness: string, env: NodeJS.ProcessEnv, private
 const PROVIDERS: Readonly<Record<string, readonly string[]>> = {
   claude: ['api.anthropic.com:443'],
   codex: ['api.openai.com:443', 'chatgpt.com:443'],
+  // The Gemini API, and Google's login (a "Login with Google" token refreshed, Code Assist).
+  gemini: ['generativelanguage.googleapis.com:443', 'oauth2.googleapis.com:443', 'cloudcode-pa.googleapis.com:443'],
 };
+
+/** The variables in the person's environment that point each harness's provider at another base URL. */
+const BASE_URL_ENV: Readonly<Record<string, string>> = { claude: 'ANTHROPIC_BASE_URL', codex: 'OPENAI_BASE_URL', gemini: 'GOOGLE_GEMINI_BASE_URL' };
 
 /** The package registries every confined agent reaches, to install into its worktree. */
 const REGISTRIES = ['registry.npmjs.org:443', 'pypi.org:443', 'files.pythonhosted.org:443'];
@@ -89,7 +96,8 @@ function hostPort(url: string | undefined): string[] {
  * serves and gateway on loopback (a loopback address is reachable only when the project names it).
  */
 export function networkAllow(harness: string, project: readonly string[], env: NodeJS.ProcessEnv): string[] {
-  const fromEnv = harness === 'claude' ? hostPort(env.ANTHROPIC_BASE_URL) : harness === 'codex' ? hostPort(env.OPENAI_BASE_URL) : [];
+  const variable = BASE_URL_ENV[harness];
+  const fromEnv = variable ? hostPort(env[variable]) : [];
   return [...new Set([...(PROVIDERS[harness] ?? []), ...fromEnv, ...REGISTRIES, ...project])];
 }
 
