@@ -3,8 +3,9 @@
  * falls on both alike:
  *  - spawn → the agent's own first signal with the real Claude Code (2.1.197) against the fake model:
  *    spawnSession until a hook moved the session out of `starting`. Confined, that counts the relay's two
- *    node processes (outside, then inside the sandbox), bubblewrap's set-up, and the hook's signal going
- *    out through the relay's socket; the fake model is reached through the relay's loopback port.
+ *    node processes (outside, which starts the sandbox at once, then inside it), bubblewrap's set-up, and
+ *    the hook's signal going out through the relay's socket, recorded in the outer relay's own process
+ *    (no CLI start-up per hook); the fake model is reached through the relay's loopback port.
  *  - `npm test` in a session's worktree (node's test runner over 20 files, each its own process) as the
  *    agent's tool call runs it: in the agent's sandbox (confine-agents.ts's mounts) and directly.
  */

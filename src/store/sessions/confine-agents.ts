@@ -22,6 +22,8 @@ export function agentStatePaths(harness: string, env: NodeJS.ProcessEnv): { read
     return { dirs: [join(home, '.claude')], files: [join(home, '.claude.json')] };
   }
   if (harness === 'codex') return { dirs: [env.CODEX_HOME || join(home, '.codex')], files: [] };
+  // Gemini CLI: settings, trusted folders, chats and transcripts (0.61.0 reads GEMINI_CLI_HOME as that folder).
+  if (harness === 'gemini') return { dirs: [env.GEMINI_CLI_HOME || join(home, '.gemini')], files: [] };
   return { dirs: [], files: [] };
 }
 
@@ -46,11 +48,15 @@ export function agentHomeMounts(harness: string, env: NodeJS.ProcessEnv, private
     copyFileSync(f, copy);
     sync.push([copy, f]);
   }
-  const back = readdirSync(home).filter((e) => e !== '.ssh' && !own.has(join(home, e)) && !sync.some(([c]) => basename(c) === e));
+  // Not the agent's own files' companions either (`.claude.json.lock`, a temporary file renamed over it): the
+  // agent's private copy has its own, and a transient one of another session's may be gone by the mount.
+  const mine = files.filter((f) => dirname(f) === home).map((f) => basename(f));
+  const back = readdirSync(home).filter((e) => e !== '.ssh' && !own.has(join(home, e)) && !mine.some((m) => e === m || e.startsWith(`${m}.`)));
   return {
     mounts: [
       '--bind', privateHome, home,
-      ...back.flatMap((e) => ['--ro-bind', join(home, e), join(home, e)]),
+      // `-try`: an entry removed since it was listed (another program's temporary file) is left out, not fatal.
+      ...back.flatMap((e) => ['--ro-bind-try', join(home, e), join(home, e)]),
       ...dirs.flatMap((d) => ['--bind', d, d]),
       // A file of the agent's elsewhere than directly in the home (none today) is mounted as it is.
       ...files.filter((f) => dirname(f) !== home && existsSync(f)).flatMap((f) => ['--bind', f, f]),
@@ -63,7 +69,12 @@ export function agentHomeMounts(harness: string, env: NodeJS.ProcessEnv, private
 const PROVIDERS: Readonly<Record<string, readonly string[]>> = {
   claude: ['api.anthropic.com:443'],
   codex: ['api.openai.com:443', 'chatgpt.com:443'],
+  // The Gemini API, and Google's login (a "Login with Google" token refreshed, Code Assist).
+  gemini: ['generativelanguage.googleapis.com:443', 'oauth2.googleapis.com:443', 'cloudcode-pa.googleapis.com:443'],
 };
+
+/** The variables in the person's environment that point each harness's provider at another base URL. */
+const BASE_URL_ENV: Readonly<Record<string, string>> = { claude: 'ANTHROPIC_BASE_URL', codex: 'OPENAI_BASE_URL', gemini: 'GOOGLE_GEMINI_BASE_URL' };
 
 /** The package registries every confined agent reaches, to install into its worktree. */
 const REGISTRIES = ['registry.npmjs.org:443', 'pypi.org:443', 'files.pythonhosted.org:443'];
@@ -85,7 +96,8 @@ function hostPort(url: string | undefined): string[] {
  * serves and gateway on loopback (a loopback address is reachable only when the project names it).
  */
 export function networkAllow(harness: string, project: readonly string[], env: NodeJS.ProcessEnv): string[] {
-  const fromEnv = harness === 'claude' ? hostPort(env.ANTHROPIC_BASE_URL) : harness === 'codex' ? hostPort(env.OPENAI_BASE_URL) : [];
+  const variable = BASE_URL_ENV[harness];
+  const fromEnv = variable ? hostPort(env[variable]) : [];
   return [...new Set([...(PROVIDERS[harness] ?? []), ...fromEnv, ...REGISTRIES, ...project])];
 }
 
@@ -122,7 +134,7 @@ export function confinedAgentCommand(env: NodeJS.ProcessEnv, plan: SandboxPlan, 
   const argv = sandboxArgv(env, { ...plan, homeMounts: mounts }, ['--ro-bind', dir, dir, ...agentEnv.flatMap(([k, v]) => ['--setenv', k, v])]);
   // Inside: the relay listens, then starts the agent (and ends with it).
   const inner = [process.execPath, RELAY(), 'inner', dir, JSON.stringify(ports), '--', '/bin/sh', '-c', command];
-  // The relay outside is the pane's process: it starts the sandbox once it listens (see confine-relay.ts outer).
+  // The relay outside is the pane's process: it starts the sandbox at once (see confine-relay.ts outer).
   const outer = [process.execPath, RELAY(), 'outer', dir, session, trellisBin, JSON.stringify(allow), JSON.stringify(sync), '--'];
   return `exec ${[...outer, ...argv, ...inner].map(shq).join(' ')}`;
 }

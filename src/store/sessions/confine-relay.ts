@@ -5,13 +5,14 @@
  * servers — and nothing beyond it is reachable from inside, except through these two relays, which meet
  * on Unix sockets in one folder bind-mounted into the sandbox.
  *
- *   outer <dir> <session> <trellis-bin> <allow-json> <sync-json> -- <sandbox argv>   the pane's process,
- *       outside the sandbox, as the person; it starts the sandbox once it listens, and ends with it: `net.sock`
- *       takes a connection that names its target on its first line and joins it only when the target is
- *       on the allow-list (`host:port`); `proxy` on that line is an HTTP proxy whose CONNECT (or absolute
- *       URL) target is checked the same way. `signal.sock` takes one hook signal (`{event, payload}`) and
- *       runs `trellis session signal <session> <event>` with it: the session's only write, for its own
- *       id whatever the caller names.
+ *   outer <dir> <session> <trellis-bin> <allow-json> <sync-json> -- <sandbox argv>   the
+ *       pane's process, outside the sandbox, as the person; it starts the sandbox at once (its sockets are
+ *       bound as listen() returns) and ends with it: `net.sock` takes a connection that names its target on
+ *       its first line and joins it only when the target is on the allow-list (`host:port`); `proxy` on
+ *       that line is an HTTP proxy whose CONNECT (or absolute URL) target is checked the same way.
+ *       `signal.sock` takes one hook signal (`{event, payload}`) and records it as `trellis session signal
+ *       <session> <event>` would, in this process (the CLI's src/cli/relayed-signal.js, loaded while the
+ *       sandbox starts): the session's only write, for its own id whatever the caller names.
  *   inner <dir> <ports-json>   inside: listens on 127.0.0.1 at each allowed loopback port (a model
  *       provider on loopback keeps its URL) and at PROXY_PORT (HTTPS_PROXY), each joined to `net.sock`.
  */
@@ -20,6 +21,7 @@ import { constants as osConstants } from 'node:os';
 import { readdirSync, readFileSync, renameSync, rmSync, statSync, watch, writeFileSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 /** The proxy's port inside the sandbox's own network namespace (nothing else listens there). */
 export const PROXY_PORT = 3128;
@@ -105,7 +107,9 @@ function outer(dir: string, session: string, trellisBin: string, allow: readonly
         if (!t || !allowed(allow, t.host, t.port)) return void sock.destroy();
         return join2(sock, connect(t.port, t.host), rest);
       }
-      // An HTTP proxy request: its head, then whatever followed it.
+      // An HTTP proxy request: its head, then whatever followed it. What came with the first line is
+      // its start (the inner relay writes the agent's bytes right behind it: one read may hold both).
+      if (rest.length) sock.unshift(rest);
       firstLine(sock, '\r\n\r\n', (head, body) => {
         const [method, uri] = head.split('\r\n')[0]!.split(' ');
         let t: { host: string; port: number } | null = null;
@@ -126,7 +130,21 @@ function outer(dir: string, session: string, trellisBin: string, allow: readonly
       sock.resume();
     });
   });
-  const inFlight = new Set<ReturnType<typeof spawn>>();
+  // The hook's signal is recorded in this process, by the CLI's own function loaded now, while the sandbox
+  // and the agent start (a whole CLI's start-up per hook, after the agent's, was the confined hook's cost);
+  // a CLI process per signal if it cannot load. One at a time, in the order they came.
+  const recorder = loadRecorder(trellisBin);
+  let queue: Promise<unknown> = Promise.resolve();
+  let inFlight = 0;
+  const record = (event: string, payload: string): Promise<number> => {
+    inFlight++;
+    const done = queue.then(async () => {
+      const r = await recorder;
+      return r ? r(process.cwd(), session, event, payload) : signalProcess(trellisBin, session, event, payload);
+    }).catch(() => 1);
+    queue = done.finally(() => inFlight--);
+    return done;
+  };
   const signal = createServer((sock) => {
     const parts: Buffer[] = [];
     sock.on('data', (c: Buffer) => parts.push(c));
@@ -139,20 +157,14 @@ function outer(dir: string, session: string, trellisBin: string, allow: readonly
         return void sock.end('1\n');
       }
       if (typeof msg.event !== 'string' || !/^[\w.-]{1,64}$/.test(msg.event)) return void sock.end('1\n');
-      // The hook's own process, outside: the payload on stdin, as the hook handed it in.
-      const child = spawn(process.execPath, [trellisBin, 'session', 'signal', session, msg.event], { stdio: ['pipe', 'ignore', 'inherit'] });
-      inFlight.add(child);
-      child.on('close', () => inFlight.delete(child));
-      child.stdin.end(typeof msg.payload === 'string' ? msg.payload : '');
-      child.on('exit', (code) => sock.end(`${code ?? 1}\n`));
-      child.on('error', () => sock.end('1\n'));
+      void record(msg.event, typeof msg.payload === 'string' ? msg.payload : '').then((code) => sock.end(`${code}\n`));
     });
   });
   let status = 0;
   const bye = () => {
     synced();
     // The agent's last signals (its SessionEnd as it leaves) are recorded before this ends.
-    if (inFlight.size > 0) return void setTimeout(bye, 50);
+    if (inFlight > 0) return void setTimeout(bye, 50);
     rmSync(dir, { recursive: true, force: true });
     process.exit(status);
   };
@@ -170,17 +182,36 @@ function outer(dir: string, session: string, trellisBin: string, allow: readonly
     }
   };
   process.on('SIGHUP', forward('SIGHUP')).on('SIGTERM', forward('SIGTERM')).on('SIGINT', () => {});
-  let up = 0;
   const start = () => {
-    if (++up < 2) return;
     const child = spawn('/bin/sh', ['-c', `trap '' HUP TERM; exec "$@"`, 'trellis-sandbox', ...sandbox], { stdio: 'inherit' });
     child.on('exit', (code, sig) => {
       status = code ?? 128 + (sig ? (osConstants.signals[sig] ?? 1) : 1);
       bye();
     });
   };
-  net.listen(join(dir, 'net.sock'), start);
-  signal.listen(join(dir, 'signal.sock'), start);
+  // A Unix socket is bound as listen() returns: the sandbox starts at once, and finds both.
+  net.listen(join(dir, 'net.sock'));
+  signal.listen(join(dir, 'signal.sock'));
+  start();
+}
+
+/** The CLI's in-process recorder of a relayed signal (src/cli/relayed-signal.ts, beside the bin), or null. */
+type Recorder = (cwd: string, session: string, event: string, payload: string) => Promise<number>;
+function loadRecorder(trellisBin: string): Promise<Recorder | null> {
+  return import(pathToFileURL(join(dirname(trellisBin), 'relayed-signal.js')).href).then(
+    (m: { recordRelayedSignal?: Recorder }) => m.recordRelayedSignal ?? null,
+    () => null,
+  );
+}
+
+/** `trellis session signal <session> <event>` as a process of its own, the payload on its stdin: its exit status. */
+function signalProcess(trellisBin: string, session: string, event: string, payload: string): Promise<number> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [trellisBin, 'session', 'signal', session, event], { stdio: ['pipe', 'ignore', 'inherit'] });
+    child.stdin.end(payload);
+    child.on('exit', (code) => done(code ?? 1));
+    child.on('error', () => done(1));
+  });
 }
 
 function inner(dir: string, ports: readonly number[], command: readonly string[]): void {

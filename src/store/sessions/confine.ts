@@ -12,11 +12,11 @@ export type { Confinement } from '../../projections/index.js';
 
 /**
  * The harnesses bubblewrap wraps whole. A shell has no sandbox of its own and no network; an agent
- * (claude, codex) reaches its provider through Trellis's relay (confine-agents.ts). opencode is left out:
- * Trellis drives it through its own HTTP server on loopback, and its watcher runs beside it in the pane,
- * which a network namespace would cut off.
+ * (claude, codex, gemini) reaches its provider through Trellis's relay (confine-agents.ts). opencode is
+ * left out: Trellis drives it through its own HTTP server on loopback, and its watcher runs beside it in
+ * the pane, which a network namespace would cut off (a way through the relay is on branch f3-confine-wip).
  */
-export const BWRAP_HARNESSES: ReadonlySet<string> = new Set(['shell', 'claude', 'codex']);
+export const BWRAP_HARNESSES: ReadonlySet<string> = new Set(['shell', 'claude', 'codex', 'gemini']);
 
 /** What a confined session may do, in words, for its views. */
 const BWRAP_SCOPE = 'writes only its worktree and its own branch; no network; no Trellis home, no ~/.ssh';
