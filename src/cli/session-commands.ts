@@ -238,8 +238,13 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
       if (launch !== 'fresh' && launch !== 'resume') throw new UsageError(`<launch> is fresh or resume, not '${launch}'`, SESSION_ACTIONS['watch-codex']!.usage);
       // Started in the agent's pane: its hangup must not end the watch before what it records is written.
       process.on('SIGHUP', () => {});
-      const { watchCodex } = await import('../store/sessions/codex-watch.js');
-      await watchCodex(p, cliRuntime(p), ctx.args[0]!, { resume: launch === 'resume', log: (line) => process.stderr.write(`${line}\n`) });
+      const [{ watchCodex }, { signalAndReact }] = await Promise.all([import('../store/sessions/codex-watch.js'), import('../store/sessions/reactions.js')]);
+      const [id, rt] = [ctx.args[0]!, cliRuntime(p)];
+      await watchCodex(p, rt, id, {
+        resume: launch === 'resume',
+        log: (line) => process.stderr.write(`${line}\n`),
+        signal: (event, payload, how) => signalAndReact(p, rt, id, event, payload, how),
+      });
       return 0;
     },
   },

@@ -6,10 +6,8 @@ import { isTrellisError } from '../../events/index.js';
 import type { SessionsProject } from './sessions-project.js';
 import { AppServerClient, makeProtocolDir, protocolFiles, serveControl, type ControlReply } from './adapters/codex-app-server.js';
 import { APPROVAL_REQUESTS, appServerSupported, decisionNames, decisionValue } from './adapters/codex-protocol.js';
-import type { SessionRuntime } from './runtime.js';
+import type { SessionRuntime } from './session-runtime.js';
 import { appendCommand } from './session-append.js';
-import { reactToSignal } from './reactions.js';
-import { reactionDue, signalSession } from './signal-verb.js';
 
 /** Statuses in which the session's codex should be alive and watched. */
 const WATCHED = new Set(['starting', 'running', 'awaiting', 'review', 'merging']);
@@ -35,7 +33,13 @@ export type CodexWatchEnd = 'refused' | 'closed' | 'gone' | 'replaced' | 'server
  * draws "Reconnecting…"). An older Codex or a server that refuses writes `refused`: the pane falls back
  * to the notify path. Ends (its server with it) once the session is not live, its pane gone or replaced.
  */
-export async function watchCodex(p: SessionsProject, rt: SessionRuntime, id: string, opts: { resume: boolean; log: (line: string) => void }): Promise<CodexWatchEnd> {
+export async function watchCodex(p: SessionsProject, rt: SessionRuntime, id: string, opts: {
+    resume: boolean;
+    log: (line: string) => void;
+    /** Records one protocol event as `trellis session signal` would (and reacts to it): what was ignored. */
+    signal: (event: string, payload: unknown, how: { fromPane?: string; source: 'protocol' }) => Promise<readonly string[]>;
+  },
+): Promise<CodexWatchEnd> {
   const env = rt.env;
   const files = protocolFiles(makeProtocolDir(id, env));
   const myPane = env.TMUX_PANE || undefined;
@@ -75,12 +79,11 @@ export async function watchCodex(p: SessionsProject, rt: SessionRuntime, id: str
     const stallMs = Number(env.TRELLIS_CODEX_STALL_MS) > 0 ? Number(env.TRELLIS_CODEX_STALL_MS) : STALL_MS;
     const forward = async (event: string, payload: unknown): Promise<void> => {
       counted.forwarded++;
-      const r = await signalSession(p, rt, id, event, payload ?? {}, { ...(myPane ? { fromPane: myPane } : {}), source: 'protocol' }).catch((err: unknown) => {
-        if (isTrellisError(err)) return { ignored: [err.message], changed: false, session: null };
+      const ignored = await opts.signal(event, payload ?? {}, { ...(myPane ? { fromPane: myPane } : {}), source: 'protocol' }).catch((err: unknown) => {
+        if (isTrellisError(err)) return [err.message];
         throw err;
       });
-      if (r.ignored.length) opts.log(`${event}: ${r.ignored.join('; ')}`);
-      if (reactionDue(r)) await reactToSignal(p, rt, id);
+      if (ignored.length) opts.log(`${event}: ${ignored.join('; ')}`);
     };
     const savePending = () => {
       const first = pending.values().next();

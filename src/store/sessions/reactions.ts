@@ -25,10 +25,10 @@ export async function reactToSignal(p: SessionsProject, rt: SessionRuntime, id: 
 
 /**
  * Records one agent event as `trellis session signal` would, then the reactions it calls for: what an
- * agent's own channel (opencode's event stream) feeds the session log with. Returns what was ignored.
+ * agent's own channel (opencode's event stream) feeds the session log with (Codex's app-server: with `source: 'protocol'`). Returns what was ignored.
  */
-export async function signalAndReact(p: SessionsProject, rt: SessionRuntime, id: string, event: string, payload: unknown): Promise<readonly string[]> {
-  const r = await signalSession(p, rt, id, event, payload);
+export async function signalAndReact(p: SessionsProject, rt: SessionRuntime, id: string, event: string, payload: unknown, how: Parameters<typeof signalSession>[5] = {}): Promise<readonly string[]> {
+  const r = await signalSession(p, rt, id, event, payload, how);
   if (reactionDue(r)) await reactToSignal(p, rt, id);
   return r.ignored;
 }
