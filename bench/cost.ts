@@ -21,12 +21,12 @@ import { appendFileSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path';
 import { report, round, stats, tempRepo } from './lib.js';
 import { openProject } from '../src/store/compose/open-project.js';
-import { recordUsage } from '../src/store/sessions/usage-verb.js';
-import { claudeUsage, newLines, READ_LIMIT } from '../src/store/sessions/usage-read.js';
-import { priceEntries } from '../src/store/sessions/usage-price.js';
-import { appendCommand, sessionState } from '../src/store/sessions/verbs.js';
-import { signalSession } from '../src/store/sessions/signal-verb.js';
-import type { SessionRuntime } from '../src/store/sessions/session-runtime.js';
+import { recordUsage } from '../src/store/sessions/usage/usage-verb.js';
+import { claudeUsage, newLines, READ_LIMIT } from '../src/store/sessions/usage/usage-read.js';
+import { priceEntries } from '../src/store/sessions/usage/usage-price.js';
+import { appendCommand, sessionState } from '../src/store/sessions/verbs/verbs.js';
+import { signalSession } from '../src/store/sessions/verbs/signal-verb.js';
+import type { SessionRuntime } from '../src/store/sessions/log/session-runtime.js';
 import { setPowerLossSyncs } from '../src/store/git/durable.js';
 
 const EVENTS = Number(process.env.BENCH_COST_EVENTS ?? 60);

@@ -10,10 +10,10 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { scenarioKey } from '../src/events/index.js';
 import { openProject, type Project } from '../src/store/compose/open-project.js';
-import { checkSession } from '../src/store/sessions/check-session.js';
-import { checksAtDispatch, checksOf } from '../src/store/sessions/checks.js';
-import { OverlapTracker } from '../src/store/sessions/overlap.js';
-import { reviewBundle } from '../src/store/sessions/review.js';
+import { checkSession } from '../src/store/sessions/checks/check-session.js';
+import { checksAtDispatch, checksOf } from '../src/store/sessions/checks/checks.js';
+import { OverlapTracker } from '../src/store/sessions/checks/overlap.js';
+import { reviewBundle } from '../src/store/sessions/checks/review.js';
 import { repeat, report, round, stats, tempRepo } from './lib.js';
 
 const NODES = 5;

@@ -15,8 +15,8 @@ import { createHubServer } from '../src/gateway/hub-server.js';
 import { bindPublic } from '../src/http/bind.js';
 import { createDemoProject } from '../src/store/setup/demo.js';
 import { openProject } from '../src/store/compose/open-project.js';
-import { defaultRuntime } from '../src/store/sessions/runtime.js';
-import { signalSession } from '../src/store/sessions/signal-verb.js';
+import { defaultRuntime } from '../src/store/sessions/verbs/runtime.js';
+import { signalSession } from '../src/store/sessions/verbs/signal-verb.js';
 import { BIN } from './issues.js';
 import { report, round, stats } from './lib.js';
 

@@ -14,10 +14,10 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openProject } from '../src/store/compose/open-project.js';
-import { agentHomeMounts } from '../src/store/sessions/confine-agents.js';
-import { sandboxArgv } from '../src/store/sessions/confine.js';
-import { defaultRuntime } from '../src/store/sessions/runtime.js';
-import { closeSession, sessionState, spawnSession } from '../src/store/sessions/verbs.js';
+import { agentHomeMounts } from '../src/store/sessions/confine/confine-agents.js';
+import { sandboxArgv } from '../src/store/sessions/confine/confine.js';
+import { defaultRuntime } from '../src/store/sessions/verbs/runtime.js';
+import { closeSession, sessionState, spawnSession } from '../src/store/sessions/verbs/verbs.js';
 import { agentHome, stopAgentDaemons } from '../test/fake-model/agents.js';
 import { startFakeModel } from '../test/fake-model/server.js';
 import { report, round, stats } from './lib.js';

@@ -11,9 +11,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { basename, join } from 'node:path';
 import { openProject } from '../src/store/compose/open-project.js';
-import { poolDir, readPool } from '../src/store/sessions/pool-entries.js';
-import { defaultRuntime } from '../src/store/sessions/runtime.js';
-import { closeSession, spawnSession } from '../src/store/sessions/verbs.js';
+import { poolDir, readPool } from '../src/store/sessions/worktrees/pool-entries.js';
+import { defaultRuntime } from '../src/store/sessions/verbs/runtime.js';
+import { closeSession, spawnSession } from '../src/store/sessions/verbs/verbs.js';
 import { report, round, stats, tempRepo } from './lib.js';
 
 export async function confineTiming(files = Number(process.env.BENCH_SESSION_FILES ?? 5_000), n = Number(process.env.BENCH_SPAWN_SAMPLES ?? 10)): Promise<void> {

@@ -10,9 +10,9 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { LiveProject } from '../src/store/board/live.js';
 import { openProject, type Project } from '../src/store/compose/open-project.js';
-import { defaultRuntime, record } from '../src/store/sessions/runtime.js';
-import { closeSession, spawnSession } from '../src/store/sessions/verbs.js';
-import { poolDir, readPool } from '../src/store/sessions/pool-entries.js';
+import { defaultRuntime, record } from '../src/store/sessions/verbs/runtime.js';
+import { closeSession, spawnSession } from '../src/store/sessions/verbs/verbs.js';
+import { poolDir, readPool } from '../src/store/sessions/worktrees/pool-entries.js';
 import { BIN } from './issues.js';
 import { report, round, stats, tempRepo, time } from './lib.js';
 

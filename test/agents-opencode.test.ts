@@ -6,7 +6,7 @@ import { agentTestBed, type AgentProject } from './helpers/agents.js';
 import { ok, trellis } from './helpers/repo.js';
 import { tmux, waitFor } from './helpers/sessions.js';
 import { OPENCODE_VERSION, opencodeBinDir, opencodeHome } from './fake-model/opencode.js';
-import { opencodeAdapter } from '../src/store/sessions/adapters/opencode.js';
+import { opencodeAdapter } from '../src/store/sessions/agents/opencode/opencode.js';
 
 /*
  * opencode 1.18.33, the real binary, against the fake model's Chat Completions: its status comes from its

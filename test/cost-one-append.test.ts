@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { openProject } from '../src/store/compose/open-project.js';
 import { GitAppendLog } from '../src/store/git/append-log.js';
-import { appendCommand, sessionState } from '../src/store/sessions/session-append.js';
-import type { SessionRuntime } from '../src/store/sessions/session-runtime.js';
-import { signalSession } from '../src/store/sessions/signal-verb.js';
-import { readUsage } from '../src/store/sessions/usage-verb.js';
+import { appendCommand, sessionState } from '../src/store/sessions/log/session-append.js';
+import type { SessionRuntime } from '../src/store/sessions/log/session-runtime.js';
+import { signalSession } from '../src/store/sessions/verbs/signal-verb.js';
+import { readUsage } from '../src/store/sessions/usage/usage-verb.js';
 import { cleanupRepos, git, tempRepo } from './helpers/repo.js';
 
 /*

@@ -3,9 +3,9 @@ import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initialSession } from '../src/projections/session.js';
-import { claudeAdapter } from '../src/store/sessions/adapters/claude.js';
-import { codexAdapter } from '../src/store/sessions/adapters/codex.js';
-import type { HarnessAdapter } from '../src/store/sessions/adapters/adapter.js';
+import { claudeAdapter } from '../src/store/sessions/agents/claude/claude.js';
+import { codexAdapter } from '../src/store/sessions/agents/codex/codex.js';
+import type { HarnessAdapter } from '../src/store/sessions/agents/adapter.js';
 import { cleanupRepos, ok, tempDir, tempRepo, testEnv, trellis } from './helpers/repo.js';
 import { post, serveDir } from './helpers/server.js';
 import { killTmux, waitFor } from './helpers/sessions.js';

@@ -7,7 +7,7 @@ import { encodeProject } from '../src/store/trellis-home.js';
 import { jsonRequest, loginCookie, publishRecord, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { cleanupRepos, tempDir, tempRepo, testEnv } from './helpers/repo.js';
 import { serveProject } from '../src/http/serve.js';
-import { loopInSessions } from '../src/store/sessions/loop-in.js';
+import { loopInSessions } from '../src/store/sessions/verbs/loop-in.js';
 import { killTmux, registerPane, tmux } from './helpers/sessions.js';
 
 /*

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { roomOf, roomViolation, STORE_ROOMS } from './store-rooms.js';
+import { roomOf, roomViolation, SESSION_ROOMS, sessionRoomOf, STORE_ROOMS } from './store-rooms.js';
 
 const SRC = resolve(import.meta.dirname, '..', 'src');
 
@@ -99,6 +99,10 @@ describe('the layer table', () => {
     expect(edges.filter((e) => e.from.startsWith('store/') && e.to?.startsWith('store/') && roomOf(e.from) !== roomOf(e.to)).length).toBeGreaterThan(100);
     const tree = sourceFiles(join(SRC, 'store')).map((f) => roomOf(relative(SRC, f).split(sep).join('/')));
     expect(new Set(tree)).toEqual(new Set(STORE_ROOMS));
+    // The same of store/sessions/'s rooms; and no file of it is loose.
+    const sessionTree = sourceFiles(join(SRC, 'store', 'sessions')).map((f) => sessionRoomOf(relative(SRC, f).split(sep).join('/')));
+    expect(new Set(sessionTree.map((r) => r?.split('/')[0] ?? 'loose'))).toEqual(new Set(SESSION_ROOMS));
+    expect(edges.filter((e) => e.from.startsWith('store/sessions/') && e.to?.startsWith('store/sessions/') && sessionRoomOf(e.from) !== sessionRoomOf(e.to)).length).toBeGreaterThan(100);
   });
 
   /** What breaks the table among `edges`, one message per edge naming the file, the import and the rule. */
@@ -120,14 +124,18 @@ describe('the layer table', () => {
     };
     try {
       plant('store/git/x.ts', "import type { IssuesProject } from '../issues/issues-project.js';\n");
-      plant('store/sessions/adapters/y.ts', "export { LiveProject } from '../../board/live.js';\nexport const open = () => import('../../compose/open-project.js');\n");
+      plant('store/sessions/agents/y.ts', "export { LiveProject } from '../../board/live.js';\nexport const open = () => import('../../compose/open-project.js');\n");
+      plant('store/sessions/tmux/w.ts', "import type { SessionsProject } from '../log/sessions-project.js';\n");
+      plant('store/sessions/agents/claude/v.ts', "import { codexHome } from '../codex/preflight-codex.js';\n");
       plant('store/issues/z.ts', "import { newThreadId } from '../project/ids.js';\nimport { git } from '../git/run-git.js';\n");
       plant('store/git/z.test.ts', "import { openProject } from '../compose/open-project.js';\n");
       const order = STORE_ROOMS.join(' < ');
       expect(brokenIn(sourceFiles(src).flatMap((f) => importsOf(f, src))).sort()).toEqual([
         `store/git/x.ts imports '../issues/issues-project.js': store/git may not import store/issues: a room of store/ imports only the rooms below it (${order})`,
-        `store/sessions/adapters/y.ts imports '../../board/live.js': store/sessions may not import store/board: a room of store/ imports only the rooms below it (${order})`,
-        `store/sessions/adapters/y.ts imports '../../compose/open-project.js': store/sessions may not import store/compose: a room of store/ imports only the rooms below it (${order})`,
+        `store/sessions/agents/claude/v.ts imports '../codex/preflight-codex.js': store/sessions/agents/claude may not import store/sessions/agents/codex: one agent's folder never imports another's`,
+        `store/sessions/agents/y.ts imports '../../board/live.js': store/sessions may not import store/board: a room of store/ imports only the rooms below it (${order})`,
+        `store/sessions/agents/y.ts imports '../../compose/open-project.js': store/sessions may not import store/compose: a room of store/ imports only the rooms below it (${order})`,
+        `store/sessions/tmux/w.ts imports '../log/sessions-project.js': store/sessions/tmux may not import store/sessions/log: a room of store/sessions/ imports only the rooms below it (${SESSION_ROOMS.join(' < ')})`,
       ]);
     } finally {
       rmSync(src, { recursive: true, force: true });
@@ -151,7 +159,12 @@ describe('the layer table', () => {
     [{ from: 'store/safe-path.ts', spec: './project/config.js', to: 'store/project/config.ts' }, 'store/base may not import store/project'],
     [{ from: 'store/project/x.ts', spec: '../compose/open-project.js', to: 'store/compose/open-project.ts' }, 'store/project may not import store/compose'],
     [{ from: 'store/issues/x.ts', spec: '../eval/y.js', to: 'store/eval/y.ts' }, 'store/issues may not import store/eval'],
-    [{ from: 'store/sessions/adapters/x.ts', spec: '../../board/live.js', to: 'store/board/live.ts' }, 'store/sessions may not import store/board'],
+    [{ from: 'store/sessions/agents/x.ts', spec: '../../board/live.js', to: 'store/board/live.ts' }, 'store/sessions may not import store/board'],
+    [{ from: 'store/sessions/agents/claude/x.ts', spec: '../../verbs/verbs.js', to: 'store/sessions/verbs/verbs.ts' }, 'store/sessions/agents may not import store/sessions/verbs'],
+    [{ from: 'store/sessions/tmux/x.ts', spec: '../log/y.js', to: 'store/sessions/log/y.ts' }, 'store/sessions/tmux may not import store/sessions/log'],
+    [{ from: 'store/sessions/agents/gemini/x.ts', spec: '../claude/y.js', to: 'store/sessions/agents/claude/y.ts' }, "one agent's folder never imports another's"],
+    [{ from: 'store/sessions/x.ts', spec: './verbs/y.js', to: 'store/sessions/verbs/y.ts' }, 'is in no room of store/sessions/'],
+    [{ from: 'store/sessions/attic/x.ts', spec: '../log/y.js', to: 'store/sessions/log/y.ts' }, 'store/sessions/attic is not in the rooms of store/sessions/'],
     [{ from: 'store/attic/x.ts', spec: '../git/y.js', to: 'store/git/y.ts' }, 'store/attic is not in the rooms of store/'],
   ])('refuses %j', (edge, why) => {
     expect(violation(edge)).toContain(why);
@@ -165,8 +178,11 @@ describe('the layer table', () => {
     { from: 'store/x.test.ts', spec: '../../test/helpers/repo.js', to: '../test/helpers/repo.ts' },
     { from: 'events/x.test.ts', spec: '../projections/y.js', to: 'projections/y.ts' },
     { from: 'store/issues/x.ts', spec: '../project/context.js', to: 'store/project/context.ts' },
-    { from: 'store/sessions/adapters/x.ts', spec: '../verbs.js', to: 'store/sessions/verbs.ts' },
-    { from: 'store/compose/x.ts', spec: '../sessions/y.js', to: 'store/sessions/y.ts' },
+    { from: 'store/sessions/verbs/x.ts', spec: '../agents/index.js', to: 'store/sessions/agents/index.ts' },
+    { from: 'store/sessions/agents/claude/x.ts', spec: '../adapter.js', to: 'store/sessions/agents/adapter.ts' },
+    { from: 'store/sessions/agents/index.ts', spec: './claude/claude.js', to: 'store/sessions/agents/claude/claude.ts' },
+    { from: 'store/sessions/checks/x.ts', spec: '../worktrees/y.js', to: 'store/sessions/worktrees/y.ts' },
+    { from: 'store/compose/x.ts', spec: '../sessions/verbs/y.js', to: 'store/sessions/verbs/y.ts' },
     { from: 'store/git/x.ts', spec: '../fs-errors.js', to: 'store/fs-errors.ts' },
     { from: 'store/git/x.test.ts', spec: '../compose/open-project.js', to: 'store/compose/open-project.ts' },
   ])('keeps %j', (edge) => {
@@ -231,14 +247,14 @@ describe('import loops', () => {
 
   it('finds a loop through a lazy import, and each group once', () => {
     const graph = new Map([
-      ['store/project.ts', ['store/sessions/registry.ts']],
-      ['store/sessions/registry.ts', ['store/sessions/verbs.ts']],
-      ['store/sessions/verbs.ts', ['store/project.ts', 'events/x.ts']],
+      ['store/project.ts', ['store/sessions/verbs/registry.ts']],
+      ['store/sessions/verbs/registry.ts', ['store/sessions/verbs/verbs.ts']],
+      ['store/sessions/verbs/verbs.ts', ['store/project.ts', 'events/x.ts']],
       ['events/x.ts', []],
       ['a.ts', ['b.ts']],
       ['b.ts', ['a.ts']],
     ]);
-    expect(loopsOf(graph)).toEqual([['store/project.ts', 'store/sessions/registry.ts', 'store/sessions/verbs.ts'], ['a.ts', 'b.ts']]);
+    expect(loopsOf(graph)).toEqual([['store/project.ts', 'store/sessions/verbs/registry.ts', 'store/sessions/verbs/verbs.ts'], ['a.ts', 'b.ts']]);
   });
 });
 

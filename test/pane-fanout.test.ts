@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { binaryFrame } from '../src/http/ws-frame.js';
-import { PaneHub, type Viewer } from '../src/store/sessions/pane-stream.js';
+import { PaneHub, type Viewer } from '../src/store/sessions/tmux/pane-stream.js';
 import { cleanupRepos, tempDir } from './helpers/repo.js';
 import { testTmux, type TestTmux } from './helpers/tmux.js';
 import { waitFor } from './helpers/wait.js';

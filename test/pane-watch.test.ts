@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PANE_READ_MS, PaneWatch } from '../src/store/sessions/pane-watch.js';
+import { PANE_READ_MS, PaneWatch } from '../src/store/sessions/tmux/pane-watch.js';
 import { killTmux, tmux, tmuxSocket, waitFor } from './helpers/sessions.js';
 
 let home: string;

@@ -6,7 +6,7 @@ import { cleanupRepos, git, ok, tempRepo, testEnv } from './helpers/repo.js';
 import { killTmux, tmux, waitFor } from './helpers/sessions.js';
 import { launchChromium, screenshot, scrollTo, VIEWPORTS } from './helpers/browser.js';
 import { packageCopy, startServe } from './helpers/serve.js';
-import { bringTrunkIn } from '../src/store/sessions/review.js';
+import { bringTrunkIn } from '../src/store/sessions/checks/review.js';
 import type { Locator, Page } from 'playwright-core';
 
 // The newcomer's sequence (issue 39): two real shell sessions edit one file, the first is merged, trunk is

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { inboxOf } from '../src/projections/inbox.js';
-import { sandboxArgv } from '../src/store/sessions/confine.js';
+import { sandboxArgv } from '../src/store/sessions/confine/confine.js';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { BIN, cleanupRepos, git, ok, tempDir, tempRepo, testEnv, trellis } from './helpers/repo.js';

@@ -1,6 +1,6 @@
 import type { ProjectContext } from '../store/project/context.js';
-import { defaultRuntime, type SessionRuntime } from '../store/sessions/session-runtime.js';
-import { mainRoot } from '../store/sessions/worktree.js';
+import { defaultRuntime, type SessionRuntime } from '../store/sessions/log/session-runtime.js';
+import { mainRoot } from '../store/sessions/worktrees/worktree.js';
 import { trellisHome } from '../store/trellis-home.js';
 
 /**

@@ -1,5 +1,5 @@
 import { costLines } from '../projections/cost-report.js';
-import { costVerb } from '../store/sessions/cost-verb.js';
+import { costVerb } from '../store/sessions/usage/cost-verb.js';
 import { openProject } from './open-project.js';
 import { out } from './output.js';
 import { checkShape, type VerbContext } from './shape.js';

@@ -131,7 +131,7 @@ export const ISSUE_ACTIONS: Record<string, ActionSpec> = {
     async run(ctx, p) {
       const session = typeof ctx.options.session === 'string' ? ctx.options.session : undefined;
       // The sessions' code (tmux, the agents' adapters) loads for a close only: it may name a session.
-      const { closeIssueVerb } = await import('../store/sessions/close-fixed-issue.js');
+      const { closeIssueVerb } = await import('../store/sessions/checks/close-fixed-issue.js');
       const issue = await closeIssueVerb(p, ctx.args[0]!, author(ctx), session);
       await printIssue(ctx, issue, `${issue.id} ${issue.status}\n`);
       return 0;

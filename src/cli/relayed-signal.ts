@@ -1,6 +1,6 @@
 import { childProcess } from '../store/lazy-builtins.js';
 import { isTrellisError } from '../events/index.js';
-import { reactionDue, signalSession } from '../store/sessions/signal-verb.js';
+import { reactionDue, signalSession } from '../store/sessions/verbs/signal-verb.js';
 import { cliRuntime } from './cli-runtime.js';
 import { hookPane, logIgnored } from './hook-input.js';
 import { openProject } from './open-project.js';

@@ -3,7 +3,7 @@ import { isTrellisError, TrellisError } from '../events/index.js';
 import type { SessionView } from '../projections/index.js';
 import type { Project } from '../store/compose/open-project.js';
 import { openProject } from './open-project.js';
-import type { SessionRuntime } from '../store/sessions/runtime.js';
+import type { SessionRuntime } from '../store/sessions/verbs/runtime.js';
 import {
   closeSession,
   harnessNames,
@@ -18,10 +18,10 @@ import {
   showSession,
   spawnSession,
   viewSession,
-} from '../store/sessions/verbs.js';
+} from '../store/sessions/verbs/verbs.js';
 import { SIGNAL_ACTION } from './session-signal-command.js';
 import { cliRuntime } from './cli-runtime.js';
-import { sessionPaneTargets } from '../store/sessions/session-panes.js';
+import { sessionPaneTargets } from '../store/sessions/log/session-panes.js';
 import { readBody, resolveAuthor } from './input.js';
 import { err, out } from './output.js';
 import { problemLines } from './render.js';
@@ -152,7 +152,7 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
       const reason = ctx.options.reason === undefined ? '' : String(ctx.options.reason);
       if (reason.trim() === '') throw new UsageError('--reason is required: say why the new definition is right', SESSION_ACTIONS.accept!.usage);
       const scenarios = ([] as unknown[]).concat(ctx.options.scenario ?? []).map(String);
-      const { acceptChecks } = await import('../store/sessions/accept-checks.js');
+      const { acceptChecks } = await import('../store/sessions/checks/accept-checks.js');
       const r = await acceptChecks(p, ctx.args[0]!, { reason, scenarios, by: author(ctx), fromSession: process.env.TRELLIS_SESSION });
       await out(ctx.options.json ? json(r) : `accepted for ${r.session}: ${r.accepted.map((d) => `${d.id} (${d.run === null ? 'removed' : `run: ${d.run}`})`).join(', ')}\n`);
       return 0;
@@ -163,7 +163,7 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
     options: ['by', 'json'],
     usage: "trellis session check <id> [--by <author>] [--json]   (runs its scenarios in its worktree at its head commit)",
     async run(ctx, p) {
-      const { checkSession } = await import('../store/sessions/check-session.js');
+      const { checkSession } = await import('../store/sessions/checks/check-session.js');
       const r = await checkSession(p, ctx.args[0]!, author(ctx));
       await out(ctx.options.json ? json(r) : checksText(r.checks, r.skipped));
       return r.checks.ready ? 0 : 1;
@@ -176,7 +176,7 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
     async run(ctx, p) {
       const [id, ...words] = ctx.args;
       if (!id || words.length === 0) throw new UsageError('missing <choice>', SESSION_ACTIONS.answer!.usage);
-      const { answerSession } = await import('../store/sessions/answer.js');
+      const { answerSession } = await import('../store/sessions/verbs/answer.js');
       const r = await answerSession(p, cliRuntime(p), id, words.join(' '), author(ctx), 'the CLI');
       await out(ctx.options.json ? json(r) : `${r.session.id} answered "${r.chose}": ${statusLabel(r.session)}\n`);
       return 0;
@@ -219,7 +219,7 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
       // Started in the agent's pane: its hangup (the pane killed by a quarantine or a close) must not end
       // the watch before what it records is written; the watch ends once the pane is gone.
       process.on('SIGHUP', () => {});
-      const [{ watchOpencode }, { signalAndReact }] = await Promise.all([import('../store/sessions/opencode-watch.js'), import('../store/sessions/reactions.js')]);
+      const [{ watchOpencode }, { signalAndReact }] = await Promise.all([import('../store/sessions/agents/opencode/opencode-watch.js'), import('../store/sessions/verbs/reactions.js')]);
       const [id, rt] = [ctx.args[0]!, cliRuntime(p)];
       await watchOpencode(p, rt, id, {
         resume: launch === 'resume',
@@ -238,7 +238,7 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
       if (launch !== 'fresh' && launch !== 'resume') throw new UsageError(`<launch> is fresh or resume, not '${launch}'`, SESSION_ACTIONS['watch-codex']!.usage);
       // Started in the agent's pane: its hangup must not end the watch before what it records is written.
       process.on('SIGHUP', () => {});
-      const [{ watchCodex }, { signalAndReact }] = await Promise.all([import('../store/sessions/codex-watch.js'), import('../store/sessions/reactions.js')]);
+      const [{ watchCodex }, { signalAndReact }] = await Promise.all([import('../store/sessions/agents/codex/codex-watch.js'), import('../store/sessions/verbs/reactions.js')]);
       const [id, rt] = [ctx.args[0]!, cliRuntime(p)];
       await watchCodex(p, rt, id, {
         resume: launch === 'resume',
@@ -253,7 +253,7 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
     options: [],
     usage: 'trellis session react <id>   (run detached by a hook: the reactions a signal calls for, e.g. the quarantine of repeated turn failures)',
     async run(ctx, p) {
-      const { reactToSignal } = await import('../store/sessions/reactions.js');
+      const { reactToSignal } = await import('../store/sessions/verbs/reactions.js');
       await reactToSignal(p, cliRuntime(p), ctx.args[0]!);
       return 0;
     },
@@ -265,7 +265,7 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
     async run(ctx, p) {
       // Detached by tmux: a hangup (its session killed) must not end the watch before its last write.
       process.on('SIGHUP', () => {});
-      const { watchScreens } = await import('../store/sessions/screen-watcher.js');
+      const { watchScreens } = await import('../store/sessions/verbs/screen-watcher.js');
       await watchScreens(p, cliRuntime(p), ctx.args[0]!);
       return 0;
     },
@@ -275,7 +275,7 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
     options: [],
     usage: 'trellis session watch-setup <id>   (run by the launch: reads the pane for setup dialogs until the agent’s first signal)',
     async run(ctx, p) {
-      const { watchSetup } = await import('../store/sessions/setup-watch.js');
+      const { watchSetup } = await import('../store/sessions/verbs/setup-watch.js');
       await watchSetup(p, cliRuntime(p), ctx.args[0]!);
       return 0;
     },
@@ -293,7 +293,7 @@ export async function runSession(action: string, ctx: VerbContext): Promise<numb
 /** `trellis review <id> [--json]`: the review bundle (unbounded output: flushed, then exit). */
 export async function runReview(ctx: VerbContext): Promise<number> {
   checkShape({ args: ['id'], options: ['json'], usage: 'trellis review <id> [--json]' }, ctx);
-  const { reviewBundle } = await import('../store/sessions/review.js');
+  const { reviewBundle } = await import('../store/sessions/checks/review.js');
   const bundle = await reviewBundle(openProject(ctx.cwd), ctx.args[0]!);
   await out(ctx.options.json ? `${JSON.stringify(bundle)}\n` : reviewText(bundle));
   return 0;

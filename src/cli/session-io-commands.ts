@@ -1,6 +1,6 @@
 import { TrellisError } from '../events/index.js';
-import type { PaneTargets } from '../store/sessions/pane-target.js';
-import { captureSession, sendRawKeys } from '../store/sessions/session-io-verbs.js';
+import type { PaneTargets } from '../store/sessions/tmux/pane-target.js';
+import { captureSession, sendRawKeys } from '../store/sessions/tmux/session-io-verbs.js';
 import type { VerbContext } from './shape.js';
 import { out } from './output.js';
 import { UsageError } from './usage-error.js';

@@ -1,10 +1,10 @@
-import { reactionDue, signalSession } from '../store/sessions/signal-verb.js';
+import { reactionDue, signalSession } from '../store/sessions/verbs/signal-verb.js';
 import { cliRuntime } from './cli-runtime.js';
 import { hookPane, logIgnored, NotJson, readPayload, spawnDetached } from './hook-input.js';
 import { openSessionLogProject } from '../store/compose/session-log-project.js';
 import { out } from './output.js';
 import { checkShape, type Shape, type VerbContext } from './shape.js';
-import type { SessionLogProject } from '../store/sessions/sessions-project.js';
+import type { SessionLogProject } from '../store/sessions/log/sessions-project.js';
 
 /*
  * `trellis session signal`, the command hook every agent event runs when no serve takes its HTTP hook: a
@@ -47,7 +47,7 @@ export const SIGNAL_ACTION: Shape & { readonly run: (ctx: VerbContext, p: Sessio
 async function viaRelay(ctx: VerbContext, payload: ReturnType<typeof readPayload>): Promise<number | undefined> {
   const relay = process.env.TRELLIS_SIGNAL_RELAY;
   if (!relay) return undefined;
-  return (await import('../store/sessions/confine-relay.js')).relaySignal(relay, ctx.args[1]!, payload instanceof NotJson || payload === null ? '' : JSON.stringify(payload));
+  return (await import('../store/sessions/confine/confine-relay.js')).relaySignal(relay, ctx.args[1]!, payload instanceof NotJson || payload === null ? '' : JSON.stringify(payload));
 }
 
 /**

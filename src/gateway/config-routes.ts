@@ -4,8 +4,8 @@ import { Hono } from 'hono';
 import { readJson } from '../http/body.js';
 import { readRawConfig } from '../store/host/config-seam.js';
 import { readHubIcon, setHubIcon, setProjectIcon, writeProjectConfig } from '../store/host/config-writes.js';
-import { harnessNames } from '../store/sessions/adapters/index.js';
-import { AUTO_HARNESS } from '../store/sessions/default-harness.js';
+import { harnessNames } from '../store/sessions/agents/index.js';
+import { AUTO_HARNESS } from '../store/sessions/agents/default-harness.js';
 import type { GatewayState } from './gateway-state.js';
 import { etagOf, projectOf, revisionOf } from './route-params.js';
 

@@ -20,8 +20,8 @@ import { specRoutes } from './routes/specs.js';
 import { sessionIoRoutes } from './routes/session-io.js';
 import { uploadRoutes } from './routes/uploads.js';
 import { appWebSockets } from './websocket.js';
-import { sessionPaneTargets } from '../store/sessions/session-panes.js';
-import { Tmux } from '../store/sessions/tmux.js';
+import { sessionPaneTargets } from '../store/sessions/log/session-panes.js';
+import { Tmux } from '../store/sessions/tmux/tmux.js';
 
 /** Largest JSON request body; evidence uploads have their own, larger limit. */
 export const JSON_LIMIT_BYTES = 1 << 20;

@@ -1,6 +1,6 @@
 import type { LiveProject } from '../store/board/live.js';
 import type { Project } from '../store/compose/open-project.js';
-import type { PaneTargets } from '../store/sessions/pane-target.js';
+import type { PaneTargets } from '../store/sessions/tmux/pane-target.js';
 
 /** What the app serves and who it is. */
 export interface AppContext {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { LiveProject } from '../store/board/live.js';
 import type { Project } from '../store/compose/open-project.js';
-import { defaultRuntime } from '../store/sessions/runtime.js';
-import { SessionSupervisors } from '../store/sessions/supervisors.js';
+import { defaultRuntime } from '../store/sessions/verbs/runtime.js';
+import { SessionSupervisors } from '../store/sessions/verbs/supervisors.js';
 import { projectApp } from './app.js';
 import { bindPublic } from './bind.js';
 import { createReapedServer } from './create-server.js';

@@ -61,7 +61,7 @@ export type BringTrunkIn = { readonly prompt: string } | { readonly command: str
 export interface ReviewBundle {
   readonly session: string;
   readonly branch: string;
-  /** The diff's base: the merge base of head and trunk as it is now (`git diff trunk...head`); see store/sessions/branch-range.ts. */
+  /** The diff's base: the merge base of head and trunk as it is now (`git diff trunk...head`); see store/sessions/worktrees/branch-range.ts. */
   readonly base: string;
   readonly head: string;
   readonly commits: readonly ReviewCommit[];

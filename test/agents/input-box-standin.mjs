@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// A stand-in screen for the input lane (store/sessions/delivery.ts): Claude Code's input box as its
+// A stand-in screen for the input lane (store/sessions/verbs/delivery.ts): Claude Code's input box as its
 // screens are read (`❯` between two rules), in raw mode with bracketed paste, so what the lane sees and
 // types is exact. Every byte it receives is appended to argv[2]; each line submitted with Enter to
 // argv[2].submitted. Modes (argv[3]):

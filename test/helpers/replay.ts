@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import { decideSession, isTrellisError, type SessionCommand } from '../../src/events/index.js';
 import { evolveSession, initialSession, type SessionState } from '../../src/projections/session.js';
-import type { HarnessAdapter } from '../../src/store/sessions/adapters/adapter.js';
-import { mapSignal } from '../../src/store/sessions/adapters/signal.js';
+import type { HarnessAdapter } from '../../src/store/sessions/agents/adapter.js';
+import { mapSignal } from '../../src/store/sessions/agents/signal.js';
 
 /*
  * Replaying the recordings of the real programs (`test/agents/recordings/`) through an adapter's mapping

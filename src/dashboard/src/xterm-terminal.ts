@@ -36,7 +36,7 @@ export const PANE_BACKOFF_MAX_MS = 8_000;
  */
 export type PaneNotice = { readonly refused: { readonly code: string; readonly message: string } } | { readonly closed: number };
 
-/** Close codes of the pane stream (`src/store/sessions/pane-stream.ts`). */
+/** Close codes of the pane stream (`src/store/sessions/tmux/pane-stream.ts`). */
 const ENDED = 1000;
 
 export interface PaneTerminalOptions {

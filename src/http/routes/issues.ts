@@ -1,7 +1,7 @@
 import { type } from 'arktype';
 import { Hono } from 'hono';
 import { TrellisError } from '../../events/index.js';
-import { closeIssueVerb } from '../../store/sessions/close-fixed-issue.js';
+import { closeIssueVerb } from '../../store/sessions/checks/close-fixed-issue.js';
 import { actOnReply, checkReply, editIssue, reopenIssue, openIssue, promoteIssue, remarkOnIssue, replyToIssue, showIssue, writableStores } from '../../store/issues/verbs.js';
 import { mergedIssues } from '../../store/issues/merged-list.js';
 import { issueTimeline } from '../../store/issues/timeline.js';

@@ -1,10 +1,10 @@
 import { type } from 'arktype';
 import { Hono, type Context } from 'hono';
 import { resourceInventory } from '../../store/host/resources.js';
-import { checkSession } from '../../store/sessions/check-session.js';
-import { harnessMenu } from '../../store/sessions/default-harness.js';
-import { reviewBundle } from '../../store/sessions/review.js';
-import { defaultRuntime, type SessionRuntime } from '../../store/sessions/runtime.js';
+import { checkSession } from '../../store/sessions/checks/check-session.js';
+import { harnessMenu } from '../../store/sessions/agents/default-harness.js';
+import { reviewBundle } from '../../store/sessions/checks/review.js';
+import { defaultRuntime, type SessionRuntime } from '../../store/sessions/verbs/runtime.js';
 import {
   closeSession,
   interruptSession,
@@ -18,9 +18,9 @@ import {
   showSession,
   spawnSession,
   viewSession,
-} from '../../store/sessions/verbs.js';
-import { signalSession } from '../../store/sessions/signal-verb.js';
-import { costVerb } from '../../store/sessions/cost-verb.js';
+} from '../../store/sessions/verbs/verbs.js';
+import { signalSession } from '../../store/sessions/verbs/signal-verb.js';
+import { costVerb } from '../../store/sessions/usage/cost-verb.js';
 import { TrellisError } from '../../events/index.js';
 import { readJson } from '../body.js';
 import type { AppContext } from '../context.js';
@@ -80,7 +80,7 @@ export function sessionRoutes(ctx: AppContext, rt: SessionRuntime = defaultRunti
   });
   route(app, 'owner', 'POST', '/api/sessions/:id/accept', async (c) => {
     const b = await readJson(c, acceptBody);
-    const { acceptChecks } = await import('../../store/sessions/accept-checks.js');
+    const { acceptChecks } = await import('../../store/sessions/checks/accept-checks.js');
     return c.json(await acceptChecks(p, c.req.param('id'), { reason: b.reason, ...(b.scenarios ? { scenarios: b.scenarios } : {}), by: requestAuthor(c, p, b.by), fromSession: fromSession(c) }));
   });
   // Runs the session's checks in its worktree at its head commit: as long as the scenarios take.
@@ -103,13 +103,13 @@ export function sessionRoutes(ctx: AppContext, rt: SessionRuntime = defaultRunti
   });
   // The dialog's options by name, as an answer reads them (the gateway's notifications offer them).
   route(app, 'read', 'GET', '/api/sessions/:id/dialog', async (c) => {
-    const { readDialog } = await import('../../store/sessions/dialog-read.js');
+    const { readDialog } = await import('../../store/sessions/verbs/dialog-read.js');
     return c.json(await readDialog(p, rt, c.req.param('id')));
   });
   // Answers the dialog on screen by its option's name (read from the pane, selected, checked, confirmed).
   route(app, 'shell', 'POST', '/api/sessions/:id/answer', async (c) => {
     const b = await readJson(c, answerBody);
-    const { answerSession } = await import('../../store/sessions/answer.js');
+    const { answerSession } = await import('../../store/sessions/verbs/answer.js');
     return c.json(await answerSession(p, rt, c.req.param('id'), b.choice, requestAuthor(c, p, b.by), doorVia(c)));
   });
   // The transitions: each the same thin call, each with its own row (and scope) in the route table.

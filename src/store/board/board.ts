@@ -1,10 +1,10 @@
 import { assembleBoard, boardBytes, sessionList, specMeta, trunkOutcomes, type Board } from '../../projections/index.js';
 import type { ThreadsRead } from '../issues/thread-store.js';
 import { mergedFrom, nodeIssuesFrom } from '../issues/merged-list.js';
-import type { SessionsProject } from '../sessions/sessions-project.js';
+import type { SessionsProject } from '../sessions/log/sessions-project.js';
 import { requireRoot } from '../project/repository.js';
 import { readSpecTree, type SpecTree } from '../spec/spec-tree.js';
-import { overlapTracker } from '../sessions/overlap.js';
+import { overlapTracker } from '../sessions/checks/overlap.js';
 import { worktreeOverlay, type OverlayEntry } from '../spec/worktrees.js';
 
 /** Where a board's parts come from; the server swaps in watched, memoized sources, the CLI reads fresh. */

@@ -8,7 +8,7 @@ import { buildBoard, type BoardSources } from './board.js';
 import { requireRoot } from '../project/repository.js';
 import { freshnessFrom } from '../issues/merged-list.js';
 import type { ThreadsRead } from '../issues/thread-store.js';
-import type { SessionsProject } from '../sessions/sessions-project.js';
+import type { SessionsProject } from '../sessions/log/sessions-project.js';
 import { readSpecTree, type SpecFileMemo, type SpecTree } from '../spec/spec-tree.js';
 import { OverlayMemo } from '../spec/overlay-memo.js';
 import { TreeWatcher } from '../spec/watch-tree.js';

@@ -6,7 +6,7 @@ import { NO_SESSIONS, type IssuesProject, type SessionRegistry } from '../issues
 import { ThreadStore } from '../issues/thread-store.js';
 import type { ProjectContext } from '../project/context.js';
 import { findRepository, type Repository } from '../project/repository.js';
-import type { SessionsProject } from '../sessions/sessions-project.js';
+import type { SessionsProject } from '../sessions/log/sessions-project.js';
 import { projectCore, type CoreOptions } from './session-log-project.js';
 
 export { NO_SESSIONS, type SessionRegistry } from '../issues/issues-project.js';

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { openProject } from './open-project.js';
-import { refillPool } from '../sessions/worktree-pool.js';
+import { refillPool } from '../sessions/worktrees/worktree-pool.js';
 
 /*
  * `node pool-refill-main.js <project root>`: one refill of the project's worktree pool, started in the

@@ -4,9 +4,9 @@ import { EvidenceStore } from '../evidence/evidence.js';
 import { GitAppendLog } from '../git/append-log.js';
 import { configStamp, loadSettings, type Settings } from '../project/config.js';
 import { findRepository, type Repository } from '../project/repository.js';
-import { SessionLog } from '../sessions/session-log.js';
-import type { SessionLogProject } from '../sessions/sessions-project.js';
-import { SessionWork } from '../sessions/session-work.js';
+import { SessionLog } from '../sessions/log/session-log.js';
+import type { SessionLogProject } from '../sessions/log/sessions-project.js';
+import { SessionWork } from '../sessions/log/session-work.js';
 import { ProjectionCache } from '../streams/projection-cache.js';
 import type { StreamKindName } from '../streams/stream-names.js';
 

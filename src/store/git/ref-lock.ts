@@ -69,7 +69,7 @@ export async function replaceRefUnderLock(gitdir: string, ref: string, opts: Loc
 /**
  * Runs `fn` holding `lockPath` (created exclusively, kept young by a heartbeat while `fn` runs, removed
  * after it settles): a mutual exclusion across processes on one machine for work that writes no file of
- * its own, such as the session queue's pass (store/sessions/queue.ts).
+ * its own, such as the session queue's pass (store/sessions/verbs/queue.ts).
  */
 export async function withLock<T>(lockPath: string, opts: LockOptions, fn: () => Promise<T>): Promise<T> {
   const fd = await acquireLock(lockPath, opts);

@@ -1,5 +1,5 @@
 import type { ConfineSetting } from '../project/config.js';
-import { BWRAP_HARNESSES, probeBwrap } from '../sessions/confine.js';
+import { BWRAP_HARNESSES, probeBwrap } from '../sessions/confine/confine.js';
 
 /**
  * `trellis doctor`'s confinement checks (issue 45): whether bubblewrap is here and can start a sandbox

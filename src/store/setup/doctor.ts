@@ -6,8 +6,8 @@ import { GC_AUTO, Housekeeping, looseObjectEstimate } from '../git/housekeeping.
 import { damagedRefs, repairDamagedRef } from '../git/ref-repair.js';
 import { probeForges } from '../forge/doctor-check.js';
 import { THREAD_REF_PREFIX } from '../issues/thread-store.js';
-import { poolDir } from '../sessions/pool-entries.js';
-import { poolReport, refillPool } from '../sessions/worktree-pool.js';
+import { poolDir } from '../sessions/worktrees/pool-entries.js';
+import { poolReport, refillPool } from '../sessions/worktrees/worktree-pool.js';
 import { readSpecTree } from '../spec/spec-tree.js';
 import { CACHE_FORMAT, ProjectionCache } from '../streams/projection-cache.js';
 import { CONFIG_FILE, LOCAL_CONFIG_FILE, loadSettings } from '../project/config.js';

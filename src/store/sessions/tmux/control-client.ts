@@ -1,0 +1,137 @@
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { childProcess } from '../../lazy-builtins.js';
+import { LineSplitter, parseControlLine } from './control-decode.js';
+import type { PaneTarget } from './pane-target.js';
+
+/** How far (seconds) tmux lets this client fall behind on a pane before it pauses the pane for it. */
+export const PAUSE_AFTER_S = 2;
+
+export interface ControlEvents {
+  /** Bytes the pane wrote, decoded. */
+  output(pane: string, bytes: Buffer): void;
+  /** tmux paused a pane for this client (it fell behind `pause-after`); output in between is lost to it. */
+  paused(pane: string): void;
+  /** The pane's window changed size or layout. */
+  layout(): void;
+  /** The client is gone: `%exit` (session closed, server gone) or the process ended. */
+  exit(reason: string): void;
+}
+
+/** Called synchronously, in stream order, when a command's answer block ends. */
+type Answer = (err: Error | null, lines: Buffer[]) => void;
+
+/** The environment for a tmux client: never inside the user's own tmux (`$TMUX` would make tmux refuse to nest). */
+export function tmuxEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.TMUX;
+  delete env.TMUX_PANE;
+  return env;
+}
+
+/**
+ * One `tmux -C` control client attached to one session, with no terminal: its stdin takes commands (one
+ * a line), its stdout gives `%begin`/`%end` blocks (answers, in the order the commands were sent) and
+ * notifications (`%output`, `%pause`, `%exit`, ...). Pane bytes stay Buffers from the pipe to the caller.
+ * Closing stdin detaches it; it is also killed if it lingers.
+ */
+export class ControlClient {
+  private readonly proc: ChildProcessWithoutNullStreams;
+  private readonly queue: Answer[] = [];
+  private block: { tag: string; lines: Buffer[] } | null = null;
+  private exited = false;
+  private readonly splitter = new LineSplitter();
+
+  constructor(
+    readonly target: PaneTarget,
+    private readonly events: ControlEvents,
+  ) {
+    this.proc = childProcess().spawn('tmux', ['-S', target.socket, '-C', 'attach-session', '-t', `=${target.session}`], { stdio: ['pipe', 'pipe', 'pipe'], env: tmuxEnv() });
+    this.proc.stdout.on('data', (chunk: Buffer) => this.splitter.push(chunk, (line) => this.line(line)));
+    this.proc.stderr.resume();
+    this.proc.stdin.on('error', () => {});
+    this.proc.on('error', (err) => this.finish(`tmux could not run: ${err.message}`));
+    this.proc.on('close', (code, signal) => this.finish(`tmux control client ended (${signal ?? code})`));
+    // Flow control: a pane this client lags on by more than PAUSE_AFTER_S is paused, not buffered without end.
+    void this.command(`refresh-client -f pause-after=${PAUSE_AFTER_S}`).catch(() => {});
+  }
+
+  get alive(): boolean {
+    return !this.exited;
+  }
+
+  /** The client's process id (tests check it is reaped). */
+  get pid(): number | undefined {
+    return this.proc.pid;
+  }
+
+  /**
+   * Sends one tmux command line and resolves with its output lines; rejects with tmux's message on
+   * `%error`, or when the client ends first.
+   */
+  command(line: string): Promise<Buffer[]> {
+    return new Promise((resolve, reject) => this.send(line, [(err, lines) => (err ? reject(err) : resolve(lines))]));
+  }
+
+  /**
+   * Sends one line holding `answers.length` commands (`a ; b`: tmux runs them in one pass, with no pane
+   * output read in between) and calls each answer synchronously as its block ends, before any later
+   * `%output` line is handled: what a snapshot needs to know exactly where the stream resumes.
+   */
+  send(line: string, answers: Answer[]): void {
+    const fail = (msg: string) => queueMicrotask(() => answers.forEach((a) => a(new Error(msg), [])));
+    if (this.exited) return fail('the tmux control client has ended');
+    if (/[\r\n]/.test(line)) return fail('a control mode command is one line');
+    this.queue.push(...answers);
+    this.proc.stdin.write(`${line}\n`);
+  }
+
+  /** Detaches (closes stdin); kills the client if it has not ended within a second. */
+  stop(): void {
+    if (this.exited) return;
+    this.proc.stdin.end();
+    const kill = setTimeout(() => this.proc.kill('SIGKILL'), 1000);
+    kill.unref();
+    this.proc.once('exit', () => clearTimeout(kill));
+  }
+
+  private line(line: Buffer): void {
+    if (this.block) {
+      const parsed = line[0] === 0x25 ? parseControlLine(line) : null;
+      if (parsed && (parsed.kind === 'end' || parsed.kind === 'error') && parsed.tag === this.block.tag) {
+        const { lines } = this.block;
+        this.block = null;
+        const answer = this.queue.shift();
+        answer?.(parsed.kind === 'end' ? null : new Error(lines.map((l) => l.toString()).join('\n') || 'tmux refused the command'), lines);
+        return;
+      }
+      this.block.lines.push(Buffer.from(line));
+      return;
+    }
+    const parsed = parseControlLine(line);
+    switch (parsed.kind) {
+      case 'output':
+        return this.events.output(parsed.pane, parsed.bytes);
+      case 'begin':
+        // Blocks not marked ours (the attach command itself) are read and dropped.
+        this.block = { tag: parsed.tag, lines: [] };
+        if (!parsed.ours) this.queue.unshift(() => {});
+        return;
+      case 'pause':
+        return this.events.paused(parsed.pane);
+      case 'layout':
+        return this.events.layout();
+      case 'exit':
+        return this.finish(parsed.reason || 'detached');
+      default:
+        return;
+    }
+  }
+
+  private finish(reason: string): void {
+    if (this.exited) return;
+    this.exited = true;
+    for (const answer of this.queue.splice(0)) answer(new Error(reason), []);
+    this.proc.stdin.end();
+    this.events.exit(reason);
+  }
+}

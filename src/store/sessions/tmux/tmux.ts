@@ -1,0 +1,87 @@
+import { join } from 'node:path';
+import { TrellisError } from '../../../events/index.js';
+import { trellisHome } from '../../trellis-home.js';
+import { tmuxExec } from './tmux-exec.js';
+
+export interface TmuxResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** A pane's liveness: whether its process exited (tmux keeps dead panes: `remain-on-exit`) and its pid. */
+export interface PaneInfo {
+  readonly dead: boolean;
+  readonly pid: number;
+}
+
+/**
+ * Trellis's own tmux server, on its own socket (`$TRELLIS_HOME/tmux.sock`), never the user's default
+ * server. Sessions are addressed by exact name (`=<id>`: a bare name is a prefix match in tmux), panes
+ * by pane id (`%N`). The server is started with no config file so a user's `.tmux.conf` cannot change
+ * what a session does.
+ */
+export class Tmux {
+  constructor(readonly socket: string) {}
+
+  static forHome(env: NodeJS.ProcessEnv = process.env): Tmux {
+    return new Tmux(join(trellisHome(env), 'tmux.sock'));
+  }
+
+  async run(args: readonly string[], input?: string): Promise<TmuxResult> {
+    const r = await tmuxExec(this.socket, args, input === undefined ? undefined : Buffer.from(input));
+    if (r.code === 127 && r.stderr.startsWith('tmux could not run')) throw new TrellisError('SPAWN_FAILED', `${r.stderr}; install tmux (apt-get install tmux)`);
+    return { code: r.code ?? 1, stdout: r.stdout.toString(), stderr: r.stderr };
+  }
+
+  private async must(args: readonly string[], input?: string): Promise<string> {
+    const r = await this.run(args, input);
+    if (r.code !== 0) throw new TrellisError('SPAWN_FAILED', `tmux ${args[0]} failed: ${r.stderr.trim() || `exit ${r.code}`}`);
+    return r.stdout;
+  }
+
+  /**
+   * Starts `command` (a shell command line) detached in a new session named `name`, in `cwd`, with
+   * `env` set; returns the pane id. The pane stays after its process exits, so a dead agent is seen.
+   */
+  async launch(name: string, cwd: string, env: Readonly<Record<string, string>>, command: string, hooks: Readonly<Record<string, string>> = {}): Promise<string> {
+    const envArgs = Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+    // Set in the same command line as the session, so no event falls between the two.
+    const hookArgs = Object.entries(hooks).flatMap(([hook, cmd]) => [';', 'set-hook', '-t', `=${name}:`, hook, cmd]);
+    // remain-on-exit is set on this (our own) server before the pane exists, so even an agent that dies at once leaves its pane.
+    const out = await this.must([
+      'start-server', ';', 'set-option', '-g', 'remain-on-exit', 'on', ';',
+      'new-session', '-d', '-s', name, '-c', cwd, '-x', '200', '-y', '50', ...envArgs, '-P', '-F', '#{pane_id}', command,
+      ...hookArgs,
+    ]);
+    return out.trim().split('\n')[0]!;
+  }
+
+  async has(name: string): Promise<boolean> {
+    return (await this.run(['has-session', '-t', `=${name}`])).code === 0;
+  }
+
+  /** Kills session `name`; a session that is already gone is not an error. */
+  async kill(name: string): Promise<void> {
+    await this.run(['kill-session', '-t', `=${name}`]);
+  }
+
+  /** The names of every session on this server (none when the server is not running). */
+  async sessions(): Promise<Set<string>> {
+    const r = await this.run(['list-sessions', '-F', '#{session_name}']);
+    return new Set(r.code === 0 ? r.stdout.split('\n').filter(Boolean) : []);
+  }
+
+  /** The pane's liveness, or null when the pane (or the server) is gone. */
+  async pane(pane: string): Promise<PaneInfo | null> {
+    const r = await this.run(['display-message', '-p', '-t', pane, '#{pane_dead} #{pane_pid}']);
+    if (r.code !== 0) return null;
+    const [dead, pid] = r.stdout.trim().split(' ');
+    return { dead: dead === '1', pid: Number(pid) };
+  }
+
+  /** Stops the whole server (tests; never called on a user's sessions). */
+  async killServer(): Promise<void> {
+    await this.run(['kill-server']);
+  }
+}
