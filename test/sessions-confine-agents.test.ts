@@ -109,7 +109,11 @@ describe.each(HARNESSES)('a confined %s %s session, driven by the fake model', (
       expect({ main: tip('refs/heads/main'), other: tip(`refs/heads/trellis/${other}`) }).toEqual(before);
       expect(tip(`refs/trellis/sessions/${id}`)).not.toBe(tip(`refs/heads/trellis/${id}`));
       expect(git(p.dir, 'log', '-1', '--format=%s', `trellis/${id}`).trim()).toBe('rewrite');
-      expect(git(p.dir, 'log', '--format=%s', `refs/trellis/sessions/${id}`)).not.toMatch(/accept|overrid|answer/);
+      // The only decisions logged are the person's own answers, from the CLI outside the sandbox (each dialog
+      // approved by name above, recorded as who answered since issue 43): no acceptance, no override, and no
+      // answer through the serve's routes or as alice.
+      const decisions = git(p.dir, 'log', '--format=%s', `refs/trellis/sessions/${id}`).split('\n').filter((s) => /accept|overrid|answer/.test(s));
+      expect(decisions.filter((s) => !/^answered "[^"]*" from the CLI by /.test(s) || / by alice$/.test(s))).toEqual([]);
       expect(JSON.stringify(bed.fake.requests.filter((r) => r.kind === 'tool-result').map((r) => r.body))).not.toContain('hub-secret-42');
       const check = await trellis(p.dir, ['session', 'check', id], { env: p.env });
       expect([check.code, check.stdout]).toEqual([1, expect.stringContaining('changed        cart/total')]);
