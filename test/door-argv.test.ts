@@ -54,8 +54,10 @@ const HOSTILE = [
   '-',
 ];
 
+// Codex's launch line is read on its notify path (a confined session's, and TRELLIS_CODEX_CHANNEL=notify):
+// over its app-server the task travels in the protocol, never in argv (agents-codex-app-server.test).
 const launch = (adapter: HarnessAdapter, task: string, resume: boolean, agentSessionId?: string) =>
-  adapter.command({ session: { ...initialSession('s1'), task, ...(agentSessionId ? { agentSessionId } : {}) }, resume, trellis: "'node' '/trellis/bin.js'" });
+  adapter.command({ session: { ...initialSession('s1'), task, ...(agentSessionId ? { agentSessionId } : {}) }, resume, trellis: "'node' '/trellis/bin.js'", confined: true });
 
 describe('a task or an agent id is never an option of the agent', () => {
   it.each(HOSTILE)('claude and codex get the task %j after --, whole', (task) => {
@@ -74,7 +76,7 @@ describe('the whole way: trellis session spawn → tmux → the agent', () => {
   let env: NodeJS.ProcessEnv;
   beforeAll(async () => {
     dir = tempRepo();
-    env = { ...testEnv(dir), TRELLIS_HOME: tempDir(), PATH, ARGV_LOG: argvLog };
+    env = { ...testEnv(dir), TRELLIS_HOME: tempDir(), PATH, ARGV_LOG: argvLog, TRELLIS_CODEX_CHANNEL: 'notify' };
     await ok(dir, ['init'], { env });
     // Unconfined: a confined agent gets a private /tmp, where this stand-in's argv log would stay unseen.
     // The launch line is the same confined (bubblewrap execs it as given; sessions-confine-agents' real
