@@ -40,11 +40,17 @@ describe('sessions.budgetUsd', () => {
     await waitFor('the session to stop at its budget', async () => (await p.show(id)).reason === 'budget', AGENT_MS);
     const held = await p.show(id);
     expect(held).toMatchObject({ state: 'awaiting', reason: 'budget', source: 'supervisor' });
-    expect(held.detail).toMatch(/^the session has cost \$0\.\d{4}, its budget is \$0\.\d{4} \(sessions\.budgetUsd\)$/);
+    // The budget as written in trellis.json; the cost to the budget's own decimals, so it never reads as under it.
+    const decimals = Math.max(2, (String(budget).split('.')[1] ?? '').length);
+    const said = /^the session has cost \$(\d+\.\d+), its budget is (\$\d+\.\d+) \(sessions\.budgetUsd\)$/.exec(held.detail as string);
+    expect(said?.[2]).toBe(`$${budget.toFixed(decimals)}`);
+    expect(said![1]!.split('.')[1]).toHaveLength(decimals);
+    expect(Number(said![1])).toBeGreaterThanOrEqual(budget);
     const main = bed.fake.answered.slice(start).filter((a) => a.kind !== 'side');
     expect(main.length).toBe(2);
     expect((held.usage as { total: { responses: number; usd: number } }).total).toMatchObject({ responses: 2 });
     expect((held.usage as { total: { usd: number } }).total.usd).toBeGreaterThanOrEqual(budget);
+    expect(Math.abs(Number(said![1]) - (held.usage as { total: { usd: number } }).total.usd)).toBeLessThanOrEqual(0.5 * 10 ** -decimals + 1e-12);
     // The agent was stopped; its exit leaves the session waiting for a person.
     await waitFor('the agent’s tmux session to end', () => !tmuxHas(p.home, id), 10_000);
     expect((await p.show(id)).reason).toBe('budget');

@@ -29,6 +29,6 @@ describe('GET /api/cost and trellis cost: one verb', () => {
     const bad = await trellis(dir, ['cost', '--by', 'week']);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/session, issue, node, day/);
-    expect(await ok(dir, ['cost'])).toMatch(/^no model usage recorded\ntotal .*\nspent today \$0\.00.*, this week \(since Monday, UTC\) \$0\.0000\n$/);
+    expect(await ok(dir, ['cost'])).toMatch(/^no model usage recorded\ntotal +\$0\.00 +0 tokens \(in 0, out 0, cache read 0, cache write 0\), 0 response\(s\)\nspent today \$0\.00, this week \(since Monday, UTC\) \$0\.00\n$/);
   });
 });

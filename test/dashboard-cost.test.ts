@@ -31,6 +31,8 @@ let page: Page;
 let seen: { dialogs: string[]; errors: string[] };
 let issue: string;
 let later: string;
+let first: string;
+let tiny: string;
 const offsets = new Map<string, number>();
 
 const now = new Date();
@@ -74,6 +76,7 @@ beforeAll(async () => {
   issue = (await ok(alpha, ['issue', 'open', 'Make checkout cheaper'])).trim();
   // Alpha: two sessions on the issue (one with a model the price table lacks), one on nothing.
   const s1 = await session(alpha, 'First try', issue);
+  first = s1;
   await usage(alpha, s1, today, 'claude-opus-4-8', 0.12, 1000);
   await usage(alpha, s1, monday, 'claude-opus-4-8', 0.3, 2000);
   await usage(alpha, s1, lastWeek, 'claude-opus-4-8', 1, 4000);
@@ -82,6 +85,9 @@ beforeAll(async () => {
   await usage(alpha, s2, today, 'claude-opus-4-8', 0.05, 100);
   later = await session(alpha, 'Unrelated', null);
   await usage(alpha, later, today, 'claude-opus-4-8', 0.25, 300);
+  // A glance that cost less than a cent: '< $0.01' in its row, never $0.00; it moves no sum below past a cent.
+  tiny = await session(alpha, 'A glance', null);
+  await usage(alpha, tiny, today, 'claude-opus-4-8', 0.004, 10);
   // Beta: one session, $2 today. Gamma is registered and never served.
   const b1 = await session(beta, 'Beta work', null);
   await usage(beta, b1, today, 'claude-opus-4-8', 2, 100);
@@ -113,9 +119,9 @@ async function look(name: string): Promise<void> {
   await page.setViewportSize(VIEWPORTS.desktop);
 }
 
-// Alpha today: 0.12 + 0.05 + 0.25 (and Monday's 0.30 when today is Monday); this week: all but last week's $1.
-const alphaToday = mondayIsToday ? '$0.7200' : '$0.4200';
-const alphaWeek = '$0.7200';
+// Alpha today: 0.12 + 0.05 + 0.25 + 0.004 (and Monday's 0.30 when today is Monday); this week: all but last week's $1.
+const alphaToday = mondayIsToday ? '$0.72' : '$0.42';
+const alphaWeek = '$0.72';
 const unknown = ' + price unknown (gpt-fake)';
 
 describe("what the project's sessions cost, where people look", () => {
@@ -133,6 +139,11 @@ describe("what the project's sessions cost, where people look", () => {
     await page.goto(at(backends[0]!, '#/sessions'));
     await poll('spend-today', `${alphaToday}${unknown}`);
     await poll('spend-week', `${alphaWeek}${unknown}`);
+    // Each session's own cost, to the cent: the first try's 0.12 + 0.30 + 1.00, the glance's 0.004 below a cent.
+    await page.goto(at(backends[0]!, '#/sessions?closed=1'));
+    const chip = (id: string) => expect.poll(async () => (await page.locator(`[data-session="${id}"] [data-testid="cost-chip"]`).textContent())?.trim(), { timeout: 15_000 });
+    await chip(first).toBe('$1.42');
+    await chip(tiny).toBe('< $0.01');
   });
 
   it('the spawn form shows today against the daily budget, and once it is reached why a spawn will wait', async () => {
@@ -140,9 +151,9 @@ describe("what the project's sessions cost, where people look", () => {
     await poll('spawn-spend', `The project has spent ${alphaToday}${unknown} of its $0.80 daily budget today (UTC).`);
     expect(await page.getByTestId('spawn-budget-wait').count()).toBe(0);
     await look('cost-spawn');
-    // Another $0.40 today: $0.82 (on a Monday $1.12) of $0.80. The page follows the board's stream, no reload.
+    // Another $0.40 today: $0.824 (on a Monday $1.124) of $0.80. The page follows the board's stream, no reload.
     await usage(alpha, later, new Date().toISOString(), 'claude-opus-4-8', 0.4, 100);
-    const over = mondayIsToday ? '$1.12' : '$0.8200';
+    const over = mondayIsToday ? '$1.12' : '$0.82';
     await poll('spawn-spend', `The project has spent ${over}${unknown} of its $0.80 daily budget today (UTC).Today's budget is used up: an agent session spawned now is stopped at its first reply and waits until someone raises the daily budget (sessions.budgetUsdPerDay in trellis.json) and resumes it, or resumes it tomorrow (the day starts at 00:00 UTC). A shell session runs no model and is not stopped.`);
     await poll('spend-today', `${over}${unknown}`);
     await poll('spend-week', `$1.12${unknown}`);
@@ -151,14 +162,14 @@ describe("what the project's sessions cost, where people look", () => {
 
   it("the host home shows each project's today and this week, and this machine's total; an offline project is named as not counted", async () => {
     await page.goto(gw.url);
-    const over = mondayIsToday ? '$1.12' : '$0.8200';
+    const over = mondayIsToday ? '$1.12' : '$0.82';
     await expect.poll(async () => (await row(alpha).getByTestId('project-spend').textContent())?.trim(), { timeout: 15_000 }).toBe(`spent ${over}${unknown} of $0.80 today · $1.12${unknown} this week`);
     // Alpha's day is over its budget: its row says so.
     expect(await row(alpha).getByTestId('project-spend').getAttribute('class')).toContain('problem');
     expect((await row(beta).getByTestId('project-spend').textContent())?.trim()).toBe('spent $2.00 today · $2.00 this week');
     expect(await row(beta).getByTestId('project-spend').getAttribute('class')).not.toContain('problem');
     expect(await row(gamma).getByTestId('project-spend').count()).toBe(0);
-    // 0.82 (1.12) + 2.00 today; 1.12 + 2.00 this week.
+    // 0.824 (1.124) + 2.00 today; 1.124 + 2.00 this week.
     await poll('host-spend-today', `${mondayIsToday ? '$3.12' : '$2.82'}${unknown}`);
     await poll('host-spend-week', `$3.12${unknown}`);
     expect(await text('host-spend')).toMatch(/\(2 projects\)\. Not counted: Gamma \(its backend is not running\)\.$/);

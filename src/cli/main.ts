@@ -200,8 +200,8 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
   cli
     .command('cost', "What the sessions' model use cost: tokens and dollars from the agents' own records, by session, issue, node or day")
     .option('--by <group>', 'session (default), issue, node or day')
-    .option('--since <when>', 'only use since a date (2026-11-01), an instant, a span back (7d, 12h) or today')
-    .option('--json', 'Print the report as JSON')
+    .option('--since <when>', 'only use since a date (2026-11-01), an instant, a span back (7d, 12h), today or week (since Monday, UTC)')
+    .option('--json', 'Print the report as JSON, with the exact dollars (the text rounds to the cent: $0.42, < $0.01)')
     .action((options: Options) => lazy(() => import('./cost-command.js'), (m) => m.runCost(ctx([], options))));
 
   cli

@@ -44,7 +44,7 @@ describe('trellis cost', () => {
   it('a model without a price says "unknown price", never $0', () => {
     const text = costLines(costReport(states, 'session', null));
     expect(text).toMatch(/^s2 .*unknown price \(gpt-fake\)/m);
-    expect(text).toMatch(/^total .*\$0\.7500 \+ unknown price \(gpt-fake\)/m);
+    expect(text).toMatch(/^total .*\$0\.75 \+ unknown price \(gpt-fake\)/m);
     expect(text).toMatch(/1 shell session\(s\) run no model/);
   });
   it("the project's spend today and this week (UTC, the week from Monday), with the daily budget", () => {
@@ -59,7 +59,10 @@ describe('trellis cost', () => {
     expect(spend.budgetUsdPerDay).toBe(2);
     // The next Monday: last week's use is in neither.
     expect(projectSpend(states, new Date('2026-11-30T08:00:00.000Z'), null)).toMatchObject({ today: { usd: 0, responses: 0 }, week: { usd: 0, responses: 0 }, budgetUsdPerDay: null });
-    expect(costLines({ ...costReport(states, 'day', null), spend })).toMatch(/^spent today \$0\.2500 \+ unknown price \(gpt-fake\) of \$2\.00 \(sessions\.budgetUsdPerDay\), this week \(since Monday, UTC\) \$0\.7500 \+ unknown price \(gpt-fake\)$/m);
+    expect(costLines({ ...costReport(states, 'day', null), spend })).toMatch(/^spent today \$0\.25 \+ unknown price \(gpt-fake\) of \$2\.00 \(sessions\.budgetUsdPerDay\), this week \(since Monday, UTC\) \$0\.75 \+ unknown price \(gpt-fake\)$/m);
+    // Below a cent is never $0.00; a budget finer than cents is said as written.
+    const tiny = { ...spend.today, usd: 0.0004, unpriced: [] };
+    expect(costLines({ ...costReport([], 'day', null), spend: { today: tiny, week: tiny, budgetUsdPerDay: 0.0222 } })).toMatch(/^spent today < \$0\.01 of \$0\.0222 \(sessions\.budgetUsdPerDay\), this week \(since Monday, UTC\) < \$0\.01$/m);
   });
   it('bad --by or --since is refused, naming what is accepted', () => {
     expect(() => parseSince('last tuesday', new Date())).toThrow(/is not a date .*7d, 12h.*today/);

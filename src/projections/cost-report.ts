@@ -1,5 +1,6 @@
 import { TrellisError } from '../events/index.js';
 import type { SessionState } from './session.js';
+import { budgetDollars } from './money.js';
 import { addTotals, agentUsdText, usageBuckets, usdText, zeroTotals, type TokenTotals } from './session-usage.js';
 import { weekStart, type ProjectSpend } from './spend-periods.js';
 
@@ -84,7 +85,7 @@ export function costLines(r: CostReport): string {
   if (r.shells) out.push(`(${r.shells} shell session(s) run no model: no cost)`);
   if (r.spend) {
     const { today, week, budgetUsdPerDay } = r.spend;
-    out.push(`spent today ${usdText(today)}${budgetUsdPerDay !== null ? ` of ${usdText({ usd: budgetUsdPerDay, unpriced: [], responses: 0 })} (sessions.budgetUsdPerDay)` : ''}, this week (since Monday, UTC) ${usdText(week)}`);
+    out.push(`spent today ${usdText(today)}${budgetUsdPerDay !== null ? ` of ${budgetDollars(budgetUsdPerDay)} (sessions.budgetUsdPerDay)` : ''}, this week (since Monday, UTC) ${usdText(week)}`);
   }
   return `${out.join('\n')}\n`;
 }

@@ -13,6 +13,7 @@ export * from './session-quarantine.js';
 export * from './session-list.js';
 export * from './session-view.js';
 export * from './session-usage.js';
+export * from './money.js';
 export * from './cost-report.js';
 export * from './spend-periods.js';
 export * from './session-checks.js';

@@ -1,4 +1,5 @@
 import type { SessionEvent, UsageContext, UsageEntry } from '../events/index.js';
+import { dollars } from './money.js';
 
 /** A response's figures as folded: its tokens and price, and when it was recorded. */
 export interface FoldedEntry extends Omit<UsageEntry, 'key'> {
@@ -152,15 +153,15 @@ export function usageView(harness: string, usage: SessionUsage | undefined): Usa
   return { total, byModel, turns: u.turns, context: c ? { ...c, percent, nearLimit: percent !== null && percent >= CONTEXT_WARN * 100 } : null };
 }
 
-/** Money as people read it: `$0.0123`, `$1.23`; with a note when part of it is unpriced. */
+/** Money as people read it (money.ts: `$0.42`, `< $0.01`); with a note when part of it is unpriced. */
 export function usdText(t: Pick<TokenTotals, 'usd' | 'unpriced' | 'responses'>): string {
   if (t.responses > 0 && t.usd === 0 && t.unpriced.length > 0) return `unknown price (${t.unpriced.join(', ')})`;
-  const money = t.usd >= 1 ? `$${t.usd.toFixed(2)}` : `$${t.usd.toFixed(4)}`;
+  const money = dollars(t.usd);
   return t.unpriced.length ? `${money} + unknown price (${t.unpriced.join(', ')})` : money;
 }
 
-/** What the agent itself said it cost, for beside ours (`the agent says $0.0123`), or null when it said nothing. */
+/** What the agent itself said it cost, for beside ours (`the agent says $0.42`), or null when it said nothing. */
 export function agentUsdText(t: Pick<TokenTotals, 'agentUsd'>): string | null {
   if (t.agentUsd === undefined) return null;
-  return `the agent says ${t.agentUsd >= 1 ? `$${t.agentUsd.toFixed(2)}` : `$${t.agentUsd.toFixed(4)}`}`;
+  return `the agent says ${dollars(t.agentUsd)}`;
 }

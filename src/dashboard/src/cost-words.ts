@@ -4,19 +4,20 @@
  * Pure, so the words are tested without a browser.
  */
 import type { ProjectSpend, SessionCost, TokenTotals, UsageView } from '../../projections/index.js';
+import { budgetDollars, dollars } from '../../projections/money.js';
 import type { ProjectRow } from '../../projections/project-row.js';
 
 const n = (x: number): string => x.toLocaleString('en-US');
 
-/** Dollars as people read them, or why there are none. */
+/** Dollars as people read them (money.ts: `$0.42`, `< $0.01`), or why there are none. */
 export function moneyWords(t: Pick<TokenTotals, 'usd' | 'unpriced'>): string {
-  const money = t.usd >= 1 ? `$${t.usd.toFixed(2)}` : `$${t.usd.toFixed(4)}`;
+  const money = dollars(t.usd);
   if (t.unpriced.length && t.usd === 0) return `price unknown (${t.unpriced.join(', ')})`;
   return t.unpriced.length ? `${money} + price unknown (${t.unpriced.join(', ')})` : money;
 }
 
 export interface CostWords {
-  /** The headline: `$0.0123 · 12,345 tokens · 3 replies · 2 turns`. */
+  /** The headline: `$0.42 · 12,345 tokens · 3 replies · 2 turns`. */
   readonly line: string;
   /** Per model, when more than one model answered. */
   readonly models: readonly string[];
@@ -47,7 +48,7 @@ export function costWords(u: UsageView | undefined): CostWords | string | null {
   return { line, models, context };
 }
 
-/** A session in a list: `$0.0123 · ctx 45%`, with a warning mark near the limit. */
+/** A session in a list: `$0.42 · context 45%`, with a warning mark near the limit. */
 export function costChip(c: SessionCost | undefined): { text: string; warn: boolean } | null {
   if (!c) return null;
   return { text: `${moneyWords(c)}${c.contextPercent !== null ? ` · context ${c.contextPercent}%` : ''}`, warn: c.nearLimit };
@@ -67,7 +68,7 @@ export function issueCostWords(sessions: readonly { readonly issue: string | nul
 export const spentWords = (t: Pick<TokenTotals, 'usd' | 'unpriced' | 'responses'>): string => (t.responses === 0 ? '$0.00' : moneyWords(t));
 
 /** Dollars of a budget (a setting, never unpriced): `$5.00`, `$0.80`; a finer one as written (`$0.0222`). */
-export const budgetWords = (usd: number): string => (Math.abs(usd * 100 - Math.round(usd * 100)) < 1e-9 ? `$${usd.toFixed(2)}` : moneyWords({ usd, unpriced: [] }));
+export const budgetWords = budgetDollars;
 
 /** Whether today's spend has reached the daily budget (the same test as the hook's: at or above it). */
 export const dayBudgetReached = (s: Pick<ProjectSpend, 'today' | 'budgetUsdPerDay'>): boolean => s.budgetUsdPerDay !== null && s.today.usd >= s.budgetUsdPerDay;

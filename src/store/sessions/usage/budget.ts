@@ -4,7 +4,7 @@
  * session that reaches one (`awaiting{budget}`); its resume re-checks it.
  */
 import { LIVE_STATUSES, type SessionStatus } from '../../../events/index.js';
-import { usageBuckets, type SessionState } from '../../../projections/index.js';
+import { budgetDollars, dollarsAgainst, usageBuckets, type SessionState } from '../../../projections/index.js';
 import { loadSettings } from '../../project/config.js';
 import type { SessionLogProject as Project } from '../log/sessions-project.js';
 import { mainRoot } from '../worktrees/worktree.js';
@@ -29,18 +29,17 @@ export function budgetsOf(p: Project): Budgets {
 export async function budgetReached(p: Project, state: SessionState, budgets: Budgets = budgetsOf(p)): Promise<string | null> {
   if (!LIVE_STATUSES.has(state.status as SessionStatus)) return null;
   const { budgetUsd, budgetUsdPerDay } = budgets;
-  const money = (n: number) => `$${n.toFixed(4)}`;
   if (budgetUsd !== null) {
     let usd = 0;
     for (const b of usageBuckets(state.usage)) usd += b.usd;
-    if (usd >= budgetUsd) return `the session has cost ${money(usd)}, its budget is ${money(budgetUsd)} (sessions.budgetUsd)`;
+    if (usd >= budgetUsd) return `the session has cost ${dollarsAgainst(usd, budgetUsd)}, its budget is ${budgetDollars(budgetUsd)} (sessions.budgetUsd)`;
   }
   if (budgetUsdPerDay !== null) {
     const today = `${p.now().toISOString().slice(0, 10)}T00`;
     const { states } = await p.sessionLog.all();
     let usd = 0;
     for (const s of states) for (const b of usageBuckets(s.usage, today)) usd += b.usd;
-    if (usd >= budgetUsdPerDay) return `the project's sessions have cost ${money(usd)} today, its daily budget is ${money(budgetUsdPerDay)} (sessions.budgetUsdPerDay)`;
+    if (usd >= budgetUsdPerDay) return `the project's sessions have cost ${dollarsAgainst(usd, budgetUsdPerDay)} today, its daily budget is ${budgetDollars(budgetUsdPerDay)} (sessions.budgetUsdPerDay)`;
   }
   return null;
 }
