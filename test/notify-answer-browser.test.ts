@@ -38,7 +38,7 @@ let page: Page;
 /** The session of the first test, at its turn's end. */
 let sessionId: string;
 
-type Payload = { type: string; id: string; wait: string; session: { id: string }; waitsFor: string; options: string[]; actions: { action: string; title: string }[]; answered?: unknown };
+type Payload = { type: string; id: string; wait: string; session: { id: string }; waitsFor: string; options: string[]; actions: { action: string; title: string }[]; answered?: unknown; ended?: { at: string } };
 const pushesFor = (id: string) => pushService.received.map((r) => r.payload as Payload).filter((x) => x.session.id === id);
 
 interface Device {
@@ -169,7 +169,7 @@ describe('answering a real Claude Code permission from the phone', () => {
     sessionId = id;
   }, 150_000);
 
-  it('a question without fixed options: no answers on the notification; it opens the session with the answer box focused', async () => {
+  it('a question without fixed options: no answers on the notification; it opens the session with the answer box focused; unanswered, its withdraw says the agent moved on', async () => {
     const id = sessionId;
     await ok(p.dir, ['session', 'signal', id, 'question'], { env: p.env });
     const push = await waitFor('the question is pushed', () => pushesFor(id).find((x) => x.type === 'wait' && x.waitsFor === 'question'), 15_000);
@@ -188,5 +188,19 @@ describe('answering a real Claude Code permission from the phone', () => {
     await page.goto(new URL(`${data.data.path}?answer=1`, base).href);
     await page.getByTestId('answer-text').waitFor({ timeout: 15_000 });
     await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid')), { timeout: 10_000 }).toBe('answer-text');
+
+    // Nobody answers and the agent moves on: the gateway's withdraw, as the push service delivered it,
+    // replaces the question's notification (same tag) with what happened, in ntfy's words.
+    const asked = (await shown()).find((n) => n.tag === push.id)!;
+    await ok(p.dir, ['session', 'signal', id, 'busy'], { env: p.env });
+    const withdraw = await waitFor('the withdraw is pushed', () => pushesFor(id).find((x) => x.type === 'withdraw' && x.wait === push.wait), 15_000);
+    expect(withdraw.answered).toBeUndefined();
+    const at = withdraw.ended?.at;
+    expect(at).toMatch(/^\d\d:\d\d$/);
+    await deliver(withdraw);
+    const room = await page.evaluate(() => (Notification as unknown as { maxActions: number }).maxActions);
+    await expect.poll(async () => (await shown()).filter((n) => n.tag === push.id).map((n) => `${n.title} | ${n.body} | ${n.actions.join(',')}`), { timeout: 10_000 }).toEqual([
+      `${asked.title} | the agent moved on at ${at}: nothing to answer | ${room > 0 ? 'Open' : ''}`,
+    ]);
   }, 60_000);
 });

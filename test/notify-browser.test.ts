@@ -156,7 +156,7 @@ describe('desktop notifications', () => {
 });
 
 describe('the installable app', () => {
-  it('has a manifest with icons and a service worker that shows a pushed wait, closes it on withdraw', async () => {
+  it('has a manifest with icons and a service worker that shows a pushed wait and, on its withdraw, says the agent moved on', async () => {
     await page.goto(new URL('#/inbox', gw.url).href);
     const manifestUrl = await page.locator('link[rel=manifest]').getAttribute('href', { timeout: 15_000 });
     const manifest = (await (await fetch(new URL(manifestUrl!, gw.url))).json()) as { start_url: string; display: string; icons: { src: string; sizes: string }[] };
@@ -180,11 +180,16 @@ describe('the installable app', () => {
     await cdp.send('ServiceWorker.enable');
     const registrationId = await registration;
     const origin = gw.url.replace(/\/$/, '');
-    const event = { type: 'wait', id: 'p1/s1/awaiting:auth', project: { id: 'p1', name: 'Bakery' }, session: { id: 's1', title: 'Proof the dough' }, waitsFor: 'auth', path: '/p/p1/#/sessions/s1', since: '' };
+    const event = { type: 'wait', id: 'p1/s1/awaiting:auth', project: { id: 'p1', name: 'Bakery' }, session: { id: 's1', title: 'Proof the dough' }, waitsFor: 'auth', path: '/p/p1/#/sessions/s1', since: '', options: ['Yes', 'No'], actions: [{ action: 'answer:0', title: 'Yes' }] };
     const shown = () => page.evaluate(async () => (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => `${n.title} | ${n.body} | ${n.tag}`));
     await cdp.send('ServiceWorker.deliverPushMessage', { origin, registrationId, data: JSON.stringify(event) });
     await expect.poll(shown, { timeout: 10_000 }).toEqual(['Proof the dough: auth | Bakery · an agent needs you | p1/s1/awaiting:auth']);
-    await cdp.send('ServiceWorker.deliverPushMessage', { origin, registrationId, data: JSON.stringify({ ...event, type: 'withdraw' }) });
-    await expect.poll(shown, { timeout: 10_000 }).toEqual([]);
+    const answers = () => page.evaluate(async () => (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => (n as unknown as { actions: { action: string }[] }).actions.filter((a) => a.action !== 'open').map((a) => a.action)));
+    expect(await answers()).toEqual([['answer:0']]);
+    // The wait ends with nobody answering (the gateway's withdraw says when): the notification is replaced,
+    // same tag, by what happened, in ntfy's words, with nothing left to answer.
+    await cdp.send('ServiceWorker.deliverPushMessage', { origin, registrationId, data: JSON.stringify({ ...event, type: 'withdraw', ended: { at: '14:03' } }) });
+    await expect.poll(shown, { timeout: 10_000 }).toEqual(['Proof the dough: auth | the agent moved on at 14:03: nothing to answer | p1/s1/awaiting:auth']);
+    expect(await answers()).toEqual([[]]);
   }, 60_000);
 });

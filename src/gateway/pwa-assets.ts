@@ -26,7 +26,8 @@ export const MANIFEST = JSON.stringify({
  * The service worker: a push shows the wait (tagged with the wait's key, so a repeat replaces it) with the
  * actions the push carries (the two most likely answers, for a login that may answer) and "Open" where the
  * browser shows a third button (Chrome shows two: a tap on the notification opens it); a
- * withdraw closes it, or, when the wait was answered from a notification, says so. An answer action posts
+ * withdraw replaces it (same tag, no answers left to tap) with what ended the wait: who answered it, or
+ * that the agent moved on with nobody answering — ntfy's replaced notification's words. An answer action posts
  * the option's name to `/waits/<wait>/answer` with the login's cookie, once: the notification is replaced
  * first by "answering…" (no actions left to tap again), then by what the gateway said — the agent's next
  * state, or why nothing was answered ("already answered: Yes, from ntfy at 14:02"). Those words stay: a
@@ -51,8 +52,8 @@ self.addEventListener('push', (e) => {
     e.waitUntil(self.registration.getNotifications({ tag: d.id }).then((ns) => Promise.all(ns.map((n) => {
       if (n.data && n.data.final) return undefined;
       if (d.answered) return show(d.id, n.title, 'already answered: ' + d.answered.option + ', from ' + d.answered.from + ' at ' + d.answered.at, { path: d.path, final: true }, withOpen([]));
-      n.close();
-      return undefined;
+      // Nobody answered: the agent moved on (ntfy's replaced notification says the same words).
+      return show(d.id, n.title, 'the agent moved on' + (d.ended && d.ended.at ? ' at ' + d.ended.at : '') + ': nothing to answer', { path: d.path, final: true }, withOpen([]));
     }))));
     return;
   }
