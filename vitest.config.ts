@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import SlowestFirstSequencer from './test/slowest-first.js';
 
 export default defineConfig({
   test: {
@@ -16,6 +17,10 @@ export default defineConfig({
     // of one (cores − 1) on CI. Tests synchronize on conditions with deadlines, never on timing, so two at
     // once stay deterministic.
     maxWorkers: 2,
+    // The longest files first (a checked-in list: a clean CI clone has no cache of the last run's times),
+    // the real-agent files one after another on one worker while the other takes the rest, so both workers
+    // end together: test/slowest-first.ts.
+    sequence: { sequencer: SlowestFirstSequencer },
     // Agent sessions run "$SHELL -l": a plain POSIX shell keeps the tests free of the machine's login rc
     // files (a version manager's rehash in ~/.bashrc can block a login shell for a minute behind a stale lock).
     env: { SHELL: '/bin/sh' },

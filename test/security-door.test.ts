@@ -62,6 +62,8 @@ async function standIn(home: string): Promise<{ root: string; b: StandIn }> {
 
 const login = (gw: TestGateway, password: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}, ca?: string) =>
   raw(new URL('/auth/login', gw.url).href, { method: 'POST', body: JSON.stringify({ password, ...extra }), headers, ...(ca ? { ca } : {}) });
+/** A serve's stop gives idle keep-alive sockets min(1 s, TRELLIS_DRAIN_MS): nothing here is about the drain. */
+const QUICK_DRAIN = { TRELLIS_DRAIN_MS: '300' };
 const cookieOf = (r: { headers: { 'set-cookie'?: string[] } }) => r.headers['set-cookie']?.[0]?.split(';')[0];
 const originOf = (url: string) => new URL(url).origin;
 
@@ -152,7 +154,7 @@ describe('row 1: a non-loopback `serve --host` needs a password and is gated lik
     const { root, home } = project();
     const lan = lanAddress() ?? '127.0.0.1';
     writeFileSync(join(home, 'hub.json'), JSON.stringify({ adminPassword: await hashPassword(PASSWORD), allowedHosts: [lan] }));
-    const s: ServeProcess = await startServe(ROOT, root, { ...testEnv(root), TRELLIS_HOME: home }, ['--host', '0.0.0.0', '--port', '0']);
+    const s: ServeProcess = await startServe(ROOT, root, { ...testEnv(root), TRELLIS_HOME: home, ...QUICK_DRAIN }, ['--host', '0.0.0.0', '--port', '0']);
     closers.push(() => s.stop('SIGTERM'));
     const line = await s.line(/public gateway for /);
     const printed = [...line.matchAll(/(https?:\/\/\S+?)(?=[\s,;)]|$)/g)].map((m) => m[1]!);
@@ -255,7 +257,7 @@ describe('row 2: origins are compared whole (scheme, host and port)', () => {
     writeFileSync(join(h, 'cert.pem'), cert.cert);
     writeFileSync(join(h, 'key.pem'), cert.key);
     writeFileSync(join(h, 'hub.json'), JSON.stringify({ adminPassword: await hashPassword(PASSWORD), tls: { cert: join(h, 'cert.pem'), key: join(h, 'key.pem') } }));
-    const s = await startServe(ROOT, dir, { ...testEnv(dir), TRELLIS_HOME: h }, ['--public', '--port', '0']);
+    const s = await startServe(ROOT, dir, { ...testEnv(dir), TRELLIS_HOME: h, ...QUICK_DRAIN }, ['--public', '--port', '0']);
     closers.push(() => s.stop('SIGTERM'));
     const line = await s.line(/public gateway for /);
     const page = /at (https:\/\/\S+?\/p\/\S+?\/)/.exec(line)?.[1];
@@ -423,7 +425,7 @@ describe('row 5: the backend answers loopback Host names only (DNS rebinding)', 
   it('the same through `trellis serve` (supervisor and child)', async () => {
     const dir = await demoRepo();
     const home = tempDir();
-    const s = await startServe(ROOT, dir, { ...testEnv(dir), TRELLIS_HOME: home });
+    const s = await startServe(ROOT, dir, { ...testEnv(dir), TRELLIS_HOME: home, ...QUICK_DRAIN });
     closers.push(() => s.stop('SIGTERM'));
     const r = await raw(new URL('/api/issues', s.url).href, { headers: { Host: 'attacker.example' } });
     expect(r.status).toBe(403);

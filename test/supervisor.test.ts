@@ -20,8 +20,15 @@ afterAll(async () => {
   for (const s of running) await s.stop('SIGKILL');
 });
 
+/**
+ * A stop drains the child, which gives idle keep-alive sockets min(1 s, TRELLIS_DRAIN_MS) to send one more
+ * request: at the 10 s default every stop here took a second more than it needs. A test that is about the
+ * drain sets its own.
+ */
+const QUICK_DRAIN = { TRELLIS_DRAIN_MS: '300' };
+
 async function serve(pkg: string, cwd: string, extraEnv: NodeJS.ProcessEnv = {}, args?: string[]) {
-  const s = await startServe(pkg, cwd, { ...testEnv(cwd), TRELLIS_HOME: join(cwd, '..', 'home'), ...extraEnv }, args);
+  const s = await startServe(pkg, cwd, { ...testEnv(cwd), TRELLIS_HOME: join(cwd, '..', 'home'), ...QUICK_DRAIN, ...extraEnv }, args);
   running.push(s);
   return s;
 }
@@ -165,7 +172,7 @@ describe('trellis serve: the supervisor', () => {
     const outside = tempDir();
     const pkg = packageCopy();
     const demo = join(home, 'demo', 'leaf-and-kettle');
-    const first = await startServe(pkg, outside, { ...testEnv(outside), TRELLIS_HOME: home });
+    const first = await startServe(pkg, outside, { ...testEnv(outside), TRELLIS_HOME: home, ...QUICK_DRAIN });
     running.push(first);
     expect(await first.line(/serving a fresh copy of the demo project at/, 'stderr')).toContain(demo);
     const board = await (await fetch(new URL('/api/graph', first.url))).json();
@@ -173,13 +180,13 @@ describe('trellis serve: the supervisor', () => {
     const made = await (await fetch(new URL('/api/issues', first.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ concern: 'Kept across restarts' }) })).json();
     await first.stop();
 
-    const again = await startServe(pkg, outside, { ...testEnv(outside), TRELLIS_HOME: home });
+    const again = await startServe(pkg, outside, { ...testEnv(outside), TRELLIS_HOME: home, ...QUICK_DRAIN });
     running.push(again);
     expect(await again.line(/serving the demo project at/, 'stderr')).toContain(`${demo} ('trellis serve --fresh' starts a new copy)`);
     expect((await (await fetch(new URL(`/api/issues/${made.id}`, again.url))).json()).concern).toBe('Kept across restarts');
     await again.stop();
 
-    const fresh = await startServe(pkg, outside, { ...testEnv(outside), TRELLIS_HOME: home }, ['--port', '0', '--fresh']);
+    const fresh = await startServe(pkg, outside, { ...testEnv(outside), TRELLIS_HOME: home, ...QUICK_DRAIN }, ['--port', '0', '--fresh']);
     running.push(fresh);
     const aside = /kept at (\S+)/.exec(await fresh.line(/the previous demo copy is kept at/, 'stderr'))![1]!;
     expect(existsSync(join(aside, 'trellis.json'))).toBe(true);
