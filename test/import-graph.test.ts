@@ -118,7 +118,7 @@ const READER = [
   // What opening a project loads for every verb (open-project.ts: a held prompt's queue, the loop-in) stays.
   /^store\/sessions\/tmux\/(?!input-queue\.js$)/,
   /^store\/sessions\/verbs\/(?!list-sessions\.js$|loop-in\.js$)/,
-  /^store\/sessions\/checks\/(?!overlap-pairs\.js$)/,
+  /^store\/sessions\/checks\/(?!overlap-pairs\.js$|overlap-candidates\.js$)/,
   /^store\/setup\//,
   /^cli\/(session-commands|session-signal-command|project-commands|cli-runtime)\.js$/,
 ];

@@ -7,7 +7,7 @@ import type { ProjectContext } from '../../project/context.js';
 import { adapterOf } from '../agents/index.js';
 import { changedNodes } from './checks.js';
 import { trunkCommit } from '../worktrees/worktree.js';
-import { overlapCandidates } from './overlap-pairs.js';
+import { overlapCandidates } from './overlap-candidates.js';
 
 /*
  * Which live sessions overlap (DESIGN.md §14), kept incrementally: each session's changes are recomputed
