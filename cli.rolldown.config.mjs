@@ -34,8 +34,15 @@ const hookAll = staticClosure(hookEntry);
 const issueAll = staticClosure('dist/src/cli/issue-commands.js');
 const common = new Set([...runAll].filter((id) => hookAll.has(id)));
 const openPath = new Set([...hookAll].filter((id) => !runAll.has(id) && issueAll.has(id)));
-const hookPath = new Set([...hookAll].filter((id) => !runAll.has(id) && !issueAll.has(id) && id !== hookEntry));
-const taken = new Set([...runAll, ...hookAll]);
+// The readers (board, graph, session ls) load what they need beyond the issue verbs in two chunks: what
+// the hook loads too (the session log's projections: `shared-path`) and their own (`read-path`: the
+// board's build, the listing); never the hook's signal verb, adapters and tmux client, nor the session
+// verbs (issue 40: board loaded all of them).
+const readAll = new Set([...staticClosure('dist/src/cli/board-command.js'), ...staticClosure('dist/src/cli/session-ls-command.js')]);
+const sharedPath = new Set([...readAll].filter((id) => hookAll.has(id) && !runAll.has(id) && !issueAll.has(id)));
+const readPath = new Set([...readAll].filter((id) => !hookAll.has(id) && !runAll.has(id) && !issueAll.has(id)));
+const hookPath = new Set([...hookAll].filter((id) => !runAll.has(id) && !issueAll.has(id) && !sharedPath.has(id) && id !== hookEntry));
+const taken = new Set([...runAll, ...hookAll, ...readPath]);
 const pathOf = (entry) => {
   const own = new Set([...staticClosure(entry)].filter((id) => !taken.has(id)));
   for (const id of own) taken.add(id);
@@ -75,6 +82,8 @@ export default defineConfig({
       groups: [
         { name: 'common', test: (id) => common.has(id) },
         { name: 'open-path', test: (id) => openPath.has(id) },
+        { name: 'shared-path', test: (id) => sharedPath.has(id) },
+        { name: 'read-path', test: (id) => readPath.has(id) },
         { name: 'hook-path', test: (id) => hookPath.has(id) },
         { name: 'issue-path', test: (id) => issuePath.has(id) },
         { name: 'session-path', test: (id) => sessionPath.has(id) },

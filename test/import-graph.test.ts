@@ -6,9 +6,11 @@
  * gateway and the supervisors. A dynamic import (`await import(…)`) is where such a part is loaded when
  * used. A failure names the chain of imports that pulls the part in.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
@@ -105,13 +107,31 @@ const HOOK_ENTRY = [
   /^store\/sessions\/loop-in\.js$/,
 ];
 
+/**
+ * What the readers (board, graph, session ls) do not use: the session verbs that launch, deliver and close
+ * (their tmux, confinement, worktree pool, usage and budget), the agents' adapters, the overlap tracker and
+ * the checks it runs (loaded only when two live sessions can overlap), the hook's signal verb, and init,
+ * doctor and guidance (issue 40: board loaded every one of them, 82 ms over node; session ls 64).
+ */
+const READER = [
+  /^store\/sessions\/(agents|confine|usage|worktrees)\//,
+  // What opening a project loads for every verb (open-project.ts: a held prompt's queue, the loop-in) stays.
+  /^store\/sessions\/tmux\/(?!input-queue\.js$)/,
+  /^store\/sessions\/verbs\/(?!list-sessions\.js$|loop-in\.js$)/,
+  /^store\/sessions\/checks\/(?!overlap-pairs\.js$|overlap-candidates\.js$)/,
+  /^store\/setup\//,
+  /^cli\/(session-commands|session-signal-command|project-commands|cli-runtime)\.js$/,
+];
+
 const VERBS: readonly [what: string, entry: string, extra: readonly RegExp[]][] = [
   ['every command (parsing, --help)', 'cli/run.js', SESSIONS],
   ['issue reply, ls, show, open (the issue verbs)', 'cli/issue-commands.js', SESSIONS],
   ['the command hook (session signal)', 'cli/session-signal-command.js', HOOK_ENTRY],
   ['the command hook\'s own entry (bin.ts runs it for session signal)', 'cli/hook.js', HOOK_ENTRY],
   ['the session verbs', 'cli/session-commands.js', []],
-  ['board, graph, init, doctor', 'cli/project-commands.js', []],
+  ['init, doctor, guidance', 'cli/project-commands.js', []],
+  ['board, graph', 'cli/board-command.js', READER],
+  ['session ls', 'cli/session-ls-command.js', READER],
   ['status', 'cli/status-command.js', []],
   ['sync', 'cli/sync-commands.js', []],
   ['evidence put/get', 'cli/evidence-commands.js', SESSIONS],
@@ -151,6 +171,51 @@ describe('what a verb loads at start-up', () => {
       write('store/a.js', "import '../gateway/x.js';\nexport const a = 1;\n");
       write('gateway/x.js', 'export {};\n');
       expect(forbiddenReach(root, 'cli/verb.js', rules)).toEqual(['cli/verb.js', 'store/a.js', 'gateway/x.js']);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  /*
+   * The graphs above are each verb's module; this is what a verb loads as run: the CLI (bundled, as the
+   * executable runs it) in a project, each loaded file recorded by a module hook and a chunk read back
+   * into the modules it holds through its source map. It fails if the command line sends a verb to a
+   * module that loads more than it uses (before issue 40's cut, board went through project-commands.js
+   * and session ls through session-commands.js: both loaded the adapters, tmux and the session verbs).
+   */
+  it.each([
+    ['board', ['board']],
+    ['graph', ['graph']],
+    ['session ls', ['session', 'ls']],
+  ])('%s, as the CLI runs it: none of what a reader does not use', (_what, args) => {
+    const root = mkdtempSync(join(tmpdir(), 'trellis-import-run-'));
+    try {
+      const repo = join(root, 'repo');
+      const env = { ...process.env, TRELLIS_HOME: join(root, 'home'), GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' };
+      spawnSync('git', ['init', '-q', '-b', 'main', repo]);
+      spawnSync('git', ['-C', repo, 'commit', '-q', '--allow-empty', '-m', 'init'], { env });
+      writeFileSync(join(repo, 'trellis.json'), '{}\n');
+      const log = join(root, 'loads.txt');
+      writeFileSync(join(root, 'hooks.mjs'), `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) { appendFileSync(${JSON.stringify(log)}, url + '\\n'); return next(url, context); }\n`);
+      writeFileSync(join(root, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(root, 'hooks.mjs')).href)});\n`);
+      const bin = resolve(import.meta.dirname, '../dist/src/cli/bin.js');
+      const r = spawnSync(process.execPath, ['--import', pathToFileURL(join(root, 'register.mjs')).href, bin, ...args], { cwd: repo, env, encoding: 'utf8' });
+      expect(r.stderr.replace(/^no open sessions.*\n/, '')).toBe('');
+      expect(r.status).toBe(0);
+      const loaded = readFileSync(log, 'utf8').split('\n').filter((u) => u.startsWith('file:')).map((u) => fileURLToPath(u));
+      // The bundle ran (a chunk was loaded), so the check reads what the executable loads.
+      expect(loaded.some((f) => f.includes(`${join('dist', 'cli', 'chunks')}`))).toBe(true);
+      const modules = loaded.flatMap((file): string[] => {
+        const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file);
+        if (pkg) return [pkg[1]!];
+        if (file.startsWith(DIST)) return [relative(DIST, file)];
+        if (!existsSync(`${file}.map`)) return [];
+        const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
+        return map.sources.map((s) => relative(DIST, resolve(dirname(file), s)));
+      });
+      const rules = [...NEVER, ...READER];
+      expect(modules.filter((m) => rules.some((r) => r.test(m)))).toEqual([]);
+      expect(modules).toContain(args[0] === 'session' ? 'cli/session-ls-command.js' : 'cli/board-command.js');
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

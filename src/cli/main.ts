@@ -93,6 +93,7 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
   };
   const issueCommands = () => import('./issue-commands.js');
   const projectCommands = () => import('./project-commands.js');
+  const boardCommand = () => import('./board-command.js');
 
   cli
     .command('serve [action]', 'Serve this project’s API and dashboard (outside a Trellis project: the demo project, kept between runs); `serve ui` pairs it with the dashboard')
@@ -172,7 +173,12 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
     .option('--json', 'Print JSON')
     .action((action: string, args: string[], options: Options) =>
       // The command hook (every agent event with no serve) loads its own verb, not every session verb.
-      action === 'signal' ? lazy(() => import('./session-signal-command.js'), (m) => m.runSignal(ctx(args, options))) : lazy(() => import('./session-commands.js'), (m) => m.runSession(action, ctx(args, options))),
+      // Listing loads only the log's read, not the verbs that launch and deliver (their tmux and adapters).
+      action === 'signal'
+        ? lazy(() => import('./session-signal-command.js'), (m) => m.runSignal(ctx(args, options)))
+        : action === 'ls'
+          ? lazy(() => import('./session-ls-command.js'), (m) => m.runSessionLs(ctx(args, options)))
+          : lazy(() => import('./session-commands.js'), (m) => m.runSession(action, ctx(args, options))),
     );
 
   cli
@@ -225,12 +231,12 @@ export function parse(argv: readonly string[], cwd: string): { handler: Handler 
   cli
     .command('graph', 'The board as JSON, byte for byte what GET /api/graph answers')
     .option('--json', 'Print JSON (the only format)')
-    .action((options: Options) => lazy(projectCommands, (m) => m.runGraph(ctx([], options))));
+    .action((options: Options) => lazy(boardCommand, (m) => m.runGraph(ctx([], options))));
 
   cli
     .command('board', 'The board as a readable tree')
     .option('--json', 'Print the board as JSON instead')
-    .action((options: Options) => lazy(projectCommands, (m) => m.runBoard(ctx([], options))));
+    .action((options: Options) => lazy(boardCommand, (m) => m.runBoard(ctx([], options))));
 
   cli
     .command('init', 'Set this folder up as a Trellis project (idempotent)')

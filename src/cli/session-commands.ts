@@ -8,7 +8,6 @@ import {
   closeSession,
   harnessNames,
   interruptSession,
-  listSessions,
   mergeSession,
   promptSession,
   quarantineSession,
@@ -20,6 +19,7 @@ import {
   viewSession,
 } from '../store/sessions/verbs/verbs.js';
 import { SIGNAL_ACTION } from './session-signal-command.js';
+import { LS_ACTION } from './session-ls-command.js';
 import { cliRuntime } from './cli-runtime.js';
 import { sessionPaneTargets } from '../store/sessions/log/session-panes.js';
 import { readBody, resolveAuthor } from './input.js';
@@ -89,19 +89,7 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
       return 0;
     },
   },
-  ls: {
-    args: [],
-    options: ['all', 'json'],
-    usage: 'trellis session ls [--all] [--json]',
-    async run(ctx, p) {
-      const { sessions, problems } = await listSessions(p, { all: ctx.options.all === true });
-      await err(problemLines(problems));
-      await out(ctx.options.json ? `${JSON.stringify(sessions)}\n` : sessions.map(sessionLine).join(''));
-      // An empty list says so (on stderr, so a script reading stdout still reads nothing).
-      if (!ctx.options.json && !sessions.length) await err(ctx.options.all ? "no sessions yet; start one with 'trellis session spawn <task>'\n" : "no open sessions ('trellis session ls --all' lists closed ones; 'trellis session spawn <task>' starts one)\n");
-      return 0;
-    },
-  },
+  ls: LS_ACTION,
   show: {
     args: ['id'],
     options: ['json'],

@@ -5,7 +5,7 @@
 import { agentUsdText, usdText, type OverlapWith, type SessionView, type UsageView } from '../projections/index.js';
 import { confinementWords } from '../projections/inbox.js';
 import type { ReviewBundle } from '../store/sessions/checks/review.js';
-import type { ListedSession } from '../store/sessions/verbs/verbs.js';
+import type { ListedSession } from '../store/sessions/verbs/list-sessions.js';
 import { checksText } from './checks-text.js';
 
 /** A status as the CLI writes it: `interrupted{tmux-gone}`, or the bare state when there is no reason. */

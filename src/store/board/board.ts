@@ -4,7 +4,7 @@ import { mergedFrom, nodeIssuesFrom } from '../issues/merged-list.js';
 import type { SessionsProject } from '../sessions/log/sessions-project.js';
 import { requireRoot } from '../project/repository.js';
 import { readSpecTree, type SpecTree } from '../spec/spec-tree.js';
-import { overlapTracker } from '../sessions/checks/overlap.js';
+import { overlapsBetween } from '../sessions/checks/overlap-pairs.js';
 import { worktreeOverlay, type OverlayEntry } from '../spec/worktrees.js';
 
 /** Where a board's parts come from; the server swaps in watched, memoized sources, the CLI reads fresh. */
@@ -29,13 +29,17 @@ export async function buildBoard(
   // The CLI pulls the forges first; the server's slice is kept current in the background.
   const pulled = p.forgeReads === 'live' ? await p.forges.refresh() : null;
   const notes = pulled ? [...pulled.failures, ...pulled.notes] : [];
-  const read = await readThreads();
-  const sessions = await p.sessionLog.all();
-  const overlay = await sources.overlay(specRoot, trunk);
+  // The reads are independent: the worktrees' git runs go on while the logs are read (issue 40).
+  const sessionsRead = p.sessionLog.all();
+  const [read, sessions, overlay, evals, overlapsOf] = await Promise.all([
+    readThreads(),
+    sessionsRead,
+    sources.overlay(specRoot, trunk),
+    p.evals.all(),
+    sessionsRead.then((s) => overlapsBetween(p, s.states)),
+  ]);
   const list = mergedFrom(p, read);
   const tree = sources.specTree();
-  const evals = await p.evals.all();
-  const overlaps = await overlapTracker(p).refresh(sessions.states);
   const board = assembleBoard({
     specRoot,
     nodes: tree.nodes.map(specMeta),
@@ -43,7 +47,7 @@ export async function buildBoard(
     overlay,
     // A session overlapping another live one says with which, and where (only then: the bytes stay as they were otherwise).
     sessions: sessionList(sessions.states).map((s) => {
-      const o = overlaps.overlapsOf(s.id);
+      const o = overlapsOf(s.id);
       return o.length ? { ...s, overlaps: o } : s;
     }),
     issues: list.issues,

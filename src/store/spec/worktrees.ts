@@ -103,11 +103,27 @@ export const undiffedEntry = (w: Worktree): OverlayEntry => ({ worktree: w.path,
  * already knows it for this HEAD and trunk tip, saves the merge-base run; the two listings run together.
  */
 export async function overlayEntry(w: Worktree, trunk: string | null, specRoot: string, fork?: string | null): Promise<OverlayEntry> {
-  const base = fork === undefined ? await forkPoint(w, trunk) : fork;
-  const [changed, untracked] = await Promise.all([
-    base ? git(w.path, ['diff', '--name-status', '--no-renames', base, '--', specRoot]) : '',
-    git(w.path, ['ls-files', '--others', '--exclude-standard', '--', specRoot]),
-  ]);
+  const diffFrom = (base: string | null) => (base ? git(w.path, ['diff', '--name-status', '--no-renames', base, '--', specRoot]) : Promise.resolve(''));
+  const untrackedRead = git(w.path, ['ls-files', '--others', '--exclude-standard', '--', specRoot]);
+  // Awaited below; a failure meanwhile is that await's to report, not an unhandled rejection.
+  untrackedRead.catch(() => {});
+  let base: string | null;
+  let changed: string;
+  if (fork === undefined && w.head && trunk) {
+    // The merge base and the diff from it run together (issue 40: the board waited for one, then the
+    // other): `diff --merge-base` diffs from the same merge base of HEAD and trunk. Where there is none
+    // (or git predates 2.30's --merge-base), forkPoint's fallback (HEAD) is diffed from, as before.
+    const [merge, merged] = await Promise.all([
+      gitRaw(w.path, ['merge-base', 'HEAD', `refs/heads/${trunk}`]),
+      gitRaw(w.path, ['diff', '--name-status', '--no-renames', '--merge-base', `refs/heads/${trunk}`, '--', specRoot]),
+    ]);
+    base = merge.code === 0 ? merge.stdout.trim() : w.head;
+    changed = merge.code === 0 && merged.code === 0 ? merged.stdout : await diffFrom(base);
+  } else {
+    base = fork === undefined ? await forkPoint(w, trunk) : fork;
+    changed = await diffFrom(base);
+  }
+  const untracked = await untrackedRead;
   const nodes = new Set<string>();
   const added = new Map<string, string>();
   const idOf = (p: string) => (p.startsWith(`${specRoot}/`) ? nodeIdOf(p.slice(specRoot.length + 1)) : null);

@@ -1,6 +1,5 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { LIVE_STATUSES, type SessionStatus } from '../../../events/index.js';
 import { OverlapIndex, type OverlapWith, type SessionChangeSet, type SessionState } from '../../../projections/index.js';
 import { git, gitRaw } from '../../git/run-git.js';
 import { readTip } from '../../git/refs.js';
@@ -8,6 +7,7 @@ import type { ProjectContext } from '../../project/context.js';
 import { adapterOf } from '../agents/index.js';
 import { changedNodes } from './checks.js';
 import { trunkCommit } from '../worktrees/worktree.js';
+import { overlapCandidates } from './overlap-candidates.js';
 
 /*
  * Which live sessions overlap (DESIGN.md §14), kept incrementally: each session's changes are recomputed
@@ -15,9 +15,6 @@ import { trunkCommit } from '../worktrees/worktree.js';
  * its worktree's index (a commit, a `git add`) — so a commit in one of fifty worktrees costs one session's
  * recompute, not fifty. A session that stops being live leaves the index.
  */
-
-/** Sessions whose changes can overlap: an agent is (or is about to be) at work in the worktree, or it waits for review. */
-const OVERLAPPING: ReadonlySet<SessionStatus> = new Set([...LIVE_STATUSES, 'queued', 'interrupted']);
 
 export class OverlapTracker {
   readonly index = new OverlapIndex();
@@ -31,7 +28,7 @@ export class OverlapTracker {
 
   /** Brings the index up to date with `states`: recomputes only the sessions whose stamp moved. */
   async refresh(states: readonly SessionState[]): Promise<OverlapIndex> {
-    const live = states.filter((s) => OVERLAPPING.has(s.status as SessionStatus) && s.base && existsSync(s.worktree));
+    const live = overlapCandidates(states);
     const ids = new Set(live.map((s) => s.id));
     for (const id of this.index.sessions()) {
       if (!ids.has(id)) {

@@ -1,10 +1,9 @@
 import { existsSync } from 'node:fs';
 import { decideSession, isNodeId, isTrellisError, TrellisError, type SessionCommand, type SessionStatus } from '../../../events/index.js';
-import { sessionList, sessionView, type OverlapWith, type SessionState, type SessionSummary, type SessionView } from '../../../projections/index.js';
+import { sessionView, type OverlapWith, type SessionState, type SessionView } from '../../../projections/index.js';
 import { newThreadId } from '../../project/ids.js';
 import { appendCommand, sessionState } from '../log/session-append.js';
 import type { SessionLogProject, SessionsProject } from '../log/sessions-project.js';
-import type { StreamProblem } from '../../streams/projection-cache.js';
 import { adapterOf, harnessNames } from '../agents/index.js';
 import { resolveHarness } from '../agents/default-harness.js';
 import { preflight } from '../agents/preflight.js';
@@ -19,6 +18,7 @@ import { budgetReached } from '../usage/budget.js';
 import { dropBranchIfEmpty, mainRoot, removeWorktree, sessionBranch, trunkCommit, worktreePath } from '../worktrees/worktree.js';
 import { confinementFor } from '../confine/confine.js';
 import { screenWatcherOf } from './screen-watcher-lease.js';
+import { overlapsBetween } from '../checks/overlap-pairs.js';
 
 /*
  * One function per user-facing session verb, shared by `trellis session ...` and the HTTP routes. A
@@ -99,29 +99,14 @@ async function overlapWarnings(p: SessionsProject, nodes: readonly string[]): Pr
   );
 }
 
-/** A session in the list, with the live sessions whose changes touch a node or a file it changes too. */
-export type ListedSession = SessionSummary & { readonly overlaps: readonly OverlapWith[] };
-
-export interface SessionListing {
-  readonly sessions: readonly ListedSession[];
-  readonly problems: readonly StreamProblem[];
-}
-
-/** Every session, most recently active first; closed ones only with `all`. */
-export async function listSessions(p: SessionsProject, opts: { all?: boolean } = {}): Promise<SessionListing> {
-  const { states, problems } = await p.sessionLog.all();
-  const list = sessionList(states);
-  const index = await (await overlaps()).overlapTracker(p).refresh(states);
-  const shown = opts.all ? list : list.filter((s) => s.state !== 'closed');
-  return { sessions: shown.map((s) => ({ ...s, overlaps: index.overlapsOf(s.id) })), problems };
-}
+export { listSessions, type ListedSession, type SessionListing } from './list-sessions.js';
 
 /** One session, whole, with the live sessions it overlaps (which session, which nodes and paths). */
 export async function showSession(p: SessionsProject, id: string): Promise<SessionView & { readonly overlaps: readonly OverlapWith[]; readonly screenWatcher: number | null }> {
   const state = await sessionState(p, id);
-  const index = await (await overlaps()).overlapTracker(p).refresh((await p.sessionLog.all()).states);
+  const overlapsOf = await overlapsBetween(p, (await p.sessionLog.all()).states);
   // Which process reads its screen: its own watcher (its pid), else a serve, if one runs (screen-watcher.ts).
-  return { ...sessionView(state), overlaps: index.overlapsOf(id), screenWatcher: screenWatcherOf(p.gitdir, id) };
+  return { ...sessionView(state), overlaps: overlapsOf(id), screenWatcher: screenWatcherOf(p.gitdir, id) };
 }
 
 /** The overlap index, loaded when a verb needs it (not on the hook path). */
