@@ -264,8 +264,11 @@ describe('the real claude: the program stays', () => {
     expect(log().slice(-3)).toEqual([`prompt: /resume ${agentSessionId}`, 'run (user)', 'await turn-end (hook)']);
     const after = await ok(p.dir, ['session', 'prompt', id, '--body', 'Still there?'], { env: p.env });
     expect(after).toContain('prompted (delivered)');
-    await waitFor('the next turn to reach the model', () => userTurns().includes('Still there?'), AGENT_MS);
-    await waitFor('its turn to end', async () => (await p.show(id)).reason === 'turn-end', AGENT_MS);
+    const said = (e: Error) => {
+      throw new Error(`${e.message}; the turns the model got: ${JSON.stringify(userTurns().slice(-3))}; log: ${log().join(' | ')}; screen: ${p.screen(id)}`);
+    };
+    await waitFor('the next turn to reach the model', () => userTurns().includes('Still there?'), AGENT_MS).catch(said);
+    await waitFor('its turn to end', async () => (await p.show(id)).reason === 'turn-end', AGENT_MS).catch(said);
     expect(await p.show(id)).toMatchObject({ state: 'awaiting', reason: 'turn-end', agentSessionId });
 
     // Interrupted and resumed by Trellis with no prompt: `claude --resume <id>`, idle at its input once it is up.
