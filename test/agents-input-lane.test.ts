@@ -19,12 +19,16 @@ describe.each(CLAUDE_VERSIONS)('claude %s: every input on one lane', (claudeVers
   it('a prompt after a short turn is typed; a prompt queued while a person types "/clear" waits for their Enter, then goes in alone', async () => {
     const p = bed.project({ claudeVersion });
     let serve: Awaited<ReturnType<typeof startServe>> | undefined;
+    let release = (): void => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
     try {
       bed.fake.clearScript();
       // This test's turns only (the fake model serves every test of the file).
       const seen = bed.fake.turns().length;
       const turns = () => bed.fake.turns().slice(seen);
-      bed.fake.script({ text: 'One done.' }, { text: 'Working slowly.', delayMs: 12_000 }, { text: 'Got hello.' });
+      // The second turn runs until the person has typed and the prompt is held (once a guessed 12 s, which
+      // a loaded machine could outrun, and an unloaded one waited out).
+      bed.fake.script({ text: 'One done.' }, { text: 'Working slowly.', until: released }, { text: 'Got hello.' });
       const id = await p.spawn('Say one', 'claude');
       await waitFor('the first turn to end', async () => (await p.show(id)).reason === 'turn-end', AGENT_WAIT);
 
@@ -40,6 +44,9 @@ describe.each(CLAUDE_VERSIONS)('claude %s: every input on one lane', (claudeVers
       // (Claude Code draws a no-break space after its ❯.)
       await waitFor('"/clear" in the box', () => /^❯\s\/clear\s*$/m.test(p.screen(id)), AGENT_WAIT);
       expect(await ok(p.dir, ['session', 'prompt', id, '--body', 'hello ACC-NOTYPE'], { env: p.env })).toContain('prompt queued, not delivered');
+      // Held by the turn still running (the fake has not answered it), not by a turn's end.
+      expect(await p.show(id)).toMatchObject({ state: 'running', pending: 1 });
+      release();
 
       // The turn ends with the person's text still in the box: the prompt stays held and says why.
       await waitFor('the held prompt to say it waits for the typed text', async () => /holds "\/clear", which someone is typing/.test(lastPrompt(await p.show(id)).held ?? ''), AGENT_WAIT);
@@ -61,6 +68,7 @@ describe.each(CLAUDE_VERSIONS)('claude %s: every input on one lane', (claudeVers
       expect(lastPrompt(await p.show(id))).not.toHaveProperty('held');
       expect(p.screen(id)).not.toMatch(/Unknown (slash )?command/i);
     } finally {
+      release();
       await serve?.stop();
     }
   }, 150_000);

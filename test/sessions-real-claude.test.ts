@@ -31,6 +31,14 @@ afterAll(async () => {
 });
 
 const userTurns = () => fake.turns().map((t) => t.userText);
+/** The tool results the last message of a request carries (Claude Code's side requests carry their own). */
+function toolResults(body: unknown): string {
+  const last = ((body as { messages?: { role: string; content: unknown }[] }).messages ?? []).filter((m) => m.role === 'user').at(-1);
+  const blocks = Array.isArray(last?.content) ? (last.content as { type: string; content?: unknown }[]) : [];
+  return JSON.stringify(blocks.filter((b) => b.type === 'tool_result').map((b) => b.content));
+}
+/** The requests one claude session made (each carries its session id in its metadata). */
+const requestsOf = (agentSessionId: string | null) => fake.requests.filter((r) => agentSessionId && JSON.stringify((r.body as { metadata?: unknown }).metadata ?? '').includes(agentSessionId));
 const AGENT_MS = 45_000;
 /** A shell command every version asks about (2.1.331's auto mode lets a plain `touch` run unasked). */
 const risky = (then: string) => `[fake:bash curl -s http://127.0.0.1:9/ | sh; ${then}]`;
@@ -77,8 +85,12 @@ describe.each(CLAUDE_VERSIONS)('the real claude %s', (version) => {
     await waitFor('awaiting{question}', async () => (await p.show(id)).reason === 'question', AGENT_MS);
     evidence(version, 'question', p.screen(id));
     expect(await answer(p, id, 'Blue')).toMatchObject({ chose: 'Blue' });
+    // The turn's end is the agent's own (its Stop hook, after the tool result went out), never the input
+    // box Claude Code shows for a moment between the question and its next request.
     await waitFor('the answered turn to end', async () => (await p.show(id)).reason === 'turn-end', AGENT_MS);
-    expect(JSON.stringify(fake.requests.filter((r) => r.kind === 'tool-result').at(-1)?.body)).toContain('Blue');
+    const answered = requestsOf((await p.show(id)).agentSessionId).filter((r) => r.kind === 'tool-result').map((r) => toolResults(r.body));
+    expect(answered.some((t) => t.includes('Blue')), `the tool results the model got: ${JSON.stringify(answered)}; the log: ${JSON.stringify(p.log(id))}`).toBe(true);
+    expect(p.log(id).filter((l) => l.startsWith('await turn-end')), `the log: ${JSON.stringify(p.log(id))}`).toEqual(['await turn-end (hook)']);
   });
 
   it('trusted worktree: a session in a project whose main checkout claude trusts never stops at a trust dialog', async () => {
@@ -246,12 +258,17 @@ describe('the real claude: the program stays', () => {
     await ok(p.dir, ['session', 'prompt', id, '--body', `/resume ${agentSessionId}`], { env: p.env });
     // The prompt made it `running`; SessionEnd{resume} leaves it live and SessionStart{resume} finds it idle at its input.
     const log = () => git(p.dir, 'log', '--reverse', '--format=%s', `refs/trellis/sessions/${id}`).trim().split('\n');
-    await waitFor('awaiting{turn-end} after the /resume', () => log().at(-1) === 'await turn-end (hook)' && log().at(-2) === 'run (user)', AGENT_MS);
+    await waitFor('awaiting{turn-end} after the /resume', () => log().at(-1) === 'await turn-end (hook)' && log().at(-2) === 'run (user)', AGENT_MS).catch((e: Error) => {
+      throw new Error(`${e.message}; log: ${log().join(' | ')}; screen: ${p.screen(id)}`);
+    });
     expect(log().slice(-3)).toEqual([`prompt: /resume ${agentSessionId}`, 'run (user)', 'await turn-end (hook)']);
     const after = await ok(p.dir, ['session', 'prompt', id, '--body', 'Still there?'], { env: p.env });
     expect(after).toContain('prompted (delivered)');
-    await waitFor('the next turn to reach the model', () => userTurns().includes('Still there?'), AGENT_MS);
-    await waitFor('its turn to end', async () => (await p.show(id)).reason === 'turn-end', AGENT_MS);
+    const said = (e: Error) => {
+      throw new Error(`${e.message}; the turns the model got: ${JSON.stringify(userTurns().slice(-3))}; log: ${log().join(' | ')}; screen: ${p.screen(id)}`);
+    };
+    await waitFor('the next turn to reach the model', () => userTurns().includes('Still there?'), AGENT_MS).catch(said);
+    await waitFor('its turn to end', async () => (await p.show(id)).reason === 'turn-end', AGENT_MS).catch(said);
     expect(await p.show(id)).toMatchObject({ state: 'awaiting', reason: 'turn-end', agentSessionId });
 
     // Interrupted and resumed by Trellis with no prompt: `claude --resume <id>`, idle at its input once it is up.

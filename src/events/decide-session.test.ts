@@ -94,6 +94,12 @@ const table: { when: SessionCommand; then: Record<Given, Outcome> }[] = [
     then: row([['starting', 'awaiting{turn-end}', 'awaiting{permission}', 'awaiting{setup}'], ['running']], [['running', 'review', 'merging'], []], 'SESSION_REFUSED'),
   },
   {
+    // A person's answer left the wait only while the session still shows it: the agent's Stop (or its next
+    // wait) that landed first is the later fact, never undone into running.
+    when: cmd({ type: 'busy', left: 'permission' }, 'user'),
+    then: row([['awaiting{permission}'], ['running']], []),
+  },
+  {
     when: cmd({ type: 'interrupt', reason: 'by-user' }),
     then: row([['starting', 'running', 'awaiting{turn-end}', 'awaiting{permission}', 'awaiting{setup}', 'review', 'merging'], ['interrupted']], 'SESSION_REFUSED'),
   },

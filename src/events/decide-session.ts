@@ -162,6 +162,7 @@ export function decideSession(state: SessionFacts, command: SessionCommand): Ses
       return [];
     case 'busy':
       if (atBudget(state)) return [];
+      if (command.left !== undefined && !(status === 'awaiting' && state.reason === command.left)) return [];
       if (USER_OWNED.includes(status)) return state.waiting === null ? [] : [event('running', {})];
       // The agent's first signal ends `starting`.
       if (status === 'starting') return [event('running', {})];

@@ -36,7 +36,11 @@ export type SessionCommand = SessionCommandMeta &
     | { readonly type: 'await'; readonly reason: AwaitReason; readonly detail?: string }
     /** The agent sits at its input with nothing to do (an idle notification, a resume with no prompt, the input box back on screen). */
     | { readonly type: 'idle' }
-    | { readonly type: 'busy' }
+    /**
+     * The agent works. `left`: the wait a person's answer ended; the agent left it only while the session
+     * still shows that wait (a signal that landed since, the turn going on or ending, is the later fact).
+     */
+    | { readonly type: 'busy'; readonly left?: AwaitReason }
     /** A person's answer to the dialog took (the screen moved): which option, and through which door (`via`: the page, the CLI, ntfy…). */
     | { readonly type: 'answer'; readonly option: string; readonly via: string }
     | { readonly type: 'interrupt'; readonly reason: InterruptReason; readonly detail?: string }

@@ -63,6 +63,7 @@ export async function anthropicRoute(method: string, path: string, rawBody: unkn
   // Seen on arrival, answered after any delay.
   ctx.seen({ api: 'anthropic', path, kind, userText: text, body, status: 'status' in turn ? turn.status : 200 });
   await delay(turn.delayMs);
+  if ('until' in turn) await turn.until;
   if ('status' in turn) {
     const [type, message] = ERRORS[turn.status]!;
     json(res, turn.status, { type: 'error', error: { type, message } }, turn.status === 429 || turn.status === 529 ? { 'retry-after': '0' } : {});

@@ -13,10 +13,11 @@
  *                                     request it will never take, which no agent retries)
  *   { hang: true }                    the response starts and never finishes (a turn still running;
  *                                     released when the server closes)
- * A `delayMs` on any of them holds the answer back that long first.
+ * A `delayMs` on any of them holds the answer back that long first; `until` on a text turn holds it until
+ * that promise settles (a turn that runs exactly as long as the test needs it to, not a guessed delay).
  */
 export type Turn =
-  | { readonly text: string; readonly delayMs?: number }
+  | { readonly text: string; readonly delayMs?: number; readonly until?: Promise<unknown> }
   | { readonly tool: 'bash'; readonly command: string; readonly after?: string; readonly delayMs?: number; readonly say?: string }
   | { readonly tool: 'ask'; readonly question: string; readonly options: readonly string[]; readonly after?: string; readonly delayMs?: number }
   | { readonly status: 400 | 401 | 429 | 500 | 529; readonly delayMs?: number }

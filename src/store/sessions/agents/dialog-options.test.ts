@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { dialogOptions, optionNamed } from './dialog-options.js';
+import { answerGoesOn, dialogOptions, optionNamed } from './dialog-options.js';
 
 const RECORDINGS = join(import.meta.dirname, '../../../../test/agents/recordings');
 const screen = (name: string) => readFileSync(join(RECORDINGS, name), 'utf8');
@@ -33,5 +33,22 @@ describe('dialog options read from the real screens', () => {
     expect(d).toEqual({ options: ['Yes', 'Yes, and don’t ask again for touch commands', 'No'], selected: 0 });
     expect(optionNamed(d.options, 'deny')).toBe(2);
     expect(dialogOptions(screen('claude-2.1.331-screen-after-esc.txt'))).toBeNull();
+  });
+});
+
+describe('answerGoesOn: whether an answer lets the agent go on (its own signal then ends the turn, not the screen)', () => {
+  it.each([
+    ['question', 'Blue', true],
+    ['question', 'No', true],
+    ['question', 'cancel (Escape)', false],
+    ['permission', 'Yes', true],
+    ['permission', 'Yes, and don’t ask again for touch commands', true],
+    ['permission', 'approve (Enter)', true],
+    ['permission', 'No', false],
+    ['permission', 'No, and tell Claude what to do differently', false],
+    ['permission', 'deny (Escape)', false],
+    ['dialog', 'Yes', false],
+  ] as const)('%s answered %j: %s', (reason, chose, goesOn) => {
+    expect(answerGoesOn(reason, chose)).toBe(goesOn);
   });
 });

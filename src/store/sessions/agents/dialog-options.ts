@@ -66,3 +66,15 @@ export function optionNamed(options: readonly string[], choice: string): number 
   const named = re ? options.findIndex((o) => re.test(o)) : -1;
   return named >= 0 ? named : null;
 }
+
+/**
+ * Whether an answer (as `answerSession` reports it: an option's text, or `name (Key)` on a keyed dialog)
+ * lets the agent's tool go on, and its turn with it: any option of a question (the answer is the tool's
+ * result), a permission's every option but a refusal (`No…`). Esc refuses either. After such an answer
+ * the turn's end is the agent's own signal; after a refusal the agent stops with no hook.
+ */
+export function answerGoesOn(reason: string | null, chose: string): boolean {
+  if (/\(Escape\)$/.test(chose)) return false;
+  if (reason === 'question') return true;
+  return reason === 'permission' && !NAMED.deny!.test(chose);
+}

@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isTrellisError, TrellisError } from '../../../events/index.js';
+import { isTrellisError, TrellisError, type AwaitReason } from '../../../events/index.js';
 import { sessionView, type SessionState, type SessionView } from '../../../projections/index.js';
 import type { SessionsProject } from '../log/sessions-project.js';
 import { adapterOf } from '../agents/index.js';
-import { dialogOptions, optionNamed } from '../agents/dialog-options.js';
+import { dialogOptions, answerGoesOn, optionNamed } from '../agents/dialog-options.js';
 import { capturePane } from '../tmux/pane-capture.js';
 import { inLane } from '../tmux/pane-input.js';
 import type { PaneTarget } from '../tmux/pane-target.js';
@@ -83,9 +83,14 @@ const recordAnswer = (p: SessionsProject, id: string, option: string, by: string
 
 /**
  * After the answer: once the screen has changed, the answer took (its fact is recorded first, so whoever
- * sees the wait end can read who ended it), a new dialog is that wait; the agent's input box back is the
- * end of the turn; otherwise it works. A dialog still the same after SETTLE_MS did not take it: no fact,
- * no move. A setup dialog is left to the setup watcher and the agent's first signal.
+ * sees the wait end can read who ended it), a new dialog is that wait; otherwise it works. The input box
+ * back ends the turn only after an answer that stopped the agent (a refusal, which no hook says): one that
+ * lets the tool go on (answerGoesOn) continues the turn, whose end is the agent's own signal. Claude Code
+ * shows its input box for a moment between a question answered and its next request (2.1.332 under load:
+ * turn-end recorded before the answer reached the model). Signals that landed while the screen settled
+ * (the turn went on, perhaps ended) are not overwritten: the agent is said to have left the dialog only
+ * while the log still shows the wait answered (busy `left`, decided against the log as it is appended). A dialog still the same after SETTLE_MS did not take it:
+ * no fact, no move. A setup dialog is left to the setup watcher and the agent's first signal.
  */
 async function recordAfter(p: SessionsProject, state: SessionState, read: () => Promise<string>, by: string, answer: { option: string; via: AnswerChannel }): Promise<void> {
   if (state.status === 'starting' || state.reason === 'setup') {
@@ -108,10 +113,11 @@ async function recordAfter(p: SessionsProject, state: SessionState, read: () => 
       break;
     }
   }
-  const commands: { command: BareCommand; source: 'user' | 'pane' }[] = [{ command: { type: 'busy' }, source: 'user' }];
+  const left = state.status === 'awaiting' && state.reason ? { left: state.reason as AwaitReason } : {};
+  const commands: { command: BareCommand; source: 'user' | 'pane' }[] = [{ command: { type: 'busy', ...left }, source: 'user' }];
   if (moved) commands.unshift({ command: { type: 'answer', option: answer.option, via: answer.via }, source: 'user' });
   if (dialog) commands.push({ command: { type: 'await', reason: dialog.reason, detail: dialog.detail }, source: 'pane' });
-  else if (adapter.idleOnScreen?.(screen)) commands.push({ command: { type: 'idle' }, source: 'pane' });
+  else if (!answerGoesOn(state.reason, answer.option) && adapter.idleOnScreen?.(screen)) commands.push({ command: { type: 'idle' }, source: 'pane' });
   for (const { command, source } of commands) {
     await record(p, state.id, { ...command, by, source }).catch((err: unknown) => {
       if (!(isTrellisError(err) && err.code === 'SESSION_REFUSED')) throw err;
