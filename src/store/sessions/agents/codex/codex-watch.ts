@@ -1,5 +1,5 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { existsSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isTrellisError } from '../../../../events/index.js';
@@ -53,6 +53,11 @@ export async function watchCodex(p: SessionsProject, rt: SessionRuntime, id: str
   // A unix socket's path has a 108-byte bound.
   if (Buffer.byteLength(files.control) > 100) return refuse(`the session's folder ${files.control} is too long a path for a unix socket`);
   const start = await p.sessionLog.get(id);
+  // A resume's watcher: the previous launch's may not have stopped its server yet (it notices a second
+  // later, or never on a loaded machine), and codex refuses a second server on the same socket path.
+  const previous = readPid(files.watcher);
+  writeFileSync(files.watcher, String(process.pid));
+  await endPrevious(files, id, previous);
   rmSync(files.socket, { force: true });
   const server = spawn('codex', ['app-server', '--listen', `unix://${files.socket}`], { cwd: start.worktree, env, stdio: ['ignore', 'ignore', openSync(files.log, 'a')], detached: true });
   const serverEnd = new Promise<string>((resolve) => {
@@ -60,14 +65,14 @@ export async function watchCodex(p: SessionsProject, rt: SessionRuntime, id: str
     server.once('error', (err) => resolve(`could not start: ${err.message}`));
   });
   if (server.pid) writeFileSync(files.pid, String(server.pid));
-  writeFileSync(files.watcher, String(process.pid));
   const held: { control: Server | null } = { control: null };
   try {
     return await watch();
   } finally {
     held.control?.close();
     stop(server);
-    for (const f of [files.control, files.pending, files.ready, files.pid, files.watcher, files.stats]) rmSync(f, { force: true });
+    // The folder is a newer watcher's once it names that one (a resume's): its files are not ours to remove.
+    if (readPid(files.watcher) === process.pid) for (const f of [files.control, files.pending, files.ready, files.pid, files.watcher, files.stats]) rmSync(f, { force: true });
   }
 
   async function watch(): Promise<CodexWatchEnd> {
@@ -218,6 +223,64 @@ async function connect(socket: string, onMessage: (method: string, params: unkno
 
 function codexVersion(env: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolve) => execFile('codex', ['--version'], { env, timeout: 10_000 }, (err, stdout) => resolve(err ? '' : stdout.trim())));
+}
+
+/** The pid a file names, or null. */
+function readPid(file: string): number | null {
+  try {
+    const pid = Number(readFileSync(file, 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether `pid` runs a program whose arguments include each of `words` (where /proc says; else whether it runs). */
+function runs(pid: number, words: readonly string[]): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    return words.every((w) => argv.some((a) => a.includes(w)));
+  } catch {
+    return true;
+  }
+}
+
+/** How long the previous server may take to go once its client is gone (codex's shutdown: 1.3-1.8 s measured), before it is killed. */
+const PREVIOUS_MS = 5_000;
+
+/**
+ * Ends what a previous launch of the session left running: its watcher (`previous`), whose client
+ * connection keeps codex's graceful shutdown waiting (a SIGTERMed app-server with a client still connected
+ * did not exit within 60 s), then its app-server, killed if it has not gone within PREVIOUS_MS. A pid is
+ * trusted only while /proc says it is that program (a reused pid is left alone).
+ */
+async function endPrevious(files: ReturnType<typeof protocolFiles>, id: string, previous: number | null): Promise<void> {
+  if (previous !== null && previous !== process.pid && runs(previous, ['watch-codex', id])) signalGroup(previous, 'SIGTERM', false);
+  const server = readPid(files.pid);
+  const serverRuns = () => server !== null && runs(server, ['app-server', files.socket]);
+  if (!serverRuns()) return;
+  signalGroup(server!, 'SIGTERM', true);
+  const deadline = Date.now() + PREVIOUS_MS;
+  while (serverRuns() && Date.now() < deadline) await sleep(50);
+  if (serverRuns()) signalGroup(server!, 'SIGKILL', true);
+  while (serverRuns() && Date.now() < deadline + PREVIOUS_MS) await sleep(50);
+}
+
+/** Sends `signal` to `pid`'s process group (`group`: the app-server leads its own), else to `pid`; a process gone is no error. */
+function signalGroup(pid: number, signal: NodeJS.Signals, group: boolean): void {
+  for (const target of group ? [-pid, pid] : [pid]) {
+    try {
+      process.kill(target, signal);
+      return;
+    } catch {
+      // gone, or no such group: the next target
+    }
+  }
 }
 
 /** Ends the app-server and whatever it started (its own process group). */
