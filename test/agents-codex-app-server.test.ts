@@ -8,8 +8,8 @@ import { waitFor } from './helpers/sessions.js';
 /*
  * Codex over its own app-server (issue 41): each session runs `codex app-server` on a unix socket in its
  * folder, the stock TUI attached to it in the pane, Trellis a second client. The real Codex (both
- * versions) against the fake OpenAI API, unconfined (a confined codex keeps the notify path: its
- * app-server's socket would be in the sandbox's private /tmp).
+ * versions) against the fake OpenAI API, unconfined, and confined with TRELLIS_CODEX_CHANNEL=protocol
+ * (the server in the sandbox, bridged by the relay to the watcher outside).
  */
 
 const bed = agentTestBed();
@@ -129,6 +129,31 @@ describe.each(CODEX_VERSIONS)('codex %s over its app-server', (codexVersion) => 
     const interrupted = await until('the interrupted turn', hang, (s) => s.state === 'awaiting' && s.reason === 'turn-end');
     expect(interrupted.detail).toBe('the turn was interrupted');
     expect(hangTurns()).toBe(turns);
+  });
+});
+
+describe.each(CODEX_VERSIONS)('codex %s confined over its app-server (TRELLIS_CODEX_CHANNEL=protocol)', (codexVersion) => {
+  it('the server runs in the sandbox, its bridge reaches the watcher outside: the turn and an approval by name come from the protocol', async () => {
+    const p = bed.project({ codexVersion });
+    const env: NodeJS.ProcessEnv = { ...p.env, TRELLIS_CODEX_CHANNEL: 'protocol' };
+    const id = (JSON.parse(await ok(p.dir, ['session', 'spawn', 'Touch [fake:bash touch confined-file]', '--harness', 'codex', '--json'], { env })) as { id: string }).id;
+    const until = (what: string, check: (s: Awaited<ReturnType<AgentProject['show']>>) => boolean) =>
+      waitFor(what, async () => {
+        const s = await p.show(id);
+        return check(s) ? s : null;
+      }, AGENT_WAIT).catch((err: Error) => {
+        throw new Error(`${err.message}; the pane shows:\n${p.screen(id)}`);
+      });
+    const asking = await until('the approval', (s) => s.state === 'awaiting' && s.reason === 'permission');
+    expect(asking).toMatchObject({ source: 'protocol', confinement: { confined: true } });
+    expect(String(asking.detail)).toContain('touch confined-file');
+    expect(await ok(p.dir, ['session', 'answer', id, 'accept'], { env })).toContain('answered "accept"');
+    const ended = await until('the turn to end', (s) => s.state === 'awaiting' && s.reason === 'turn-end');
+    expect(ended).toMatchObject({ source: 'protocol' });
+    expect(existsSync(join(ended.worktree, 'confined-file'))).toBe(true);
+    // The server is the sandbox's: no server of the watcher's own, and the person's TUI in the pane shows the turn.
+    expect(existsSync(protocolFile(p, id, 'app-server.pid'))).toBe(false);
+    await waitFor('the TUI to show the turn', () => /Touch \[fake:bash touch confined-file\]/.test(p.screen(id)), AGENT_WAIT);
   });
 });
 

@@ -1,10 +1,10 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { existsSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { Server } from 'node:net';
+import { chmodSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isTrellisError } from '../../../../events/index.js';
 import type { SessionsProject } from '../../log/sessions-project.js';
-import { AppServerClient, makeProtocolDir, protocolFiles, serveControl, type ControlReply } from './codex-app-server.js';
+import { AppServerClient, confinedFiles, makeProtocolDir, protocolFiles, serveControl, type ControlReply } from './codex-app-server.js';
 import { APPROVAL_REQUESTS, appServerSupported, decisionNames, decisionValue } from './codex-protocol.js';
 import type { SessionRuntime } from '../../log/session-runtime.js';
 import { appendCommand } from '../../log/session-append.js';
@@ -43,8 +43,12 @@ export async function watchCodex(p: SessionsProject, rt: SessionRuntime, id: str
   const env = rt.env;
   const files = protocolFiles(makeProtocolDir(id, env));
   const myPane = env.TMUX_PANE || undefined;
+  // Confined (issue 41): the app-server runs inside the sandbox, and its bridge reaches this watcher's socket in the relay folder.
+  const meet = env.TRELLIS_CODEX_RELAY ? confinedFiles(env.TRELLIS_CODEX_RELAY) : null;
+  const refused = meet?.refused ?? files.refused;
   const refuse = (why: string): CodexWatchEnd => {
-    writeFileSync(files.refused, `${why}\n`);
+    writeFileSync(refused, `${why}\n`);
+    if (meet) writeFileSync(files.refused, `${why}\n`);
     opts.log(`codex app-server path refused, the notify path instead: ${why}`);
     return 'refused';
   };
@@ -59,18 +63,22 @@ export async function watchCodex(p: SessionsProject, rt: SessionRuntime, id: str
   writeFileSync(files.watcher, String(process.pid));
   await endPrevious(files, id, previous);
   rmSync(files.socket, { force: true });
-  const server = spawn('codex', ['app-server', '--listen', `unix://${files.socket}`], { cwd: start.worktree, env, stdio: ['ignore', 'ignore', openSync(files.log, 'a')], detached: true });
+  // Unconfined, the server is this watcher's child; confined, the sandbox's (its end is the bridge's).
+  const server = meet ? null : spawn('codex', ['app-server', '--listen', `unix://${files.socket}`], { cwd: start.worktree, env, stdio: ['ignore', 'ignore', openSync(files.log, 'a')], detached: true });
   const serverEnd = new Promise<string>((resolve) => {
-    server.once('exit', (code, signal) => resolve(signal ? `was killed (${signal})` : `exited ${code}`));
-    server.once('error', (err) => resolve(`could not start: ${err.message}`));
+    server?.once('exit', (code, signal) => resolve(signal ? `was killed (${signal})` : `exited ${code}`));
+    server?.once('error', (err) => resolve(`could not start: ${err.message}`));
   });
-  if (server.pid) writeFileSync(files.pid, String(server.pid));
-  const held: { control: Server | null } = { control: null };
+  if (server?.pid) writeFileSync(files.pid, String(server.pid));
+  const held: { control: Server | null; bridge: Server | null } = { control: null, bridge: null };
+  const bridged = meet ? listenForBridge(meet.bridge, held) : null;
+  if (meet) writeFileSync(meet.go, '');
   try {
     return await watch();
   } finally {
     held.control?.close();
-    stop(server);
+    held.bridge?.close();
+    if (server) stop(server);
     // The folder is a newer watcher's once it names that one (a resume's): its files are not ours to remove.
     if (readPid(files.watcher) === process.pid) for (const f of [files.control, files.pending, files.ready, files.pid, files.watcher, files.stats]) rmSync(f, { force: true });
   }
@@ -122,7 +130,7 @@ export async function watchCodex(p: SessionsProject, rt: SessionRuntime, id: str
       counted.messages++;
       chain = chain.then(() => handle(method, params, reqId)).catch((err: Error) => opts.log(`${method}: ${err.message}`));
     };
-    const connected = await connect(files.socket, onMessage, serverEnd).catch((err: Error) => err);
+    const connected = await (bridged ? bridged.then((stream) => AppServerClient.over(stream, onMessage)) : connect(files.socket, onMessage, serverEnd)).catch((err: Error) => err);
     if (connected instanceof Error) return refuse(`its app-server did not come up: ${connected.message}`);
     const client: AppServerClient = connected;
     let thread: string;
@@ -137,14 +145,14 @@ export async function watchCodex(p: SessionsProject, rt: SessionRuntime, id: str
       const idle = opts.resume || !task;
       chain = chain.then(() => forward('app-server/thread', { threadId: thread, idle }));
       // The pane stopped waiting and ran the notify path: this server must start no turn of its own.
-      if (existsSync(files.refused)) throw new Error('the pane no longer waits for it');
+      if (existsSync(refused)) throw new Error('the pane no longer waits for it');
       if (!idle) await client.request('turn/start', { threadId: thread, input: [{ type: 'text', text: start.task }] });
     } catch (err) {
       client.close();
       return refuse(`its app-server refused: ${(err as Error).message}`);
     }
     held.control = await serveControl(files.control, (name) => decide(name));
-    writeFileSync(files.ready, thread);
+    writeFileSync(meet?.ready ?? files.ready, thread);
     opts.log(`codex app-server: thread ${thread}`);
 
     function decide(choice: string): ControlReply {
@@ -203,6 +211,22 @@ export async function watchCodex(p: SessionsProject, rt: SessionRuntime, id: str
     opts.log(detail);
     return 'server-ended';
   }
+}
+
+/** Listens (0600) for the confined app-server's bridge: its one connection, or an error when none came within UP_MS. */
+function listenForBridge(path: string, held: { bridge: Server | null }): Promise<Socket> {
+  rmSync(path, { force: true });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no bridge from the sandbox within ${UP_MS / 1000} s`)), UP_MS);
+    const server = createServer((stream) => {
+      clearTimeout(timer);
+      server.close();
+      resolve(stream);
+    });
+    held.bridge = server;
+    server.once('error', (err) => (clearTimeout(timer), reject(err)));
+    server.listen(path, () => chmodSync(path, 0o600));
+  });
 }
 
 /** Connects to the app-server once it listens, or fails when it ended or did not listen in time. */
