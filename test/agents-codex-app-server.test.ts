@@ -51,7 +51,7 @@ describe.each(CODEX_VERSIONS)('codex %s over its app-server', (codexVersion) => 
     const config = readFileSync(join(p.agent.codexHome, 'config.toml'), 'utf8');
     const text = await spawn('Say hi to APPSERVER');
     const ended = await until('the text turn to end', text, (s) => s.state === 'awaiting' && s.reason === 'turn-end');
-    expect(ended).toMatchObject({ source: 'protocol' });
+    expect(ended).toMatchObject({ source: 'protocol', channel: 'protocol' });
     expect(ended.agentSessionId).toMatch(/^[0-9a-f-]{36}$/);
     await waitFor('the TUI to show the turn', () => /Say hi to APPSERVER/.test(p.screen(text)) && /Fake reply to: Say hi to APPSERVER/.test(p.screen(text)), AGENT_WAIT);
     // Token usage, read as the protocol reported it.
@@ -145,7 +145,7 @@ describe.each(CODEX_VERSIONS)('codex %s confined over its app-server (TRELLIS_CO
         throw new Error(`${err.message}; the pane shows:\n${p.screen(id)}`);
       });
     const asking = await until('the approval', (s) => s.state === 'awaiting' && s.reason === 'permission');
-    expect(asking).toMatchObject({ source: 'protocol', confinement: { confined: true } });
+    expect(asking).toMatchObject({ source: 'protocol', channel: 'protocol', confinement: { confined: true } });
     expect(String(asking.detail)).toContain('touch confined-file');
     expect(await ok(p.dir, ['session', 'answer', id, 'accept'], { env })).toContain('answered "accept"');
     const ended = await until('the turn to end', (s) => s.state === 'awaiting' && s.reason === 'turn-end');
@@ -168,7 +168,7 @@ describe('an older Codex', () => {
     env.PATH = `${bin}:${env.PATH}`;
     const id = await spawn('Say hi the old way');
     const ended = await until('the turn to end', id, (s) => s.state === 'awaiting' && s.reason === 'turn-end');
-    expect(ended).toMatchObject({ source: 'hook' });
+    expect(ended).toMatchObject({ source: 'hook', channel: 'notify' });
     expect(readFileSync(protocolFile(p, id, 'refused'), 'utf8')).toMatch(/Codex codex-cli 0.160.0 is older than the app-server path needs/);
     expect(existsSync(protocolFile(p, id, 'control.sock'))).toBe(false);
   });
