@@ -8,8 +8,8 @@ import { waitFor } from './helpers/sessions.js';
 /*
  * Codex over its own app-server (issue 41): each session runs `codex app-server` on a unix socket in its
  * folder, the stock TUI attached to it in the pane, Trellis a second client. The real Codex (both
- * versions) against the fake OpenAI API, unconfined (a confined codex keeps the notify path: its
- * app-server's socket would be in the sandbox's private /tmp).
+ * versions) against the fake OpenAI API, unconfined, and confined with TRELLIS_CODEX_CHANNEL=protocol
+ * (the server in the sandbox, bridged by the relay to the watcher outside).
  */
 
 const bed = agentTestBed();
@@ -19,6 +19,15 @@ function unconfined(p: AgentProject): void {
   const file = join(p.dir, 'trellis.local.json');
   const settings = JSON.parse(readFileSync(file, 'utf8')) as { sessions: Record<string, unknown> };
   writeFileSync(file, JSON.stringify({ ...settings, sessions: { ...settings.sessions, confine: 'off' } }));
+}
+
+/** Whether `pid` runs (a zombie, exited but not yet reaped, does not). */
+function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
 }
 
 const protocolFile = (p: AgentProject, id: string, name: string) => join(p.home, 'codex', id, name);
@@ -42,7 +51,7 @@ describe.each(CODEX_VERSIONS)('codex %s over its app-server', (codexVersion) => 
     const config = readFileSync(join(p.agent.codexHome, 'config.toml'), 'utf8');
     const text = await spawn('Say hi to APPSERVER');
     const ended = await until('the text turn to end', text, (s) => s.state === 'awaiting' && s.reason === 'turn-end');
-    expect(ended).toMatchObject({ source: 'protocol' });
+    expect(ended).toMatchObject({ source: 'protocol', channel: 'protocol' });
     expect(ended.agentSessionId).toMatch(/^[0-9a-f-]{36}$/);
     await waitFor('the TUI to show the turn', () => /Say hi to APPSERVER/.test(p.screen(text)) && /Fake reply to: Say hi to APPSERVER/.test(p.screen(text)), AGENT_WAIT);
     // Token usage, read as the protocol reported it.
@@ -52,14 +61,18 @@ describe.each(CODEX_VERSIONS)('codex %s over its app-server', (codexVersion) => 
     const projects = (toml: string) => (toml.match(/^\[projects\..*$/gm) ?? []).join('\n');
     expect(projects(readFileSync(join(p.agent.codexHome, 'config.toml'), 'utf8'))).toBe(projects(config));
 
-    // Resume and the server's end: shown on the oldest version. On 0.171.0 the resumed session did not
-    // come back to its input within the wait in 2 of 2 whole-suite runs (it passes alone): not yet shown.
-    if (codexVersion !== CODEX_VERSIONS[0]) return;
-    // Resume: the same thread, its TUI attached again, waiting at its input.
+    // Resume: the same thread, its TUI attached again, waiting at its input. The first launch's watcher
+    // is gone before it could stop its server (as a loaded machine's notices late): codex refuses a second
+    // server on the same socket path while that one runs ("app-server control socket is already in use"),
+    // so the resume's watcher ends it first (before, the resume fell back to notify: 'starting' for good).
+    const firstServer = Number(readFileSync(protocolFile(p, text, 'app-server.pid'), 'utf8'));
+    process.kill(Number(readFileSync(protocolFile(p, text, 'watch.pid'), 'utf8')), 'SIGKILL');
     await ok(p.dir, ['session', 'interrupt', text], { env });
     await ok(p.dir, ['session', 'resume', text], { env });
     const resumed = await until('the resumed session to wait', text, (s) => s.state === 'awaiting' && s.source === 'protocol');
     expect(resumed.agentSessionId).toBe(ended.agentSessionId);
+    expect(Number(readFileSync(protocolFile(p, text, 'app-server.pid'), 'utf8'))).not.toBe(firstServer);
+    expect(running(firstServer)).toBe(false);
     await waitFor('the resumed TUI to show the conversation', () => /Say hi to APPSERVER/.test(p.screen(text)), AGENT_WAIT);
 
     // The app-server killed: the session says so and is not left running.
@@ -119,6 +132,31 @@ describe.each(CODEX_VERSIONS)('codex %s over its app-server', (codexVersion) => 
   });
 });
 
+describe.each(CODEX_VERSIONS)('codex %s confined over its app-server (TRELLIS_CODEX_CHANNEL=protocol)', (codexVersion) => {
+  it('the server runs in the sandbox, its bridge reaches the watcher outside: the turn and an approval by name come from the protocol', async () => {
+    const p = bed.project({ codexVersion });
+    const env: NodeJS.ProcessEnv = { ...p.env, TRELLIS_CODEX_CHANNEL: 'protocol' };
+    const id = (JSON.parse(await ok(p.dir, ['session', 'spawn', 'Touch [fake:bash touch confined-file]', '--harness', 'codex', '--json'], { env })) as { id: string }).id;
+    const until = (what: string, check: (s: Awaited<ReturnType<AgentProject['show']>>) => boolean) =>
+      waitFor(what, async () => {
+        const s = await p.show(id);
+        return check(s) ? s : null;
+      }, AGENT_WAIT).catch((err: Error) => {
+        throw new Error(`${err.message}; the pane shows:\n${p.screen(id)}`);
+      });
+    const asking = await until('the approval', (s) => s.state === 'awaiting' && s.reason === 'permission');
+    expect(asking).toMatchObject({ source: 'protocol', channel: 'protocol', confinement: { confined: true } });
+    expect(String(asking.detail)).toContain('touch confined-file');
+    expect(await ok(p.dir, ['session', 'answer', id, 'accept'], { env })).toContain('answered "accept"');
+    const ended = await until('the turn to end', (s) => s.state === 'awaiting' && s.reason === 'turn-end');
+    expect(ended).toMatchObject({ source: 'protocol' });
+    expect(existsSync(join(ended.worktree, 'confined-file'))).toBe(true);
+    // The server is the sandbox's: no server of the watcher's own, and the person's TUI in the pane shows the turn.
+    expect(existsSync(protocolFile(p, id, 'app-server.pid'))).toBe(false);
+    await waitFor('the TUI to show the turn', () => /Touch \[fake:bash touch confined-file\]/.test(p.screen(id)), AGENT_WAIT);
+  });
+});
+
 describe('an older Codex', () => {
   it('takes the notify path: the watcher refuses it by version, the pane runs codex with its notify program', async () => {
     const { p, env, spawn, until } = world(CODEX_VERSIONS[0]);
@@ -130,7 +168,7 @@ describe('an older Codex', () => {
     env.PATH = `${bin}:${env.PATH}`;
     const id = await spawn('Say hi the old way');
     const ended = await until('the turn to end', id, (s) => s.state === 'awaiting' && s.reason === 'turn-end');
-    expect(ended).toMatchObject({ source: 'hook' });
+    expect(ended).toMatchObject({ source: 'hook', channel: 'notify' });
     expect(readFileSync(protocolFile(p, id, 'refused'), 'utf8')).toMatch(/Codex codex-cli 0.160.0 is older than the app-server path needs/);
     expect(existsSync(protocolFile(p, id, 'control.sock'))).toBe(false);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agentTestBed, CODEX_VERSIONS } from './helpers/agents.js';
+import { agentTestBed, CODEX_VERSIONS, type AgentProject } from './helpers/agents.js';
 import { ok } from './helpers/repo.js';
 import { waitFor } from './helpers/sessions.js';
 
@@ -16,9 +16,15 @@ const AGENT_WAIT = 45_000;
 const threadOf = (r: { headers: Record<string, unknown> }) => String(r.headers['session-id'] ?? '');
 const hex = (s: string) => Buffer.from(s, 'utf8').toString('hex');
 
+/** Codex's notify path (its app-server is the default, confined or not: agents-codex-app-server). */
+function notifyPath(p: AgentProject): AgentProject {
+  p.env.TRELLIS_CODEX_CHANNEL = 'notify';
+  return p;
+}
+
 describe.each(CODEX_VERSIONS)('codex %s keeps its own conversation', (codexVersion) => {
   it('the title thread answering last is not recorded; interrupt + resume continues the same conversation', async () => {
-    const p = bed.project({ codexVersion });
+    const p = notifyPath(bed.project({ codexVersion }));
     const before = bed.fake.requests.length;
     // The title thread's answer comes after the turn's, so its notify is the later one.
     bed.fake.sideDelayMs = 1500;
@@ -61,7 +67,7 @@ describe.each(CODEX_VERSIONS)('codex %s keeps its own conversation', (codexVersi
   });
 
   it('the title thread finishing while the turn still runs neither ends the turn nor names the conversation', async () => {
-    const p = bed.project({ codexVersion });
+    const p = notifyPath(bed.project({ codexVersion }));
     const before = bed.fake.requests.length;
     bed.fake.script({ text: 'Slow answer', delayMs: 3000 });
     const id = await p.spawn('Take your time', 'codex');

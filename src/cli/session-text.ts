@@ -27,6 +27,9 @@ export function sessionLine(s: ListedSession): string {
 }
 
 /** `trellis session show`: the session whole, its prompts in order. */
+/** Which way a session's states come (issue 41), in words. */
+const CHANNEL_WORDS: Readonly<Record<NonNullable<SessionView['channel']>, string>> = { protocol: "the agent's own protocol (Codex's app-server)", notify: "Codex's notify program and its pane", hook: "the agent's hooks" };
+
 export function sessionText(s: SessionView & { overlaps?: readonly OverlapWith[]; screenWatcher?: number | null }): string {
   const lines = [
     `${s.id}  ${statusLabel(s)} (${s.source})${s.unread ? '  unread' : ''}`,
@@ -35,6 +38,7 @@ export function sessionText(s: SessionView & { overlaps?: readonly OverlapWith[]
     `worktree ${s.worktree}${s.tmux ? ` · tmux ${s.tmux.session} ${s.tmux.pane}` : ''}${s.agentSessionId ? ` · agent session ${s.agentSessionId}` : ''}`,
     ...(s.confinement ? [confinementWords(s.confinement)] : []),
     ...(s.screenWatcher ? [`screen read by its own watcher (pid ${s.screenWatcher})`] : []),
+    ...(s.channel ? [`states from ${CHANNEL_WORDS[s.channel]}`] : []),
     ...(s.nodes.length ? [`nodes: ${s.nodes.join(', ')}`] : []),
     ...(s.issue ? [`issue: ${s.issue}`] : []),
     ...(s.overlaps ?? []).map((o) => `overlaps session ${o.session}: ${[...o.nodes.map((n) => `node ${n}`), ...o.paths].join(', ')}`),

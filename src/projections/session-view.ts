@@ -29,6 +29,8 @@ export interface SessionView extends SessionSummary {
   readonly agentVersion: string | null;
   /** Tokens per model, dollars, turns and context in use, from the agent's own records (issue 42); a shell says it has none. */
   readonly usage: UsageView;
+  /** The agent's own channel its states come through since its latest launch: protocol, notify or hook; null before its first (issue 41). */
+  readonly channel: 'protocol' | 'notify' | 'hook' | null;
   /** The latest answer to its dialog that took: the option, who (the door's author), through which channel, when (issue 43). */
   readonly answered: AnswerFact | null;
 }
@@ -54,5 +56,6 @@ export function sessionView(s: SessionState): SessionView {
     agentVersion: s.agentVersion ?? null,
     usage: usageView(s.harness, s.usage),
     answered: s.answered ?? null,
+    channel: s.channel ?? null,
   };
 }

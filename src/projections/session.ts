@@ -21,6 +21,11 @@ export interface SessionState extends SessionFacts {
   readonly detail: string | null;
   /** Source of the latest transition. */
   readonly source: Source | null;
+  /**
+   * The agent's own channel its latest launch's states came through (issue 41): `protocol` (Codex's
+   * app-server), `notify` (Codex's notify program), `hook` (hooks, opencode's server); null before its first.
+   */
+  readonly channel?: SessionChannel | null;
   readonly unread: boolean;
   readonly harness: string;
   readonly task: string;
@@ -134,6 +139,15 @@ export const initialSession = (id: string): SessionState => ({
   answered: null,
 });
 
+export type SessionChannel = 'protocol' | 'notify' | 'hook';
+
+/** The channel an event from `source` says a session of `harness` is on, or null (not the agent's own). */
+function channelOf(harness: string, source: Source): SessionChannel | null {
+  if (source === 'protocol') return 'protocol';
+  if (source === 'hook') return harness === 'codex' ? 'notify' : 'hook';
+  return null;
+}
+
 /** Where a session's fold stands: the key of the latest event folded (session events carry no id). */
 export const sessionLastKey = (s: SessionState): EventKey => ({ clock: s.clock, at: s.updatedAt, id: '' });
 
@@ -149,6 +163,9 @@ const titleOf = (task: string): string => {
 export function evolveSession(state: SessionState, event: SessionEvent): SessionState {
   if (!isAfter(event, sessionLastKey(state))) return state;
   const next: { -readonly [K in keyof SessionState]: SessionState[K] } = { ...state, clock: event.clock, updatedAt: event.at };
+  // Each start says its channel anew (a resumed Codex may fall back to notify); not the launch event, which
+  // can be logged after the agent's own first signals.
+  next.channel = event.type === 'starting' || event.type === 'resumed' ? null : (channelOf(state.harness, event.source) ?? state.channel ?? null);
   const move = (status: SessionStatus, reason: string | null = null, extra: Partial<SessionState> = {}): SessionState => ({
     ...next,
     status,

@@ -60,6 +60,11 @@ export interface HarnessAdapter {
   readonly name: string;
   /** The shell command line the pane runs. */
   command(ctx: LaunchContext): string;
+  /**
+   * Confined: what the pane runs outside the sandbox before it (in the background: a watcher of the
+   * agent's own channel, which records for Trellis), given the relay's folder the sandbox sees read-only; null: nothing.
+   */
+  outside?(ctx: LaunchContext, relay: string): string | null;
   /** Installs the adapter's subscription to the agent's signals (hooks) in the worktree. Re-run at every boot. */
   install(worktree: string, ctx: LaunchContext): Promise<void>;
   /** Maps one native signal (`event`, with its JSON payload) to session commands, in order; none: nothing to record. */

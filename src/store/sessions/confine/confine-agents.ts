@@ -117,7 +117,7 @@ const RELAY = () => join(packageRoot().dir, 'dist/src/store/sessions/confine/con
  * inner relay listens on loopback for the agent and then starts it. The agent's hooks reach Trellis through the
  * relay's signal socket (`TRELLIS_SIGNAL_RELAY`), for this session only.
  */
-export function confinedAgentCommand(env: NodeJS.ProcessEnv, plan: SandboxPlan, harness: string, session: string, trellisBin: string, allow: readonly string[], command: string): string {
+export function confinedAgentCommand(env: NodeJS.ProcessEnv, plan: SandboxPlan, harness: string, session: string, trellisBin: string, allow: readonly string[], command: string, outside?: (relay: string) => string | null): string {
   // Short, for a Unix socket's 108-byte path, and private to the person.
   const dir = mkdtempSync(join(tmpdir(), 'trellis-confine-'));
   const ports = loopbackPorts(allow);
@@ -136,7 +136,8 @@ export function confinedAgentCommand(env: NodeJS.ProcessEnv, plan: SandboxPlan, 
   const inner = [process.execPath, RELAY(), 'inner', dir, JSON.stringify(ports), '--', '/bin/sh', '-c', command];
   // The relay outside is the pane's process: it starts the sandbox at once (see confine-relay.ts outer).
   const outer = [process.execPath, RELAY(), 'outer', dir, session, trellisBin, JSON.stringify(allow), JSON.stringify(sync), '--'];
-  return `exec ${[...outer, ...argv, ...inner].map(shq).join(' ')}`;
+  const before = outside?.(dir);
+  return `${before ? `${before}; ` : ''}exec ${[...outer, ...argv, ...inner].map(shq).join(' ')}`;
 }
 
 /** The command line a confined agent's hooks run for `trellis session signal` (the relay's light stand-in). */

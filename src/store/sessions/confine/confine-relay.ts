@@ -294,4 +294,20 @@ if (process.argv[1]?.endsWith('confine-relay.js') && mode === 'session' && args[
     process.stdin.on('end', () => void relaySignal(socket, args[2] ?? '', Buffer.concat(parts).toString('utf8').trim()).then(() => process.exit(0)));
   }
 }
+// A confined Codex's app-server to its watcher outside (`<relay> bridge <server socket> <watcher socket>`):
+// one connection, joined both ways, once the server listens (20 s at most).
+if (process.argv[1]?.endsWith('confine-relay.js') && mode === 'bridge') bridge(args[0]!, args[1]!, Date.now() + 20_000);
+function bridge(server: string, watcher: string, until: number): void {
+  const a = connect(server);
+  a.once('error', () => (Date.now() < until ? setTimeout(() => bridge(server, watcher, until), 100) : process.exit(1)));
+  a.once('connect', () => {
+    const b = connect(watcher);
+    b.on('error', () => a.destroy());
+    a.on('error', () => b.destroy());
+    a.pipe(b).on('close', () => process.exit(0));
+    b.pipe(a);
+    a.on('close', () => b.destroy());
+    b.on('close', () => (a.destroy(), process.exit(0)));
+  });
+}
 if (process.argv[1]?.endsWith('confine-relay.js') && mode === 'inner') inner(args[0]!, JSON.parse(args[1]!) as number[], args.slice(3));

@@ -84,7 +84,7 @@ export async function launch(p: SessionsProject, rt: SessionRuntime, state: Sess
     const command = !confinement.confined
       ? adapter.command(ctx)
       : agentConfined
-        ? confinedAgentCommand(rt.env, sandbox, state.harness, state.id, trellisBin(), allow, adapter.command(agentCtx))
+        ? confinedAgentCommand(rt.env, sandbox, state.harness, state.id, trellisBin(), allow, adapter.command(agentCtx), adapter.outside ? (relay) => adapter.outside!(ctx, relay) : undefined)
         : confinedCommand(rt.env, sandbox, adapter.command(ctx));
     const pane = await rt.tmux.launch(state.id, state.worktree, env, command, { 'pane-died': paneDied });
     if (hasSetupScreens(state.harness)) {

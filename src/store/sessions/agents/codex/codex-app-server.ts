@@ -1,5 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { createConnection, createServer, type Server } from 'node:net';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type WebSocket from 'ws';
 import { TrellisError } from '../../../../events/index.js';
@@ -33,6 +33,13 @@ export const protocolFiles = (dir: string) => ({
   stats: join(dir, 'watch-stats.json'),
 });
 
+/**
+ * A confined session's meeting points in its relay folder (a folder the sandbox sees read-only): the
+ * watcher's go, ready and refused for the pane inside, and the socket the watcher listens on for the
+ * bridge from the app-server inside the sandbox.
+ */
+export const confinedFiles = (relay: string) => ({ go: join(relay, 'codex-go'), ready: join(relay, 'codex-ready'), refused: join(relay, 'codex-refused'), bridge: join(relay, 'codex.sock') });
+
 /** Makes session `id`'s folder, owner-only. */
 export function makeProtocolDir(id: string, env: NodeJS.ProcessEnv = process.env): string {
   const dir = protocolDir(id, env);
@@ -64,6 +71,16 @@ export class AppServerClient {
     const { default: WebSocketClass } = await import('ws');
     return new Promise((resolve, reject) => {
       const ws = new WebSocketClass(`ws+unix://${socket}:/`, { handshakeTimeout: timeoutMs });
+      ws.once('open', () => resolve(new AppServerClient(ws, onMessage)));
+      ws.once('error', (err) => reject(err));
+    });
+  }
+
+  /** Speaks to the app-server over a stream already open to its listener (a confined session's bridge). */
+  static async over(stream: Socket, onMessage: Handler, timeoutMs = 5_000): Promise<AppServerClient> {
+    const { default: WebSocketClass } = await import('ws');
+    return new Promise((resolve, reject) => {
+      const ws = new WebSocketClass('ws://localhost/', { handshakeTimeout: timeoutMs, createConnection: () => stream } as WebSocket.ClientOptions);
       ws.once('open', () => resolve(new AppServerClient(ws, onMessage)));
       ws.once('error', (err) => reject(err));
     });

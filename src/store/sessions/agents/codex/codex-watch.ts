@@ -1,10 +1,10 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { existsSync, openSync, rmSync, writeFileSync } from 'node:fs';
-import type { Server } from 'node:net';
+import { chmodSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isTrellisError } from '../../../../events/index.js';
 import type { SessionsProject } from '../../log/sessions-project.js';
-import { AppServerClient, makeProtocolDir, protocolFiles, serveControl, type ControlReply } from './codex-app-server.js';
+import { AppServerClient, confinedFiles, makeProtocolDir, protocolFiles, serveControl, type ControlReply } from './codex-app-server.js';
 import { APPROVAL_REQUESTS, appServerSupported, decisionNames, decisionValue } from './codex-protocol.js';
 import type { SessionRuntime } from '../../log/session-runtime.js';
 import { appendCommand } from '../../log/session-append.js';
@@ -43,8 +43,12 @@ export async function watchCodex(p: SessionsProject, rt: SessionRuntime, id: str
   const env = rt.env;
   const files = protocolFiles(makeProtocolDir(id, env));
   const myPane = env.TMUX_PANE || undefined;
+  // Confined (issue 41): the app-server runs inside the sandbox, and its bridge reaches this watcher's socket in the relay folder.
+  const meet = env.TRELLIS_CODEX_RELAY ? confinedFiles(env.TRELLIS_CODEX_RELAY) : null;
+  const refused = meet?.refused ?? files.refused;
   const refuse = (why: string): CodexWatchEnd => {
-    writeFileSync(files.refused, `${why}\n`);
+    writeFileSync(refused, `${why}\n`);
+    if (meet) writeFileSync(files.refused, `${why}\n`);
     opts.log(`codex app-server path refused, the notify path instead: ${why}`);
     return 'refused';
   };
@@ -53,21 +57,30 @@ export async function watchCodex(p: SessionsProject, rt: SessionRuntime, id: str
   // A unix socket's path has a 108-byte bound.
   if (Buffer.byteLength(files.control) > 100) return refuse(`the session's folder ${files.control} is too long a path for a unix socket`);
   const start = await p.sessionLog.get(id);
-  rmSync(files.socket, { force: true });
-  const server = spawn('codex', ['app-server', '--listen', `unix://${files.socket}`], { cwd: start.worktree, env, stdio: ['ignore', 'ignore', openSync(files.log, 'a')], detached: true });
-  const serverEnd = new Promise<string>((resolve) => {
-    server.once('exit', (code, signal) => resolve(signal ? `was killed (${signal})` : `exited ${code}`));
-    server.once('error', (err) => resolve(`could not start: ${err.message}`));
-  });
-  if (server.pid) writeFileSync(files.pid, String(server.pid));
+  // A resume's watcher: the previous launch's may not have stopped its server yet (it notices a second
+  // later, or never on a loaded machine), and codex refuses a second server on the same socket path.
+  const previous = readPid(files.watcher);
   writeFileSync(files.watcher, String(process.pid));
-  const held: { control: Server | null } = { control: null };
+  await endPrevious(files, id, previous);
+  rmSync(files.socket, { force: true });
+  // Unconfined, the server is this watcher's child; confined, the sandbox's (its end is the bridge's).
+  const server = meet ? null : spawn('codex', ['app-server', '--listen', `unix://${files.socket}`], { cwd: start.worktree, env, stdio: ['ignore', 'ignore', openSync(files.log, 'a')], detached: true });
+  const serverEnd = new Promise<string>((resolve) => {
+    server?.once('exit', (code, signal) => resolve(signal ? `was killed (${signal})` : `exited ${code}`));
+    server?.once('error', (err) => resolve(`could not start: ${err.message}`));
+  });
+  if (server?.pid) writeFileSync(files.pid, String(server.pid));
+  const held: { control: Server | null; bridge: Server | null } = { control: null, bridge: null };
+  const bridged = meet ? listenForBridge(meet.bridge, held) : null;
+  if (meet) writeFileSync(meet.go, '');
   try {
     return await watch();
   } finally {
     held.control?.close();
-    stop(server);
-    for (const f of [files.control, files.pending, files.ready, files.pid, files.watcher, files.stats]) rmSync(f, { force: true });
+    held.bridge?.close();
+    if (server) stop(server);
+    // The folder is a newer watcher's once it names that one (a resume's): its files are not ours to remove.
+    if (readPid(files.watcher) === process.pid) for (const f of [files.control, files.pending, files.ready, files.pid, files.watcher, files.stats]) rmSync(f, { force: true });
   }
 
   async function watch(): Promise<CodexWatchEnd> {
@@ -117,7 +130,7 @@ export async function watchCodex(p: SessionsProject, rt: SessionRuntime, id: str
       counted.messages++;
       chain = chain.then(() => handle(method, params, reqId)).catch((err: Error) => opts.log(`${method}: ${err.message}`));
     };
-    const connected = await connect(files.socket, onMessage, serverEnd).catch((err: Error) => err);
+    const connected = await (bridged ? bridged.then((stream) => AppServerClient.over(stream, onMessage)) : connect(files.socket, onMessage, serverEnd)).catch((err: Error) => err);
     if (connected instanceof Error) return refuse(`its app-server did not come up: ${connected.message}`);
     const client: AppServerClient = connected;
     let thread: string;
@@ -132,14 +145,14 @@ export async function watchCodex(p: SessionsProject, rt: SessionRuntime, id: str
       const idle = opts.resume || !task;
       chain = chain.then(() => forward('app-server/thread', { threadId: thread, idle }));
       // The pane stopped waiting and ran the notify path: this server must start no turn of its own.
-      if (existsSync(files.refused)) throw new Error('the pane no longer waits for it');
+      if (existsSync(refused)) throw new Error('the pane no longer waits for it');
       if (!idle) await client.request('turn/start', { threadId: thread, input: [{ type: 'text', text: start.task }] });
     } catch (err) {
       client.close();
       return refuse(`its app-server refused: ${(err as Error).message}`);
     }
     held.control = await serveControl(files.control, (name) => decide(name));
-    writeFileSync(files.ready, thread);
+    writeFileSync(meet?.ready ?? files.ready, thread);
     opts.log(`codex app-server: thread ${thread}`);
 
     function decide(choice: string): ControlReply {
@@ -200,6 +213,22 @@ export async function watchCodex(p: SessionsProject, rt: SessionRuntime, id: str
   }
 }
 
+/** Listens (0600) for the confined app-server's bridge: its one connection, or an error when none came within UP_MS. */
+function listenForBridge(path: string, held: { bridge: Server | null }): Promise<Socket> {
+  rmSync(path, { force: true });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no bridge from the sandbox within ${UP_MS / 1000} s`)), UP_MS);
+    const server = createServer((stream) => {
+      clearTimeout(timer);
+      server.close();
+      resolve(stream);
+    });
+    held.bridge = server;
+    server.once('error', (err) => (clearTimeout(timer), reject(err)));
+    server.listen(path, () => chmodSync(path, 0o600));
+  });
+}
+
 /** Connects to the app-server once it listens, or fails when it ended or did not listen in time. */
 async function connect(socket: string, onMessage: (method: string, params: unknown, id?: number | string) => void, serverEnd: Promise<string>): Promise<AppServerClient> {
   let gone: string | null = null;
@@ -218,6 +247,64 @@ async function connect(socket: string, onMessage: (method: string, params: unkno
 
 function codexVersion(env: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolve) => execFile('codex', ['--version'], { env, timeout: 10_000 }, (err, stdout) => resolve(err ? '' : stdout.trim())));
+}
+
+/** The pid a file names, or null. */
+function readPid(file: string): number | null {
+  try {
+    const pid = Number(readFileSync(file, 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether `pid` runs a program whose arguments include each of `words` (where /proc says; else whether it runs). */
+function runs(pid: number, words: readonly string[]): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    return words.every((w) => argv.some((a) => a.includes(w)));
+  } catch {
+    return true;
+  }
+}
+
+/** How long the previous server may take to go once its client is gone (codex's shutdown: 1.3-1.8 s measured), before it is killed. */
+const PREVIOUS_MS = 5_000;
+
+/**
+ * Ends what a previous launch of the session left running: its watcher (`previous`), whose client
+ * connection keeps codex's graceful shutdown waiting (a SIGTERMed app-server with a client still connected
+ * did not exit within 60 s), then its app-server, killed if it has not gone within PREVIOUS_MS. A pid is
+ * trusted only while /proc says it is that program (a reused pid is left alone).
+ */
+async function endPrevious(files: ReturnType<typeof protocolFiles>, id: string, previous: number | null): Promise<void> {
+  if (previous !== null && previous !== process.pid && runs(previous, ['watch-codex', id])) signalGroup(previous, 'SIGTERM', false);
+  const server = readPid(files.pid);
+  const serverRuns = () => server !== null && runs(server, ['app-server', files.socket]);
+  if (!serverRuns()) return;
+  signalGroup(server!, 'SIGTERM', true);
+  const deadline = Date.now() + PREVIOUS_MS;
+  while (serverRuns() && Date.now() < deadline) await sleep(50);
+  if (serverRuns()) signalGroup(server!, 'SIGKILL', true);
+  while (serverRuns() && Date.now() < deadline + PREVIOUS_MS) await sleep(50);
+}
+
+/** Sends `signal` to `pid`'s process group (`group`: the app-server leads its own), else to `pid`; a process gone is no error. */
+function signalGroup(pid: number, signal: NodeJS.Signals, group: boolean): void {
+  for (const target of group ? [-pid, pid] : [pid]) {
+    try {
+      process.kill(target, signal);
+      return;
+    } catch {
+      // gone, or no such group: the next target
+    }
+  }
 }
 
 /** Ends the app-server and whatever it started (its own process group). */

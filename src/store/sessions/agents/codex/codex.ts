@@ -3,7 +3,7 @@ import { commonGuard, shq, type HarnessAdapter, type LaunchContext, type SignalC
 import { codexThreadSaved } from './codex-threads.js';
 import { CODEX_FIRST_RUN } from './codex-screens.js';
 import { codexPreflight } from './preflight-codex.js';
-import { onAppServer, pendingApproval, protocolDir, protocolFiles, sendDecision } from './codex-app-server.js';
+import { confinedFiles, onAppServer, pendingApproval, protocolDir, protocolFiles, sendDecision } from './codex-app-server.js';
 import { codexProtocolSignal, decisionNames, PROTOCOL_EVENTS } from './codex-protocol.js';
 
 const field = (payload: unknown, name: string): string | undefined => {
@@ -31,29 +31,69 @@ function notifyCommand(ctx: LaunchContext): string {
 }
 
 /**
- * The app-server path (issue 41): the watcher (`trellis session watch-codex`, in the background) starts the
- * session's own app-server and thread; the pane waits for the thread (30 s at most), then runs the stock TUI
+ * The one place that decides which way a launch's states come from: Codex's app-server (`protocol`,
+ * falling back to notify when the watcher refuses it), or its `notify` program. TRELLIS_CODEX_CHANNEL
+ * (`notify` or `protocol`) chooses; unset, an unconfined session takes the protocol and a confined one
+ * notify: over its app-server Codex asks no folder access and a missing login did not come to a wait
+ * (agents-start's first-run rows), which the confined default still reads from the pane.
+ */
+export function codexChannel(confined: boolean): 'protocol' | 'notify' {
+  const chosen = process.env.TRELLIS_CODEX_CHANNEL;
+  if (chosen === 'notify' || chosen === 'protocol') return chosen;
+  return confined ? 'notify' : 'protocol';
+}
+
+/** The watcher started in the background (`relay`: the confined session's relay folder, where it meets the sandbox). */
+function startWatcher(ctx: LaunchContext, relay?: string): string {
+  const s = ctx.session;
+  const dir = protocolDir(s.id);
+  const f = protocolFiles(dir);
+  const there = relay ? confinedFiles(relay) : f;
+  const env = relay ? `TRELLIS_CODEX_RELAY=${shq(relay)} ` : '';
+  return `mkdir -p -m 700 ${shq(dir)} && rm -f ${shq(there.ready)} ${shq(there.refused)} && { ${env}${ctx.trellis} session watch-codex ${shq(s.id)} ${ctx.resume ? 'resume' : 'fresh'} </dev/null >/dev/null 2>>${shq(`${dir}/watch.log`)} & }`;
+}
+
+/** The pane waits for the watcher's thread (30 s at most), else says it stopped waiting. */
+const waitReady = (ready: string, refused: string, giveUp: string) =>
+  `i=0; while [ ! -s ${ready} ] && [ ! -e ${refused} ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; [ -s ${ready} ] || ${giveUp}`;
+
+/**
+ * The app-server path (issue 41), unconfined: the watcher (`trellis session watch-codex`, in the background)
+ * starts the session's own app-server and thread; the pane waits for the thread, then runs the stock TUI
  * attached to that server. When the watcher says the path is refused (an older Codex, a server that did
  * not come up), or never answers, the pane runs today's notify path instead.
  */
 function appServerCommand(ctx: LaunchContext): string {
-  const s = ctx.session;
-  const dir = protocolDir(s.id);
-  const f = protocolFiles(dir);
+  const f = protocolFiles(protocolDir(ctx.session.id));
   const [ready, refused] = [shq(f.ready), shq(f.refused)];
-  const watch = `mkdir -p -m 700 ${shq(dir)} && rm -f ${ready} ${refused} && { ${ctx.trellis} session watch-codex ${shq(s.id)} ${ctx.resume ? 'resume' : 'fresh'} </dev/null >/dev/null 2>>${shq(`${dir}/watch.log`)} & }`;
-  const wait = `i=0; while [ ! -s ${ready} ] && [ ! -e ${refused} ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; [ -s ${ready} ] || echo 'the pane stopped waiting' >> ${refused}`;
   const remote = `if [ -s ${ready} ]; then exec codex --remote ${shq(`unix://${f.socket}`)} resume -- "$(cat ${ready})"; fi`;
-  return `${watch}; ${wait}; ${remote}; ${notifyCommand(ctx)}`;
+  return `${startWatcher(ctx)}; ${waitReady(ready, refused, `echo 'the pane stopped waiting' >> ${refused}`)}; ${remote}; ${notifyCommand(ctx)}`;
 }
 
 /**
- * `codex` (Codex CLI). Unconfined (and TRELLIS_CODEX_CHANNEL not `notify`), it runs over its own
- * app-server: status, approvals by decision name, failures and usage from the protocol (source
- * `protocol`, codex-protocol.ts), the person's TUI attached to the same server in the pane. Confined,
- * its app-server's socket would sit in the sandbox's private /tmp, out of Trellis's reach: it keeps
- * today's path, launched with the task, resumed with `codex resume <id>`, whose only turn signal is the
- * `notify` program: `agent-turn-complete` of the session's own conversation → awaiting{turn-end} (its
+ * The app-server path confined (run inside the sandbox; its watcher runs outside, started by `outside`):
+ * once the watcher says go (its version checked), the app-server listens in the sandbox's own /tmp and
+ * the relay's bridge joins it to the watcher's socket in the relay folder — a socket Trellis listens on
+ * in a folder the sandbox sees read-only, so Trellis never connects to a path the agent can write (a
+ * planted symlink there could lead outside). The TUI attaches to the server inside.
+ */
+function confinedAppServerCommand(ctx: LaunchContext): string {
+  const relay = `"$(dirname "$TRELLIS_SIGNAL_RELAY")"`;
+  const at = (name: string) => `${relay}/${name}`;
+  const [go, ready, refused, watcher] = [at('codex-go'), at('codex-ready'), at('codex-refused'), at('codex.sock')] as const;
+  const sock = '/tmp/trellis-codex/app.sock';
+  const server = `mkdir -p -m 700 /tmp/trellis-codex && codex app-server --listen unix://${sock} </dev/null >/dev/null 2>>/tmp/trellis-codex/log & srv=$!; ${ctx.trellis} bridge ${sock} ${watcher} & bridge=$!`;
+  const start = `i=0; while [ ! -e ${go} ] && [ ! -e ${refused} ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; if [ -e ${go} ]; then ${server}; ${waitReady(ready, refused, 'kill $srv $bridge 2>/dev/null')}; fi`;
+  const remote = `if [ -s ${ready} ]; then exec codex --remote unix://${sock} resume -- "$(cat ${ready})"; fi`;
+  return `${start}; ${remote}; ${notifyCommand(ctx)}`;
+}
+
+/**
+ * `codex` (Codex CLI). Over its own app-server as `codexChannel` decides (unconfined by default; confined
+ * with TRELLIS_CODEX_CHANNEL=protocol): status, approvals by decision name, failures and usage from the protocol (source
+ * `protocol`, codex-protocol.ts), the person's TUI attached to the same server in the pane. An older
+ * Codex, or a server that refuses, takes the notify path: launched with the task, resumed with
+ * `codex resume <id>`, whose only turn signal is the `notify` program: `agent-turn-complete` of the session's own conversation → awaiting{turn-end} (its
  * thread id recorded for resume). Codex 0.169's own hooks are not used: each needs a one-time review in
  * Codex ("Hooks need review") before it runs, a dialog of its own. Everything else is seen through the
  * pane (setup dialogs before the first signal) and process liveness.
@@ -70,8 +110,11 @@ export const codexAdapter: HarnessAdapter = {
   preflight: codexPreflight,
   firstRunScreens: CODEX_FIRST_RUN,
   command(ctx: LaunchContext) {
-    return ctx.confined || process.env.TRELLIS_CODEX_CHANNEL === 'notify' ? notifyCommand(ctx) : appServerCommand(ctx);
+    if (codexChannel(!!ctx.confined) === 'notify') return notifyCommand(ctx);
+    return ctx.confined ? confinedAppServerCommand(ctx) : appServerCommand(ctx);
   },
+  // Confined, the protocol's watcher runs outside the sandbox (it records for Trellis), before it.
+  outside: (ctx: LaunchContext, relay: string) => (codexChannel(true) === 'protocol' ? startWatcher(ctx, relay) : null),
   install: async () => {},
   signal(event: string, payload: unknown, state: SessionState): readonly SignalCommand[] {
     if (event !== 'notify') return codexProtocolSignal(event, payload, state);
