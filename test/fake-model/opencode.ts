@@ -14,12 +14,21 @@ export function opencodeProgram(): string {
   return join(dirname(require.resolve('opencode-ai/package.json')), 'bin/opencode.exe');
 }
 
+/**
+ * ripgrep, which opencode's first turn runs (its file list): from PATH, else its cache, else downloaded
+ * from GitHub, which a confined session does not reach and a test should not. Codex's npm package ships one.
+ */
+export function ripgrepProgram(): string {
+  return join(dirname(require.resolve('@openai/codex-linux-x64/package.json')), 'vendor/x86_64-unknown-linux-musl/codex-path/rg');
+}
+
 let binDir: string | null = null;
-/** A directory holding `opencode` alone, for the front of PATH. */
+/** A directory holding `opencode` and the `rg` it runs, for the front of PATH. */
 export function opencodeBinDir(): string {
   if (binDir && existsSync(binDir)) return binDir;
   const dir = mkdtempSync(join(tmpdir(), 'trellis-opencode-bin-'));
   symlinkSync(opencodeProgram(), join(dir, 'opencode'));
+  symlinkSync(ripgrepProgram(), join(dir, 'rg'));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   binDir = dir;
   return dir;
