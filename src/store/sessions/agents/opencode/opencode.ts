@@ -29,8 +29,9 @@ const PERMISSION_OPTIONS: readonly { readonly label: string; readonly reply: 'on
 /**
  * `opencode` (the 1.x line): its TUI runs with its own HTTP server on a loopback port Trellis picks,
  * behind a password Trellis generates for each launch (`OPENCODE_SERVER_PASSWORD`). Its status comes
- * from opencode itself: a watcher (`trellis session watch-opencode`, started beside it in the pane,
- * or outside the sandbox when confined: the server is then reached through the sandbox's relay) reads the server's event stream and records what it says: `session.created` (a root session) →
+ * from opencode itself: a watcher (`trellis session watch-opencode`, started beside it in the pane, or
+ * outside the sandbox when confined: the server is then reached through the sandbox's relay) reads the
+ * server's event stream and records what it says: `session.created` (a root session) →
  * identify; `session.status` busy → running; `permission.asked` → awaiting{permission} (its patterns as
  * the detail), answered by name through opencode's own `POST /permission/:id/reply`; `question.asked` →
  * awaiting{question}; `session.error` → a failed turn, or awaiting{auth} for a refused key, never for an
