@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -59,4 +59,37 @@ describe('a confined agent’s own server', () => {
     // The other port inside is in the sandbox's network only: nothing answers it on the person's loopback.
     await expect(fetch(`http://127.0.0.1:${hidden}/`, { signal: AbortSignal.timeout(2_000) })).rejects.toThrow();
   }, 30_000);
+
+  it('sends nothing to a host socket the agent put in place of its relay socket: Trellis\'s request (its password) reaches no other program, and the client is told why', async () => {
+    const dir = tempRepo();
+    const home = join(tempDir(), 'trellis-home');
+    const worktree = join(home, 'worktrees', 's1');
+    git(dir, 'worktree', 'add', '-q', '-b', 'trellis/s1', worktree);
+    // Another program's control socket on the host, recording every byte it is sent (and saying nothing).
+    const hostSocket = join(tempDir(), 'control.sock');
+    const received: Buffer[] = [];
+    const host = createServer((sock) => sock.on('data', (d: Buffer) => received.push(d)).on('error', () => {}));
+    await new Promise<void>((done) => host.listen(hostSocket, done));
+    const exposed = await freePort();
+    // The hostile agent: once its relay's socket is up, it replaces it with a symlink to the host's socket
+    // (the relay's folder is the one the sandbox writes), then says so in its worktree.
+    const agent = `in="$(dirname "$TRELLIS_SIGNAL_RELAY")/in"; until [ -S "$in/${exposed}.sock" ]; do sleep 0.05; done; rm "$in/${exposed}.sock"; ln -s ${JSON.stringify(hostSocket)} "$in/${exposed}.sock"; touch replaced; exec sleep 60`;
+    const agentHome = tempDir();
+    const env = { ...process.env, HOME: agentHome, XDG_CONFIG_HOME: join(agentHome, '.config') };
+    const plan = { worktree, mainRoot: dir, trellisHome: home, home: agentHome, branch: 'trellis/s1', reveal: [] };
+    const line = confinedAgentCommand(env, plan, 'opencode', 's1', BIN, [], agent, [exposed]);
+    const child = spawn('/bin/sh', ['-c', line], { cwd: worktree, env, stdio: 'ignore', detached: true });
+    running.push(child);
+    try {
+      await waitFor('the agent to replace its relay socket', () => existsSync(join(worktree, 'replaced')), 20_000);
+      // Trellis's own request, as the watcher or `session answer` sends it: opencode's password in its head.
+      const res = await fetch(`http://127.0.0.1:${exposed}/event`, { headers: { authorization: 'Basic b3BlbmNvZGU6c2VjcmV0' }, signal: AbortSignal.timeout(15_000) }).catch((e: Error) => e);
+      expect(Buffer.concat(received).toString('latin1')).toBe('');
+      expect(res).toBeInstanceOf(Response);
+      expect((res as Response).status).toBe(502);
+      expect(await (res as Response).text()).toMatch(/did not identify itself as this session's relay/);
+    } finally {
+      host.close();
+    }
+  }, 40_000);
 });

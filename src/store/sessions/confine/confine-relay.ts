@@ -14,7 +14,7 @@
  *       <session> <event>` would, in this process (the CLI's src/cli/relayed-signal.js, loaded while the
  *       sandbox starts): the session's only write, for its own id whatever the caller names. Each port of
  *       `expose` (an agent's own server Trellis drives: opencode's) is listened on at the person's
- *       loopback and joined to `in/<port>.sock`.
+ *       loopback and joined to `in/<port>.sock` once its peer said the launch's greeting (confine-relay-expose.ts).
  *   inner <dir> <ports-json> <expose-json>   inside: listens on 127.0.0.1 at each allowed loopback port (a
  *       model provider on loopback keeps its URL) and at PROXY_PORT (HTTPS_PROXY), each joined to
  *       `net.sock`; and on `in/<port>.sock` for each exposed port, joined to that port inside.
@@ -25,6 +25,7 @@ import { readdirSync, readFileSync, renameSync, rmSync, statSync, watch, writeFi
 import { connect, createServer, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { exposeInside, exposeOutside, join2 } from './confine-relay-expose.js';
 
 /** The proxy's port inside the sandbox's own network namespace (nothing else listens there). */
 export const PROXY_PORT = 3128;
@@ -59,25 +60,6 @@ function target(s: string): { host: string; port: number } | null {
   return m ? { host: m[1]!, port: Number(m[2]) } : null;
 }
 
-/** A server that joins each connection it takes to a new one `dial` opens (once that one is up). */
-function forwarder(dial: () => Socket) {
-  return createServer((sock) => {
-    sock.pause();
-    const to = dial();
-    to.on('error', () => sock.destroy());
-    to.once('connect', () => join2(sock, to, Buffer.alloc(0)));
-    sock.on('error', () => to.destroy());
-  });
-}
-
-function join2(a: Socket, b: Socket, rest: Buffer): void {
-  if (rest.length) b.write(rest);
-  a.pipe(b).on('error', () => a.destroy());
-  b.pipe(a).on('error', () => b.destroy());
-  a.on('close', () => b.destroy());
-  b.on('close', () => a.destroy());
-  a.resume();
-}
 
 /**
  * Copies each `[copy, real]` back to the real file whenever the agent changed its copy in its private
@@ -207,11 +189,7 @@ function outer(dir: string, session: string, trellisBin: string, allow: readonly
   net.listen(join(dir, 'net.sock'));
   signal.listen(join(dir, 'signal.sock'));
   // Each server of the agent's that Trellis drives (opencode's), at the same port on the person's loopback.
-  for (const port of expose) {
-    forwarder(() => connect(join(dir, 'in', `${port}.sock`)))
-      .on('error', (e) => process.stderr.write(`trellis: cannot listen on 127.0.0.1:${port} for the agent's server: ${e.message}\n`))
-      .listen(port, '127.0.0.1');
-  }
+  exposeOutside(dir, expose);
   start();
 }
 
@@ -236,7 +214,7 @@ function signalProcess(trellisBin: string, session: string, event: string, paylo
 
 function inner(dir: string, ports: readonly number[], expose: readonly number[], command: readonly string[]): void {
   // The agent's own servers, reached from outside: the outer relay joins each connection to `in/<port>.sock`.
-  for (const port of expose) forwarder(() => connect(port, '127.0.0.1')).listen(join(dir, 'in', `${port}.sock`));
+  exposeInside(dir, expose);
   // The pane's hangup (its tmux session killed) is the agent's to handle, as unconfined: it was ignored
   // from the pane's shell on, so the sandbox outlives it while the agent's last hooks go out; the agent
   // itself is started with every signal at its default (libuv resets them in the child).
