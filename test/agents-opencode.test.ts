@@ -61,6 +61,11 @@ describe('opencode, its status from its own server', () => {
     // The first turn ran before it ended: a stream that only said idle would skip `running`.
     const log = p.log(id);
     expect(log.findIndex((s) => s.startsWith('run '))).toBeLessThan(log.findIndex((s) => s.startsWith('await turn-end')));
+    // Its usage, read from opencode's own server at the turn's end (through the sandbox's relay: it runs confined).
+    expect(shown.confinement).toEqual({ confined: true, by: expect.stringMatching(/^bubblewrap /) });
+    await waitFor('its usage read from opencode’s server', async () => ((await p.show(id)).usage as { total?: { responses: number } }).total?.responses, 10_000);
+    const { total } = (await p.show(id)).usage as { total: { input: number; output: number } };
+    expect([total.input > 0, total.output > 0]).toEqual([true, true]);
 
     // Its server: on loopback, the password in no command line, and nothing answered without it.
     const files = readdirSync(join(p.home, 'opencode'));

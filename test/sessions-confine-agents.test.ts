@@ -5,10 +5,11 @@ import { agentTestBed, CLAUDE_VERSIONS, CODEX_VERSION, type AgentProject } from 
 import { BIN, git, ok, ROOT, trellis } from './helpers/repo.js';
 import { startServe } from './helpers/serve.js';
 import { waitFor } from './helpers/sessions.js';
+import { OPENCODE_VERSION, opencodeBinDir, opencodeHome } from './fake-model/opencode.js';
 
 /*
  * Agents as untrusted principals (issue 45), with the real agent programs: a claude (the oldest and the
- * newest Claude Code of the matrix) or codex session, driven by the fake model, runs each row as its own
+ * newest Claude Code of the matrix), codex or opencode session, driven by the fake model, runs each row as its own
  * shell tool call's commands — what it must not do in one call, what it may do in a second — and every
  * permission dialog the agent shows is approved by name through `trellis session answer` (no bypass
  * mode: the sandbox, not the agent's own prompt, is what refuses). Each row prints its exit status, which
@@ -17,6 +18,12 @@ import { waitFor } from './helpers/sessions.js';
 
 const bed = agentTestBed();
 const AGENT_MS = 60_000;
+/**
+ * opencode's first model call comes ~50 s after it starts on a loaded 2-core machine (its TUI, its instance's
+ * bootstrap and a scan of the repository's worktrees, measured from its own log at load 15): its waits are
+ * agents-opencode's (90 s).
+ */
+const waitMs = (harness: string) => (harness === 'opencode' ? 90_000 : AGENT_MS);
 const SPEC = '---\nscenarios:\n  - { id: cart/total, run: "grep -q total=42 cart.txt" }\n---\n# Cart\n';
 
 /** The exit status of each `<mark>=<status>` line the agent's tool results carried to the fake model. */
@@ -32,33 +39,38 @@ function statuses(marks: readonly string[], from: number): (number | undefined)[
  * Waits for `rows`, scripted as one tool call's commands, each printing its mark and status, approving each dialog by name: their statuses.
  * Only results after request `from` count: the fake model is the file's, and an earlier harness's carried the same marks.
  */
-async function run(p: AgentProject, id: string, rows: readonly (readonly [string, string])[], tag: string, from: number): Promise<number[]> {
+async function run(p: AgentProject, id: string, rows: readonly (readonly [string, string])[], tag: string, from: number, harness: string): Promise<number[]> {
   const marks = rows.map((_, i) => `${tag}${i}`);
   const done = () => statuses(marks, from).every((s) => s !== undefined);
   let answered = '';
   await waitFor(`every ${tag} row's status in the tool's result`, async () => {
     if (done()) return true;
-    // A dialog on screen (claude's Bash dialog, 2.1.332's auto-mode dialog before it, codex's approval),
-    // approved by name once per dialog; the session's wait may come later than its screen.
+    // A dialog on screen (claude's Bash dialog, 2.1.332's auto-mode dialog before it, codex's approval,
+    // opencode's, answered through its own API), approved by name once per dialog; the session's wait may come later than its screen.
     const screen = p.screen(id);
-    const dialog = /Do you want to proceed\?|Enter to stay in auto mode|Would you like to run the following command\?/.exec(screen);
+    const dialog = /Do you want to proceed\?|Enter to stay in auto mode|Would you like to run the following command\?|Permission required/.exec(screen);
     if (dialog && screen !== answered) {
       const r = await trellis(p.dir, ['session', 'answer', id, 'approve'], { env: p.env });
       if (r.code === 0) answered = screen;
+    } else if (harness === 'opencode' && (await p.show(id)).reason === 'permission') {
+      // opencode's wait comes from its server, and is answered through it (a second answer to one wait is refused, harmlessly).
+      await trellis(p.dir, ['session', 'answer', id, 'approve'], { env: p.env });
     }
     return false;
-  }, AGENT_MS).catch((err: Error) => {
+  }, waitMs(harness)).catch((err: Error) => {
     throw new Error(`${err.message}; the pane shows:\n${p.screen(id)}`);
   });
   return statuses(marks, from) as number[];
 }
 const line = (rows: readonly (readonly [string, string])[], tag: string) => rows.map(([, command], i) => `(${command}) >/dev/null 2>&1; echo ${tag}${i}=$?`).join('; ');
 
-const HARNESSES = [...CLAUDE_VERSIONS.map((v) => ['claude', v] as const), ['codex', CODEX_VERSION] as const];
+const HARNESSES = [...CLAUDE_VERSIONS.map((v) => ['claude', v] as const), ['codex', CODEX_VERSION] as const, ['opencode', OPENCODE_VERSION] as const];
 
 describe.each(HARNESSES)('a confined %s %s session, driven by the fake model', (harness, version) => {
   it('its tool calls cannot write the main checkout, ~/.ssh, refs or another worktree, read the Trellis home, reach the serve or accept its own check as a person; it commits, runs tests and installs into its worktree', async () => {
     const p = bed.project(harness === 'claude' ? { claudeVersion: version as (typeof CLAUDE_VERSIONS)[number] } : {});
+    // opencode on PATH, configured for the fake model and offline (as agents-opencode runs it).
+    if (harness === 'opencode') Object.assign(p.env, opencodeHome(bed.fake.url, p.agent.home), { PATH: `${opencodeBinDir()}:${p.env.PATH}` });
     mkdirSync(join(p.dir, 'specs/shop'), { recursive: true });
     writeFileSync(join(p.dir, 'specs/shop/cart.md'), SPEC);
     writeFileSync(join(p.dir, 'cart.txt'), 'total=42\n');
@@ -101,7 +113,7 @@ describe.each(HARNESSES)('a confined %s %s session, driven by the fake model', (
       const view = JSON.parse(await ok(p.dir, ['session', 'spawn', 'Try the rows', '--harness', harness, '--node', 'shop/cart', '--json'], { env: p.env })) as { id: string; worktree: string; confinement: unknown };
       const id = view.id;
       expect(view.confinement).toEqual({ confined: true, by: expect.stringMatching(/^bubblewrap \d+\.\d+.*network only to its provider/) });
-      const codes = await run(p, id, rows, 'no', from);
+      const codes = await run(p, id, rows, 'no', from, harness);
       expect(rows.map(([what], i) => [what, codes[i] === 0 ? 'did it' : 'refused'])).toEqual(rows.map(([what], i) => [what, i === 0 ? 'did it' : 'refused']));
 
       // Nothing changed: no file planted, no ref but its own branch and its own log moved, no person's decision logged.
@@ -117,9 +129,9 @@ describe.each(HARNESSES)('a confined %s %s session, driven by the fake model', (
       expect(JSON.stringify(bed.fake.requests.filter((r) => r.kind === 'tool-result').map((r) => r.body))).not.toContain('hub-secret-42');
       const check = await trellis(p.dir, ['session', 'check', id], { env: p.env });
       expect([check.code, check.stdout]).toEqual([1, expect.stringContaining('changed        cart/total')]);
-      // Its hooks still reach Trellis from inside (through its relay, not the serve): the turn ended by a hook.
-      await waitFor('the turn to end', async () => (await p.show(id)).reason === 'turn-end', AGENT_MS);
-      await waitFor('a signal from its hooks on its log', () => p.log(id).some((l) => l.endsWith(' (hook)')), AGENT_MS);
+      // Its hooks still reach Trellis from inside (through its relay, not the serve): the turn ended by a hook (opencode's: its server read from outside, through the relay).
+      await waitFor('the turn to end', async () => (await p.show(id)).reason === 'turn-end', waitMs(harness));
+      await waitFor('a signal from its hooks on its log', () => p.log(id).some((l) => l.endsWith(' (hook)')), waitMs(harness));
 
       // What it may do: commit on its own branch, run its tests, install a package into its worktree.
       writeFileSync(join(view.worktree, 'package.json'), JSON.stringify({ name: 'w', version: '1.0.0', private: true, scripts: { test: 'node -e "process.exit(require(\'fs\').existsSync(\'cart.txt\') ? 0 : 1)"' } }));
@@ -136,12 +148,12 @@ describe.each(HARNESSES)('a confined %s %s session, driven by the fake model', (
       bed.fake.script({ tool: 'bash', command: line(own, 'yes') });
       const later = bed.fake.requests.length;
       await ok(p.dir, ['session', 'prompt', id, '--body', 'Now your own work'], { env: p.env });
-      expect(await run(p, id, own, 'yes', later)).toEqual([0, 0, 0, 0, 0]);
+      expect(await run(p, id, own, 'yes', later, harness)).toEqual([0, 0, 0, 0, 0]);
       expect(existsSync(join(p.agent.home, '.gitconfig'))).toBe(false);
       expect(git(p.dir, 'log', '-2', '--format=%s', `trellis/${id}`).trim().split('\n')).toEqual(['installed', 'own-work']);
       expect(existsSync(join(view.worktree, 'node_modules', 'dep', 'package.json'))).toBe(true);
     } finally {
       await serve.stop();
     }
-  }, 180_000);
+  }, harness === 'opencode' ? 300_000 : 180_000);
 });

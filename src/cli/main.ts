@@ -54,7 +54,7 @@ export const ACTIONS: Record<string, readonly (readonly [string, string])[]> = {
     ['keys <id> <key>...', 'raw keys (--hex for bytes)'],
     ['attach <id>', 'attach this terminal to its tmux pane'],
     ['signal <id> <event>', 'what an agent hook reports'],
-    ['watch-opencode <id> <fresh|resume>', "run in an opencode session's pane: records what its server's event stream says"],
+    ['watch-opencode <id> <fresh|resume>', "run beside an opencode session's agent: records what its server's event stream says"],
     ['watch-codex <id> <fresh|resume>', "run beside codex in its pane: its own app-server, Trellis a second client"],
     ['react <id>', 'run detached by a hook: the quarantine a signal calls for, outside the agent'],
     ['watch-screen <id>', "run by the launch: reads a live agent's screen for dialogs no hook announces"],

@@ -200,7 +200,7 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
   'watch-opencode': {
     args: ['id', 'launch'],
     options: [],
-    usage: 'trellis session watch-opencode <id> <fresh|resume>   (run beside opencode in its pane: records what its server’s event stream says)',
+    usage: 'trellis session watch-opencode <id> <fresh|resume>   (run beside opencode, in its pane or outside its sandbox: records what its server’s event stream says)',
     async run(ctx, p) {
       const launch = ctx.args[1];
       if (launch !== 'fresh' && launch !== 'resume') throw new UsageError(`<launch> is fresh or resume, not '${launch}'`, SESSION_ACTIONS['watch-opencode']!.usage);

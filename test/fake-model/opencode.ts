@@ -14,15 +14,41 @@ export function opencodeProgram(): string {
   return join(dirname(require.resolve('opencode-ai/package.json')), 'bin/opencode.exe');
 }
 
+/**
+ * ripgrep, which opencode's first turn runs (its file list): from PATH, else its cache, else downloaded
+ * from GitHub, which a confined session does not reach and a test should not. Codex's npm package ships one.
+ */
+export function ripgrepProgram(): string {
+  return join(dirname(require.resolve('@openai/codex-linux-x64/package.json')), 'vendor/x86_64-unknown-linux-musl/codex-path/rg');
+}
+
 let binDir: string | null = null;
-/** A directory holding `opencode` alone, for the front of PATH. */
+/** A directory holding `opencode` and the `rg` it runs, for the front of PATH. */
 export function opencodeBinDir(): string {
   if (binDir && existsSync(binDir)) return binDir;
   const dir = mkdtempSync(join(tmpdir(), 'trellis-opencode-bin-'));
   symlinkSync(opencodeProgram(), join(dir, 'opencode'));
+  symlinkSync(ripgrepProgram(), join(dir, 'rg'));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   binDir = dir;
   return dir;
+}
+
+/**
+ * opencode's background install of `@opencode-ai/plugin` into its config folder, marked done. At each start
+ * in a home where it is not, opencode installs it from npm in the background (its own in-process npm, the
+ * registry reached through the sandbox's relay when confined): a test should not depend on the registry,
+ * as it does not on GitHub for `rg`. (Its cost is small: the opencode row of sessions-confine-agents ran
+ * 1-5 % faster without it, side by side at the same load, within the runs' noise.)
+ * opencode 1.18.33 skips it when the folder has a `node_modules` and its `package-lock.json` names the
+ * package at the root (its `Npm.install`: `checkNodeModules`, then `checkDirty`). The package only serves
+ * plugins written by the user, and these tests load none, so nothing needs to be in `node_modules`.
+ */
+function seedPluginInstall(dir: string): void {
+  mkdirSync(join(dir, 'node_modules'), { recursive: true });
+  const dependencies = { '@opencode-ai/plugin': OPENCODE_VERSION };
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ dependencies }, null, 2)}\n`);
+  writeFileSync(join(dir, 'package-lock.json'), `${JSON.stringify({ lockfileVersion: 3, requires: true, packages: { '': { dependencies } } }, null, 2)}\n`);
 }
 
 /**
@@ -52,6 +78,7 @@ export function opencodeHome(modelUrl: string, home: string): Record<string, str
     permission: { bash: 'ask' },
   };
   writeFileSync(join(dir, 'opencode.json'), `${JSON.stringify(config, null, 2)}\n`);
+  seedPluginInstall(dir);
   return {
     XDG_CONFIG_HOME: join(home, '.config'),
     XDG_DATA_HOME: join(home, '.local', 'share'),

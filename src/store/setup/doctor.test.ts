@@ -66,20 +66,20 @@ describe('init and doctor as verbs: they answer data, the CLI prints it', () => 
   it('doctor probes confinement: bubblewrap found and starting a sandbox is ok; missing, an error naming the install and the way out; "off", a warning saying what it means', async () => {
     const dir = tempRepo();
     await initProject(dir, { harness: 'shell' });
-    expect(await diagnoseProject(dir)).toContainEqual({ level: 'ok', what: expect.stringMatching(/^bubblewrap \d+\.\d+\S* \(\/\S+\/bwrap\) starts a session's sandbox: shell, claude, codex, gemini sessions run confined$/) });
+    expect(await diagnoseProject(dir)).toContainEqual({ level: 'ok', what: expect.stringMatching(/^bubblewrap \d+\.\d+\S* \(\/\S+\/bwrap\) starts a session's sandbox: shell, claude, codex, gemini, opencode sessions run confined$/) });
     const missing = await diagnoseProject(dir, { env: { ...process.env, PATH: tempDir() } });
     expect(missing).toContainEqual({
       level: 'error',
-      what: 'bubblewrap (bwrap) is not on PATH: spawning a shell, claude, codex, gemini session is refused',
+      what: 'bubblewrap (bwrap) is not on PATH: spawning a shell, claude, codex, gemini, opencode session is refused',
       repair: 'install bubblewrap (apt-get install bubblewrap; dnf install bubblewrap), or run sessions unconfined with "sessions": { "confine": "off" } in trellis.json',
     });
     writeFileSync(join(dir, 'trellis.json'), JSON.stringify({ harness: 'claude', sessions: { confine: 'off' } }));
     const off = await diagnoseProject(dir);
     expect(off.filter((f) => /confine|bubblewrap/.test(f.what))).toEqual([expect.objectContaining({ level: 'warn', what: expect.stringContaining('sessions.confine is "off": every session runs unconfined') })]);
-    // claude, codex and gemini run confined (issue 45); opencode does not yet, and doctor says so.
-    writeFileSync(join(dir, 'trellis.json'), JSON.stringify({ harness: 'claude' }));
-    expect((await diagnoseProject(dir)).filter((f) => /runs unconfined/.test(f.what))).toEqual([]);
-    writeFileSync(join(dir, 'trellis.json'), JSON.stringify({ harness: 'opencode' }));
-    expect(await diagnoseProject(dir)).toContainEqual(expect.objectContaining({ level: 'warn', what: "the project's harness opencode runs unconfined: Trellis does not confine it yet (only shell, claude, codex, gemini)" }));
+    // Every harness runs confined (issue 45), opencode too (through the relay to its own server): no harness is named unconfined.
+    for (const harness of ['claude', 'opencode']) {
+      writeFileSync(join(dir, 'trellis.json'), JSON.stringify({ harness }));
+      expect((await diagnoseProject(dir)).filter((f) => /runs unconfined/.test(f.what))).toEqual([]);
+    }
   });
 });

@@ -65,6 +65,17 @@ export interface HarnessAdapter {
    * agent's own channel, which records for Trellis), given the relay's folder the sandbox sees read-only; null: nothing.
    */
   outside?(ctx: LaunchContext, relay: string): string | null;
+  /**
+   * A process that reads the agent from outside (opencode's event-stream watcher), for a confined launch:
+   * the runtime starts it outside the sandbox, as the person. Unconfined, `command` starts it beside the agent.
+   */
+  watcher?(ctx: LaunchContext): string;
+  /**
+   * What a confined launch needs of the sandbox, read after `command` (which may write them): files of the
+   * Trellis home the agent itself reads (mounted back read-only) and the ports of the agent's own server
+   * that Trellis reaches from outside (relayed from the person's loopback into the sandbox's).
+   */
+  sandbox?(state: SessionState, env: NodeJS.ProcessEnv): { readonly reveal: readonly string[]; readonly expose: readonly number[] };
   /** Installs the adapter's subscription to the agent's signals (hooks) in the worktree. Re-run at every boot. */
   install(worktree: string, ctx: LaunchContext): Promise<void>;
   /** Maps one native signal (`event`, with its JSON payload) to session commands, in order; none: nothing to record. */

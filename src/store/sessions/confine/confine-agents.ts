@@ -24,8 +24,18 @@ export function agentStatePaths(harness: string, env: NodeJS.ProcessEnv): { read
   if (harness === 'codex') return { dirs: [env.CODEX_HOME || join(home, '.codex')], files: [] };
   // Gemini CLI: settings, trusted folders, chats and transcripts (0.61.0 reads GEMINI_CLI_HOME as that folder).
   if (harness === 'gemini') return { dirs: [env.GEMINI_CLI_HOME || join(home, '.gemini')], files: [] };
+  // opencode keeps its config, data (conversations, its database, its logs), cache and state in the XDG folders.
+  if (harness === 'opencode') return { dirs: XDG.map(([k, d]) => join(env[k] || join(home, d), 'opencode')), files: [] };
   return { dirs: [], files: [] };
 }
+
+/** The XDG base folders and their defaults under the home. */
+const XDG = [
+  ['XDG_CONFIG_HOME', '.config'],
+  ['XDG_DATA_HOME', '.local/share'],
+  ['XDG_CACHE_HOME', '.cache'],
+  ['XDG_STATE_HOME', '.local/state'],
+] as const;
 
 /**
  * The home an agent sees: a private folder of the session's at $HOME, with every entry of the real home
@@ -71,10 +81,19 @@ const PROVIDERS: Readonly<Record<string, readonly string[]>> = {
   codex: ['api.openai.com:443', 'chatgpt.com:443'],
   // The Gemini API, and Google's login (a "Login with Google" token refreshed, Code Assist).
   gemini: ['generativelanguage.googleapis.com:443', 'oauth2.googleapis.com:443', 'cloudcode-pa.googleapis.com:443'],
+  // opencode's own (Zen, and models.dev, its models catalogue) and the two providers most configured. A
+  // provider's baseURL in its config is not read: the agent can write that config, and so would widen its
+  // own network; the project's sessions.network names it.
+  opencode: ['opencode.ai:443', 'models.dev:443', 'api.anthropic.com:443', 'api.openai.com:443'],
 };
 
 /** The variables in the person's environment that point each harness's provider at another base URL. */
-const BASE_URL_ENV: Readonly<Record<string, string>> = { claude: 'ANTHROPIC_BASE_URL', codex: 'OPENAI_BASE_URL', gemini: 'GOOGLE_GEMINI_BASE_URL' };
+const BASE_URL_ENV: Readonly<Record<string, readonly string[]>> = {
+  claude: ['ANTHROPIC_BASE_URL'],
+  codex: ['OPENAI_BASE_URL'],
+  gemini: ['GOOGLE_GEMINI_BASE_URL'],
+  opencode: ['ANTHROPIC_BASE_URL', 'OPENAI_BASE_URL'],
+};
 
 /** The package registries every confined agent reaches, to install into its worktree. */
 const REGISTRIES = ['registry.npmjs.org:443', 'pypi.org:443', 'files.pythonhosted.org:443'];
@@ -96,8 +115,7 @@ function hostPort(url: string | undefined): string[] {
  * serves and gateway on loopback (a loopback address is reachable only when the project names it).
  */
 export function networkAllow(harness: string, project: readonly string[], env: NodeJS.ProcessEnv): string[] {
-  const variable = BASE_URL_ENV[harness];
-  const fromEnv = variable ? hostPort(env[variable]) : [];
+  const fromEnv = (BASE_URL_ENV[harness] ?? []).flatMap((k) => hostPort(env[k]));
   return [...new Set([...(PROVIDERS[harness] ?? []), ...fromEnv, ...REGISTRIES, ...project])];
 }
 
@@ -115,11 +133,17 @@ const RELAY = () => join(packageRoot().dir, 'dist/src/store/sessions/confine/con
  * The pane's command line for a confined agent: the outer relay (outside, as the person), which starts,
  * once its sockets are up, the sandbox — with no network of its own but the relay's folder, where the
  * inner relay listens on loopback for the agent and then starts it. The agent's hooks reach Trellis through the
- * relay's signal socket (`TRELLIS_SIGNAL_RELAY`), for this session only.
+ * relay's signal socket (`TRELLIS_SIGNAL_RELAY`), for this session only. Each port of `expose` (opencode's
+ * server, which Trellis drives) is listened on at the person's loopback by the outer relay and joined to
+ * the same port inside: the sandbox's network reaches no other session's, so no other confined agent
+ * reaches it (and it still asks its own password).
  */
-export function confinedAgentCommand(env: NodeJS.ProcessEnv, plan: SandboxPlan, harness: string, session: string, trellisBin: string, allow: readonly string[], command: string, outside?: (relay: string) => string | null): string {
+export function confinedAgentCommand(env: NodeJS.ProcessEnv, plan: SandboxPlan, harness: string, session: string, trellisBin: string, allow: readonly string[], command: string, expose: readonly number[] = [], outside?: (relay: string) => string | null): string {
   // Short, for a Unix socket's 108-byte path, and private to the person.
   const dir = mkdtempSync(join(tmpdir(), 'trellis-confine-'));
+  // The one folder the inner relay writes: the sockets of the agent's servers reached from outside.
+  const inside = join(dir, 'in');
+  mkdirSync(inside);
   const ports = loopbackPorts(allow);
   const proxy = `http://127.0.0.1:${PROXY_PORT}`;
   const agentEnv: [string, string][] = [
@@ -131,11 +155,11 @@ export function confinedAgentCommand(env: NodeJS.ProcessEnv, plan: SandboxPlan, 
   const privateHome = join(dir, 'home');
   mkdirSync(privateHome);
   const { mounts, sync } = agentHomeMounts(harness, env, privateHome);
-  const argv = sandboxArgv(env, { ...plan, homeMounts: mounts }, ['--ro-bind', dir, dir, ...agentEnv.flatMap(([k, v]) => ['--setenv', k, v])]);
+  const argv = sandboxArgv(env, { ...plan, homeMounts: mounts }, ['--ro-bind', dir, dir, '--bind', inside, inside, ...agentEnv.flatMap(([k, v]) => ['--setenv', k, v])]);
   // Inside: the relay listens, then starts the agent (and ends with it).
-  const inner = [process.execPath, RELAY(), 'inner', dir, JSON.stringify(ports), '--', '/bin/sh', '-c', command];
+  const inner = [process.execPath, RELAY(), 'inner', dir, JSON.stringify(ports), JSON.stringify(expose), '--', '/bin/sh', '-c', command];
   // The relay outside is the pane's process: it starts the sandbox at once (see confine-relay.ts outer).
-  const outer = [process.execPath, RELAY(), 'outer', dir, session, trellisBin, JSON.stringify(allow), JSON.stringify(sync), '--'];
+  const outer = [process.execPath, RELAY(), 'outer', dir, session, trellisBin, JSON.stringify(allow), JSON.stringify(sync), JSON.stringify(expose), '--'];
   const before = outside?.(dir);
   return `${before ? `${before}; ` : ''}exec ${[...outer, ...argv, ...inner].map(shq).join(' ')}`;
 }

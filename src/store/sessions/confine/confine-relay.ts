@@ -5,16 +5,19 @@
  * servers — and nothing beyond it is reachable from inside, except through these two relays, which meet
  * on Unix sockets in one folder bind-mounted into the sandbox.
  *
- *   outer <dir> <session> <trellis-bin> <allow-json> <sync-json> -- <sandbox argv>   the
+ *   outer <dir> <session> <trellis-bin> <allow-json> <sync-json> <expose-json> -- <sandbox argv>   the
  *       pane's process, outside the sandbox, as the person; it starts the sandbox at once (its sockets are
  *       bound as listen() returns) and ends with it: `net.sock` takes a connection that names its target on
  *       its first line and joins it only when the target is on the allow-list (`host:port`); `proxy` on
  *       that line is an HTTP proxy whose CONNECT (or absolute URL) target is checked the same way.
  *       `signal.sock` takes one hook signal (`{event, payload}`) and records it as `trellis session signal
  *       <session> <event>` would, in this process (the CLI's src/cli/relayed-signal.js, loaded while the
- *       sandbox starts): the session's only write, for its own id whatever the caller names.
- *   inner <dir> <ports-json>   inside: listens on 127.0.0.1 at each allowed loopback port (a model
- *       provider on loopback keeps its URL) and at PROXY_PORT (HTTPS_PROXY), each joined to `net.sock`.
+ *       sandbox starts): the session's only write, for its own id whatever the caller names. Each port of
+ *       `expose` (an agent's own server Trellis drives: opencode's) is listened on at the person's
+ *       loopback and joined to `in/<port>.sock` once its peer said the launch's greeting (confine-relay-expose.ts).
+ *   inner <dir> <ports-json> <expose-json>   inside: listens on 127.0.0.1 at each allowed loopback port (a
+ *       model provider on loopback keeps its URL) and at PROXY_PORT (HTTPS_PROXY), each joined to
+ *       `net.sock`; and on `in/<port>.sock` for each exposed port, joined to that port inside.
  */
 import { spawn } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
@@ -22,6 +25,7 @@ import { readdirSync, readFileSync, renameSync, rmSync, statSync, watch, writeFi
 import { connect, createServer, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { exposeInside, exposeOutside, join2 } from './confine-relay-expose.js';
 
 /** The proxy's port inside the sandbox's own network namespace (nothing else listens there). */
 export const PROXY_PORT = 3128;
@@ -56,14 +60,6 @@ function target(s: string): { host: string; port: number } | null {
   return m ? { host: m[1]!, port: Number(m[2]) } : null;
 }
 
-function join2(a: Socket, b: Socket, rest: Buffer): void {
-  if (rest.length) b.write(rest);
-  a.pipe(b).on('error', () => a.destroy());
-  b.pipe(a).on('error', () => b.destroy());
-  a.on('close', () => b.destroy());
-  b.on('close', () => a.destroy());
-  a.resume();
-}
 
 /**
  * Copies each `[copy, real]` back to the real file whenever the agent changed its copy in its private
@@ -97,7 +93,7 @@ function syncBack(pairs: readonly [string, string][]): () => void {
   };
 }
 
-function outer(dir: string, session: string, trellisBin: string, allow: readonly string[], sync: readonly [string, string][], sandbox: readonly string[]): void {
+function outer(dir: string, session: string, trellisBin: string, allow: readonly string[], sync: readonly [string, string][], expose: readonly number[], sandbox: readonly string[]): void {
   const synced = syncBack(sync);
   const refuse = (sock: Socket, why: string) => sock.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\ntrellis: ${why}\n`);
   const net = createServer((sock) => {
@@ -192,6 +188,8 @@ function outer(dir: string, session: string, trellisBin: string, allow: readonly
   // A Unix socket is bound as listen() returns: the sandbox starts at once, and finds both.
   net.listen(join(dir, 'net.sock'));
   signal.listen(join(dir, 'signal.sock'));
+  // Each server of the agent's that Trellis drives (opencode's), at the same port on the person's loopback.
+  exposeOutside(dir, expose);
   start();
 }
 
@@ -214,7 +212,9 @@ function signalProcess(trellisBin: string, session: string, event: string, paylo
   });
 }
 
-function inner(dir: string, ports: readonly number[], command: readonly string[]): void {
+function inner(dir: string, ports: readonly number[], expose: readonly number[], command: readonly string[]): void {
+  // The agent's own servers, reached from outside: the outer relay joins each connection to `in/<port>.sock`.
+  exposeInside(dir, expose);
   // The pane's hangup (its tmux session killed) is the agent's to handle, as unconfined: it was ignored
   // from the pane's shell on, so the sandbox outlives it while the agent's last hooks go out; the agent
   // itself is started with every signal at its default (libuv resets them in the child).
@@ -282,7 +282,7 @@ export function relaySignal(socket: string, event: string, payload: string): Pro
 }
 
 const [, , mode, ...args] = process.argv;
-if (process.argv[1]?.endsWith('confine-relay.js') && mode === 'outer') outer(args[0]!, args[1]!, args[2]!, JSON.parse(args[3]!) as string[], JSON.parse(args[4]!) as [string, string][], args.slice(6));
+if (process.argv[1]?.endsWith('confine-relay.js') && mode === 'outer') outer(args[0]!, args[1]!, args[2]!, JSON.parse(args[3]!) as string[], JSON.parse(args[4]!) as [string, string][], JSON.parse(args[5]!) as number[], args.slice(7));
 // A confined agent's hook (`<relay> session signal <id> <event>`, the payload on stdin): the relay's light
 // stand-in for `trellis session signal`, so a hook inside starts no whole CLI; the id is the relay's own.
 if (process.argv[1]?.endsWith('confine-relay.js') && mode === 'session' && args[0] === 'signal') {
@@ -310,4 +310,4 @@ function bridge(server: string, watcher: string, until: number): void {
     b.on('close', () => (a.destroy(), process.exit(0)));
   });
 }
-if (process.argv[1]?.endsWith('confine-relay.js') && mode === 'inner') inner(args[0]!, JSON.parse(args[1]!) as number[], args.slice(3));
+if (process.argv[1]?.endsWith('confine-relay.js') && mode === 'inner') inner(args[0]!, JSON.parse(args[1]!) as number[], JSON.parse(args[2]!) as number[], args.slice(4));

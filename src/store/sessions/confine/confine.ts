@@ -11,12 +11,13 @@ export type { Confinement } from '../../../projections/index.js';
 
 
 /**
- * The harnesses bubblewrap wraps whole. A shell has no sandbox of its own and no network; an agent
- * (claude, codex, gemini) reaches its provider through Trellis's relay (confine-agents.ts). opencode is
- * left out: Trellis drives it through its own HTTP server on loopback, and its watcher runs beside it in
- * the pane, which a network namespace would cut off (a way through the relay is on branch f3-confine-wip).
+ * The harnesses bubblewrap wraps whole: every one. A shell has no sandbox of its own and no network; an
+ * agent (claude, codex, gemini, opencode) reaches its provider through Trellis's relay (confine-agents.ts).
+ * opencode's own HTTP server, which Trellis drives, listens inside the sandbox's network and is reached
+ * from outside through the relay (the port Trellis chose, on the person's loopback); its event-stream
+ * watcher runs outside.
  */
-export const BWRAP_HARNESSES: ReadonlySet<string> = new Set(['shell', 'claude', 'codex', 'gemini']);
+export const BWRAP_HARNESSES: ReadonlySet<string> = new Set(['shell', 'claude', 'codex', 'gemini', 'opencode']);
 
 /** What a confined session may do, in words, for its views. */
 const BWRAP_SCOPE = 'writes only its worktree and its own branch; no network; no Trellis home, no ~/.ssh';
@@ -105,6 +106,8 @@ export interface SandboxPlan {
   readonly branch: string;
   /** Mounts that stand in for the home, before the ones below it (an agent's: confine-agents.ts agentHomeMounts). */
   readonly homeMounts?: readonly string[];
+  /** Files in the Trellis home the session's own agent reads, mounted back read-only (its opencode's endpoint: port and password). */
+  readonly reveal?: readonly string[];
 }
 
 /** The repository's shared git directory and the worktree's own admin directory, read from the worktree's `.git` file. */
@@ -125,7 +128,8 @@ export function worktreeGitDirs(worktree: string): { readonly common: string; re
  * the pointers a git run outside would follow (the worktree's `.git` file, the admin dir's `commondir`
  * and `gitdir`): a changed pointer could hand Trellis's own git a config the agent wrote. The Trellis
  * home (other worktrees, tmux socket, hub.json, keys) is an empty read-only tmpfs with the worktree
- * mounted back (and, read-only, a checkout or uploads folder that lies in it, as the demo's does);
+ * mounted back (and, read-only, a checkout or uploads folder that lies in it, as the demo's does, and
+ * the files of its own the agent reads: `reveal`, opencode's endpoint);
  * `~/.ssh` likewise; /tmp and /run are private. No network (so not the serves on
  * loopback), its own pids, no capabilities even as root.
  */
@@ -159,7 +163,7 @@ export function bwrapArgs(plan: SandboxPlan): string[] {
     '--tmpfs', plan.trellisHome,
     // Back, read-only, what the home's tmpfs covered of them: a checkout in the Trellis home (the demo's,
     // `<home>/demo/…`), or the uploads folder there.
-    ...[plan.uploads, plan.mainRoot, common].flatMap((p) => (p && below(p, plan.trellisHome) ? ro(p) : [])),
+    ...[plan.uploads, plan.mainRoot, common, ...(plan.reveal ?? [])].flatMap((p) => (p && below(p, plan.trellisHome) ? ro(p) : [])),
     '--bind', plan.worktree, plan.worktree,
     '--bind', join(common, 'objects'), join(common, 'objects'),
     '--bind', admin, admin,

@@ -81,12 +81,17 @@ export async function launch(p: SessionsProject, rt: SessionRuntime, state: Sess
     const paneDied = `run-shell -b ${shq(`cd ${shq(root)} && ${ctx.trellis} session signal ${state.id} exit </dev/null >/dev/null 2>&1`)}`;
     const sandbox = { worktree: state.worktree, mainRoot: root, trellisHome: trellisHome(rt.env), home: rt.env.HOME, branch: state.branch, uploads: uploadsFolder(rt.env) };
     const allow = networkAllow(state.harness, p.settings().sessions.network, rt.env);
-    const command = !confinement.confined
-      ? adapter.command(ctx)
-      : agentConfined
-        ? confinedAgentCommand(rt.env, sandbox, state.harness, state.id, trellisBin(), allow, adapter.command(agentCtx), adapter.outside ? (relay) => adapter.outside!(ctx, relay) : undefined)
-        : confinedCommand(rt.env, sandbox, adapter.command(ctx));
+    const confinedAgent = (): string => {
+      const line = adapter.command(agentCtx);
+      // Read after the command: opencode's endpoint (its port, its password's file) is written by it.
+      const { reveal = [], expose = [] } = adapter.sandbox?.(state, rt.env) ?? {};
+      const outside = adapter.outside ? (relay: string) => adapter.outside!(ctx, relay) : undefined;
+      return confinedAgentCommand(rt.env, { ...sandbox, reveal }, state.harness, state.id, trellisBin(), allow, line, expose, outside);
+    };
+    const command = !confinement.confined ? adapter.command(ctx) : agentConfined ? confinedAgent() : confinedCommand(rt.env, sandbox, adapter.command(ctx));
     const pane = await rt.tmux.launch(state.id, state.worktree, env, command, { 'pane-died': paneDied });
+    // What reads a confined agent from outside (opencode's watcher) runs detached by tmux, as the person.
+    if (agentConfined && adapter.watcher) await rt.tmux.run(['run-shell', '-b', `cd ${shq(root)} && ${adapter.watcher(ctx)}`]);
     if (hasSetupScreens(state.harness)) {
       // Until the agent's first signal its pane is read for first-run dialogs, by a watcher tmux runs detached.
       const watch = `cd ${shq(root)} && ${ctx.trellis} session watch-setup ${state.id} </dev/null >/dev/null 2>&1`;

@@ -1,7 +1,7 @@
 import { TrellisError } from '../../../../events/index.js';
 import type { SessionState } from '../../../../projections/index.js';
 import { commonGuard, shq, type HarnessAdapter, type LaunchContext, type SignalCommand } from '../adapter.js';
-import { freePort, opencodeCall, readEndpoint, writeEndpoint } from './opencode-server.js';
+import { endpointFile, freePort, opencodeCall, readEndpoint, writeEndpoint } from './opencode-server.js';
 
 /**
  * The opencode events (its server's `GET /event`, checked against opencode 1.18.33's recording in
@@ -29,8 +29,9 @@ const PERMISSION_OPTIONS: readonly { readonly label: string; readonly reply: 'on
 /**
  * `opencode` (the 1.x line): its TUI runs with its own HTTP server on a loopback port Trellis picks,
  * behind a password Trellis generates for each launch (`OPENCODE_SERVER_PASSWORD`). Its status comes
- * from opencode itself: a watcher (`trellis session watch-opencode`, started beside it in the pane)
- * reads the server's event stream and records what it says: `session.created` (a root session) →
+ * from opencode itself: a watcher (`trellis session watch-opencode`, started beside it in the pane, or
+ * outside the sandbox when confined: the server is then reached through the sandbox's relay) reads the
+ * server's event stream and records what it says: `session.created` (a root session) →
  * identify; `session.status` busy → running; `permission.asked` → awaiting{permission} (its patterns as
  * the detail), answered by name through opencode's own `POST /permission/:id/reply`; `question.asked` →
  * awaiting{question}; `session.error` → a failed turn, or awaiting{auth} for a refused key, never for an
@@ -57,13 +58,21 @@ export const opencodeAdapter: HarnessAdapter = {
     const file = writeEndpoint(s, port);
     // The password goes from the file into opencode's environment (hex: no quoting needed), never onto a command line.
     const password = `export OPENCODE_SERVER_PASSWORD="$(sed -n 's/.*"password":"\\([0-9a-f]*\\)".*/\\1/p' ${shq(file)})"`;
-    // The watcher ignores the pane's hangup and ends once opencode's server is gone for good.
-    const watch = `{ ${ctx.trellis} session watch-opencode ${shq(s.id)} ${ctx.resume ? 'resume' : 'fresh'} </dev/null >/dev/null 2>&1 & }`;
+    // The watcher ignores the pane's hangup and ends once opencode's server is gone for good. A confined
+    // opencode's runs outside its sandbox, started by the runtime (`watcher`): inside it could not write the log.
+    const watch = ctx.confined ? 'true' : `{ ${watcher(ctx)} & }`;
     const args = ['--hostname', '127.0.0.1', '--port', String(port)];
     // The task and the id are glued to their options: a task that starts with `-` is never read as one.
     if (ctx.resume) args.push(s.agentSessionId ? `--session=${s.agentSessionId}` : '--continue');
     else if (s.task.trim()) args.push(`--prompt=${s.task}`);
     return `${password} && ${watch} && exec opencode ${args.map(shq).join(' ')}`;
+  },
+  watcher,
+  // Confined: its endpoint file (the password opencode reads at launch, its own only) and its server's port,
+  // which the watcher, the answering verb and the usage read reach through the sandbox's relay.
+  sandbox(state: SessionState, env: NodeJS.ProcessEnv) {
+    const endpoint = readEndpoint(state, env);
+    return { reveal: [endpointFile(state, env)], expose: endpoint ? [endpoint.port] : [] };
   },
   async install(_worktree: string, ctx: LaunchContext) {
     // Also run at every serve's boot for live sessions: the port is used only by a launch that follows.
@@ -78,6 +87,11 @@ export const opencodeAdapter: HarnessAdapter = {
   answerOptions: (state: SessionState) => (state.status === 'awaiting' && state.reason === 'permission' ? PERMISSION_OPTIONS.map((o) => o.label) : []),
   guard: commonGuard,
 };
+
+/** The watcher of a launch (`trellis session watch-opencode`, its output nowhere), with the CLI the context names. */
+function watcher(ctx: LaunchContext): string {
+  return `${ctx.trellis} session watch-opencode ${shq(ctx.session.id)} ${ctx.resume ? 'resume' : 'fresh'} </dev/null >/dev/null 2>&1`;
+}
 
 function opencodeSignal(event: string, p: Record<string, unknown>, state: SessionState): readonly SignalCommand[] {
   if (event === 'session.created') {
