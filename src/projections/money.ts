@@ -4,11 +4,14 @@
  * never `$0.00` (nothing spent is `$0.00`). The exact figures stay in JSON and the API (`usd` numbers).
  */
 
-const cents = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
+// Made on first use: an Intl formatter costs milliseconds to build, and every CLI start loads this module
+// (through the projections) while few verbs show money (issue 40's start-up budget).
+let cents: Intl.NumberFormat | undefined;
 
 /** `$0.42`, `$1,234.50`; `< $0.01` for a cost above nothing and below a cent; `$0.00` for nothing. */
 export function dollars(usd: number): string {
   if (usd > 0 && usd < 0.01) return '< $0.01';
+  cents ??= new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
   return cents.format(usd);
 }
 
