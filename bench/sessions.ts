@@ -149,11 +149,13 @@ export async function boardTiming(): Promise<void> {
       const before = live.stats.rebuilds;
       await record(writer, ids[i * 7]!, { type: 'prompt', body: `again ${i}`, source: 'user' });
       await changed;
-      // The watcher-driven settle rebuilt the board to compare its bytes: that rebuild is the cost.
-      if (live.stats.rebuilds === before) throw new Error('the transition did not rebuild the board');
+      // With no page listening the serve rebuilds nothing per agent event (live.ts noteAnnounced); the
+      // rebuild is paid by the first page that asks for the board after the change: that is the cost.
+      await live.snapshot();
+      if (live.stats.rebuilds === before) throw new Error('the board asked for after a transition was not rebuilt');
       samples.push(live.stats.lastRebuildMs);
     }
-    report('sessions.board-rebuild-after-transition', { ...stats(samples), sessions: 200, events: 2_000 + 20, target_median_ms: 50, note: 'the rebuild the change triggers (spec tree memoized, 200 session tips re-read, board re-assembled)' });
+    report('sessions.board-rebuild-after-transition', { ...stats(samples), sessions: 200, events: 2_000 + 20, target_median_ms: 50, note: 'the rebuild the first board read after a transition pays (spec tree memoized, 200 session tips re-read, board re-assembled); with no page listening the serve rebuilds nothing per event' });
     const cold: number[] = [];
     for (let i = 0; i < 5; i++) {
       const fresh = openProject(repo.dir);

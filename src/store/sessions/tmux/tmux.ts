@@ -49,12 +49,20 @@ export class Tmux {
     // Set in the same command line as the session, so no event falls between the two.
     const hookArgs = Object.entries(hooks).flatMap(([hook, cmd]) => [';', 'set-hook', '-t', `=${name}:`, hook, cmd]);
     // remain-on-exit is set on this (our own) server before the pane exists, so even an agent that dies at once leaves its pane.
-    const out = await this.must([
+    const args = [
       'start-server', ';', 'set-option', '-g', 'remain-on-exit', 'on', ';',
       'new-session', '-d', '-s', name, '-c', cwd, '-x', '200', '-y', '50', ...envArgs, '-P', '-F', '#{pane_id}', command,
       ...hookArgs,
-    ]);
-    return out.trim().split('\n')[0]!;
+    ];
+    // A server whose last session just closed is still exiting: a client that reached its socket then is
+    // told "server exited unexpectedly", and nothing of this command ran (the server and all it held are
+    // gone). The next try starts a fresh server.
+    for (let attempt = 1; ; attempt++) {
+      const r = await this.run(args);
+      if (r.code === 0) return r.stdout.trim().split('\n')[0]!;
+      if (attempt < 3 && /server exited unexpectedly/.test(r.stderr)) continue;
+      throw new TrellisError('SPAWN_FAILED', `tmux start-server failed: ${r.stderr.trim() || `exit ${r.code}`}`);
+    }
   }
 
   async has(name: string): Promise<boolean> {
