@@ -33,7 +33,9 @@ export function tempRepo(): { dir: string; cleanup: () => void } {
   execFileSync('git', ['init', '-q', '-b', 'main', dir]);
   execFileSync('git', ['-C', dir, 'config', 'user.name', 'Bench']);
   execFileSync('git', ['-C', dir, 'config', 'user.email', 'bench@example.com']);
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  // A projection cache saved in the background (a reader's, after its read returned) can still be writing
+  // into .git as the bench tears down: rmSync tries again on ENOTEMPTY.
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }) };
 }
 
 /** Runs a command to completion; resolves with its stdout, rejects on a non-zero exit. */
