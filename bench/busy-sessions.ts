@@ -88,6 +88,7 @@ export async function busySessionsBench(): Promise<void> {
   const base = execFileSync('git', ['-C', dir, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
   const meta = () => ({ by: 'bench', at: new Date().toISOString() });
   let made = 0;
+  let tmuxPid = 0;
   /** A stand-in in its own tmux session, on the log as a running claude session (no worktree: nothing installed). */
   const standIn = async (name: string, dialogFile: string) => {
     tmux('new-session', '-d', '-s', name, '-x', '80', '-y', '24', `bash ${script} ${dialogFile}`);
@@ -102,7 +103,7 @@ export async function busySessionsBench(): Promise<void> {
   try {
     // The tmux server first, with a session that is no Trellis session (kept, so the server stays up).
     tmux('new-session', '-d', '-s', 'keep', 'sleep 1d');
-    const tmuxPid = Number(tmux('display-message', '-p', '#{pid}').trim());
+    tmuxPid = Number(tmux('display-message', '-p', '#{pid}').trim());
     const zero = new Map<string, number>();
     for (const n of NS) {
       while (made < n) await standIn(`busy${made++}`, join(home, 'never'));
@@ -144,6 +145,11 @@ export async function busySessionsBench(): Promise<void> {
   } finally {
     try {
       tmux('kill-server');
+    } catch {}
+    // The server outlived kill-server once (its 'keep' session left running after a whole bench run):
+    // whatever it was doing, the bench leaves no process behind.
+    try {
+      if (tmuxPid) process.kill(tmuxPid, 'SIGKILL');
     } catch {}
     cleanup();
   }
