@@ -1,7 +1,6 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SessionState } from '../../../../projections/index.js';
-import { excludeFromGit } from '../../worktrees/git-exclude.js';
+import { installHooksSettings } from '../hooks-settings.js';
 import { commonGuard, shq, type HarnessAdapter, type LaunchContext, type SignalCommand } from '../adapter.js';
 import { sessionStartCommands } from '../signal.js';
 import { CLAUDE_FIRST_RUN, CLAUDE_KEYED_DIALOGS, claudeDialogOnScreen, claudeIdleOnScreen, claudeInputBox } from './claude-screens.js';
@@ -67,35 +66,11 @@ export const claudeAdapter: HarnessAdapter = {
     return s.task.trim() ? `exec claude -- ${shq(s.task)}` : 'exec claude';
   },
   async install(worktree: string, ctx: LaunchContext) {
-    const path = join(worktree, CLAUDE_SETTINGS);
-    let before: string | null = null;
-    let settings: Record<string, unknown> = {};
-    try {
-      before = await readFile(path, 'utf8');
-      const raw = JSON.parse(before) as unknown;
-      if (typeof raw === 'object' && raw !== null && !Array.isArray(raw)) settings = raw as Record<string, unknown>;
-    } catch {
-      // Absent or unreadable: ours is the whole file.
-    }
-    const hooks = typeof settings.hooks === 'object' && settings.hooks !== null ? { ...(settings.hooks as Record<string, unknown>) } : {};
-    for (const event of HOOKS) {
-      const http = ctx.apiUrl && HTTP_HOOKS.has(event);
-      hooks[event] = [
-        {
-          hooks: [
-            http
-              ? { type: 'http', url: `${ctx.apiUrl!.replace(/\/$/, '')}/api/sessions/${ctx.session.id}/signal/${event}`, timeout: 30 }
-              : { type: 'command', command: `${ctx.trellis} session signal ${ctx.session.id} ${event}` },
-          ],
-        },
-      ];
-    }
-    await excludeFromGit(worktree, CLAUDE_SETTINGS);
-    const text = `${JSON.stringify({ ...settings, hooks }, null, 2)}\n`;
-    // Claude Code reloads (and fires ConfigChange) on every write: the same content is not written again.
-    if (text === before) return;
-    await mkdir(join(worktree, '.claude'), { recursive: true });
-    await writeFile(path, text);
+    await installHooksSettings(worktree, CLAUDE_SETTINGS, HOOKS, (event) =>
+      ctx.apiUrl && HTTP_HOOKS.has(event)
+        ? { type: 'http', url: `${ctx.apiUrl.replace(/\/$/, '')}/api/sessions/${ctx.session.id}/signal/${event}`, timeout: 30 }
+        : { type: 'command', command: `${ctx.trellis} session signal ${ctx.session.id} ${event}` },
+    );
   },
   signal(event: string, payload: unknown, state: SessionState): readonly SignalCommand[] {
     return claudeSignal(event, payload, state);

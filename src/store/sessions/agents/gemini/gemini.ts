@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SessionState } from '../../../../projections/index.js';
-import { excludeFromGit } from '../../worktrees/git-exclude.js';
+import { installHooksSettings } from '../hooks-settings.js';
 import { commonGuard, shq, type HarnessAdapter, type LaunchContext, type SignalCommand } from '../adapter.js';
 import { sessionStartCommands } from '../signal.js';
 import { GEMINI_FIRST_RUN, geminiDialogOnScreen, geminiIdleOnScreen, geminiInputBox } from './gemini-screens.js';
@@ -86,25 +85,7 @@ export const geminiAdapter: HarnessAdapter = {
     return s.task.trim() ? `${gemini} --prompt-interactive=${shq(s.task)}` : gemini;
   },
   async install(worktree: string, ctx: LaunchContext) {
-    const path = join(worktree, GEMINI_SETTINGS);
-    let before: string | null = null;
-    let settings: Record<string, unknown> = {};
-    try {
-      before = await readFile(path, 'utf8');
-      const raw = JSON.parse(before) as unknown;
-      if (typeof raw === 'object' && raw !== null && !Array.isArray(raw)) settings = raw as Record<string, unknown>;
-    } catch {
-      // Absent or unreadable: ours is the whole file.
-    }
-    const hooks = typeof settings.hooks === 'object' && settings.hooks !== null ? { ...(settings.hooks as Record<string, unknown>) } : {};
-    for (const event of HOOKS) {
-      hooks[event] = [{ hooks: [{ type: 'command', name: `trellis-${event}`, command: `${ctx.trellis} session signal ${ctx.session.id} ${event}` }] }];
-    }
-    await excludeFromGit(worktree, GEMINI_SETTINGS);
-    const text = `${JSON.stringify({ ...settings, hooks }, null, 2)}\n`;
-    if (text === before) return;
-    await mkdir(join(worktree, '.gemini'), { recursive: true });
-    await writeFile(path, text);
+    await installHooksSettings(worktree, GEMINI_SETTINGS, HOOKS, (event) => ({ type: 'command', name: `trellis-${event}`, command: `${ctx.trellis} session signal ${ctx.session.id} ${event}` }));
   },
   signal(event: string, payload: unknown, state: SessionState): readonly SignalCommand[] {
     return geminiSignal(event, payload, state);
