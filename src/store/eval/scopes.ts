@@ -21,7 +21,7 @@ const SESSION_BRANCH = 'trellis/';
 export async function liveScopes(p: ProjectContext): Promise<ScopeInfo[]> {
   const root = requireRoot(p);
   if (!hasLinkedWorktrees(p.gitdir)) return [{ name: TRUNK, worktree: root, ...mainHead(p.gitdir) }];
-  const worktrees = await listWorktrees(root);
+  const worktrees = await listWorktrees(root, p.gitdir);
   const scopes: ScopeInfo[] = [];
   for (const w of worktrees) {
     if (w.main) {

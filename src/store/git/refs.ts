@@ -265,6 +265,9 @@ function walkLoose(
 // Module-level on purpose: a memo of one file's parse, checked against its (mtime, size) on every read.
 let packedCache: { path: string; mtimeNs: bigint; size: number; refs: Map<string, string>; under: Map<string, ReadonlyMap<string, string>> } | undefined;
 
+/** One ref's line in `packed-refs` (its name as git wrote it, bytes read as latin1), or null. */
+export const packedTip = (gitdir: string, ref: string): string | null => readPackedRefs(gitdir).get(ref) ?? null;
+
 function readPackedRefs(gitdir: string): Map<string, string> {
   const path = join(gitdir, 'packed-refs');
   let st;

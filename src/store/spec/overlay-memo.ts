@@ -72,7 +72,7 @@ export class OverlayMemo {
     const stamp = this.listStamp();
     if (this.list?.stamp !== stamp) {
       this.stats.lists++;
-      this.list = { stamp, worktrees: await listWorktrees(this.cwd) };
+      this.list = { stamp, worktrees: await listWorktrees(this.cwd, this.gitdir) };
     }
     return this.list.worktrees;
   }

@@ -4,6 +4,7 @@ import { TrellisError } from '../../events/index.js';
 import { nodeIdOf, parseSpecNode } from '../../projections/spec-node.js';
 import { readYaml } from './read-yaml.js';
 import { git, gitRaw } from '../git/run-git.js';
+import { branchTip, parsePorcelain, readWorktreeRecords } from '../git/worktree-records.js';
 import { countLines } from './history.js';
 import { isBelow, unsafeRelativePath } from '../safe-path.js';
 
@@ -20,21 +21,14 @@ export interface Worktree {
   readonly main: boolean;
 }
 
-/** The repository's worktrees, the main checkout first (`git worktree list --porcelain`). */
-export async function listWorktrees(cwd: string): Promise<Worktree[]> {
-  const out = await git(cwd, ['worktree', 'list', '--porcelain']);
-  return out
-    .split('\n\n')
-    .filter((b) => b.trim())
-    .map((block, i) => {
-      const fields = new Map(block.split('\n').map((l) => [l.split(' ')[0]!, l.slice(l.indexOf(' ') + 1)] as const));
-      return {
-        path: fields.get('worktree')!,
-        head: fields.get('HEAD') ?? null,
-        branch: fields.get('branch')?.replace(/^refs\/heads\//, '') ?? null,
-        main: i === 0,
-      };
-    })
+/**
+ * The repository's worktrees, the main checkout first: read from the git dir when `gitdir` (the common
+ * one) is given and its layout is the common one (git/worktree-records.ts), else `git worktree list --porcelain`.
+ */
+export async function listWorktrees(cwd: string, gitdir?: string): Promise<Worktree[]> {
+  const records = (gitdir === undefined ? undefined : readWorktreeRecords(gitdir)) ?? parsePorcelain(await git(cwd, ['worktree', 'list', '--porcelain']));
+  return records
+    .map((r, i) => ({ path: r.path, head: r.head, branch: r.branch?.replace(/^refs\/heads\//, '') ?? null, main: i === 0 }))
     .filter((w) => !w.path.endsWith('.git') || existsSync(join(w.path, '.git')))
     // The warm pool's worktrees hold no work of their own (DESIGN.md §15): not part of the board.
     .filter((w) => !isPooledPath(w.path));
@@ -85,13 +79,15 @@ export function hasLinkedWorktrees(gitdir: string): boolean {
 /** The per-worktree overlay of the board: linked worktrees only, each with the nodes it changed. */
 export async function worktreeOverlay(cwd: string, gitdir: string, specRoot: string, configuredTrunk: string | null): Promise<OverlayEntry[]> {
   if (!hasLinkedWorktrees(gitdir)) return [];
-  const worktrees = await listWorktrees(cwd);
+  const worktrees = await listWorktrees(cwd, gitdir);
   const trunk = trunkOf(worktrees, configuredTrunk);
+  // A worktree still at trunk's tip forked there (the merge base of a commit and itself): no merge-base run.
+  const tip = trunk ? branchTip(gitdir, trunk) : null;
   return Promise.all(
     worktrees
       .filter((w) => !w.main)
       // A worktree being made or removed cannot be diffed yet: it shows with no changes, never as an error.
-      .map((w) => overlayEntry(w, trunk, specRoot).catch(() => undiffedEntry(w))),
+      .map((w) => overlayEntry(w, trunk, specRoot, tip && w.head === tip ? tip : undefined).catch(() => undiffedEntry(w))),
   );
 }
 
