@@ -42,7 +42,20 @@ const readAll = new Set([...staticClosure('dist/src/cli/board-command.js'), ...s
 const sharedPath = new Set([...readAll].filter((id) => hookAll.has(id) && !runAll.has(id) && !issueAll.has(id)));
 const readPath = new Set([...readAll].filter((id) => !hookAll.has(id) && !runAll.has(id) && !issueAll.has(id)));
 const hookPath = new Set([...hookAll].filter((id) => !runAll.has(id) && !issueAll.has(id) && !sharedPath.has(id) && id !== hookEntry));
-const taken = new Set([...runAll, ...hookAll, ...readPath]);
+// Each agent's adapter in a chunk of its own (issue 40: the command hook loads its session's adapter
+// lazily, agents/load-adapter.ts, and no other agent's code); what two adapters share beyond the paths
+// above goes to `agents-shared`. The session verbs, which load every adapter, load these chunks too.
+const AGENTS = ['shell', 'claude', 'codex', 'opencode', 'gemini'];
+const pathsAbove = new Set([...runAll, ...hookAll, ...readAll, ...issueAll]);
+const agentOwners = new Map();
+for (const agent of AGENTS) {
+  for (const id of staticClosure(`dist/src/store/sessions/agents/${agent}/${agent}.js`)) {
+    if (!pathsAbove.has(id)) agentOwners.set(id, [...(agentOwners.get(id) ?? []), agent]);
+  }
+}
+const agentGroups = AGENTS.map((agent) => ({ name: `agent-${agent}`, test: (id) => agentOwners.get(id)?.length === 1 && agentOwners.get(id)[0] === agent }));
+const agentsShared = new Set([...agentOwners].filter(([, owners]) => owners.length > 1).map(([id]) => id));
+const taken = new Set([...runAll, ...hookAll, ...readPath, ...agentOwners.keys()]);
 const pathOf = (entry) => {
   const own = new Set([...staticClosure(entry)].filter((id) => !taken.has(id)));
   for (const id of own) taken.add(id);
@@ -85,6 +98,8 @@ export default defineConfig({
         { name: 'shared-path', test: (id) => sharedPath.has(id) },
         { name: 'read-path', test: (id) => readPath.has(id) },
         { name: 'hook-path', test: (id) => hookPath.has(id) },
+        ...agentGroups,
+        { name: 'agents-shared', test: (id) => agentsShared.has(id) },
         { name: 'issue-path', test: (id) => issuePath.has(id) },
         { name: 'session-path', test: (id) => sessionPath.has(id) },
         { name: 'project-path', test: (id) => projectPath.has(id) },

@@ -190,34 +190,81 @@ describe('what a verb loads at start-up', () => {
   ])('%s, as the CLI runs it: none of what a reader does not use', (_what, args) => {
     const root = mkdtempSync(join(tmpdir(), 'trellis-import-run-'));
     try {
-      const repo = join(root, 'repo');
-      const env = { ...process.env, TRELLIS_HOME: join(root, 'home'), GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' };
-      spawnSync('git', ['init', '-q', '-b', 'main', repo]);
-      spawnSync('git', ['-C', repo, 'commit', '-q', '--allow-empty', '-m', 'init'], { env });
-      writeFileSync(join(repo, 'trellis.json'), '{}\n');
-      const log = join(root, 'loads.txt');
-      writeFileSync(join(root, 'hooks.mjs'), `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) { appendFileSync(${JSON.stringify(log)}, url + '\\n'); return next(url, context); }\n`);
-      writeFileSync(join(root, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(root, 'hooks.mjs')).href)});\n`);
-      const bin = resolve(import.meta.dirname, '../dist/src/cli/bin.js');
-      const r = spawnSync(process.execPath, ['--import', pathToFileURL(join(root, 'register.mjs')).href, bin, ...args], { cwd: repo, env, encoding: 'utf8' });
+      const { repo, env } = project(root);
+      const r = loadedModules(root, repo, env, args);
       expect(r.stderr.replace(/^no open sessions.*\n/, '')).toBe('');
       expect(r.status).toBe(0);
-      const loaded = readFileSync(log, 'utf8').split('\n').filter((u) => u.startsWith('file:')).map((u) => fileURLToPath(u));
-      // The bundle ran (a chunk was loaded), so the check reads what the executable loads.
-      expect(loaded.some((f) => f.includes(`${join('dist', 'cli', 'chunks')}`))).toBe(true);
-      const modules = loaded.flatMap((file): string[] => {
-        const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file);
-        if (pkg) return [pkg[1]!];
-        if (file.startsWith(DIST)) return [relative(DIST, file)];
-        if (!existsSync(`${file}.map`)) return [];
-        const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
-        return map.sources.map((s) => relative(DIST, resolve(dirname(file), s)));
-      });
       const rules = [...NEVER, ...READER];
-      expect(modules.filter((m) => rules.some((r) => r.test(m)))).toEqual([]);
-      expect(modules).toContain(args[0] === 'session' ? 'cli/session-ls-command.js' : 'cli/board-command.js');
+      expect(r.modules.filter((m) => rules.some((rule) => rule.test(m)))).toEqual([]);
+      expect(r.modules).toContain(args[0] === 'session' ? 'cli/session-ls-command.js' : 'cli/board-command.js');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  /*
+   * The command hook of a session loads its own agent's adapter and no other's (issue 40: the hook loaded
+   * all five adapters, and opencode's server client for its usage, on every agent event). A claude session's
+   * hook and a codex session's, as the executable runs them (bin.js → hook.js), with a module hook recording
+   * what loads. Fails on a build whose signal verb reaches the adapters through agents/index.js.
+   */
+  it("the command hook, as the executable runs it: its session's adapter, no other agent's", async () => {
+    const root = mkdtempSync(join(tmpdir(), 'trellis-import-hook-'));
+    try {
+      const { repo, env } = project(root);
+      const { openProject } = await import('../src/store/compose/open-project.js');
+      const p = openProject(repo);
+      const agents = ['claude', 'codex', 'gemini', 'opencode', 'shell'];
+      for (const [id, harness] of [['hookclaude1', 'claude'], ['hookcodex1', 'codex']] as const) {
+        const meta = { by: 'test', at: new Date().toISOString() };
+        await p.sessionLog.write(id, { type: 'spawn', harness, task: 't', nodes: [], issue: null, base: '0'.repeat(40), branch: `trellis/${id}`, worktree: join(root, id), ...meta, source: 'user' });
+        await p.sessionLog.write(id, { type: 'start', ...meta, source: 'supervisor' });
+        const r = loadedModules(root, repo, env, ['session', 'signal', id, harness === 'claude' ? 'UserPromptSubmit' : 'turn-end'], '{}');
+        expect(r.stderr).toBe('');
+        expect(r.status).toBe(0);
+        expect(r.modules).toContain('cli/hook.js');
+        expect(r.modules).toContain(`store/sessions/agents/${harness}/${harness}.js`);
+        const others = agents.filter((a) => a !== harness).map((a) => new RegExp(`^store/sessions/agents/${a}/`));
+        expect(r.modules.filter((m) => others.some((o) => o.test(m)) || m === 'store/sessions/usage/usage-opencode.js' || m === 'store/sessions/agents/index.js')).toEqual([]);
+      }
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
   });
 });
+
+/** A project with one commit and trellis.json, and the environment its CLI runs in. */
+function project(root: string): { repo: string; env: NodeJS.ProcessEnv } {
+  const repo = join(root, 'repo');
+  const env: NodeJS.ProcessEnv = { ...process.env, TRELLIS_HOME: join(root, 'home'), GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' };
+  delete env.TMUX_PANE;
+  spawnSync('git', ['init', '-q', '-b', 'main', repo]);
+  spawnSync('git', ['-C', repo, 'commit', '-q', '--allow-empty', '-m', 'init'], { env });
+  writeFileSync(join(repo, 'trellis.json'), '{}\n');
+  return { repo, env };
+}
+
+/**
+ * Runs the executable with `args` in `repo`, a module hook recording each file it loads, and names the
+ * modules loaded: a bundle's chunk read back into the modules it holds through its source map.
+ */
+function loadedModules(root: string, repo: string, env: NodeJS.ProcessEnv, args: readonly string[], input?: string): { status: number | null; stderr: string; modules: string[] } {
+  const log = join(root, 'loads.txt');
+  writeFileSync(log, '');
+  writeFileSync(join(root, 'hooks.mjs'), `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) { appendFileSync(${JSON.stringify(log)}, url + '\\n'); return next(url, context); }\n`);
+  writeFileSync(join(root, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(root, 'hooks.mjs')).href)});\n`);
+  const bin = resolve(import.meta.dirname, '../dist/src/cli/bin.js');
+  const r = spawnSync(process.execPath, ['--import', pathToFileURL(join(root, 'register.mjs')).href, bin, ...args], { cwd: repo, env, input: input ?? '', encoding: 'utf8' });
+  const loaded = readFileSync(log, 'utf8').split('\n').filter((u) => u.startsWith('file:')).map((u) => fileURLToPath(u));
+  // The bundle ran (a chunk was loaded), so the check reads what the executable loads.
+  expect(loaded.some((f) => f.includes(`${join('dist', 'cli', 'chunks')}`))).toBe(true);
+  const modules = loaded.flatMap((file): string[] => {
+    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file);
+    if (pkg) return [pkg[1]!];
+    if (file.startsWith(DIST)) return [relative(DIST, file)];
+    if (!existsSync(`${file}.map`)) return [];
+    const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
+    return map.sources.map((s) => relative(DIST, resolve(dirname(file), s)));
+  });
+  return { status: r.status, stderr: r.stderr, modules };
+}

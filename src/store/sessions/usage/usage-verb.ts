@@ -8,10 +8,9 @@ import { readdir } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import type { UsageContext } from '../../../events/index.js';
 import type { SessionState } from '../../../projections/index.js';
-import { codexHome } from '../agents/codex/preflight-codex.js';
+import { codexHome } from '../agents/agent-homes.js';
 import type { SessionLogProject as Project } from '../log/sessions-project.js';
 import { claudeUsage, codexUsage, newLines } from './usage-read.js';
-import { opencodeUsage } from './usage-opencode.js';
 import { priceEntries } from './usage-price.js';
 import { appendCommand } from '../log/session-append.js';
 import type { BareCommand } from '../log/session-runtime.js';
@@ -105,6 +104,8 @@ const OPENCODE_READS = new Set(['session.idle', 'session.error', 'permission.ask
 
 /** readUsage for opencode: what its server says, priced by the table, its own cost kept beside. */
 async function readOpencode(state: SessionState, env: NodeJS.ProcessEnv): Promise<UsageReading> {
+  // Loaded for an opencode session only: it reaches opencode's server client (issue 40: the hook loads one agent's code).
+  const { opencodeUsage } = await import('./usage-opencode.js');
   const found = await opencodeUsage(state, env);
   if (!found || (found.entries.length === 0 && found.turns === 0)) return { command: null, problem: null };
   const { entries, windows } = await priceEntries('opencode', found.entries);

@@ -1,11 +1,10 @@
 import { childProcess } from '../../../lazy-builtins.js';
 import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { PreflightContext } from '../preflight-context.js';
+import { codexHome } from '../agent-homes.js';
 
-/** Codex's home: `CODEX_HOME`, else `~/.codex`. */
-export const codexHome = (env: NodeJS.ProcessEnv): string => env.CODEX_HOME || join(env.HOME || homedir(), '.codex');
+export { codexHome };
 
 /**
  * What Codex's first run will ask in this project (checked against 0.169.0): a login (`codex login
