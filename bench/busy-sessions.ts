@@ -11,7 +11,7 @@
  * in turn at each N (the before of a before/after in one run); ratios are reported beside each figure.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -68,6 +68,35 @@ async function stopServe(s: Serve): Promise<void> {
   if (s.child.exitCode !== null) return;
   s.child.kill('SIGTERM');
   await new Promise((r) => s.child.once('exit', r));
+}
+
+/** The `tmux -C` control clients of the tmux server on `sock` that run now: `<pid> (parent <ppid>)`. */
+export function controlClientsOf(sock: string): string[] {
+  return readdirSync('/proc').flatMap((pid) => {
+    if (!/^\d+$/.test(pid)) return [];
+    try {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      if (!/(^|\/)tmux$/.test(argv[0]!) || !argv.includes(sock) || !argv.includes('-C')) return [];
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return [`${pid} (parent ${stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]})`];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/**
+ * A stopped serve leaves no control client of its own on the sessions' tmux server (issue 40: a whole run
+ * left them, and so the server, running). Allowed a few seconds to go: each sees its stdin close.
+ */
+async function assertNoControlClients(sock: string, what: string): Promise<void> {
+  const t0 = performance.now();
+  let left = controlClientsOf(sock);
+  while (left.length && performance.now() - t0 < 5_000) {
+    await sleep(100);
+    left = controlClientsOf(sock);
+  }
+  if (left.length) throw new Error(`${what}: ${left.length} tmux control client(s) of ${sock} still running 5 s after the serve stopped: ${left.join(', ')}`);
 }
 
 export async function busySessionsBench(): Promise<void> {
@@ -129,6 +158,7 @@ export async function busySessionsBench(): Promise<void> {
         } finally {
           await stopServe(serve);
         }
+        await assertNoControlClients(sock, `${name || 'this build'}'s serve at ${n} busy sessions`);
       }
       const [mine, theirs] = [figures['']!, figures.compare];
       report('busy.sessions', {

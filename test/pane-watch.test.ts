@@ -3,9 +3,11 @@
  * per watched session, reads a screen through it after the pane wrote, at most every 700 ms, and never
  * spawns a process per read. A real tmux server on the test's own socket.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PANE_READ_MS, PaneWatch } from '../src/store/sessions/tmux/pane-watch.js';
 import { killTmux, tmux, tmuxSocket, waitFor } from './helpers/sessions.js';
@@ -102,4 +104,37 @@ describe('PaneWatch', () => {
     await waitFor('the watch dropped', () => watch.ids().length === 0, 5_000);
     watch.stop();
   });
+
+  /*
+   * tmux -C does not end when its stdin closes while its server still holds output for it (a busy pane):
+   * a serve killed (or even stopped) while watching a busy agent left its control clients attached, and so
+   * the tmux server running, for good (issue 40). The client made by a process (the compiled ControlClient,
+   * as the serve runs it) ends when that process is SIGKILLed. On the old build it stayed attached.
+   */
+  it('a control client ends with the process that made it, even one killed by SIGKILL with output pending', async () => {
+    const target = shell('spew');
+    type('spew', 'while :; do seq 1 2000; done');
+    const dist = pathToFileURL(join(import.meta.dirname, '../dist/src/store/sessions/tmux/control-client.js')).href;
+    const src = `import { ControlClient } from ${JSON.stringify(dist)};
+const c = new ControlClient(${JSON.stringify(target)}, { output() {}, paused() {}, layout() {}, exit() {} });
+await c.command('display-message -p ok');
+process.stdout.write('attached ' + c.pid + '\\n');
+setInterval(() => {}, 1000);`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', src], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d));
+    const pid = Number((await waitFor('the control client attached', () => /attached (\d+)/.exec(out), 10_000))[1]);
+    expect(clients('spew')).toBe(1);
+    child.kill('SIGKILL');
+    await waitFor(`the control client (pid ${pid}) gone after its process was killed`, () => clients('spew') === 0 && !alive(pid), 5_000);
+  });
 });
+
+/** Whether process `pid` runs (a zombie left for init to reap does not). */
+function alive(pid: number): boolean {
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  } catch {
+    return false;
+  }
+}

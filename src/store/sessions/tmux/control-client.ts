@@ -1,4 +1,6 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { childProcess } from '../../lazy-builtins.js';
 import { LineSplitter, parseControlLine } from './control-decode.js';
 import type { PaneTarget } from './pane-target.js';
@@ -29,10 +31,47 @@ export function tmuxEnv(): NodeJS.ProcessEnv {
 }
 
 /**
+ * How a control client is started so that it ends with this process however this process ends. tmux -C
+ * does not reliably end when its stdin closes: a client the server still holds output for (a busy pane)
+ * stays attached for good once its reader is gone (tmux 3.3a; issue 40: a stopped serve left them, and so
+ * the tmux server, running). On Linux, util-linux's setpriv sets the parent-death signal and execs tmux
+ * (same pid), so the kernel sends the client SIGTERM when this process dies, SIGKILL included. Elsewhere
+ * (or without setpriv) only an exit this process lives through ends them (`endAllOnExit`).
+ */
+function launcher(): { command: string; prefix: string[] } {
+  if (launch) return launch;
+  const setpriv = process.platform === 'linux' ? (process.env.PATH ?? '').split(delimiter).map((dir) => join(dir, 'setpriv')).find(executable) : undefined;
+  launch = setpriv ? { command: setpriv, prefix: ['--pdeathsig', 'TERM', '--', 'tmux'] } : { command: 'tmux', prefix: [] };
+  return launch;
+}
+let launch: { command: string; prefix: string[] } | undefined;
+const executable = (path: string): boolean => {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** The control clients running now: ended as this process exits (a detach by stdin may never come). */
+const running = new Set<ChildProcessWithoutNullStreams>();
+let hooked = false;
+function endAllOnExit(proc: ChildProcessWithoutNullStreams): void {
+  running.add(proc);
+  proc.once('exit', () => running.delete(proc));
+  if (hooked) return;
+  hooked = true;
+  process.once('exit', () => {
+    for (const p of running) p.kill('SIGTERM');
+  });
+}
+
+/**
  * One `tmux -C` control client attached to one session, with no terminal: its stdin takes commands (one
  * a line), its stdout gives `%begin`/`%end` blocks (answers, in the order the commands were sent) and
  * notifications (`%output`, `%pause`, `%exit`, ...). Pane bytes stay Buffers from the pipe to the caller.
- * Closing stdin detaches it; it is also killed if it lingers.
+ * Stopping it closes stdin and ends its process; it also ends when this process does (see launcher).
  */
 export class ControlClient {
   private readonly proc: ChildProcessWithoutNullStreams;
@@ -45,7 +84,9 @@ export class ControlClient {
     readonly target: PaneTarget,
     private readonly events: ControlEvents,
   ) {
-    this.proc = childProcess().spawn('tmux', ['-S', target.socket, '-C', 'attach-session', '-t', `=${target.session}`], { stdio: ['pipe', 'pipe', 'pipe'], env: tmuxEnv() });
+    const { command, prefix } = launcher();
+    this.proc = childProcess().spawn(command, [...prefix, '-S', target.socket, '-C', 'attach-session', '-t', `=${target.session}`], { stdio: ['pipe', 'pipe', 'pipe'], env: tmuxEnv() });
+    endAllOnExit(this.proc);
     this.proc.stdout.on('data', (chunk: Buffer) => this.splitter.push(chunk, (line) => this.line(line)));
     this.proc.stderr.resume();
     this.proc.stdin.on('error', () => {});
@@ -85,10 +126,14 @@ export class ControlClient {
     this.proc.stdin.write(`${line}\n`);
   }
 
-  /** Detaches (closes stdin); kills the client if it has not ended within a second. */
+  /**
+   * Detaches: closes stdin and ends the client's process (SIGTERM: tmux tells its server it leaves), since
+   * a client with output still pending may never act on its stdin closing; SIGKILL if it lingers a second.
+   */
   stop(): void {
-    if (this.exited) return;
+    if (this.exited || this.proc.exitCode !== null || this.proc.signalCode !== null) return;
     this.proc.stdin.end();
+    this.proc.kill('SIGTERM');
     const kill = setTimeout(() => this.proc.kill('SIGKILL'), 1000);
     kill.unref();
     this.proc.once('exit', () => clearTimeout(kill));
