@@ -38,7 +38,8 @@ const openPath = new Set([...hookAll].filter((id) => !runAll.has(id) && issueAll
 // the hook loads too (the session log's projections: `shared-path`) and their own (`read-path`: the
 // board's build, the listing); never the hook's signal verb, adapters and tmux client, nor the session
 // verbs (issue 40: board loaded all of them).
-const readAll = new Set([...staticClosure('dist/src/cli/board-command.js'), ...staticClosure('dist/src/cli/session-ls-command.js')]);
+const readAll = new Set([...staticClosure('dist/src/cli/board-entry.js'), ...staticClosure('dist/src/cli/session-ls-command.js')]);
+readAll.delete(resolve('dist/src/cli/board-entry.js'));
 const sharedPath = new Set([...readAll].filter((id) => hookAll.has(id) && !runAll.has(id) && !issueAll.has(id)));
 const readPath = new Set([...readAll].filter((id) => !hookAll.has(id) && !runAll.has(id) && !issueAll.has(id)));
 const hookPath = new Set([...hookAll].filter((id) => !runAll.has(id) && !issueAll.has(id) && !sharedPath.has(id) && id !== hookEntry));
@@ -67,7 +68,8 @@ const sessionPath = pathOf('dist/src/cli/session-commands.js');
 const projectPath = pathOf('dist/src/cli/project-commands.js');
 
 export default defineConfig({
-  input: { run: 'dist/src/cli/run.js', hook: 'dist/src/cli/hook.js' },
+  // board-entry: `board` and `graph` exactly (bin.ts), without run.js's parser and verb table.
+  input: { run: 'dist/src/cli/run.js', hook: 'dist/src/cli/hook.js', 'board-entry': 'dist/src/cli/board-entry.js' },
   platform: 'node',
   // What Rolldown would otherwise set by itself (and warn about as [INVALID_OPTION] on every build, npm
   // install included): run.js keeps its exports, and may export more for the chunks that share its modules;

@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { chooseEntry, hookCall } from '../src/cli/entry-choice.js';
+import { chooseEntry, hookCall, readerCall } from '../src/cli/entry-choice.js';
 import { cleanupRepos, ok, ROOT, tempDir, tempRepo, trellis } from './helpers/repo.js';
 
 afterAll(cleanupRepos);
@@ -66,6 +66,16 @@ describe("hookCall: the command lines the hook's own entry runs", () => {
   });
 });
 
+describe("readerCall: the command lines the readers' own entry runs", () => {
+  it('takes exactly board or graph, each with or without --json', () => {
+    expect(readerCall(['board'])).toEqual({ verb: 'board', json: false });
+    expect(readerCall(['board', '--json'])).toEqual({ verb: 'board', json: true });
+    expect(readerCall(['graph'])).toEqual({ verb: 'graph', json: false });
+    expect(readerCall(['graph', '--json'])).toEqual({ verb: 'graph', json: true });
+    for (const argv of [['board', '--help'], ['board', 'x'], ['board', '--json', '--json'], ['--json', 'board'], ['board', '--json=false'], ['session', 'ls'], []]) expect(readerCall(argv), argv.join(' ')).toBeNull();
+  });
+});
+
 describe('the built CLI', () => {
   it('has a bundle built from the current compiled sources, so the executable runs it', () => {
     // `npm run build` (and so `npm test`) builds it right after tsc; a later tsc alone makes it stale.
@@ -75,8 +85,9 @@ describe('the built CLI', () => {
     expect(chooseEntry(pathToFileURL(BUNDLE), pathToFileURL(UNBUNDLED)).href).toBe(pathToFileURL(BUNDLE).href);
   });
 
-  it('has a hook entry built from the current compiled sources', () => {
+  it('has a hook entry and a readers\' entry built from the current compiled sources', () => {
     expect(statSync(join(ROOT, 'dist/cli/hook.js')).mtimeMs).toBeGreaterThanOrEqual(statSync(join(ROOT, 'dist/src/cli/hook.js')).mtimeMs);
+    expect(statSync(join(ROOT, 'dist/cli/board-entry.js')).mtimeMs).toBeGreaterThanOrEqual(statSync(join(ROOT, 'dist/src/cli/board-entry.js')).mtimeMs);
   });
 
   it("answers the command hook through its own entry as the whole command line does (an unknown session: the same words, exit 1)", async () => {

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { chooseEntry, hookCall } from './entry-choice.js';
+import { chooseEntry, hookCall, readerCall } from './entry-choice.js';
 
 // One bundled file (plus lazy chunks for the big verbs) loads in a fraction of the time of the many small
 // modules it is made from; see entry-choice.ts for when the unbundled entry runs instead.
@@ -7,9 +7,14 @@ const bundled = (name: string) => chooseEntry(new URL(`../../cli/${name}`, impor
 const argv = process.argv.slice(2);
 // The command hook (every agent event with no serve) runs its own entry: no parser, no verb table, no issue code.
 const hook = hookCall(argv);
+// `board` and `graph` (exactly, or with --json) run the readers' own entry: no parser either.
+const reader = hook ? null : readerCall(argv);
 if (hook) {
   const { runHook } = (await import(bundled('hook.js').href)) as typeof import('./hook.js');
   await runHook(hook, process.cwd());
+} else if (reader) {
+  const { runReader } = (await import(bundled('board-entry.js').href)) as typeof import('./board-entry.js');
+  await runReader(reader, process.cwd());
 } else {
   const { run } = (await import(bundled('run.js').href)) as typeof import('./run.js');
   await run(argv, process.cwd());

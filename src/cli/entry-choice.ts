@@ -34,3 +34,21 @@ export function hookCall(argv: readonly string[]): HookCall | null {
   if (words.length !== 2 || words.some((a) => a.startsWith('-'))) return null;
   return { id: words[0]!, event: words[1]!, json: words.length < rest.length };
 }
+
+/** A command line that is exactly a board read: `board` or `graph`, with or without `--json`. */
+export interface ReaderCall {
+  readonly verb: 'board' | 'graph';
+  readonly json: boolean;
+}
+
+/**
+ * The board's call when `argv` is exactly `board` or `graph` (and `--json`), else null: the executable then
+ * loads the readers' own entry (board-entry.ts), not the command line's parser and verb table (issue 40:
+ * board's start-up). Anything else (`--help`, another word or option) goes to the whole command line.
+ */
+export function readerCall(argv: readonly string[]): ReaderCall | null {
+  const verb = argv[0];
+  if (verb !== 'board' && verb !== 'graph') return null;
+  if (argv.length === 1) return { verb, json: false };
+  return argv.length === 2 && argv[1] === '--json' ? { verb, json: true } : null;
+}
