@@ -2,8 +2,8 @@
  * `npm run bench -- busy` (issue 40): what watching busy sessions costs under one serve. N stand-in
  * agents (a bash loop drawing a 20-line frame ten times a second, registered as claude sessions so the
  * serve reads their screens) for N = 0, 10, 30, 50 (BENCH_BUSY_N); for each N, Trellis's own CPU over a
- * window (BENCH_BUSY_WINDOW_S, default 20 s): the serve, its child, the tmux clients it waited for and the
- * tmux server (not the stand-ins), as % of a core, and the serve's RSS. At 30 busy sessions (or the
+ * window (BENCH_BUSY_WINDOW_S, default 20 s): the serve, its child, its live tmux control clients, the
+ * children it reaped and the tmux server (not the stand-ins), as % of a core, also per kind, and the serve's RSS. At 30 busy sessions (or the
  * largest N below it), how long a dialog drawn on one more stand-in takes to become awaiting{permission}
  * on its log (BENCH_BUSY_DIALOGS trials).
  *
@@ -44,13 +44,24 @@ function rssMb(pid: number): number {
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
+function rssMbOr0(pid: number): number {
+  try {
+    return rssMb(pid);
+  } catch {
+    return 0;
+  }
+}
+
 interface Serve {
   readonly child: ChildProcess;
   readonly childPid: number;
 }
 
 async function startServe(bin: string, dir: string, env: NodeJS.ProcessEnv): Promise<Serve> {
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  // BENCH_BUSY_PROF=<dir>: the serve's processes write CPU profiles there as they stop (where its time goes).
+  const prof = process.env.BENCH_BUSY_PROF;
+  const flags = prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [];
+  const child = spawn(process.execPath, [...flags, bin, 'serve', '--port', '0'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d) => {
@@ -62,6 +73,49 @@ async function startServe(bin: string, dir: string, env: NodeJS.ProcessEnv): Pro
   });
   child.stdout!.resume();
   return { child, childPid: Number(/pid (\d+), port/.exec(line)![1]) };
+}
+
+/** The tmux control clients attached through `socket` (this is Linux: /proc), whoever started them. */
+function controlClients(socket: string): number[] {
+  const out: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const args = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0');
+      if (args[0] === 'tmux' && args.includes('-C') && args.includes(socket)) out.push(Number(d));
+    } catch {}
+  }
+  return out;
+}
+
+interface CpuSample {
+  /** ms of CPU so far by process kind: the serve's node processes, the children it reaped, the tmux server. */
+  readonly kinds: Record<string, number>;
+  /** Each live tmux client of the serve's (its control clients, whose time a parent sees only once reaped). */
+  readonly clients: Map<number, number>;
+}
+
+function cpuSample(s: Serve, tmuxPid: number, socket: string): CpuSample {
+  const cpu = (pid: number, children = false) => {
+    try {
+      return cpuMs(pid, children);
+    } catch {
+      return 0;
+    }
+  };
+  const clients = new Map<number, number>();
+  for (const pid of controlClients(socket)) clients.set(pid, cpu(pid));
+  return { kinds: { serve: cpu(s.child.pid!) + cpu(s.childPid), reaped_children: cpu(s.child.pid!, true) + cpu(s.childPid, true), tmux_server: cpu(tmuxPid) }, clients };
+}
+
+/** CPU between two samples by kind, as % of a core over `ms`. */
+function cpuKinds(a: CpuSample, b: CpuSample, ms: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(b.kinds)) out[k] = ((v - a.kinds[k]!) / ms) * 100;
+  let clients = 0;
+  for (const [pid, v] of b.clients) clients += v - (a.clients.get(pid) ?? 0);
+  out.tmux_clients = (clients / ms) * 100;
+  return out;
 }
 
 async function stopServe(s: Serve): Promise<void> {
@@ -137,21 +191,37 @@ export async function busySessionsBench(): Promise<void> {
     for (const n of NS) {
       while (made < n) await standIn(`busy${made++}`, join(home, 'never'));
       const figures: Record<string, Record<string, unknown>> = {};
+      // What hosting the busy panes costs the tmux server with nothing watching them (no serve): the part
+      // of tmux_server no watcher can save.
+      const idle0 = cpuMs(tmuxPid);
+      const i0 = performance.now();
+      await sleep(WINDOW_S * 1000);
+      const unwatched = ((cpuMs(tmuxPid) - idle0) / (performance.now() - i0)) * 100;
       for (const [name, bin] of builds) {
         const serve = await startServe(bin, dir, env);
         try {
           // Let it boot, install its watches and read every screen once.
           await sleep(3_000);
-          const cpu = () => cpuMs(serve.child.pid!) + cpuMs(serve.childPid) + cpuMs(serve.childPid, true) + cpuMs(tmuxPid);
-          const before = cpu();
+          const before = cpuSample(serve, tmuxPid, sock);
           const t0 = performance.now();
           await sleep(WINDOW_S * 1000);
-          const pct = ((cpu() - before) / (performance.now() - t0)) * 100;
-          if (n === 0) zero.set(name, pct);
+          const after = cpuSample(serve, tmuxPid, sock);
+          const kinds = cpuKinds(before, after, performance.now() - t0);
+          const pct = Object.values(kinds).reduce((a, b) => a + b, 0);
+          if (n === 0) {
+            zero.set(name, pct);
+            for (const [k, v] of Object.entries(kinds)) zero.set(`${name}.${k}`, v);
+          }
+          const perSession = (v: number, key: string) => (n === 0 ? NaN : round((v - (zero.get(key) ?? 0)) / n));
           figures[name] = {
             cpu_pct_of_core: round(pct),
-            cpu_pct_per_busy_session: n === 0 ? NaN : round((pct - (zero.get(name) ?? 0)) / n),
+            cpu_pct_per_busy_session: perSession(pct, name),
+            // Where it goes, per busy session: the serve's node processes, its tmux control clients
+            // (alive through the window), processes it spawned and reaped, the tmux server.
+            per_session_by_kind: Object.fromEntries(Object.entries(kinds).map(([k, v]) => [k, perSession(v, `${name}.${k}`)])),
+            control_clients: after.clients.size,
             serve_rss_mb: round(rssMb(serve.childPid) + rssMb(serve.child.pid!)),
+            tmux_clients_rss_mb: round([...after.clients.keys()].reduce((a, pid) => a + (rssMbOr0(pid)), 0)),
             tmux_server_rss_mb: round(rssMb(tmuxPid)),
           };
           if (n === dialogAt) figures[name]!.dialog_to_wait = await dialogLatency(p, home, standIn);
@@ -164,6 +234,7 @@ export async function busySessionsBench(): Promise<void> {
       report('busy.sessions', {
         busy_sessions: n,
         window_s: WINDOW_S,
+        tmux_server_unwatched_pct: round(unwatched),
         ...mine,
         ...(theirs ? { compare: theirs, cpu_ratio_to_compare: round((mine.cpu_pct_of_core as number) / (theirs.cpu_pct_of_core as number)) } : {}),
         ...(n === dialogAt ? { target_dialog_p95_ms: 500 } : {}),

@@ -9,7 +9,7 @@ import type { PaneTarget } from './pane-target.js';
 export const PAUSE_AFTER_S = 2;
 
 export interface ControlEvents {
-  /** Bytes the pane wrote, decoded. */
+  /** Bytes the pane wrote, decoded (empty when the client was made with `outputBytes: false`). */
   output(pane: string, bytes: Buffer): void;
   /** tmux paused a pane for this client (it fell behind `pause-after`); output in between is lost to it. */
   paused(pane: string): void;
@@ -80,9 +80,11 @@ export class ControlClient {
   private exited = false;
   private readonly splitter = new LineSplitter();
 
+  /** `outputBytes: false`: `output` only says a pane wrote (its bytes are neither decoded nor passed on). */
   constructor(
     readonly target: PaneTarget,
     private readonly events: ControlEvents,
+    private readonly opts: { outputBytes?: boolean } = {},
   ) {
     const { command, prefix } = launcher();
     this.proc = childProcess().spawn(command, [...prefix, '-S', target.socket, '-C', 'attach-session', '-t', `=${target.session}`], { stdio: ['pipe', 'pipe', 'pipe'], env: tmuxEnv() });
@@ -152,7 +154,7 @@ export class ControlClient {
       this.block.lines.push(Buffer.from(line));
       return;
     }
-    const parsed = parseControlLine(line);
+    const parsed = parseControlLine(line, this.opts.outputBytes ?? true);
     switch (parsed.kind) {
       case 'output':
         return this.events.output(parsed.pane, parsed.bytes);

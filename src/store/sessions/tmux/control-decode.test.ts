@@ -18,6 +18,9 @@ describe('control mode decoding', () => {
     expect(parsed.kind === 'output' && parsed.bytes.equals(all256)).toBe(true);
     const ext = parseControlLine(Buffer.concat([Buffer.from('%extended-output %3 17 : '), encodeOctal(Buffer.from('a : b\\'))]));
     expect(ext.kind === 'output' && ext.bytes.toString()).toBe('a : b\\');
+    // Asked for no bytes (a watch that only needs to know the pane wrote): the pane, nothing decoded.
+    expect(parseControlLine(line, false)).toEqual({ kind: 'output', pane: '%12', bytes: Buffer.alloc(0) });
+    expect(parseControlLine(Buffer.from('%extended-output %3 17 : a\\012'), false)).toEqual({ kind: 'output', pane: '%3', bytes: Buffer.alloc(0) });
   });
 
   it('keeps a UTF-8 sequence split between two %output lines whole once joined', () => {

@@ -55,14 +55,20 @@ const SEPARATOR = PREFIX(' : ');
 
 const startsWith = (line: Buffer, prefix: Buffer) => line.length >= prefix.length && line.compare(prefix, 0, prefix.length, 0, prefix.length) === 0;
 
-/** Classifies one line (without its newline). Output lines carry their decoded bytes. */
-export function parseControlLine(line: Buffer): ControlLine {
+const NO_BYTES = Buffer.alloc(0);
+
+/**
+ * Classifies one line (without its newline). Output lines carry their decoded bytes, or none with
+ * `bytes` false (a caller that only needs to know a pane wrote: nothing is decoded or searched past the pane id).
+ */
+export function parseControlLine(line: Buffer, bytes = true): ControlLine {
   if (startsWith(line, OUTPUT)) {
     const space = line.indexOf(0x20, OUTPUT.length);
-    if (space > 0) return { kind: 'output', pane: line.toString('latin1', OUTPUT.length, space), bytes: decodeOctal(line.subarray(space + 1)) };
+    if (space > 0) return { kind: 'output', pane: line.toString('latin1', OUTPUT.length, space), bytes: bytes ? decodeOctal(line.subarray(space + 1)) : NO_BYTES };
   }
   if (startsWith(line, EXTENDED)) {
     const space = line.indexOf(0x20, EXTENDED.length);
+    if (space > 0 && !bytes) return { kind: 'output', pane: line.toString('latin1', EXTENDED.length, space), bytes: NO_BYTES };
     const sep = line.indexOf(SEPARATOR, EXTENDED.length);
     if (space > 0 && sep > 0) return { kind: 'output', pane: line.toString('latin1', EXTENDED.length, space), bytes: decodeOctal(line.subarray(sep + SEPARATOR.length)) };
   }

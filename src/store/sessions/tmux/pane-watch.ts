@@ -71,7 +71,8 @@ export class PaneWatch {
         this.unwatch(id);
         this.gone(id, reason);
       },
-    });
+      // Only that the pane wrote matters here: its bytes are never decoded.
+    }, { outputBytes: false });
     // A watcher has no terminal: the panes keep the size their people and viewers give them.
     void client.command('refresh-client -f ignore-size').catch(() => {});
     w = { id, target, client, read, lastRead: -Infinity, timer: undefined, reading: false, due: false, paused: false };
