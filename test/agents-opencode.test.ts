@@ -30,6 +30,26 @@ function opencodeProject(): AgentProject {
 
 const spawn = async (p: AgentProject, task: string) => (JSON.parse(await ok(p.dir, ['session', 'spawn', task, '--harness', 'opencode', '--json'], { env: p.env })) as { id: string }).id;
 
+type Tokens = { input: number; output: number; cacheRead: number; cacheWrite: number; responses: number };
+/** What the fake answered to the conversations since answer `start` (its side calls, the titles, are no message of them). */
+function fakeTotals(start: number): Tokens {
+  const t = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, responses: 0 };
+  for (const a of bed.fake.answered.slice(start).filter((x) => x.kind !== 'side')) {
+    Object.assign(t, { input: t.input + a.input, output: t.output + a.output, cacheRead: t.cacheRead + a.cacheRead, cacheWrite: t.cacheWrite + a.cacheWrite, responses: t.responses + 1 });
+  }
+  return t;
+}
+
+/** The session's recorded usage totals, once they count as many responses as the fake answered since `start`. */
+async function recordedOnce(p: AgentProject, id: string, start: number): Promise<Tokens> {
+  const totals = async () => ((await p.show(id)).usage as { total?: Tokens }).total;
+  await waitFor('its usage read from opencode’s server', async () => ((await totals())?.responses ?? 0) >= fakeTotals(start).responses, 10_000).catch(async (e: Error) => {
+    throw new Error(`${e.message}: recorded ${JSON.stringify(await totals())}, the fake answered ${JSON.stringify(fakeTotals(start))}`);
+  });
+  const { input, output, cacheRead, cacheWrite, responses } = (await totals())!;
+  return { input, output, cacheRead, cacheWrite, responses };
+}
+
 /** Keeps a screen as the scenario's evidence, and returns it. */
 function keepScreen(p: AgentProject, id: string, name: string): string {
   const screen = p.screen(id);
@@ -42,7 +62,8 @@ async function until(p: AgentProject, id: string, what: string, check: (s: Await
   try {
     await waitFor(what, async () => check(await p.show(id)), AGENT_WAIT);
   } catch (e) {
-    throw new Error(`${(e as Error).message}; log: ${p.log(id).join(' | ')}; screen: ${p.screen(id)}`);
+    const seen = bed.fake.requests.slice(-6).map((r) => `${r.kind} ${r.status} ${JSON.stringify(r.userText.slice(0, 40))}`);
+    throw new Error(`${(e as Error).message}; log: ${p.log(id).join(' | ')}; the fake's last requests: ${seen.join(' | ')}; screen: ${p.screen(id)}`);
   }
 }
 
@@ -52,6 +73,7 @@ describe('opencode, its status from its own server', () => {
     // What the session's launch asks for its log (the adapter's own command line) prints the pinned version.
     const [program, ...versionArgs] = opencodeAdapter.versionArgs!;
     expect(execFileSync(program!, versionArgs, { env: p.env, encoding: 'utf8' }).trim()).toBe(OPENCODE_VERSION);
+    const start = bed.fake.answered.length;
     const id = await spawn(p, 'Say hello for opencode');
     await until(p, id, 'the first turn to end', (s) => s.state === 'awaiting' && s.reason === 'turn-end');
     expect(keepScreen(p, id, 'turn-end')).toContain('Fake reply to: Say hello for opencode');
@@ -63,9 +85,19 @@ describe('opencode, its status from its own server', () => {
     expect(log.findIndex((s) => s.startsWith('run '))).toBeLessThan(log.findIndex((s) => s.startsWith('await turn-end')));
     // Its usage, read from opencode's own server at the turn's end (through the sandbox's relay: it runs confined).
     expect(shown.confinement).toEqual({ confined: true, by: expect.stringMatching(/^bubblewrap /) });
-    await waitFor('its usage read from opencode’s server', async () => ((await p.show(id)).usage as { total?: { responses: number } }).total?.responses, 10_000);
-    const { total } = (await p.show(id)).usage as { total: { input: number; output: number } };
-    expect([total.input > 0, total.output > 0]).toEqual([true, true]);
+    // Exactly the fake's answers to the conversation (not its title, a side call): distinct usage with cached
+    // and reasoning tokens, a placeholder usage early in each stream.
+    expect(await recordedOnce(p, id, start)).toEqual(fakeTotals(start));
+
+    // A sub-agent (opencode's task tool) answers in a child session of its own: its usage counted once, beside the conversation's.
+    const turnEnds = () => p.log(id).filter((l) => l.startsWith('await turn-end')).length;
+    const ends = turnEnds();
+    await ok(p.dir, ['session', 'prompt', id, '--body', 'Delegate it [fake:task Count the files]'], { env: p.env });
+    await until(p, id, 'the delegating turn to end', (s) => s.state === 'awaiting' && s.reason === 'turn-end' && turnEnds() > ends);
+    expect(bed.fake.turns().filter((r) => r.userText.includes('Count the files') && !r.userText.includes('[fake:task')).length).toBe(1);
+    expect(await recordedOnce(p, id, start)).toEqual(fakeTotals(start));
+    // Its prompt is the agent's, not a person's turn.
+    expect(((await p.show(id)).usage as { turns: number }).turns).toBe(2);
 
     // Its server: on loopback, the password in no command line, and nothing answered without it.
     const files = readdirSync(join(p.home, 'opencode'));
@@ -102,6 +134,9 @@ describe('opencode, its status from its own server', () => {
     expect(existsSync(join(worktree, 'denied.txt'))).toBe(false);
     // Denied: the command never ran, and no tool output went back to the model as a success.
     expect(bed.fake.requests.slice(before).filter((r) => r.kind === 'turn').map((r) => r.userText)).toEqual(['Write it [fake:bash echo denied > denied.txt]']);
+    // Every answer of the conversation so far (a tool call and its follow-up are two), each counted once.
+    expect(fakeTotals(start).responses).toBeGreaterThanOrEqual(4);
+    expect(await recordedOnce(p, id, start)).toEqual(fakeTotals(start));
 
     // A second session of the same repository: opencode lists the first one's conversation too (it keys
     // sessions by the repository), which must not be taken for the second's, nor end its turn early.

@@ -64,10 +64,10 @@ describe('a hook with new usage', () => {
     const state = await sessionState(p, id);
     // Both read before either appends (a command hook and an HTTP hook at once).
     const [a, b] = await Promise.all([readUsage(state, payload), readUsage(state, payload)]);
-    expect(a.command).not.toBeNull();
-    expect(b.command).toEqual(a.command);
-    const first = await p.sessionLog.writeAll(id, [{ ...a.command!, by: id, at: new Date().toISOString(), source: 'hook' }, { type: 'busy', by: id, at: new Date().toISOString(), source: 'hook' }]);
-    const second = await p.sessionLog.writeAll(id, [{ ...b.command!, by: id, at: new Date().toISOString(), source: 'hook' }, { type: 'await', reason: 'turn-end', by: id, at: new Date().toISOString(), source: 'hook' }]);
+    expect(a.commands).toHaveLength(1);
+    expect(b.commands).toEqual(a.commands);
+    const first = await p.sessionLog.writeAll(id, [{ ...a.commands[0]!, by: id, at: new Date().toISOString(), source: 'hook' }, { type: 'busy', by: id, at: new Date().toISOString(), source: 'hook' }]);
+    const second = await p.sessionLog.writeAll(id, [{ ...b.commands[0]!, by: id, at: new Date().toISOString(), source: 'hook' }, { type: 'await', reason: 'turn-end', by: id, at: new Date().toISOString(), source: 'hook' }]);
     expect(first.events.map((e) => e.type)).toEqual(['usage']);
     expect(second.events.map((e) => e.type)).toEqual(['awaiting']);
     expect(Object.values(second.state.usage!.byFile!)[0]).toMatchObject({ input: 101, output: 11 });
@@ -76,7 +76,7 @@ describe('a hook with new usage', () => {
     const stale = await sessionState(p, id);
     const hook = await signalSession(p, rt, id, 'UserPromptSubmit', { ...payload, hook_event_name: 'UserPromptSubmit' });
     expect(hook).toMatchObject({ changed: true, ignored: [], session: { state: 'running' } });
-    const r = await p.sessionLog.writeAll(id, [{ ...(await readUsage(stale, payload)).command!, by: id, at: new Date().toISOString(), source: 'hook' }]);
+    const r = await p.sessionLog.writeAll(id, [{ ...(await readUsage(stale, payload)).commands[0]!, by: id, at: new Date().toISOString(), source: 'hook' }]);
     expect(r.events).toEqual([]);
     expect(Object.values(r.state.usage!.byFile!)[0]).toMatchObject({ input: 101 + 102, output: 11 + 12 });
   });

@@ -75,6 +75,7 @@ export async function anthropicRoute(method: string, path: string, rawBody: unkn
     const id = `toolu_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
     ctx.afterTool.set(id, turn.after ?? 'Done.');
     if (turn.tool === 'bash' && turn.say) blocks.push({ type: 'text', text: turn.say });
+    if (turn.tool === 'task') throw new Error('fake model: the task tool is scripted for opencode only');
     if (turn.tool === 'bash') blocks.push({ type: 'tool_use', id, name: 'Bash', input: { command: turn.command, description: 'Run the scripted command' } });
     else {
       blocks.push({

@@ -69,22 +69,37 @@ export async function openaiChatRoute(method: string, path: string, rawBody: unk
     res.on('close', () => ctx.held.delete(res));
     return true;
   }
+  // Its usage, distinct and known (the fake's `answered`), as OpenAI counts it: cached tokens inside the
+  // prompt's, reasoning inside the completion's. A placeholder comes with the first content chunk, as
+  // providers streaming usage on every chunk send it (vLLM's continuous usage); the last chunk's is final.
+  const u = ctx.nextUsage('openai', kind, model, base.id);
+  const reasoning = Math.floor(u.output / 4);
+  const usage = {
+    prompt_tokens: u.input + u.cacheRead,
+    completion_tokens: u.output,
+    total_tokens: u.input + u.cacheRead + u.output,
+    prompt_tokens_details: { cached_tokens: u.cacheRead },
+    completion_tokens_details: { reasoning_tokens: reasoning },
+  };
+  const placeholder = { prompt_tokens: u.input + u.cacheRead, completion_tokens: 1, total_tokens: u.input + u.cacheRead + 1 };
   let finish: string;
   if ('text' in turn) {
-    chunk({ content: turn.text });
+    chunk({ content: turn.text }, null, { usage: placeholder });
     finish = 'stop';
-  } else if ('tool' in turn && turn.tool === 'bash') {
+  } else if ('tool' in turn && (turn.tool === 'bash' || turn.tool === 'task')) {
     const callId = `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
     ctx.afterTool.set(callId, turn.after ?? 'Done.');
-    const tool = tools.map((t) => obj(t.function)).find((f) => f.name === 'bash') ?? { name: 'bash' };
-    const args = JSON.stringify({ command: turn.command, description: 'Run the scripted command' });
-    chunk({ tool_calls: [{ index: 0, id: callId, type: 'function', function: { name: tool.name, arguments: args } }] });
+    const tool = tools.map((t) => obj(t.function)).find((f) => f.name === turn.tool) ?? { name: turn.tool };
+    const args = JSON.stringify(
+      turn.tool === 'bash' ? { command: turn.command, description: 'Run the scripted command' } : { description: 'A scripted sub-agent task', prompt: turn.prompt, subagent_type: 'general' },
+    );
+    chunk({ tool_calls: [{ index: 0, id: callId, type: 'function', function: { name: tool.name, arguments: args } }] }, null, { usage: placeholder });
     finish = 'tool_calls';
   } else {
-    throw new Error('fake model: opencode is scripted text, bash, a status or a hang');
+    throw new Error('fake model: opencode is scripted text, bash, task, a status or a hang');
   }
   chunk({}, finish);
-  res.write(`data: ${JSON.stringify({ ...base, choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } })}\n\n`);
+  res.write(`data: ${JSON.stringify({ ...base, choices: [], usage })}\n\n`);
   res.write('data: [DONE]\n\n');
   res.end();
   return true;

@@ -98,6 +98,7 @@ export async function openaiRoute(method: string, path: string, rawBody: unknown
     sse(res, 'response.output_item.added', { type: 'response.output_item.added', output_index: 0, item: { ...item, status: 'in_progress', content: [] } });
     sse(res, 'response.output_text.delta', { type: 'response.output_text.delta', item_id: itemId, output_index: 0, content_index: 0, delta: turn.text });
   } else if ('tool' in turn) {
+    if (turn.tool === 'task') throw new Error('fake model: the task tool is scripted for opencode only');
     const callId = id('call');
     ctx.afterTool.set(callId, turn.after ?? 'Done.');
     const question = turn.tool === 'ask' ? { id: 'choice', header: 'Question', question: turn.question, options: turn.options.map((label) => ({ label, description: label })) } : null;

@@ -9,6 +9,9 @@
                                      call in the same message (claude: two transcript lines of one id)
  *   { tool: 'ask', question, options } claude's `AskUserQuestion` tool call (codex is sent
  *                                     `request_user_input`, which it refuses outside plan mode)
+ *   { tool: 'task', prompt }          opencode's `task` tool call: a sub-agent (`general`) is given `prompt`
+ *                                     in a child session of its own (whose turn takes the next reply);
+ *                                     its result sent back, the model answers `after` (opencode only)
  *   { status: 400 | 401 | 429 | 500 | 529 } the provider refuses the request with that HTTP status (400: a
  *                                     request it will never take, which no agent retries)
  *   { hang: true }                    the response starts and never finishes (a turn still running;
@@ -20,6 +23,7 @@ export type Turn =
   | { readonly text: string; readonly delayMs?: number; readonly until?: Promise<unknown> }
   | { readonly tool: 'bash'; readonly command: string; readonly after?: string; readonly delayMs?: number; readonly say?: string }
   | { readonly tool: 'ask'; readonly question: string; readonly options: readonly string[]; readonly after?: string; readonly delayMs?: number }
+  | { readonly tool: 'task'; readonly prompt: string; readonly after?: string; readonly delayMs?: number }
   | { readonly status: 400 | 401 | 429 | 500 | 529; readonly delayMs?: number }
   | { readonly hang: true; readonly delayMs?: number };
 
@@ -41,10 +45,12 @@ export interface SeenRequest {
   readonly status: number;
 }
 
-/** A turn from directives in the user's own text, when the test scripted none: `[fake:bash <cmd>]`, `[fake:ask]`, `[fake:status 400|401|…]`, `[fake:hang]`. */
+/** A turn from directives in the user's own text, when the test scripted none: `[fake:bash <cmd>]`, `[fake:task <prompt>]`, `[fake:ask]`, `[fake:status 400|401|…]`, `[fake:hang]`. */
 export function turnFromText(text: string): Turn {
   const bash = /\[fake:bash ([^\]]+)\]/.exec(text);
   if (bash) return { tool: 'bash', command: bash[1]! };
+  const task = /\[fake:task ([^\]]+)\]/.exec(text);
+  if (task) return { tool: 'task', prompt: task[1]!, after: 'The sub-agent is done.' };
   if (text.includes('[fake:ask]')) return { tool: 'ask', question: 'Which color?', options: ['Red', 'Blue'] };
   const status = /\[fake:status (400|401|429|500|529)\]/.exec(text);
   if (status) return { status: Number(status[1]) as 400 | 401 | 429 | 500 | 529 };

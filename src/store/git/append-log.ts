@@ -3,7 +3,7 @@ import { isoChainReader } from './iso-chain-reader.js';
 import type { BulkChain } from './bulk-append.js';
 import type { LogRecord } from './log-record.js';
 import { Housekeeping } from './housekeeping.js';
-import { commitObject, singleFileTree, writeObject } from './loose-objects.js';
+import { commitObject, objectId, singleFileTree, writeObject, writeObjects, type LooseObject } from './loose-objects.js';
 import { compareAndSwapRef, defaultLockOptions, replaceRefUnderLock, type LockOptions } from './ref-lock.js';
 import { readTipOrDamage, readTipSkippingDamage, readTips, readTipsStamped, type TipsRead } from './refs.js';
 
@@ -77,14 +77,19 @@ export class GitAppendLog {
 
   /** Writes the commits for `records` on top of `parent` and returns the new tip; no ref moves. */
   commit(parent: string | null, records: readonly LogRecord[]): string {
+    // Every object named first, then all written in one batch (their syncs together: see writeObjects).
     let tip = parent;
+    const objects: LooseObject[] = [];
     for (const r of records) {
-      const blob = writeObject(this.gitdir, 'blob', Buffer.from(r.bytes));
-      const tree = writeObject(this.gitdir, 'tree', singleFileTree(PAYLOAD, blob));
+      const blob: LooseObject = { type: 'blob', content: Buffer.from(r.bytes) };
+      const tree: LooseObject = { type: 'tree', content: singleFileTree(PAYLOAD, objectId(blob)) };
       const who = { name: r.author, email: '', at: r.at };
-      tip = writeObject(this.gitdir, 'commit', commitObject(tree, tip, who, r.subject.replace(/\s+/g, ' ').trim()));
+      const commit: LooseObject = { type: 'commit', content: commitObject(objectId(tree), tip, who, r.subject.replace(/\s+/g, ' ').trim()) };
+      objects.push(blob, tree, commit);
+      tip = objectId(commit);
     }
     if (tip === null) throw new Error('commit() needs at least one record');
+    writeObjects(this.gitdir, objects);
     return tip;
   }
 

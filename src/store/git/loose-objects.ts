@@ -5,51 +5,87 @@ import { deflateSync } from 'node:zlib';
 import { syncDir, syncFile } from './durable.js';
 import { namingPath } from '../fs-errors.js';
 
+/** A loose object to write: its type and content. */
+export interface LooseObject {
+  readonly type: 'blob' | 'tree' | 'commit';
+  readonly content: Buffer;
+}
+
+/** The bytes git hashes for an object (`<type> <size>\0<content>`), and its id. */
+function framed(o: LooseObject): { raw: Buffer; oid: string } {
+  const raw = Buffer.concat([Buffer.from(`${o.type} ${o.content.length}\0`, 'latin1'), o.content]);
+  return { raw, oid: createHash('sha1').update(raw).digest('hex') };
+}
+
+/** An object's id, without writing it (a commit of several objects names each before any is written). */
+export const objectId = (o: LooseObject): string => framed(o).oid;
+
 /**
  * Writes git loose objects: `<type> <size>\0<content>`, sha1-named, zlib-deflated. Each goes to a temp
  * file named the way git names its own (`tmp_obj_*`, which `git fsck` ignores and `git gc` prunes),
  * fsynced, renamed into place and its folder fsynced, so a writer killed at any moment, or a power cut,
  * leaves either the whole object or no object.
  *
+ * In a batch (one append's objects: blob, tree and commit per record): every temp file is written, then
+ * each fsynced, then all renamed, then each folder fsynced once: the same guarantee as one object at a
+ * time (each file on the disk before its rename, each rename on the disk before the ref that names it
+ * moves), for less CPU (one hook event with its usage, six objects: 0.79-0.91 of the CPU one at a time,
+ * side by side in six runs on ext4). A fan-out folder is made only when the open says it is missing.
+ *
  * Written here rather than through isomorphic-git's writeBlob/writeTree/writeCommit: those write the
  * final path in place (a kill mid-write leaves a truncated object that later writes of the same content
  * skip), and loading isomorphic-git plus its first deflate costs ~85 ms of the 150 ms budget of
  * `trellis issue reply` (measured with --cpu-prof).
  */
-export function writeObject(gitdir: string, type: 'blob' | 'tree' | 'commit', content: Buffer): string {
-  const raw = Buffer.concat([Buffer.from(`${type} ${content.length}\0`, 'latin1'), content]);
-  const oid = createHash('sha1').update(raw).digest('hex');
-  const dir = join(gitdir, 'objects', oid.slice(0, 2));
-  const path = join(dir, oid.slice(2));
-  if (existsSync(path)) return oid;
-  const tmp = join(dir, `tmp_obj_${randomBytes(6).toString('hex')}`);
-  const bytes = deflateSync(raw);
-  try {
-    // `git prune-packed` (in a background gc) removes fan-out folders it emptied: one can vanish
-    // between our mkdir and our write. Make it again and retry, as git's own object writer does.
-    let madeDir = false;
-    for (let attempt = 0; ; attempt++) {
-      madeDir = mkdirSync(dir, { recursive: true }) !== undefined || madeDir;
-      let fd: number | undefined;
-      try {
-        fd = openSync(tmp, 'wx', 0o444);
-        writeFileSync(fd, bytes);
-        // On the disk before the rename publishes it (see durable.ts): never a zero-length object.
-        syncFile(fd);
-        break;
-      } catch (err) {
-        if (attempt >= 10 || (err as NodeJS.ErrnoException).code !== 'ENOENT') throw namingPath(err, tmp);
-      } finally {
-        if (fd !== undefined) closeSync(fd);
-      }
-    }
-    renameSync(tmp, path);
-    syncDir(dir);
-    if (madeDir) syncDir(join(gitdir, 'objects'));
-  } finally {
-    rmSync(tmp, { force: true });
+export function writeObjects(gitdir: string, objects: readonly LooseObject[]): string[] {
+  const oids: string[] = [];
+  const todo: { raw: Buffer; dir: string; path: string; tmp: string }[] = [];
+  for (const o of objects) {
+    const { raw, oid } = framed(o);
+    oids.push(oid);
+    const dir = join(gitdir, 'objects', oid.slice(0, 2));
+    const path = join(dir, oid.slice(2));
+    if (existsSync(path) || todo.some((t) => t.path === path)) continue;
+    todo.push({ raw, dir, path, tmp: join(dir, `tmp_obj_${randomBytes(6).toString('hex')}`) });
   }
-  return oid;
+  const fds: number[] = [];
+  const madeDirs = new Set<string>();
+  try {
+    for (const t of todo) {
+      // `git prune-packed` (in a background gc) removes fan-out folders it emptied: one can vanish
+      // between our mkdir and our write. Make it again and retry, as git's own object writer does.
+      for (let attempt = 0; ; attempt++) {
+        try {
+          fds.push(openSync(t.tmp, 'wx', 0o444));
+          break;
+        } catch (err) {
+          if (attempt >= 10 || (err as NodeJS.ErrnoException).code !== 'ENOENT') throw namingPath(err, t.tmp);
+          if (mkdirSync(t.dir, { recursive: true }) !== undefined) madeDirs.add(t.dir);
+        }
+      }
+      writeFileSync(fds[fds.length - 1]!, deflateSync(t.raw));
+    }
+    // On the disk before the rename publishes it (see durable.ts): never a zero-length object.
+    for (const fd of fds) syncFile(fd);
+  } catch (err) {
+    for (const t of todo) rmSync(t.tmp, { force: true });
+    throw err;
+  } finally {
+    for (const fd of fds.splice(0)) closeSync(fd);
+  }
+  try {
+    for (const t of todo) renameSync(t.tmp, t.path);
+  } finally {
+    for (const t of todo) rmSync(t.tmp, { force: true });
+  }
+  for (const dir of new Set(todo.map((t) => t.dir))) syncDir(dir);
+  if (madeDirs.size) syncDir(join(gitdir, 'objects'));
+  return oids;
+}
+
+/** One loose object (see writeObjects). */
+export function writeObject(gitdir: string, type: LooseObject['type'], content: Buffer): string {
+  return writeObjects(gitdir, [{ type, content }])[0]!;
 }
 
 /** A tree of one file. */

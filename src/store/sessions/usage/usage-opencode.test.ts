@@ -33,6 +33,15 @@ describe('opencode’s usage, from its messages (the recorded 1.18.33 shape)', (
     expect(later.entries.map((e) => e.key)).toEqual(messages.slice(2).filter((m) => m.role === 'assistant').map((m) => m.id));
   });
 
+  it('maps opencode’s tokens back to the provider’s: input without the cached, output with the reasoning', () => {
+    // What opencode 1.18.33 recorded (GET /session/:id/message) for a Chat Completions answer of
+    // prompt_tokens 6016 (cached_tokens 5014) and completion_tokens 206 (reasoning_tokens 51): its input
+    // leaves out cache reads and writes, its output leaves out the reasoning, which it keeps apart.
+    const user = { id: 'msg_u', role: 'user', time: { created: 1 } };
+    const answer = { id: 'msg_a', role: 'assistant', modelID: 'gpt-fake', cost: 0, time: { created: 2, completed: 3 }, tokens: { total: 6222, input: 1002, output: 155, reasoning: 51, cache: { read: 5014, write: 0 } } };
+    expect(opencodeMessagesUsage([user, answer], 0)!.entries).toEqual([{ key: 'msg_a', model: 'gpt-fake', input: 1002, output: 206, cacheRead: 5014, cacheWrite: 0, at: new Date(3).toISOString(), agentUsd: 0 }]);
+  });
+
   it('stops before an answer still being written (its figures are not final) and reads it once completed', () => {
     const user = { id: 'msg_u1', role: 'user', time: { created: 1 } };
     const writing = { id: 'msg_a1', role: 'assistant', modelID: 'm', cost: 0.5, time: { created: 2 }, tokens: { input: 1, output: 0, reasoning: 0, cache: { read: 0, write: 0 } } };

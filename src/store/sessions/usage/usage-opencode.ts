@@ -25,16 +25,35 @@ export interface OpencodeRead {
   readonly context: UsageContext | null;
 }
 
-/** What opencode's server says is new for the session's conversation since message `from`, or null (none, or no server). */
-export async function opencodeUsage(state: SessionState, env: NodeJS.ProcessEnv): Promise<OpencodeRead | null> {
+const SESSION_ID = /^[A-Za-z0-9_-]{4,120}$/;
+/** How deep sub-agents of sub-agents are followed (opencode's `general` agent may call `task` again). */
+const DEPTH = 3;
+
+/**
+ * What opencode's server says is new for the session's conversation since each record's `from`: its
+ * sub-agents' conversations first (the `task` tool runs each in a child session, `GET /session/:id/children`,
+ * whose messages are not in the parent's), each a record of its own, so each is counted once; then the
+ * conversation's own, last, so its context is the one in use. Empty: nothing new, or no server.
+ */
+export async function opencodeUsage(state: SessionState, env: NodeJS.ProcessEnv): Promise<OpencodeRead[]> {
   const sid = state.agentSessionId;
   const endpoint = readEndpoint(state, env);
-  if (!sid || !endpoint || !/^[A-Za-z0-9_-]{4,120}$/.test(sid)) return null;
-  const file = opencodeRecord(sid);
-  const from = state.usageRead?.[file] ?? 0;
-  const answer = await opencodeCall(endpoint, 'GET', `/session/${sid}/message`);
-  const read = opencodeMessagesUsage((Array.isArray(answer) ? answer : []).map((m) => obj(obj(m).info)), from);
-  return read && { file, ...read };
+  if (!sid || !endpoint || !SESSION_ID.test(sid)) return [];
+  const reads: OpencodeRead[] = [];
+  const read = async (id: string, depth: number): Promise<void> => {
+    if (depth < DEPTH) {
+      const children = await opencodeCall(endpoint, 'GET', `/session/${id}/children`);
+      const ids = (Array.isArray(children) ? children : []).map((c) => obj(c).id).filter((c): c is string => typeof c === 'string' && SESSION_ID.test(c));
+      for (const child of ids) await read(child, depth + 1);
+    }
+    const file = opencodeRecord(id);
+    const answer = await opencodeCall(endpoint, 'GET', `/session/${id}/message`);
+    const found = opencodeMessagesUsage((Array.isArray(answer) ? answer : []).map((m) => obj(obj(m).info)), state.usageRead?.[file] ?? 0);
+    // A sub-agent's prompt is the parent agent's, not a person's turn; its context is not the conversation's.
+    if (found) reads.push({ file, ...found, ...(depth > 0 ? { turns: 0, context: null } : {}) });
+  };
+  await read(sid, 0);
+  return reads;
 }
 
 /**
@@ -59,7 +78,9 @@ export function opencodeMessagesUsage(messages: readonly Record<string, unknown>
       key: m.id,
       model,
       input: num(t.input),
-      // Reasoning is output the model was paid for (Claude Code's output counts its thinking too).
+      // opencode 1.18.33 takes the provider's output apart (its getUsage: `output` = output tokens minus
+      // reasoning, `input` = input tokens minus cache reads and writes): reasoning is output the model was
+      // paid for (Claude Code's output counts its thinking too), so the provider's output is the two summed.
       output: num(t.output) + num(t.reasoning),
       cacheRead: num(cache.read),
       cacheWrite: num(cache.write),

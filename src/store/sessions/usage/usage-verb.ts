@@ -68,8 +68,13 @@ async function recordOf(state: SessionState, payload: unknown, env: NodeJS.Proce
   return null;
 }
 
-/** A reading of the agent's usage record: the command that appends what is new (null: nothing), or why it could not be read. */
-export type UsageReading = { readonly command: BareCommand & { type: 'record-usage' } } | { readonly command: null; readonly problem: string | null };
+type RecordUsage = BareCommand & { type: 'record-usage' };
+/**
+ * A reading of the agent's usage records: the commands that append what is new, one per record (none:
+ * nothing new; opencode's sub-agents each have a record of their own), or why they could not be read.
+ */
+export type UsageReading = { readonly commands: readonly RecordUsage[]; readonly problem: string | null };
+const nothing: UsageReading = { commands: [], problem: null };
 
 /**
  * Reads what is new in the session's usage record for a signal with `payload`: the `record-usage` command
@@ -79,46 +84,49 @@ export type UsageReading = { readonly command: BareCommand & { type: 'record-usa
  */
 export async function readUsage(state: SessionState, payload: unknown, env: NodeJS.ProcessEnv = process.env, event = ''): Promise<UsageReading> {
   try {
-    if (state.harness === 'opencode') return OPENCODE_READS.has(event) ? await readOpencode(state, env) : { command: null, problem: null };
+    if (state.harness === 'opencode') return OPENCODE_READS.has(event) ? await readOpencode(state, env) : nothing;
     const record = await recordOf(state, payload, env);
-    if (!record) return { command: null, problem: null };
+    if (!record) return nothing;
     const from = state.usageRead?.[record.file] ?? 0;
     const read = await newLines(record.file, from).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT') return null;
       throw err;
     });
-    if (!read) return { command: null, problem: null };
+    if (!read) return nothing;
     const found = record.source === 'claude' ? claudeUsage(read.lines) : codexUsage(read.lines, basename(record.file), countedOf(state, record.file), state.usage?.context?.model ?? null);
     // Nothing a person would see (attachments, a tool's output): no commit; these bytes are read again with the next response.
-    if (found.entries.length === 0 && found.turns === 0) return { command: null, problem: null };
+    if (found.entries.length === 0 && found.turns === 0) return nothing;
     const { entries, windows } = await priceEntries(record.source, found.entries);
     const context: UsageContext | null = found.context && found.context.window === null ? { ...found.context, window: windows.get(found.context.model) ?? null } : found.context;
-    return { command: { type: 'record-usage', agent: record.source, file: record.file, from, to: read.to, entries, turns: found.turns, context } };
+    return { commands: [{ type: 'record-usage', agent: record.source, file: record.file, from, to: read.to, entries, turns: found.turns, context }], problem: null };
   } catch (err) {
-    return { command: null, problem: `usage: the agent's usage record could not be read (${(err as Error).message})` };
+    return { commands: [], problem: `usage: the agent's usage record could not be read (${(err as Error).message})` };
   }
 }
 
 /** The opencode events after which its server is asked for the conversation's messages: a turn's end or a wait, not every step. */
 const OPENCODE_READS = new Set(['session.idle', 'session.error', 'permission.asked', 'question.asked']);
 
-/** readUsage for opencode: what its server says, priced by the table, its own cost kept beside. */
+/** readUsage for opencode: what its server says, priced by the table, its own cost kept beside; a command per record with anything new. */
 async function readOpencode(state: SessionState, env: NodeJS.ProcessEnv): Promise<UsageReading> {
   // Loaded for an opencode session only: it reaches opencode's server client (issue 40: the hook loads one agent's code).
   const { opencodeUsage } = await import('./usage-opencode.js');
-  const found = await opencodeUsage(state, env);
-  if (!found || (found.entries.length === 0 && found.turns === 0)) return { command: null, problem: null };
-  const { entries, windows } = await priceEntries('opencode', found.entries);
-  const context = found.context ? { ...found.context, window: windows.get(found.context.model) ?? null } : null;
-  return { command: { type: 'record-usage', agent: 'opencode', file: found.file, from: state.usageRead?.[found.file] ?? 0, to: found.to, entries, turns: found.turns, context } };
+  const commands: RecordUsage[] = [];
+  for (const found of await opencodeUsage(state, env)) {
+    if (found.entries.length === 0 && found.turns === 0) continue;
+    const { entries, windows } = await priceEntries('opencode', found.entries);
+    const context = found.context ? { ...found.context, window: windows.get(found.context.model) ?? null } : null;
+    commands.push({ type: 'record-usage', agent: 'opencode', file: found.file, from: state.usageRead?.[found.file] ?? 0, to: found.to, entries, turns: found.turns, context });
+  }
+  return { commands, problem: null };
 }
 
 /** readUsage, appended on its own (a reader with no transition of its own to append beside it). */
 export async function recordUsage(p: Project, state: SessionState, payload: unknown, env: NodeJS.ProcessEnv = process.env): Promise<string | null> {
   const reading = await readUsage(state, payload, env);
-  if (!reading.command) return reading.problem;
+  if (!reading.commands.length) return reading.problem;
   try {
-    await appendCommand(p, state.id, reading.command, state.id, 'hook');
+    for (const command of reading.commands) await appendCommand(p, state.id, command, state.id, 'hook');
     return null;
   } catch (err) {
     return `usage: the agent's usage could not be recorded (${(err as Error).message})`;

@@ -47,9 +47,8 @@ export async function signalSession(p: Project, rt: SessionRuntime, id: string, 
   // compare-and-swap per hook, so reading usage costs a hook little more than the read. Its `from` keeps it
   // exactly-once when another hook appended the same bytes first. Its figures outlive the agent's cleanup.
   const usage = await readUsage(state, payload, rt.env ?? process.env, event);
-  const usageProblem = usage.command ? null : usage.problem;
-  if (usageProblem) ignored.push(usageProblem);
-  const commands: BareCommand[] = usage.command ? [usage.command, ...mapped.commands] : [...mapped.commands];
+  if (usage.problem) ignored.push(usage.problem);
+  const commands: BareCommand[] = [...usage.commands, ...mapped.commands];
   const full = (command: BareCommand): SessionCommand => ({ ...command, by: id, at: p.now().toISOString(), source: command.type === 'record-usage' ? (opts.source ?? 'hook') : source }) as SessionCommand;
   const written = await p.sessionLog.writeAll(id, commands.map(full), {
     prepare: async (at, command) => {
@@ -68,7 +67,7 @@ export async function signalSession(p: Project, rt: SessionRuntime, id: string, 
   // Its cost, or the project's today, reached a budget (issue 42): the agent is stopped, the session waits for a person.
   let budgets: Budgets | null = null;
   try {
-    budgets = usageProblem === null ? budgetsOf(p) : null;
+    budgets = usage.problem === null ? budgetsOf(p) : null;
   } catch (err) {
     // A bad budget in trellis.json is the person's to repair (every verb names it); the hook still records.
     ignored.push(`budget: ${(err as Error).message}`);
