@@ -295,29 +295,3 @@ describe('the claude adapter, with a stand-in agent speaking Claude Code’s hoo
     await ok(dir, ['session', 'close', id], { env: broken });
   });
 });
-
-describe('the codex adapter', () => {
-  it('launches codex with its notify program, which signals the end of each turn', async () => {
-    const dir = tempRepo();
-    const bin = tempDir();
-    mkdirSync(bin, { recursive: true });
-    // A stand-in codex: like Codex CLI, it runs the configured notify program with the event JSON as its last argument.
-    writeFileSync(
-      join(bin, 'codex'),
-      `#!/bin/sh
-while [ "$1" = "-c" ]; do cfg="$2"; shift 2; done
-[ "$1" = "--" ] && shift
-prog=$(printf '%s' "\${cfg#notify=}" | ${JSON.stringify(process.execPath)} -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>process.stdout.write(JSON.parse(s).map(a=>"\\x27"+a.replace(/\\x27/g,"\\x27\\\\\\x27\\x27")+"\\x27").join(" ")))')
-eval "$prog" "'{\\"type\\":\\"agent-turn-complete\\",\\"thread-id\\":\\"th-1\\",\\"turn-id\\":\\"1\\",\\"input-messages\\":[\\"$1\\"],\\"last-assistant-message\\":\\"done\\"}'"
-exec sleep 600
-`,
-    );
-    chmodSync(join(bin, 'codex'), 0o755);
-    const env: NodeJS.ProcessEnv = { ...testEnv(dir), PATH: `${bin}:${process.env.PATH}` };
-    homes.push(env.TRELLIS_HOME!);
-    const id = (await ok(dir, ['session', 'spawn', 'Do it', '--harness', 'codex'], { env })).trim();
-    await waitFor('the notify turn end', async () => JSON.parse(await ok(dir, ['session', 'show', id, '--json'], { env })).state === 'awaiting');
-    expect(JSON.parse(await ok(dir, ['session', 'show', id, '--json'], { env }))).toMatchObject({ state: 'awaiting', reason: 'turn-end', agentSessionId: 'th-1' });
-    await ok(dir, ['session', 'close', id], { env });
-  });
-});

@@ -33,10 +33,11 @@ async function serve(pkg: string, cwd: string, extraEnv: NodeJS.ProcessEnv = {},
   return s;
 }
 
+const RELOADS = 4;
 const coreJs = (pkg: string) => join(pkg, 'dist/src/http/routes/core.js');
 
 describe('trellis serve: the supervisor', () => {
-  it('keeps serving through 10 reloads from real source edits: no failed request, each switch visible, a slow request finishes on the old child', async () => {
+  it('keeps serving through 4 reloads in a row from real source edits: no failed request, each switch visible, a slow request finishes on the old child', async () => {
     const dir = await demoRepo();
     const pkg = packageCopy();
     const big = join(dir, '..', 'big.bin');
@@ -61,7 +62,9 @@ describe('trellis serve: the supervisor', () => {
     const tally: Tally = { ok: 0, failed: [], children: new Set() };
     const loops = [...Array.from({ length: 6 }, () => loadLoop(s.url, true, tally)), ...Array.from({ length: 3 }, () => loadLoop(s.url, false, tally))];
     const original = readFileSync(coreJs(pkg), 'utf8');
-    for (let r = 1; r <= 10; r++) {
+    // Four reloads, each while the one before it may still be draining (the 20 s drain holds the slow reader's
+    // child): ten took 21 s of a CPU-bound suite and showed nothing four do not.
+    for (let r = 1; r <= RELOADS; r++) {
       const before = tally.ok;
       writeFileSync(coreJs(pkg), `${original}\n// edit ${r}\n`);
       await s.line(new RegExp(`switched to child ${r + 1} `));
@@ -74,8 +77,8 @@ describe('trellis serve: the supervisor', () => {
     await Promise.all(loops.map((l) => l.stop()));
 
     expect(tally.failed).toEqual([]);
-    expect(tally.ok).toBeGreaterThan(500);
-    for (let c = 1; c <= 11; c++) expect(tally.children).toContain(String(c));
+    expect(tally.ok).toBeGreaterThan(50 * RELOADS);
+    for (let c = 1; c <= RELOADS + 1; c++) expect(tally.children).toContain(String(c));
     expect(await slow).toEqual({ child: '1', bytes: 6 << 20, status: 200 });
     expect(s.lines.filter((l) => /drained and exited/.test(l)).length).toBeGreaterThanOrEqual(1);
   });

@@ -21,14 +21,15 @@ export function killTmux(home: string): void {
   tmux(home, 'kill-server');
 }
 
-/** Polls `check` until it returns a truthy value, at most `timeoutMs`; throws with `what` otherwise. */
 /** What a truthy check returned: never false, 0, '', null or undefined. */
 type Truthy<T> = Exclude<T, false | 0 | '' | null | undefined>;
 
+/** Polls `check` until it returns a truthy value, at most `timeoutMs`; throws with `what` otherwise. */
 export async function waitFor<T>(what: string, check: () => T | Promise<T>, timeoutMs = 30_000): Promise<Truthy<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
+    const began = Date.now();
     try {
       const v = await check();
       if (v) return v as Truthy<T>;
@@ -36,7 +37,10 @@ export async function waitFor<T>(what: string, check: () => T | Promise<T>, time
       last = err;
     }
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`);
-    await new Promise((r) => setTimeout(r, 50));
+    // Rest as long as the check took (at least 50 ms, at most 1 s): a check that runs the CLI costs a Node
+    // start-up of CPU, and back to back those polls took a core from the very agent and serve being waited
+    // on (the suite is CPU-bound on 2 cores). A cheap check still polls every 50 ms.
+    await new Promise((r) => setTimeout(r, Math.min(1_000, Math.max(50, Date.now() - began))));
   }
 }
 
