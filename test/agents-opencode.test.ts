@@ -16,8 +16,8 @@ import { opencodeAdapter } from '../src/store/sessions/agents/opencode/opencode.
 
 const bed = agentTestBed();
 const AGENT_WAIT = 90_000;
-/** Each scenario starts opencode twice (10-20 s each on a loaded 2-core machine) and runs several turns. */
-const TEST_MS = 300_000;
+/** The scenario starts opencode three times (10-20 s each on a loaded 2-core machine) and runs a dozen turns. */
+const TEST_MS = 420_000;
 const EVIDENCE = join(process.cwd(), 'test-results', 'agents');
 
 /** An agent project whose sessions can run opencode (on PATH, configured for the fake model, offline). */
@@ -68,7 +68,7 @@ async function until(p: AgentProject, id: string, what: string, check: (s: Await
 }
 
 describe('opencode, its status from its own server', () => {
-  it('turn end, a permission approved and one denied by name through opencode’s API; the server takes only its password', async () => {
+  it('turn end, a permission approved and one denied by name through opencode’s API; the server takes only its password; a second session is its own conversation, resumed it continues it, three failed turns quarantine it', async () => {
     const p = opencodeProject();
     // What the session's launch asks for its log (the adapter's own command line) prints the pinned version.
     const [program, ...versionArgs] = opencodeAdapter.versionArgs!;
@@ -143,46 +143,46 @@ describe('opencode, its status from its own server', () => {
     await ok(p.dir, ['session', 'close', id], { env: p.env });
     // Its opencode gone, the watcher removes the password it opened.
     await waitFor('the closed session’s endpoint file to go', () => readdirSync(join(p.home, 'opencode')).length === 0, 10_000);
-    const second = await spawn(p, 'A second session');
+    // The second session is also the one resumed below: each opencode launch costs 10-20 s of a CPU-bound suite.
+    bed.fake.script({ text: 'I will remember QUINCE' });
+    const second = await spawn(p, 'Remember the word QUINCE');
     await until(p, second, 'the second session’s turn to end', (s) => s.state === 'awaiting' && s.reason === 'turn-end');
     const secondLog = p.log(second);
     expect(secondLog.filter((s) => s.startsWith('identify'))).toHaveLength(1);
     expect((await p.show(second)).agentSessionId).not.toBe(shown.agentSessionId);
     expect(secondLog.findIndex((s) => s.startsWith('run '))).toBeLessThan(secondLog.findIndex((s) => s.startsWith('await turn-end')));
-  }, TEST_MS);
-
-  it('resume continues the same opencode conversation, idle at its input; then three failed turns in a row quarantine it', async () => {
-    const p = opencodeProject();
-    bed.fake.script({ text: 'I will remember QUINCE' });
-    const id = await spawn(p, 'Remember the word QUINCE');
-    await until(p, id, 'the turn to end', (s) => s.reason === 'turn-end');
-    const conversation = (await p.show(id)).agentSessionId;
-    await ok(p.dir, ['session', 'interrupt', id], { env: p.env });
-    await ok(p.dir, ['session', 'resume', id], { env: p.env });
-    await until(p, id, 'the resumed opencode idle at its input', (s) => s.state === 'awaiting' && s.reason === 'turn-end' && s.agentSessionId === conversation);
-    await waitFor('the resumed conversation on screen', () => /I will remember QUINCE/.test(p.screen(id)), 20_000).catch((e: Error) => {
-      throw new Error(`${e.message}; log: ${p.log(id).join(' | ')}; screen: ${p.screen(id)}`);
-    });
-    keepScreen(p, id, 'resumed');
-    // Two launches, two servers: the resumed one has a new port or password.
-    expect(p.log(id).filter((s) => s.startsWith('launch'))).toHaveLength(2);
-    bed.fake.script({ text: 'The word was QUINCE' });
-    const mark = bed.fake.requests.length;
-    await ok(p.dir, ['session', 'prompt', id, '--body', 'What was the word?'], { env: p.env });
-    const next = await waitFor('the next turn at the model', () => bed.fake.requests.slice(mark).find((r) => r.kind === 'turn'), AGENT_WAIT);
-    expect(JSON.stringify(next.body)).toContain('Remember the word QUINCE');
-    await until(p, id, 'the resumed turn to end', (s) => s.state === 'awaiting' && s.reason === 'turn-end' && p.log(s.id).filter((l) => l.startsWith('await turn-end')).length >= 3);
-    expect(p.screen(id)).toContain('The word was QUINCE');
-
-    // Three failed turns in a row, each said with its error; the third quarantines the session.
-    await ok(p.dir, ['session', 'prompt', id, '--body', 'First try [fake:status 400]'], { env: p.env });
-    await until(p, id, 'the first failure', (s) => s.state === 'awaiting' && s.turnFailures === 1);
-    expect((await p.show(id)).detail).toBe('the turn failed: APIError 400: The fake model refuses this request');
-    keepScreen(p, id, 'failed-turn');
-    await ok(p.dir, ['session', 'prompt', id, '--body', 'Second try [fake:status 400]'], { env: p.env });
-    await until(p, id, 'the second failure', (s) => s.state === 'awaiting' && s.turnFailures === 2);
-    await ok(p.dir, ['session', 'prompt', id, '--body', 'Third try [fake:status 400]'], { env: p.env });
-    await until(p, id, 'the quarantine', (s) => s.state === 'quarantined');
-    expect(p.log(id).filter((s) => s.startsWith('turn failed'))).toHaveLength(3);
+    await resumeThenQuarantine(p, second);
   }, TEST_MS);
 });
+
+/** Resume continues the same opencode conversation, idle at its input; then three failed turns in a row quarantine it. */
+async function resumeThenQuarantine(p: AgentProject, id: string): Promise<void> {
+  const conversation = (await p.show(id)).agentSessionId;
+  await ok(p.dir, ['session', 'interrupt', id], { env: p.env });
+  await ok(p.dir, ['session', 'resume', id], { env: p.env });
+  await until(p, id, 'the resumed opencode idle at its input', (s) => s.state === 'awaiting' && s.reason === 'turn-end' && s.agentSessionId === conversation);
+  await waitFor('the resumed conversation on screen', () => /I will remember QUINCE/.test(p.screen(id)), 20_000).catch((e: Error) => {
+    throw new Error(`${e.message}; log: ${p.log(id).join(' | ')}; screen: ${p.screen(id)}`);
+  });
+  keepScreen(p, id, 'resumed');
+  // Two launches, two servers: the resumed one has a new port or password.
+  expect(p.log(id).filter((s) => s.startsWith('launch'))).toHaveLength(2);
+  bed.fake.script({ text: 'The word was QUINCE' });
+  const mark = bed.fake.requests.length;
+  await ok(p.dir, ['session', 'prompt', id, '--body', 'What was the word?'], { env: p.env });
+  const next = await waitFor('the next turn at the model', () => bed.fake.requests.slice(mark).find((r) => r.kind === 'turn'), AGENT_WAIT);
+  expect(JSON.stringify(next.body)).toContain('Remember the word QUINCE');
+  await until(p, id, 'the resumed turn to end', (s) => s.state === 'awaiting' && s.reason === 'turn-end' && p.log(s.id).filter((l) => l.startsWith('await turn-end')).length >= 3);
+  expect(p.screen(id)).toContain('The word was QUINCE');
+
+  // Three failed turns in a row, each said with its error; the third quarantines the session.
+  await ok(p.dir, ['session', 'prompt', id, '--body', 'First try [fake:status 400]'], { env: p.env });
+  await until(p, id, 'the first failure', (s) => s.state === 'awaiting' && s.turnFailures === 1);
+  expect((await p.show(id)).detail).toBe('the turn failed: APIError 400: The fake model refuses this request');
+  keepScreen(p, id, 'failed-turn');
+  await ok(p.dir, ['session', 'prompt', id, '--body', 'Second try [fake:status 400]'], { env: p.env });
+  await until(p, id, 'the second failure', (s) => s.state === 'awaiting' && s.turnFailures === 2);
+  await ok(p.dir, ['session', 'prompt', id, '--body', 'Third try [fake:status 400]'], { env: p.env });
+  await until(p, id, 'the quarantine', (s) => s.state === 'quarantined');
+  expect(p.log(id).filter((s) => s.startsWith('turn failed'))).toHaveLength(3);
+}
