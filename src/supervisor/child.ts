@@ -1,6 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { isTrellisError, TrellisError } from '../events/index.js';
+import { healthAnswers } from './health-probe.js';
 
 export interface ChildHandle {
   readonly id: number;
@@ -45,15 +46,8 @@ export async function bootChild(opts: BootOptions): Promise<ChildHandle> {
   if (port === 0) return fail(`did not listen within ${opts.bootMs} ms`);
   while (Date.now() < deadline) {
     if (proc.exitCode !== null || proc.signalCode !== null) return fail(`${how()} before answering /health`);
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(Math.max(50, deadline - Date.now())) });
-      if (res.ok) {
-        await res.arrayBuffer();
-        return { id: opts.id, pid: proc.pid!, port, process: proc, exited };
-      }
-    } catch {
-      // not up yet; try again until the deadline
-    }
+    // Not up yet: try again until the deadline.
+    if (await healthAnswers(port, Math.max(50, deadline - Date.now()))) return { id: opts.id, pid: proc.pid!, port, process: proc, exited };
     await new Promise((r) => setTimeout(r, 50));
   }
   return fail(`did not answer GET /health within ${opts.bootMs} ms`);
