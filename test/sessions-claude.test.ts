@@ -313,7 +313,8 @@ exec sleep 600
 `,
     );
     chmodSync(join(bin, 'codex'), 0o755);
-    const env: NodeJS.ProcessEnv = { ...testEnv(dir), PATH: `${bin}:${process.env.PATH}` };
+    // The notify path (the stand-in serves no app-server: the watcher would wait out its --version first).
+    const env: NodeJS.ProcessEnv = { ...testEnv(dir), PATH: `${bin}:${process.env.PATH}`, TRELLIS_CODEX_CHANNEL: 'notify' };
     homes.push(env.TRELLIS_HOME!);
     const id = (await ok(dir, ['session', 'spawn', 'Do it', '--harness', 'codex'], { env })).trim();
     await waitFor('the notify turn end', async () => JSON.parse(await ok(dir, ['session', 'show', id, '--json'], { env })).state === 'awaiting');
