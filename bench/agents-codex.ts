@@ -109,6 +109,8 @@ async function version(fake: FakeModel, codexVersion: CodexVersion): Promise<voi
       ...load(),
       note: 'the watcher’s CPU with its waited-for children’s (/proc, 10 ms ticks, summed over the turns, idle taken out) per protocol message it read and per signal it recorded (turn/started, tokenUsage, turn/completed); beside it one `trellis session signal … notify` process per event',
     });
+    // Per protocol message codex sent (each read, most ignored), and per state change recorded (each a log append).
+    cpuRow(`codex@${codexVersion}.protocol-event-cpu (median turn, per protocol message)`, round(stats(perTurn).median_ms / Math.max(1, messages / TURNS)), load().load_avg_1m);
     cpuRow(`codex@${codexVersion}.protocol-event-cpu (median turn, per recorded signal)`, round(stats(perTurn).median_ms / Math.max(1, forwarded / TURNS)), load().load_avg_1m);
     await closeSession(p, rt, s.id, 'bench').catch(() => {});
   } finally {
