@@ -20,6 +20,7 @@ import type { FakeModel } from '../test/fake-model/server.js';
 import { cpuMs } from './agent-hooks.js';
 import { BIN } from './issues.js';
 import { report, round, stats } from './lib.js';
+import { cpuRow, PROTOCOL_EVENT_CPU_TARGET_MS } from './agents-table.js';
 
 const TURNS = Number(process.env.BENCH_CODEX_TURNS ?? 6);
 const LIMIT_MS = 60_000;
@@ -104,10 +105,13 @@ async function version(fake: FakeModel, codexVersion: CodexVersion): Promise<voi
       idle_cpu_ms_per_s: round(idlePerMs * 1000),
       notify_signal_process_cpu_ms: stats(notifyCpu),
       ratio_notify_over_protocol_signal: round(notifyMedian / Math.max(0.01, perSignal)),
-      target_ms: 5,
+      target_ms: PROTOCOL_EVENT_CPU_TARGET_MS,
       ...load(),
       note: 'the watcher’s CPU with its waited-for children’s (/proc, 10 ms ticks, summed over the turns, idle taken out) per protocol message it read and per signal it recorded (turn/started, tokenUsage, turn/completed); beside it one `trellis session signal … notify` process per event',
     });
+    // Per protocol message codex sent (each read, most ignored), and per state change recorded (each a log append).
+    cpuRow(`codex@${codexVersion}.protocol-event-cpu (median turn, per protocol message)`, round(stats(perTurn).median_ms / Math.max(1, messages / TURNS)), load().load_avg_1m);
+    cpuRow(`codex@${codexVersion}.protocol-event-cpu (median turn, per recorded signal)`, round(stats(perTurn).median_ms / Math.max(1, forwarded / TURNS)), load().load_avg_1m);
     await closeSession(p, rt, s.id, 'bench').catch(() => {});
   } finally {
     await rt.tmux.killServer();

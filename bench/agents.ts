@@ -1,7 +1,7 @@
 /**
  * The real agents (Claude Code and Codex, as pinned in devDependencies) against the local fake model:
  * spawn → the agent's own first signal with the real claude; and, for each scripted scenario, the time
- * from the pane showing the change to the session reaching the right state (target p95 ≤ 2 s). The
+ * from the pane showing the change to the session reaching the right state (target p95 ≤ 500 ms, issue 41; the table at the end). The
  * screen and the state are polled side by side every 25 ms in this process; the load average is beside
  * every figure. `BENCH_AGENT_RUNS` sets the runs per figure (default 6). Claude's figures are taken for
  * each version the adapter is checked against (CLAUDE_VERSIONS: 2.1.197 and 2.1.332; codex's CODEX_VERSIONS; gemini 0.61.0), with the serve's pane reader running
@@ -27,6 +27,7 @@ import { agentHome, CLAUDE_VERSIONS, CODEX_VERSIONS, stopAgentDaemons, writeGemi
 import type { Turn } from '../test/fake-model/replies.js';
 import { startFakeModel, type FakeModel } from '../test/fake-model/server.js';
 import { report, round, stats } from './lib.js';
+import { printTable, WAIT_P95_TARGET_MS, waitRow } from './agents-table.js';
 
 const RUNS = Number(process.env.BENCH_AGENT_RUNS ?? 6);
 const LIMIT_MS = 20_000;
@@ -77,13 +78,19 @@ const SCENARIOS: readonly Scenario[] = [
   ...CLAUDE_VERSIONS.flatMap(claudeScenarios),
   ...NO_SERVE,
   ...CODEX_VERSIONS.flatMap((v): Scenario[] => [
+    // First runs: over the app-server the watcher hands them to the pane (Codex's own screen, read from it).
     { name: `codex@${v}.folder-access`, harness: 'codex', setup: { trustProject: false, codexVersion: v }, screen: /Trust this folder\?/, expect: 'awaiting{setup}' },
+    { name: `codex@${v}.login`, harness: 'codex', setup: { codexLogin: false, codexProvider: 'openai', codexVersion: v }, screen: /Sign in with ChatGPT/, expect: 'awaiting{setup}' },
+    // Over the app-server (the default, confined): each from the protocol, the TUI drawing the same.
     { name: `codex@${v}.turn-end`, harness: 'codex', setup: { codexVersion: v }, turn: { text: 'Scripted answer BENCH' }, screen: /Scripted answer BENCH/, expect: 'awaiting{turn-end}' },
+    { name: `codex@${v}.permission`, harness: 'codex', setup: { codexVersion: v }, turn: { tool: 'bash', command: 'touch bench-file' }, screen: /Would you like to run the following command\?/, expect: 'awaiting{permission}' },
+    { name: `codex@${v}.http-401`, harness: 'codex', setup: { codexVersion: v }, turn: { status: 401 }, screen: /401/, expect: 'awaiting{auth}' },
   ]),
   // Gemini CLI: its trust dialog read from the pane; its AfterAgent and Notification{ToolPermission} hooks.
   { name: 'gemini.trust-dialog', harness: 'gemini', setup: { trustProject: false }, screen: /Do you trust the files in this folder\?/, expect: 'awaiting{setup}' },
   { name: 'gemini.turn-end', harness: 'gemini', setup: {}, turn: { text: 'Scripted answer BENCH' }, screen: /Scripted answer BENCH/, expect: 'awaiting{turn-end}' },
   { name: 'gemini.permission', harness: 'gemini', setup: {}, turn: { tool: 'bash', command: 'touch bench-file' }, screen: /Allow execution of/, expect: 'awaiting{permission}' },
+  { name: 'gemini.http-401', harness: 'gemini', setup: {}, turn: { status: 401 }, screen: /401|nauthori[sz]ed|API key/i, expect: 'awaiting{auth}' },
 ];
 
 /** The serve's pane reader (pane-watch.ts reading with screen-watch.ts), run in this process while a scenario runs. */
@@ -189,25 +196,40 @@ async function scenario(fake: FakeModel, sc: Scenario): Promise<void> {
   const w = world(fake, sc.setup);
   const samples: number[] = [];
   const seen = new Map<string, number>();
+  // The screen line that counted as the change, in the last run (which line of the agent's screen was timed).
+  let screenLine = '';
+  let missedScreen = '';
   const stopReader = (sc.readers ?? 'serve') === 'serve' ? paneReader(w.p, w.rt) : () => {};
   try {
     for (let i = 0; i < RUNS; i++) {
       fake.clearScript();
       if (sc.turn) fake.script(sc.turn);
-      const s = await spawnSession(w.p, w.rt, { task: `bench ${sc.name} ${i}`, harness: sc.harness, by: 'bench' });
+      const task = `bench ${sc.name} ${i}`;
+      const s = await spawnSession(w.p, w.rt, { task, harness: sc.harness, by: 'bench' });
       // Hooks alone wait for the notification 6–7 s after the dialog, itself drawn after claude's start-up.
       const until = performance.now() + (sc.readers === 'hooks' ? 2 * LIMIT_MS : LIMIT_MS);
       if (sc.readers === 'hooks') await killWatcher(w.p, s.id, until);
       const target = { socket: w.rt.tmux.socket, session: s.id, pane: s.tmux!.pane };
       let state = '';
+      let matched = '';
       const [screenAt, stateAt] = await Promise.all([
-        poll(async () => (sc.screen.test((await capturePane(target)).text) ? performance.now() : null), until),
+        poll(async () => {
+          const text = (await capturePane(target)).text;
+          // The task's own echo (its name says `http-401`) is not the change.
+          const line = text.split('\n').find((l) => sc.screen.test(l) && !l.includes(task));
+          if (line === undefined) return null;
+          matched = line.trim();
+          return performance.now();
+        }, until),
         poll(async () => {
           state = label(await w.p.sessionLog.get(s.id));
           return state === sc.expect ? performance.now() : null;
         }, until),
       ]);
       seen.set(state, (seen.get(state) ?? 0) + 1);
+      screenLine = matched;
+      // A run that never reached its state: what the agent's screen said instead (why it missed).
+      if (stateAt === null) missedScreen = (await capturePane(target).catch(() => ({ text: '' }))).text.split('\n').map((l) => l.trim()).filter(Boolean).slice(-4).join(' | ').slice(0, 300);
       // The state can land before the screen shows (a hook fires as the agent draws): that counts as 0.
       if (screenAt !== null && stateAt !== null) samples.push(Math.max(0, stateAt - screenAt));
       await closeSession(w.p, w.rt, s.id, 'bench').catch(() => {});
@@ -219,11 +241,14 @@ async function scenario(fake: FakeModel, sc: Scenario): Promise<void> {
       reached_right_state: reached,
       expect: sc.expect,
       states_seen_last: Object.fromEntries(seen),
-      target_p95_ms: 2000,
+      screen_line_last: screenLine.slice(0, 120),
+      ...(missedScreen ? { screen_when_missed: missedScreen } : {}),
+      target_p95_ms: WAIT_P95_TARGET_MS,
       ...load(),
       readers: sc.readers ?? 'serve',
       note: 'pane shows the change → the session log holds the right state',
     });
+    waitRow(sc.name, sc.expect, reached ? stats(samples).p95_ms : null, reached, RUNS, load().load_avg_1m);
   } finally {
     stopReader();
     await w.cleanup();
@@ -242,4 +267,5 @@ export async function agentsBench(): Promise<void> {
     await fake.close();
   }
   await (await import('./agent-hooks.js')).hookCpuBench();
+  printTable();
 }

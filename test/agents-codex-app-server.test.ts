@@ -8,8 +8,8 @@ import { waitFor } from './helpers/sessions.js';
 /*
  * Codex over its own app-server (issue 41): each session runs `codex app-server` on a unix socket in its
  * folder, the stock TUI attached to it in the pane, Trellis a second client. The real Codex (both
- * versions) against the fake OpenAI API, unconfined, and confined with TRELLIS_CODEX_CHANNEL=protocol
- * (the server in the sandbox, bridged by the relay to the watcher outside).
+ * versions) against the fake OpenAI API, unconfined, and confined (the default both ways; the server in the
+ * sandbox, bridged by the relay to the watcher outside).
  */
 
 const bed = agentTestBed();
@@ -132,10 +132,11 @@ describe.each(CODEX_VERSIONS)('codex %s over its app-server', (codexVersion) => 
   });
 });
 
-describe.each(CODEX_VERSIONS)('codex %s confined over its app-server (TRELLIS_CODEX_CHANNEL=protocol)', (codexVersion) => {
+describe.each(CODEX_VERSIONS)('codex %s confined over its app-server (by default)', (codexVersion) => {
   it('the server runs in the sandbox, its bridge reaches the watcher outside: the turn and an approval by name come from the protocol', async () => {
     const p = bed.project({ codexVersion });
-    const env: NodeJS.ProcessEnv = { ...p.env, TRELLIS_CODEX_CHANNEL: 'protocol' };
+    const env: NodeJS.ProcessEnv = { ...p.env };
+    delete env.TRELLIS_CODEX_CHANNEL;
     const id = (JSON.parse(await ok(p.dir, ['session', 'spawn', 'Touch [fake:bash touch confined-file]', '--harness', 'codex', '--json'], { env })) as { id: string }).id;
     const until = (what: string, check: (s: Awaited<ReturnType<AgentProject['show']>>) => boolean) =>
       waitFor(what, async () => {

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { agentTestBed, CODEX_VERSIONS, type SessionShow } from './helpers/agents.js';
 import { ok, ROOT, trellis } from './helpers/repo.js';
 import { startServe } from './helpers/serve.js';
+import { protocolDir } from '../src/store/sessions/agents/codex/codex-app-server.js';
 import { waitFor } from './helpers/sessions.js';
 
 /*
@@ -19,6 +20,8 @@ const project = (setup: Parameters<typeof bed.project>[0] = {}) => bed.project(s
 const AGENT_WAIT = 45_000;
 /** The newest entry of a session's prompt timeline. */
 const lastPrompt = (s: SessionShow) => (s.timeline as readonly { body: string; held?: string }[]).at(-1);
+/** What a Codex session's app-server watcher said (its refusal among it). */
+const watchLog = (env: NodeJS.ProcessEnv, id: string) => readFileSync(join(protocolDir(id, env), 'watch.log'), 'utf8');
 
 describe('a session is starting until the agent’s own first signal', () => {
   it('claude set up and trusting the main checkout: starting, then running on its SessionStart, then the turn ends; no warnings', async () => {
@@ -96,6 +99,8 @@ describe('first-run dialogs read from the pane are awaiting{setup}, never runnin
     await waitFor('awaiting{setup}', async () => (await p.show(id)).state === 'awaiting', AGENT_WAIT);
     expect(await p.show(id)).toMatchObject({ reason: 'setup', source: 'pane', detail: expect.stringContaining('folder access') });
     expect(p.log(id)).not.toContain('run (supervisor)');
+    // Confined, by default over its app-server: the watcher read what the first run asks and handed the launch to the pane.
+    expect(watchLog(p.env, id)).toContain(`the notify path instead: Codex's first run asks folder access: Codex has not been told whether to trust ${p.dir}`);
   });
 });
 
@@ -106,6 +111,7 @@ describe('codex’s own login', () => {
     expect(warnings).toEqual([expect.stringContaining("Codex is not logged in ('codex login status' says so)")]);
     await waitFor('awaiting{setup}', async () => (await p.show(id)).state === 'awaiting', AGENT_WAIT);
     expect(await p.show(id)).toMatchObject({ reason: 'setup', source: 'pane', detail: expect.stringContaining('Sign in with ChatGPT') });
+    expect(watchLog(p.env, id)).toContain(`the notify path instead: Codex's first run asks login: Codex is not logged in`);
   });
 });
 

@@ -130,8 +130,11 @@ describe.each(HARNESSES)('a confined %s %s session, driven by the fake model', (
       const check = await trellis(p.dir, ['session', 'check', id], { env: p.env });
       expect([check.code, check.stdout]).toEqual([1, expect.stringContaining('changed        cart/total')]);
       // Its hooks still reach Trellis from inside (through its relay, not the serve): the turn ended by a hook (opencode's: its server read from outside, through the relay).
+      // Codex's states come over its app-server, by default confined too (issue 41): the sandbox's server, bridged to the watcher outside.
       await waitFor('the turn to end', async () => (await p.show(id)).reason === 'turn-end', waitMs(harness));
-      await waitFor('a signal from its hooks on its log', () => p.log(id).some((l) => l.endsWith(' (hook)')), waitMs(harness));
+      const channel = harness === 'codex' ? 'protocol' : 'hook';
+      await waitFor(`a signal from its ${channel} on its log`, () => p.log(id).some((l) => l.endsWith(` (${channel})`)), waitMs(harness));
+      if (harness === 'codex') expect(await p.show(id)).toMatchObject({ channel: 'protocol', source: 'protocol' });
 
       // What it may do: commit on its own branch, run its tests, install a package into its worktree.
       writeFileSync(join(view.worktree, 'package.json'), JSON.stringify({ name: 'w', version: '1.0.0', private: true, scripts: { test: 'node -e "process.exit(require(\'fs\').existsSync(\'cart.txt\') ? 0 : 1)"' } }));

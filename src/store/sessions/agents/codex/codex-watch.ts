@@ -8,6 +8,8 @@ import { AppServerClient, confinedFiles, makeProtocolDir, protocolFiles, serveCo
 import { APPROVAL_REQUESTS, appServerSupported, decisionNames, decisionValue } from './codex-protocol.js';
 import type { SessionRuntime } from '../../log/session-runtime.js';
 import { appendCommand } from '../../log/session-append.js';
+import { mainRoot } from '../../worktrees/worktree.js';
+import { askFirstRun } from './codex-first-run.js';
 
 /** Statuses in which the session's codex should be alive and watched. */
 const WATCHED = new Set(['starting', 'running', 'awaiting', 'review', 'merging']);
@@ -137,6 +139,12 @@ export async function watchCodex(p: SessionsProject, rt: SessionRuntime, id: str
     try {
       await client.request('initialize', { clientInfo: { name: 'trellis', title: 'Trellis', version: '0.1.0' } });
       client.notify('initialized');
+      // What Codex's first run asks (a login, folder access) only its own TUI asks: the pane's notify path shows it.
+      const asks = await askFirstRun(client, start.worktree, mainRoot(p));
+      if (asks) {
+        client.close();
+        return refuse(`Codex's first run asks ${asks}, which only its own terminal asks`);
+      }
       // No sandbox or approval policy is passed: codex's own (the person's config), and nothing written to it.
       const started = opts.resume && start.agentSessionId ? await client.request('thread/resume', { threadId: start.agentSessionId }) : await client.request('thread/start', { cwd: start.worktree });
       thread = String((started as { thread?: { id?: unknown } }).thread?.id ?? '');

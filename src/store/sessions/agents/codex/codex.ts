@@ -32,15 +32,12 @@ function notifyCommand(ctx: LaunchContext): string {
 
 /**
  * The one place that decides which way a launch's states come from: Codex's app-server (`protocol`,
- * falling back to notify when the watcher refuses it), or its `notify` program. TRELLIS_CODEX_CHANNEL
- * (`notify` or `protocol`) chooses; unset, an unconfined session takes the protocol and a confined one
- * notify: over its app-server Codex asks no folder access and a missing login did not come to a wait
- * (agents-start's first-run rows), which the confined default still reads from the pane.
+ * confined or not; the watcher falls back to notify for an older Codex, a server that refuses, or a first
+ * run that asks a login or folder access, which only Codex's own TUI asks), or its `notify` program.
+ * TRELLIS_CODEX_CHANNEL=notify (in the environment Trellis runs in) chooses notify for every launch.
  */
-export function codexChannel(confined: boolean): 'protocol' | 'notify' {
-  const chosen = process.env.TRELLIS_CODEX_CHANNEL;
-  if (chosen === 'notify' || chosen === 'protocol') return chosen;
-  return confined ? 'notify' : 'protocol';
+export function codexChannel(): 'protocol' | 'notify' {
+  return process.env.TRELLIS_CODEX_CHANNEL === 'notify' ? 'notify' : 'protocol';
 }
 
 /** The watcher started in the background (`relay`: the confined session's relay folder, where it meets the sandbox). */
@@ -89,8 +86,7 @@ function confinedAppServerCommand(ctx: LaunchContext): string {
 }
 
 /**
- * `codex` (Codex CLI). Over its own app-server as `codexChannel` decides (unconfined by default; confined
- * with TRELLIS_CODEX_CHANNEL=protocol): status, approvals by decision name, failures and usage from the protocol (source
+ * `codex` (Codex CLI). Over its own app-server as `codexChannel` decides (by default, confined or not): status, approvals by decision name, failures and usage from the protocol (source
  * `protocol`, codex-protocol.ts), the person's TUI attached to the same server in the pane. An older
  * Codex, or a server that refuses, takes the notify path: launched with the task, resumed with
  * `codex resume <id>`, whose only turn signal is the `notify` program: `agent-turn-complete` of the session's own conversation → awaiting{turn-end} (its
@@ -110,11 +106,11 @@ export const codexAdapter: HarnessAdapter = {
   preflight: codexPreflight,
   firstRunScreens: CODEX_FIRST_RUN,
   command(ctx: LaunchContext) {
-    if (codexChannel(!!ctx.confined) === 'notify') return notifyCommand(ctx);
+    if (codexChannel() === 'notify') return notifyCommand(ctx);
     return ctx.confined ? confinedAppServerCommand(ctx) : appServerCommand(ctx);
   },
   // Confined, the protocol's watcher runs outside the sandbox (it records for Trellis), before it.
-  outside: (ctx: LaunchContext, relay: string) => (codexChannel(true) === 'protocol' ? startWatcher(ctx, relay) : null),
+  outside: (ctx: LaunchContext, relay: string) => (codexChannel() === 'protocol' ? startWatcher(ctx, relay) : null),
   install: async () => {},
   signal(event: string, payload: unknown, state: SessionState): readonly SignalCommand[] {
     if (event !== 'notify') return codexProtocolSignal(event, payload, state);
