@@ -143,6 +143,12 @@ describe('what a verb loads at start-up', () => {
     expect(forbiddenReach(DIST, entry, (target) => rules.some((r) => r.test(target)))).toBeNull();
   });
 
+  it('a serve child and the gateway start without arktype: request bodies compile their schema on first use (http/body.ts)', () => {
+    const ark = (t: string) => /^arktype$|^@ark\//.test(t);
+    expect(forbiddenReach(DIST, 'http/child-main.js', ark)).toBeNull();
+    expect(forbiddenReach(DIST, 'gateway/hub-server.js', ark)).toBeNull();
+  });
+
   it('the bundled hook entry (dist/cli/hook.js, what the executable runs) loads neither run.js nor the parser nor a verb family\'s chunk', () => {
     const bundle = resolve(import.meta.dirname, '../dist/cli');
     const rules = (t: string) => t === 'cac' || t === 'run.js' || /^chunks\/(issue|session|project)-path-/.test(t) || NEVER.some((r) => r.test(t));

@@ -1,8 +1,7 @@
 import type { HttpBindings } from '@hono/node-server';
-import { type } from 'arktype';
 import { Hono } from 'hono';
 import { TrellisError } from '../events/index.js';
-import { readJson } from '../http/body.js';
+import { bodySchema, readJson } from '../http/body.js';
 import { scopeCovers } from '../http/route-table.js';
 import { doorAuthorOf, NOBODY_KNOWN } from './door-author.js';
 import { ANSWER_ROW, heldScope, judgeAtDoor } from './door-scope.js';
@@ -12,7 +11,7 @@ import type { Notifier } from './notify-hub.js';
 
 type Env = { Bindings: HttpBindings };
 
-const optionBody = type({ '+': 'reject', option: '0 < string <= 500' });
+const optionBody = bodySchema((type) => type({ '+': 'reject', option: '0 < string <= 500' }));
 
 /**
  * Answering a told wait from its notification (issue 43), exactly once (gateway/wait-answers.ts):

@@ -1,7 +1,6 @@
 import type { HttpBindings } from '@hono/node-server';
-import { type } from 'arktype';
 import { Hono } from 'hono';
-import { readJson } from '../http/body.js';
+import { bodySchema, readJson } from '../http/body.js';
 import { readRawConfig } from '../store/host/config-seam.js';
 import { readHubIcon, setHubIcon, setProjectIcon, writeProjectConfig } from '../store/host/config-writes.js';
 import { harnessNames } from '../store/sessions/agents/index.js';
@@ -10,9 +9,9 @@ import type { GatewayState } from './gateway-state.js';
 import { etagOf, projectOf, revisionOf } from './route-params.js';
 
 /** trellis.json holds one JSON object at its top level. */
-const configBody = type('object').narrow((v, ctx) => !Array.isArray(v) || ctx.mustBe('a JSON object (trellis.json holds one at the top level), not an array'));
+const configBody = bodySchema((type) => type('object').narrow((v, ctx) => !Array.isArray(v) || ctx.mustBe('a JSON object (trellis.json holds one at the top level), not an array')));
 /** An icon is a short string (an emoji, a name), or null to clear it. */
-const iconBody = type({ '+': 'reject', icon: '0 < string <= 2048 | null' });
+const iconBody = bodySchema((type) => type({ '+': 'reject', icon: '0 < string <= 2048 | null' }));
 
 const CONFIG_ETAG = 'the config you read';
 

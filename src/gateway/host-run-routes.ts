@@ -1,11 +1,10 @@
 import type { HttpBindings } from '@hono/node-server';
-import { type } from 'arktype';
 import { Hono, type Context } from 'hono';
 import { basename } from 'node:path';
 import { isTrellisError } from '../events/index.js';
 import { lastServed } from '../store/host/last-served.js';
 import type { KnownProject } from '../store/host/project-list.js';
-import { readJson } from '../http/body.js';
+import { bodySchema, readJson } from '../http/body.js';
 import { runDoctor, runInit, serveProject } from '../store/host/host-runs.js';
 import { isRemoteId } from '../store/host/remote-projects.js';
 import type { GatewayState } from './gateway-state.js';
@@ -23,7 +22,7 @@ function servedOrKnown(c: Context, state: GatewayState): KnownProject {
   }
 }
 
-const initBody = type({ '+': 'reject', 'harness?': 'string' });
+const initBody = bodySchema((type) => type({ '+': 'reject', 'harness?': 'string' }));
 
 /** Host operations on one project: the real `trellis init` and `doctor` (exit code and transcript), and a detached `serve`. */
 export function hostRunRoutes(state: GatewayState): Hono<{ Bindings: HttpBindings }> {

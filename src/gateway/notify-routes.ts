@@ -1,7 +1,6 @@
 import type { HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
-import { type } from 'arktype';
-import { readJson } from '../http/body.js';
+import { bodySchema, readJson } from '../http/body.js';
 import { readQuietSettings, writeQuietSettings } from '../store/host/notify-writes.js';
 import { etagOf, revisionOf } from './route-params.js';
 import type { GatewayState } from './gateway-state.js';
@@ -10,7 +9,7 @@ import { adminStream } from './admin-stream.js';
 type Env = { Bindings: HttpBindings };
 
 /** The page's quiet settings: muted project ids, and quiet hours `HH:MM`–`HH:MM` or null for none. */
-const quietBody = type({ '+': 'reject', mute: 'string[] <= 1000', quietHours: type({ '+': 'reject', from: 'string', to: 'string' }).or('null') });
+const quietBody = bodySchema((type) => type({ '+': 'reject', mute: 'string[] <= 1000', quietHours: type({ '+': 'reject', from: 'string', to: 'string' }).or('null') }));
 
 /**
  * `GET /hub/notify/stream`: the notifier's events as server-sent events (`event: notify`), for a page that

@@ -1,20 +1,19 @@
 import type { HttpBindings } from '@hono/node-server';
-import { type } from 'arktype';
 import { Hono, type Context } from 'hono';
 import { TrellisError } from '../events/index.js';
-import { readJson } from '../http/body.js';
+import { bodySchema, readJson } from '../http/body.js';
 import type { GatewayState } from './gateway-state.js';
 import { callerOf } from './hub-context.js';
 
 type Env = { Bindings: HttpBindings };
 
 /** A PushSubscription's JSON: an https endpoint and its two keys (base64url). */
-const subscriptionBody = type({
+const subscriptionBody = bodySchema((type) => type({
   endpoint: '0 < string <= 2048',
   'expirationTime?': 'number | null',
   keys: { p256dh: '/^[A-Za-z0-9_-]{80,100}={0,2}$/', auth: '/^[A-Za-z0-9_-]{16,32}={0,2}$/' },
-});
-const endpointBody = type({ '+': 'reject', endpoint: '0 < string <= 2048' });
+}));
+const endpointBody = bodySchema((type) => type({ '+': 'reject', endpoint: '0 < string <= 2048' }));
 
 /**
  * Web Push (issue 32), admin scope (`/hub/*`): the hub's VAPID public key for `pushManager.subscribe`,

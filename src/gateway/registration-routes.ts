@@ -1,14 +1,13 @@
 import type { HttpBindings } from '@hono/node-server';
-import { type } from 'arktype';
 import { Hono } from 'hono';
 import { homedir } from 'node:os';
-import { readJson } from '../http/body.js';
+import { bodySchema, readJson } from '../http/body.js';
 import { forgetProject } from '../store/host/forget-project.js';
 import { browse } from '../store/host/fs-browse.js';
 import { registerProject } from '../store/host/register-project.js';
 import type { GatewayState } from './gateway-state.js';
 
-const registerBody = type({ '+': 'reject', path: 'string', 'gitInit?': 'boolean', 'init?': { '+': 'reject', 'harness?': 'string' } });
+const registerBody = bodySchema((type) => type({ '+': 'reject', path: 'string', 'gitInit?': 'boolean', 'init?': { '+': 'reject', 'harness?': 'string' } }));
 
 /** Registering and forgetting projects, and the directory browser the register form walks. */
 export function registrationRoutes(state: GatewayState): Hono<{ Bindings: HttpBindings }> {

@@ -1,11 +1,10 @@
 import type { HttpBindings } from '@hono/node-server';
-import { type } from 'arktype';
 import { Hono } from 'hono';
-import { readJson } from '../http/body.js';
+import { bodySchema, readJson } from '../http/body.js';
 import { addHost, readHosts, removeHost } from '../store/host/hosts.js';
 import type { GatewayState } from './gateway-state.js';
 
-const hostBody = type({ '+': 'reject', name: 'string', destination: 'string', 'trellis?': 'string', 'sshConfig?': 'string' });
+const hostBody = bodySchema((type) => type({ '+': 'reject', name: 'string', destination: 'string', 'trellis?': 'string', 'sshConfig?': 'string' }));
 
 /** The registered hosts (issue 31): the same store verbs as `trellis hosts add|ls|rm`; admin scope (under /hub). */
 export function hostRoutes(state: GatewayState): Hono<{ Bindings: HttpBindings }> {

@@ -1,16 +1,15 @@
-import { type } from 'arktype';
 import { Hono, type Context } from 'hono';
 import { TrellisError } from '../../events/index.js';
 import { replyToRemark, showRemark } from '../../store/eval/remarks.js';
 import { evalDetail, recordReading, runScenarios, scoreboard, type EvalSources } from '../../store/eval/verbs.js';
-import { readJson } from '../body.js';
+import { bodySchema, readJson } from '../body.js';
 import type { AppContext } from '../context.js';
 import { route } from '../route-table.js';
 import { requestAuthor } from '../author.js';
 
 // Undeclared keys are refused, so a misspelt field is an error rather than silently ignored. The outcome
 // is checked by the verb, so an outcome outside pass|fail|error gets the same message as on the CLI.
-const readingBody = type({
+const readingBody = bodySchema((type) => type({
   '+': 'reject',
   outcome: 'string',
   'score?': 'number',
@@ -18,11 +17,11 @@ const readingBody = type({
   'evidence?': 'string',
   'durationMs?': 'number >= 0',
   'by?': 'string',
-});
+}));
 
-const runBody = type({ '+': 'reject', 'scope?': 'string', 'by?': 'string' });
+const runBody = bodySchema((type) => type({ '+': 'reject', 'scope?': 'string', 'by?': 'string' }));
 
-const replyBody = type({ '+': 'reject', body: 'string', 'evidence?': 'string[]', 'by?': 'string' });
+const replyBody = bodySchema((type) => type({ '+': 'reject', body: 'string', 'evidence?': 'string[]', 'by?': 'string' }));
 
 
 /**

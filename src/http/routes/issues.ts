@@ -1,24 +1,23 @@
-import { type } from 'arktype';
 import { Hono } from 'hono';
 import { TrellisError } from '../../events/index.js';
 import { closeIssueVerb } from '../../store/sessions/checks/close-fixed-issue.js';
 import { actOnReply, checkReply, editIssue, reopenIssue, openIssue, promoteIssue, remarkOnIssue, replyToIssue, showIssue, writableStores } from '../../store/issues/verbs.js';
 import { mergedIssues } from '../../store/issues/merged-list.js';
 import { issueTimeline } from '../../store/issues/timeline.js';
-import { readJson } from '../body.js';
+import { bodySchema, readJson } from '../body.js';
 import type { AppContext } from '../context.js';
 import { route } from '../route-table.js';
 import { requestAuthor } from '../author.js';
 
 // Undeclared keys are refused, so a misspelt field is an error rather than silently ignored.
-const openBody = type({ '+': 'reject', concern: 'string', 'body?': 'string', 'nodes?': 'string[]', 'store?': 'string', 'by?': 'string', 'scenario?': 'string', 'reading?': 'string', 'checks?': 'string[]' });
-const replyBody = type({ '+': 'reject', body: 'string', 'evidence?': 'string[]', 'by?': 'string' });
-const replyCheckBody = type({ '+': 'reject', body: 'string', 'by?': 'string' });
-const remarkBody = type({ '+': 'reject', body: 'string', reading: 'string', 'evidence?': 'string[]', 'by?': 'string' });
-const byBody = type({ '+': 'reject', 'by?': 'string' });
-const closeBody = type({ '+': 'reject', 'by?': 'string', 'session?': 'string' });
-const editBody = type({ '+': 'reject', 'concern?': 'string', 'body?': 'string', 'by?': 'string' });
-const promoteBody = type({ '+': 'reject', 'by?': 'string', 'store?': 'string' });
+const openBody = bodySchema((type) => type({ '+': 'reject', concern: 'string', 'body?': 'string', 'nodes?': 'string[]', 'store?': 'string', 'by?': 'string', 'scenario?': 'string', 'reading?': 'string', 'checks?': 'string[]' }));
+const replyBody = bodySchema((type) => type({ '+': 'reject', body: 'string', 'evidence?': 'string[]', 'by?': 'string' }));
+const replyCheckBody = bodySchema((type) => type({ '+': 'reject', body: 'string', 'by?': 'string' }));
+const remarkBody = bodySchema((type) => type({ '+': 'reject', body: 'string', reading: 'string', 'evidence?': 'string[]', 'by?': 'string' }));
+const byBody = bodySchema((type) => type({ '+': 'reject', 'by?': 'string' }));
+const closeBody = bodySchema((type) => type({ '+': 'reject', 'by?': 'string', 'session?': 'string' }));
+const editBody = bodySchema((type) => type({ '+': 'reject', 'concern?': 'string', 'body?': 'string', 'by?': 'string' }));
+const promoteBody = bodySchema((type) => type({ '+': 'reject', 'by?': 'string', 'store?': 'string' }));
 
 const bodies = new WeakMap<object, { stores: string; body: string }>();
 

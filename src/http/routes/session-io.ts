@@ -1,18 +1,17 @@
-import { type } from 'arktype';
 import { Hono } from 'hono';
 import type { WebSocket } from 'ws';
 import { TrellisError } from '../../events/index.js';
 import { PaneHub, type Viewer } from '../../store/sessions/tmux/pane-stream.js';
 import type { PaneTarget, PaneTargets } from '../../store/sessions/tmux/pane-target.js';
 import { captureSession, sendRawKeys } from '../../store/sessions/tmux/session-io-verbs.js';
-import { readJson } from '../body.js';
+import { bodySchema, compiledNow, compileSchema, readJson } from '../body.js';
 import type { AppSockets } from '../websocket.js';
 import { route } from '../route-table.js';
 import { binaryFrame, frameWriter } from '../ws-frame.js';
 
-const rawkeyBody = type({ '+': 'reject', 'keys?': 'string[]', 'hex?': 'string' });
+const rawkeyBody = bodySchema((type) => type({ '+': 'reject', 'keys?': 'string[]', 'hex?': 'string' }));
 /** Client → server control messages on the socket (JSON text frames). */
-const clientMessage = type({ type: "'input'", data: 'string' }).or({ type: "'resize'", cols: '1 <= number.integer <= 1000', rows: '1 <= number.integer <= 1000' });
+const clientMessage = bodySchema((type) => type({ type: "'input'", data: 'string' }).or({ type: "'resize'", cols: '1 <= number.integer <= 1000', rows: '1 <= number.integer <= 1000' }));
 
 /**
  * Session I/O routes: the live pane over a WebSocket, capture and raw keys (a prompt is a session verb). Thin: parse, call
@@ -29,6 +28,8 @@ export function sessionIoRoutes(targets: PaneTargets, sockets: AppSockets, hub =
       const target = await targets.resolve(c.req.param('id'));
       if (!target) throw new TrellisError('SESSION_NOT_FOUND', `no session ${c.req.param('id')} with a live pane`);
       c.set('target', target);
+      // Its control messages are checked by a handler that cannot wait: compiled here, before the upgrade.
+      await compileSchema(clientMessage);
       await next();
     },
     sockets.upgradeWebSocket((c) => {
@@ -61,8 +62,9 @@ export function sessionIoRoutes(targets: PaneTargets, sockets: AppSockets, hub =
           } catch {
             return refuse('INVALID_INPUT', 'a text frame must be a JSON control message');
           }
-          const msg = clientMessage(parsed);
-          if (msg instanceof type.errors) return refuse('INVALID_INPUT', `unknown control message: ${msg.summary}`);
+          const { check, errors } = compiledNow(clientMessage);
+          const msg = check(parsed);
+          if (msg instanceof errors) return refuse('INVALID_INPUT', `unknown control message: ${msg.summary}`);
           if (msg.type === 'input') return input(Buffer.from(msg.data, 'utf8'));
           if (readOnly) return refuse('READ_ONLY', 'a read-only viewer cannot resize the session');
           void hub.resize(viewer!, msg.cols, msg.rows).catch((err: Error) => refuse('RESIZE_FAILED', err.message));

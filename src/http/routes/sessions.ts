@@ -1,4 +1,3 @@
-import { type } from 'arktype';
 import { Hono, type Context } from 'hono';
 import { resourceInventory } from '../../store/host/resources.js';
 import { checkSession } from '../../store/sessions/checks/check-session.js';
@@ -22,22 +21,22 @@ import {
 import { signalSession } from '../../store/sessions/verbs/signal-verb.js';
 import { costVerb } from '../../store/sessions/usage/cost-verb.js';
 import { TrellisError } from '../../events/index.js';
-import { readJson } from '../body.js';
+import { bodySchema, readJson } from '../body.js';
 import type { AppContext } from '../context.js';
 import { route } from '../route-table.js';
 import { doorVia, requestAuthor } from '../author.js';
 
 // Undeclared keys are refused, so a misspelt field is an error rather than silently ignored.
-const spawnBody = type({ '+': 'reject', task: 'string', 'harness?': 'string', 'nodes?': 'string[]', 'issue?': 'string', 'by?': 'string' });
-const promptBody = type({ '+': 'reject', body: 'string', 'by?': 'string' });
-const byBody = type({ '+': 'reject', 'by?': 'string' });
-const mergeBody = type({ '+': 'reject', 'by?': 'string', 'override?': 'string' });
-const overrideBody = type({ '+': 'reject', reason: 'string', 'by?': 'string' });
-const acceptBody = type({ '+': 'reject', reason: 'string', 'scenarios?': 'string[]', 'by?': 'string' });
+const spawnBody = bodySchema((type) => type({ '+': 'reject', task: 'string', 'harness?': 'string', 'nodes?': 'string[]', 'issue?': 'string', 'by?': 'string' }));
+const promptBody = bodySchema((type) => type({ '+': 'reject', body: 'string', 'by?': 'string' }));
+const byBody = bodySchema((type) => type({ '+': 'reject', 'by?': 'string' }));
+const mergeBody = bodySchema((type) => type({ '+': 'reject', 'by?': 'string', 'override?': 'string' }));
+const overrideBody = bodySchema((type) => type({ '+': 'reject', reason: 'string', 'by?': 'string' }));
+const acceptBody = bodySchema((type) => type({ '+': 'reject', reason: 'string', 'scenarios?': 'string[]', 'by?': 'string' }));
 /** The session a request comes from, as the CLI run inside one says (its `$TRELLIS_SESSION`): it never approves its own work. */
 const fromSession = (c: { req: { header(name: string): string | undefined } }) => c.req.header('trellis-session') || undefined;
-const quarantineBody = type({ '+': 'reject', 'by?': 'string', 'reason?': 'string' });
-const answerBody = type({ '+': 'reject', choice: 'string', 'by?': 'string' });
+const quarantineBody = bodySchema((type) => type({ '+': 'reject', 'by?': 'string', 'reason?': 'string' }));
+const answerBody = bodySchema((type) => type({ '+': 'reject', choice: 'string', 'by?': 'string' }));
 
 
 /** Session routes: thin calls of the same verbs `trellis session ...` runs; no session logic here. */

@@ -1,11 +1,10 @@
-import { type } from 'arktype';
 import { Hono } from 'hono';
 import { syncProject } from '../../store/sync/verbs.js';
-import { readJson } from '../body.js';
+import { bodySchema, readJson } from '../body.js';
 import { route } from '../route-table.js';
 import type { AppContext } from '../context.js';
 
-const syncBody = type({ '+': 'reject', 'remote?': 'string', 'mode?': "'both' | 'push-only' | 'fetch-only'" });
+const syncBody = bodySchema((type) => type({ '+': 'reject', 'remote?': 'string', 'mode?': "'both' | 'push-only' | 'fetch-only'" }));
 
 /** `POST /api/sync`: the same verb as `trellis sync`; answers its summary. */
 export function syncRoutes(ctx: AppContext): Hono {
