@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeProject } from '../src/store/trellis-home.js';
 import { readEndpointRecord } from '../src/store/host/online-verdict.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
@@ -38,11 +38,24 @@ async function serveBehindGateway(extraEnv: NodeJS.ProcessEnv = {}) {
 
 const childPort = (line: string) => Number(/port (\d+)\)/.exec(line)![1]);
 
+/**
+ * One serve and one gateway for the file (each start is a supervisor, a child and a gateway process): the
+ * scenarios run one after the other on it, the reloads first, then the frozen supervisor, then a child's
+ * death. `child` is the serving child's number and its announcing line (pid and port), as the last one left it.
+ */
+let shared: Awaited<ReturnType<typeof serveBehindGateway>>;
+const child = { id: 1, line: '' };
+beforeAll(async () => {
+  // A long drain: an old child with a kept-alive gateway connection must still drain and exit (scenario 1).
+  shared = await serveBehindGateway({ TRELLIS_DRAIN_MS: '20000' });
+  child.line = await shared.serve.line(/serving .* \(child 1, /);
+}, 60_000);
+
 describe('the gateway and a serve’s child', () => {
   it('the record names the serving child, rewritten at each swap before the old child drains; 5 reloads lose no request through the gateway', async () => {
-    const { dir, pkg, home, serve, base } = await serveBehindGateway({ TRELLIS_DRAIN_MS: '20000' });
+    const { dir, pkg, home, serve, base } = shared;
     const first = (await readEndpointRecord(home, dir)) as { online: true; record: { child?: string } };
-    expect(first.record.child).toBe(`http://127.0.0.1:${childPort(await serve.line(/serving .* \(child 1, /))}/`);
+    expect(first.record.child).toBe(`http://127.0.0.1:${childPort(child.line)}/`);
 
     const tally: Tally = { ok: 0, failed: [], children: new Set() };
     const loops = [...Array.from({ length: 4 }, () => loadLoop(base, true, tally)), ...Array.from({ length: 2 }, () => loadLoop(base, false, tally))];
@@ -55,6 +68,7 @@ describe('the gateway and a serve’s child', () => {
       const now = await readEndpointRecord(home, dir);
       expect(now.online && now.record.child).toBe(`http://127.0.0.1:${childPort(switched)}/`);
       await waitFor(() => tally.children.has(String(r + 1)), `the gateway to reach child ${r + 1}`, 15_000);
+      Object.assign(child, { id: r + 1, line: switched });
     }
     await Promise.all(loops.map((l) => l.stop()));
     expect(tally.failed).toEqual([]);
@@ -64,26 +78,27 @@ describe('the gateway and a serve’s child', () => {
   });
 
   it('with the supervisor frozen (SIGSTOP), requests through the gateway still answer: they do not pass through its raw proxy', async () => {
-    const { serve, base } = await serveBehindGateway();
+    const { serve, base } = shared;
     expect((await fetch(new URL('health', base))).status).toBe(200);
     process.kill(serve.proc.pid!, 'SIGSTOP');
     try {
       const res = await fetch(new URL('api/instance', base), { signal: AbortSignal.timeout(10_000) });
-      expect([res.status, res.headers.get('x-trellis-child')]).toEqual([200, '1']);
+      expect([res.status, res.headers.get('x-trellis-child')]).toEqual([200, String(child.id)]);
     } finally {
       process.kill(serve.proc.pid!, 'SIGCONT');
     }
   });
 
   it('a child that dies: requests through the gateway go to the serve’s face, which holds them until the replacement serves; the project is never called offline', async () => {
-    const { serve, base } = await serveBehindGateway();
+    const { serve, base } = shared;
     const tally: Tally = { ok: 0, failed: [], children: new Set() };
     const loops = [loadLoop(base, true, tally), loadLoop(base, false, tally)];
     await waitFor(() => tally.ok > 20, 'requests to flow', 15_000);
-    const childPid = Number(/pid (\d+), port/.exec(await serve.line(/serving .* \(child 1, /))![1]);
+    const childPid = Number(/pid (\d+), port/.exec(child.line)![1]);
     process.kill(childPid, 'SIGKILL');
-    await serve.line(/switched to child 2 /);
-    await waitFor(() => tally.children.has('2'), 'the gateway to reach child 2', 15_000);
+    const next = child.id + 1;
+    await serve.line(new RegExp(`switched to child ${next} `));
+    await waitFor(() => tally.children.has(String(next)), `the gateway to reach child ${next}`, 15_000);
     await Promise.all(loops.map((l) => l.stop()));
     // Never told the project is offline (404) while its serve replaces the child, and no GET lost (502):
     // one the death dropped is sent again on a connection of its own to the face, which holds it.
