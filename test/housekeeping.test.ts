@@ -10,12 +10,17 @@ import { cleanupRepos, fsck, git, ok, run, ROOT, tempRepo, testEnv, trellis } fr
 
 afterAll(cleanupRepos);
 
-/** Polls `check` every 10 ms until it holds, for at most `ms`. */
+/**
+ * Polls `check` until it holds, for at most `ms`, resting as long as a check took (at least 10 ms): a check
+ * that runs git must not take the CPU back to back from the writers it waits on.
+ */
 async function until(check: () => boolean, ms: number, what: string): Promise<void> {
   const deadline = Date.now() + ms;
-  while (!check()) {
+  for (;;) {
+    const began = Date.now();
+    if (check()) return;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, Math.max(10, Date.now() - began)));
   }
 }
 
