@@ -21,6 +21,9 @@ let page: Page;
 let seen: { dialogs: string[]; errors: string[] };
 
 const cli = (...args: string[]) => ok(dir, args);
+/** Session `id` as the serve shows it (GET /api/sessions/:id: the same showSession as `trellis session show
+ * --json`): no CLI process where the CLI is not what the test looks at. */
+const shownOver = async (id: string) => (await (await fetch(new URL(`/api/sessions/${encodeURIComponent(id)}`, s.url))).json()) as { state: string; worktree: string };
 const row = (scenario: string) => page.locator(`[data-check="${scenario}"]`);
 const verdict = (scenario: string) => row(scenario).locator('[data-verdict]').textContent({ timeout: 2_000 }).catch(() => null);
 const bundleHead = () => page.getByTestId('checks').getAttribute('data-head', { timeout: 2_000 }).catch(() => null);
@@ -61,7 +64,7 @@ describe('the session page and the gate', () => {
   it('the bundle follows every check run, worktree commit and trunk move; only actions that can succeed are offered', async () => {
     await cli('eval', 'run', '--by', 'ci');
     const id = (await cli('session', 'spawn', 'tidy the cart', '--harness', 'shell', '--node', 'shop/cart')).trim();
-    const worktree = JSON.parse(await cli('session', 'show', id, '--json')).worktree as string;
+    const worktree = (await shownOver(id)).worktree;
     const commit = (file: string, text: string, subject: string) => {
       writeFileSync(join(worktree, file), text);
       git(worktree, 'commit', '-qam', subject);
@@ -159,7 +162,7 @@ describe('the session page and the gate', () => {
     await page.getByRole('button', { name: 'Quarantine', exact: true }).click();
     const confirm = page.getByRole('group', { name: 'Confirm: Quarantine' });
     expect(await confirm.textContent()).toContain(`Quarantine session ${id}? Its agent is stopped`);
-    expect(JSON.parse(await cli('session', 'show', id, '--json')).state).toBe('review');
+    expect((await shownOver(id)).state).toBe('review');
     await page.getByRole('button', { name: 'Yes, quarantine' }).click();
     await expect.poll(() => page.getByTestId('session-state').first().textContent(), { timeout: 15_000 }).toMatch(/^quarantined/);
     // Without a reason given: "quarantined · manual · by user", never "by user by user".
@@ -199,7 +202,7 @@ describe('the session page and the gate', () => {
 
   it('a branch that rewrote its check shows both definitions and both results; a person accepts the new one from the page', async () => {
     const id = (await cli('session', 'spawn', 'simplify the cart check', '--harness', 'shell', '--node', 'shop/cart')).trim();
-    const worktree = JSON.parse(await cli('session', 'show', id, '--json')).worktree as string;
+    const worktree = (await shownOver(id)).worktree;
     writeFileSync(join(worktree, 'specs/shop/cart.md'), '---\nscenarios:\n  - { id: cart/total, run: "true" }\n---\n# Cart\n');
     writeFileSync(join(worktree, 'cart.txt'), 'total=0\n');
     // A long file beside the short ones: its diff is folded, theirs open.

@@ -73,7 +73,8 @@ describe('the inbox', () => {
     await page.evaluate(() => ((window as unknown as { __same: boolean }).__same = true));
     const id = (await cli(b, 'session', 'spawn', 'Bake the bread', '--harness', 'shell')).trim();
     // The agent's hook says its turn ended: awaiting{turn-end}.
-    await expect.poll(async () => JSON.parse(await cli(b, 'session', 'show', id, '--json')).state, { timeout: 15_000 }).toBe('running');
+    // Read over b's serve (the same showSession as `session show --json`): no CLI process per look.
+    await expect.poll(async () => ((await (await fetch(new URL(`/api/sessions/${encodeURIComponent(id)}`, sb.url))).json()) as { state: string }).state, { timeout: 15_000 }).toBe('running');
     await cli(b, 'session', 'signal', id, 'turn-end');
     const entry = page.locator(`[data-testid=inbox] [data-session="${id}"]`);
     await entry.waitFor({ timeout: 15_000 });

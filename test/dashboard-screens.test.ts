@@ -41,9 +41,15 @@ beforeAll(async () => {
   const session = (await cli('session', 'spawn', 'Restock the oolong shelf', '--harness', 'shell', '--node', 'checkout/payment')).trim();
   await cli('session', 'signal', session, 'turn-end');
   await cli('eval', 'run', '--by', 'ci');
-  const issue = (await cli('issue', 'open', 'Oolong shows the wrong steeping time', '--node', 'checkout/payment', '--body', 'It says 2 min; the tin says 4.', '--by', 'ann')).trim();
-  await cli('issue', 'reply', issue, '--body', 'Confirmed on the product page.', '--by', 'bob');
-  await cli('issue', 'edit', issue, '--body', 'It says 2 min; the tin says 4 min at 90 °C.', '--by', 'ann');
+  // The issue through the serve's HTTP (the same verbs as `trellis issue open/reply/edit`): three CLI processes fewer.
+  const post = async (path: string, body: object) => {
+    const r = await fetch(new URL(path, s.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect(r.status, path).toBeLessThan(300);
+    return (await r.json()) as { id: string };
+  };
+  const issue = (await post('/api/issues', { concern: 'Oolong shows the wrong steeping time', nodes: ['checkout/payment'], body: 'It says 2 min; the tin says 4.', by: 'ann' })).id;
+  await post(`/api/issues/${issue}/reply`, { body: 'Confirmed on the product page.', by: 'bob' });
+  await post(`/api/issues/${issue}/edit`, { body: 'It says 2 min; the tin says 4 min at 90 °C.', by: 'ann' });
   const version = git(dir, 'log', '-1', '--format=%H', '--', 'specs/checkout/payment.md').trim();
   views = [
     { name: 'p-inbox', url: () => `${project}#/inbox`, ready: '[data-testid=inbox]' },

@@ -35,6 +35,9 @@ const open = async (hash: string) => {
 const rows = () => page.locator('.xterm-rows > div').evaluateAll((els) => els.map((e) => (e.textContent ?? '').replace(/\s+$/, '')));
 /** Whether some row of the terminal is exactly `text` (the output line, not the command that printed it). */
 const showsLine = async (text: string) => (await rows()).includes(text);
+/** Session `id` as the serve shows it (GET /api/sessions/:id: the same showSession as `trellis session show
+ * --json`), read over HTTP where a poll or a setup step needs it: no CLI process per look. */
+const shownOver = async (id: string) => (await (await fetch(new URL(`/api/sessions/${encodeURIComponent(id)}`, s.url))).json()) as { unread: boolean; state: string; worktree: string; timeline: { body: string }[] };
 const paneState = () => page.getByTestId('pane-state').textContent({ timeout: 1_000 });
 const typeInTerminal = async (text: string) => {
   await page.locator('.terminal-frame .xterm').click();
@@ -129,7 +132,8 @@ describe('sessions in the dashboard', () => {
     expect(await page.locator('.top nav a', { hasText: 'Sessions' }).locator('.count').textContent()).toBe('1');
     // Opening the session is viewing it: the marker clears, for the CLI too.
     await row.getByRole('link').first().click();
-    await expect.poll(async () => JSON.parse(await cli('session', 'show', sessionId, '--json')).unread, { timeout: 15_000 }).toBe(false);
+    await expect.poll(async () => (await shownOver(sessionId)).unread, { timeout: 15_000 }).toBe(false);
+    expect(JSON.parse(await cli('session', 'show', sessionId, '--json')).unread).toBe(false);
     await expect.poll(() => page.locator('.top nav a', { hasText: 'Sessions' }).locator('.count').count()).toBe(0);
     await page.goBack();
     await row.waitFor();
@@ -150,7 +154,7 @@ describe('sessions in the dashboard', () => {
     await page.getByRole('button', { name: 'Send prompt' }).click();
     await expect.poll(() => page.getByTestId('prompt-result').textContent()).toBe('Delivered to the pane.');
     await expect.poll(() => showsLine('from-42'), { timeout: 15_000 }).toBe(true);
-    expect(JSON.parse(await cli('session', 'show', sessionId, '--json')).timeline.map((t: { body: string }) => t.body)).toContain('echo from-$((40+2))');
+    expect((await shownOver(sessionId)).timeline.map((t) => t.body)).toContain('echo from-$((40+2))');
 
     // Issue 34: a paste too long for one prompt (over the API's 1 MiB body) is refused in the page's words,
     // with the offer to attach it as a file; one click uploads it and sends a prompt naming the file.
@@ -172,7 +176,7 @@ describe('sessions in the dashboard', () => {
     expect(attached.startsWith(uploads)).toBe(true);
     expect(readFileSync(attached, 'utf8')).toBe(long);
     expect([await page.getByLabel('Prompt text').inputValue(), await page.getByRole('alert').count()]).toEqual(['', 0]);
-    const lastPrompt = JSON.parse(await cli('session', 'show', sessionId, '--json')).timeline.map((t: { body: string }) => t.body).at(-1);
+    const lastPrompt = (await shownOver(sessionId)).timeline.map((t) => t.body).at(-1);
     expect(lastPrompt).toContain(attached);
 
     // Raw keys: a typed command without Enter, then the Enter button.
@@ -235,7 +239,7 @@ describe('sessions in the dashboard', () => {
     expect(await page.getByRole('button', { name: 'Merge', exact: true }).count()).toBe(0);
     expect(await page.getByTestId('not-offered').textContent()).toContain('Merge is offered once the session is up for review; it is running now.');
     // A refusal the page cannot foresee (uncommitted work in the worktree) shows the server's message.
-    const scratch = join(JSON.parse(await cli('session', 'show', sessionId, '--json')).worktree, 'scratch.txt');
+    const scratch = join((await shownOver(sessionId)).worktree, 'scratch.txt');
     writeFileSync(scratch, 'x\n');
     await page.getByRole('button', { name: 'Run checks' }).click();
     const alert = page.getByRole('alert');
@@ -248,7 +252,7 @@ describe('sessions in the dashboard', () => {
     await shots(page, 'checks-uncommitted', alert);
     expect([await alert.getAttribute('data-code'), await alert.textContent()]).toEqual(['SESSION_REFUSED', expect.not.stringContaining('SESSION_REFUSED')]);
     rmSync(scratch);
-    expect(JSON.parse(await cli('session', 'show', sessionId, '--json')).state).toBe('running');
+    expect((await shownOver(sessionId)).state).toBe('running');
 
     // A commit on the session's branch, made in its pane.
     await page.getByLabel('Prompt text').fill("echo dash > dash.txt && git add dash.txt && git commit -qm 'from the dashboard' && echo committed-ok");
@@ -266,7 +270,8 @@ describe('sessions in the dashboard', () => {
     await page.getByRole('button', { name: 'Yes, close' }).click();
     // The terminal ends (close code 1000) and the page shows the session has no pane any more.
     await expect.poll(() => page.getByTestId('no-pane').textContent(), { timeout: 15_000 }).toContain('No live pane: the session is closed');
-    await expect.poll(async () => JSON.parse(await cli('session', 'show', sessionId, '--json')).state).toBe('closed');
+    await expect.poll(async () => (await shownOver(sessionId)).state).toBe('closed');
+    expect(JSON.parse(await cli('session', 'show', sessionId, '--json')).state).toBe('closed');
     expect(tmuxHas(home, sessionId)).toBe(false);
     // No prompt reaches a closed session: the page offers no prompt box, and says so.
     expect(await page.getByTestId('no-prompt').textContent()).toBe('No prompt reaches a closed session.');

@@ -31,7 +31,16 @@ const badge = (node: string) => page.getByTestId(`badge-${node}`);
 const cli = (...args: string[]) => ok(dir, args);
 /** An issue as the API answers it (a fetch: quicker than a CLI process where the test only reads). */
 const api = async (id: string) => (await fetch(new URL(`/api/issues/${encodeURIComponent(id)}`, base()))).json();
-const openIssue = async (concern: string, ...rest: string[]) => JSON.parse(await cli('issue', 'open', concern, ...rest, '--by', 'tester', '--json')).id as string;
+/** A fixture issue, opened through the serve's POST /api/issues (the same openIssue as `trellis issue open`): no
+ * CLI process where the CLI is not what a test looks at. `rest` as the CLI's: '--node' X, '--body' Y. */
+const openIssue = async (concern: string, ...rest: string[]) => {
+  const opt = (name: string) => (rest.includes(name) ? rest[rest.indexOf(name) + 1] : undefined);
+  const node = opt('--node');
+  const body = opt('--body');
+  const r = await fetch(new URL('/api/issues', s.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ concern, by: 'tester', ...(node ? { nodes: [node] } : {}), ...(body !== undefined ? { body } : {}) }) });
+  expect(r.status).toBe(201);
+  return ((await r.json()) as { id: string }).id;
+};
 
 beforeAll(async () => {
   dir = await demoRepo();
@@ -187,7 +196,9 @@ describe('the dashboard in a real Chromium', () => {
     const shown = JSON.parse(await cli('issue', 'show', id, '--json'));
     expect(shown.replies[0].resolved).toBe(true);
     await page.locator('[data-reply="1"]').getByRole('button', { name: 'Unresolve' }).click();
-    await expect.poll(async () => JSON.parse(await cli('issue', 'show', id, '--json')).replies[0].resolved).toBe(false);
+    // Polled over the serve's HTTP (GET /api/issues/:id: the same showIssue as the CLI's), then read once by the CLI.
+    await expect.poll(async () => ((await (await fetch(new URL(`/api/issues/${id}`, s.url))).json()) as { replies: { resolved: boolean }[] }).replies[0]!.resolved).toBe(false);
+    expect(JSON.parse(await cli('issue', 'show', id, '--json')).replies[0].resolved).toBe(false);
 
     // A reply retracted by the CLI turns grey on the open page, live.
     await cli('issue', 'retract', id, '2', '--by', 'human');

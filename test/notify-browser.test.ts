@@ -86,7 +86,8 @@ describe('desktop notifications', () => {
     expect(await page.evaluate(() => (window as unknown as { __asked: number }).__asked)).toBe(0);
 
     id = (await cli('session', 'spawn', 'Bake the bread', '--harness', 'shell')).trim();
-    await waitFor('the session runs', async () => JSON.parse(await cli('session', 'show', id, '--json')).state === 'running');
+    // Read over the serve's HTTP (the same showSession as `session show --json`): no CLI process per look.
+    await waitFor('the session runs', async () => ((await (await fetch(new URL(`/api/sessions/${encodeURIComponent(id)}`, serve.url))).json()) as { state: string }).state === 'running');
     // Its first list is the baseline (what waits then is not news): a wait from now on is.
     await waitFor('the notifier follows the project', () => gw.hub.state.notifier!.settled);
     await cli('session', 'signal', id, 'permission');

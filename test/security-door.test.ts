@@ -33,6 +33,15 @@ afterAll(async () => {
   cleanupRepos();
 });
 
+/** One Chromium for the file, launched when a test first needs it: each test opens a context of its own, so no
+ * cookie or page crosses from one test to another. */
+let chromium: Promise<Browser> | undefined;
+const sharedChromium = () =>
+  (chromium ??= launchChromium().then((b) => {
+    closers.push(() => b.close());
+    return b;
+  }));
+
 async function hubHome(extra: Record<string, unknown> = {}, password = true): Promise<string> {
   const home = tempDir();
   writeFileSync(join(home, 'hub.json'), JSON.stringify({ ...(password ? { adminPassword: await hashPassword(PASSWORD) } : {}), ...extra }));
@@ -275,8 +284,7 @@ describe('row 2: origins are compared whole (scheme, host and port)', () => {
     let browser: Browser;
     let page: Page;
     beforeAll(async () => {
-      browser = await launchChromium();
-      closers.push(() => browser.close());
+      browser = await sharedChromium();
       const context = await browser.newContext();
       page = await context.newPage();
       // The person logs in on the gateway's own page: the browser now holds the session cookie.
@@ -386,8 +394,7 @@ describe('row 4: the login session id is fresh at every login (no fixation)', ()
     const gw = await gateway(await hubHome({ gates: { [encodeProject(pwRoot)]: { password: await hashPassword(PROJECT_PASSWORD) } } }));
     const at = (p: string) => new URL(p, gw.url).href;
     const planted = cookieOf(await login(gw, PROJECT_PASSWORD, { project: encodeProject(pwRoot) }))!;
-    const browser = await launchChromium();
-    closers.push(() => browser.close());
+    const browser = await sharedChromium();
     const page = await (await browser.newContext()).newPage();
     await page.goto(await otherSite());
     await page.evaluate((c) => (document.cookie = `${c}; path=/`), planted);

@@ -67,7 +67,9 @@ describe('two live sessions editing one node', () => {
     // An uncommitted but staged edit counts as a change.
     await cli('session', 'prompt', b, '--body', 'echo "Less." >> specs/shop/cart.md && echo y > shared.txt && git add -A');
     // Until both files are written: a listing between b's two writes would see specs/shop/cart.md alone.
-    await waitFor('b’s edit to be seen', async () => JSON.stringify(JSON.parse(await cli('session', 'ls', '--json')).find((x: { id: string }) => x.id === a).overlaps).includes('shared.txt'));
+    // Polled over the serve's HTTP (GET /api/sessions/:id computes the overlaps as `session ls` does): no CLI
+    // process per look; the CLI's own listing is read once, below, and must say the same.
+    await waitFor('b’s edit to be seen', async () => JSON.stringify(((await (await fetch(new URL(`/api/sessions/${a}`, s.url))).json()) as { overlaps: unknown }).overlaps).includes('shared.txt'));
     const list = JSON.parse(await cli('session', 'ls', '--json'));
     const of = (id: string) => list.find((x: { id: string }) => x.id === id).overlaps;
     expect(of(a)).toEqual([{ session: b, nodes: ['shop/cart'], paths: ['shared.txt', 'specs/shop/cart.md'] }]);
