@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { agentProject, CLAUDE_VERSIONS, startFakeModel, stopAgents, type AgentProject, type ClaudeVersion, type FakeModel } from './helpers/agents.js';
+import { agentProject, CLAUDE_VERSIONS, startFakeModel, stopAgents, type AgentProject, type ClaudeVersion, type FakeModel, type SessionShow } from './helpers/agents.js';
 
 import { BIN, cleanupRepos, git, ok, ROOT } from './helpers/repo.js';
 import { startServe, type ServeProcess } from './helpers/serve.js';
@@ -13,7 +13,8 @@ import { tmux, waitFor } from './helpers/sessions.js';
  * against (the oldest supported, 2.1.197, and the newest on npm, 2.1.331: its auto mode is the default,
  * its trust dialog pre-selects "No, exit", its Bash dialog's default is No). Directives in the prompt
  * text (`[fake:bash …]`, `[fake:ask]`, `[fake:status 500]`, `[fake:hang]`) choose the model's answer per
- * turn. One fake model for the file; the scenarios run one after another. Each scenario keeps the screen
+ * turn. One fake model for the file; the scenarios run one after another, several on one launch where the
+ * scenario before leaves the agent where the next starts (a launch is the costly part). Each scenario keeps the screen
  * it asserts on under test-results/agent-screens/<version>/ as evidence.
  */
 
@@ -39,6 +40,23 @@ function toolResults(body: unknown): string {
 }
 /** The requests one claude session made (each carries its session id in its metadata). */
 const requestsOf = (agentSessionId: string | null) => fake.requests.filter((r) => agentSessionId && JSON.stringify((r.body as { metadata?: unknown }).metadata ?? '').includes(agentSessionId));
+/**
+ * A poll of `session show` for a fact a hook, the prompt or a serve writes to the session's log: the CLI
+ * (a Node start) runs again only once the log's ref moved (one git read per poll). Not for what `show`
+ * itself finds out (a tmux session gone, a dialog read from the pane with no serve up).
+ */
+function logShow(p: AgentProject, id: string): () => Promise<SessionShow> {
+  let tip: string | undefined;
+  let last: SessionShow | undefined;
+  return async () => {
+    const now = git(p.dir, 'rev-parse', `refs/trellis/sessions/${id}`).trim();
+    if (now !== tip || last === undefined) {
+      last = await p.show(id);
+      tip = now;
+    }
+    return last;
+  };
+}
 const AGENT_MS = 45_000;
 /** A shell command every version asks about (2.1.331's auto mode lets a plain `touch` run unasked). */
 const risky = (then: string) => `[fake:bash curl -s http://127.0.0.1:9/ | sh; ${then}]`;
@@ -69,9 +87,11 @@ describe.each(CLAUDE_VERSIONS)('the real claude %s', (version) => {
     }
   }
 
-  it('untrusted folder: awaiting{setup} naming the trust dialog; trust answered by name (not Enter, which 2.1.331 reads as "No, exit"); the version is on the log', async () => {
+  // Two scenarios on one launch (each was a launch of its own; the test's time is theirs together).
+  it('one launch, two scenarios: untrusted folder: awaiting{setup} naming the trust dialog; trust answered by name (not Enter, which 2.1.331 reads as "No, exit"); the version is on the log; then three 5xx turns in a row quarantine the session (outside the hook; the idle notices between them never reset the count)', async () => {
     const p = project({ trustProject: false });
     const id = await p.spawn('Work here [fake:ask]', 'claude');
+    const state = logShow(p, id);
     await waitFor('awaiting{setup}', async () => (await p.show(id)).reason === 'setup', AGENT_MS);
     expect(await p.show(id)).toMatchObject({ state: 'awaiting', source: 'pane', detail: expect.stringContaining('workspace trust') });
     expect(evidence(version, 'untrusted-folder', p.screen(id))).toContain('Yes, I trust this folder');
@@ -87,25 +107,72 @@ describe.each(CLAUDE_VERSIONS)('the real claude %s', (version) => {
     expect(await answer(p, id, 'Blue')).toMatchObject({ chose: 'Blue' });
     // The turn's end is the agent's own (its Stop hook, after the tool result went out), never the input
     // box Claude Code shows for a moment between the question and its next request.
-    await waitFor('the answered turn to end', async () => (await p.show(id)).reason === 'turn-end', AGENT_MS);
+    await waitFor('the answered turn to end', async () => (await state()).reason === 'turn-end', AGENT_MS);
     const answered = requestsOf((await p.show(id)).agentSessionId).filter((r) => r.kind === 'tool-result').map((r) => toolResults(r.body));
     expect(answered.some((t) => t.includes('Blue')), `the tool results the model got: ${JSON.stringify(answered)}; the log: ${JSON.stringify(p.log(id))}`).toBe(true);
     expect(p.log(id).filter((l) => l.startsWith('await turn-end')), `the log: ${JSON.stringify(p.log(id))}`).toEqual(['await turn-end (hook)']);
-  });
 
-  it('trusted worktree: a session in a project whose main checkout claude trusts never stops at a trust dialog', async () => {
+    // Scenario "three 5xx turns in a row quarantine the session" (outside the hook; the idle notices between them never reset the count).
+    const failures = async (n: number) => {
+      const s = await state();
+      return s.turnFailures === n && s.state === 'awaiting' ? s : null;
+    };
+    await ok(p.dir, ['session', 'prompt', id, '--body', 'First [fake:status 500]'], { env: p.env });
+    const first = await waitFor('5xx: failure 1', () => failures(1), AGENT_MS);
+    expect(first, '5xx').toMatchObject({ reason: 'turn-end', detail: expect.stringMatching(/^the turn failed: server_error/) });
+    const second = await ok(p.dir, ['session', 'prompt', id, '--body', 'Second [fake:status 500]', '--json'], { env: p.env });
+    await waitFor('5xx: failure 2', () => failures(2), AGENT_MS).catch((e: Error) => {
+      throw new Error(`${e.message}; prompt: ${second}; log: ${p.log(id).join(' | ')}; screen: ${p.screen(id)}`);
+    });
+    evidence(version, 'failed-turns', p.screen(id));
+    // Interrupted and resumed: the streak goes on (the resumed agent idle at its input has ended no turn).
+    await ok(p.dir, ['session', 'interrupt', id], { env: p.env });
+    await ok(p.dir, ['session', 'resume', id], { env: p.env });
+    await waitFor('5xx: the resumed agent at its input', async () => (await p.show(id)).state === 'awaiting', AGENT_MS).catch((e: Error) => {
+      throw new Error(`${e.message}; log: ${p.log(id).join(' | ')}; screen: ${p.screen(id)}`);
+    });
+    expect((await p.show(id)).turnFailures, '5xx').toBe(2);
+    await ok(p.dir, ['session', 'prompt', id, '--body', 'Third [fake:status 500]'], { env: p.env });
+    await waitFor('5xx: the quarantine', async () => (await state()).state === 'quarantined', AGENT_MS).catch((e: Error) => {
+      throw new Error(`${e.message}; log: ${p.log(id).join(' | ')}; screen: ${p.screen(id)}`);
+    });
+    expect(await p.show(id), '5xx').toMatchObject({ state: 'quarantined', reason: '3 turn failures in a row', source: 'supervisor', turnFailures: 3 });
+  }, 120_000);
+
+  // Three scenarios on one launch (each of them was a launch of its own; the test's time is theirs together).
+  it('one launch, three scenarios (no serve): trusted worktree never stops at a trust dialog; then a prompt sent while a dialog is on screen that no hook announced yet: not delivered, said so, nothing typed into the dialog; then a killed tmux session is said as tmux-gone, not a process exit', async () => {
+    // Scenario "trusted worktree": a session in a project whose main checkout claude trusts never stops at a trust dialog.
     const p = project();
     const id = await p.spawn('Say hi', 'claude');
-    await waitFor('the turn to end', async () => (await p.show(id)).reason === 'turn-end', AGENT_MS);
+    const state = logShow(p, id);
+    await waitFor('trusted worktree: the turn to end', async () => (await state()).reason === 'turn-end', AGENT_MS);
     expect(evidence(version, 'trusted-worktree', p.screen(id))).not.toContain('trust this folder');
     expect(p.log(id).filter((l) => l.startsWith('await setup'))).toEqual([]);
-  });
+
+    // Scenario "a prompt during an unannounced dialog" (no serve): not delivered, said so; nothing typed into the dialog.
+    expect(await ok(p.dir, ['session', 'prompt', id, '--body', `Run it ${risky('touch never-file')}`], { env: p.env })).toContain('prompted (delivered)');
+    // 2.1.331: the auto-mode dialog, whose only hook comes 6–7 s later; 2.1.197: its Bash dialog.
+    await waitFor('unannounced dialog: the dialog on screen', () => /Enter to stay in auto mode|Do you want to proceed\?/.test(p.screen(id)), AGENT_MS);
+    const r = JSON.parse(await ok(p.dir, ['session', 'prompt', id, '--body', 'ACC-NOTYPE', '--json'], { env: p.env })) as { delivered: boolean; reason?: string };
+    expect(r, 'unannounced dialog').toMatchObject({ delivered: false, reason: expect.stringMatching(/^the agent shows a permission dialog/) });
+    expect(await p.show(id), 'unannounced dialog').toMatchObject({ state: 'awaiting', reason: 'permission' });
+    expect(evidence(version, 'prompt-during-dialog', p.screen(id))).toMatch(/Enter to stay in auto mode|Do you want to proceed\?/);
+    expect(p.screen(id), 'unannounced dialog').not.toContain('ACC-NOTYPE');
+    expect(userTurns(), 'unannounced dialog').not.toContain('ACC-NOTYPE');
+
+    // Scenario "a killed tmux session": said as tmux-gone, not a process exit.
+    tmux(p.home, 'kill-session', '-t', `=${id}`);
+    await waitFor('killed tmux: interrupted', async () => (await p.show(id)).state === 'interrupted', AGENT_MS);
+    expect(await p.show(id), 'killed tmux').toMatchObject({ state: 'interrupted', reason: 'tmux-gone' });
+  }, 120_000);
 
   it('permission approved by name, then denied by name: a prompt meanwhile is held, never typed into the dialog', async () => {
     const p = project();
     await served(p, async () => {
+      // Scenario "permission approved by name, then denied by name".
       const id = await p.spawn(`Touch a file ${risky('touch approved-file')}`, 'claude');
-      await waitFor('awaiting{permission}', async () => (await p.show(id)).reason === 'permission', AGENT_MS);
+      const state = logShow(p, id);
+      await waitFor('permission: awaiting{permission}', async () => (await state()).reason === 'permission', AGENT_MS);
       const first = await p.show(id);
       if (version !== '2.1.197') {
         // Auto mode through a gateway: its dialog, read from the pane before its 6–7 s late notification.
@@ -114,7 +181,7 @@ describe.each(CLAUDE_VERSIONS)('the real claude %s', (version) => {
         // A prompt now is held, not typed into the dialog.
         expect(await ok(p.dir, ['session', 'prompt', id, '--body', 'Then say the magic word'], { env: p.env })).toMatch(/prompt queued, not delivered: the agent shows a permission dialog/);
         await answer(p, id, 'approve');
-        await waitFor('the Bash dialog', async () => /Do you want to proceed\?/.test(String((await p.show(id)).detail ?? '')), AGENT_MS);
+        await waitFor('permission: the Bash dialog', async () => /Do you want to proceed\?/.test(String((await state()).detail ?? '')), AGENT_MS);
       } else {
         expect(await ok(p.dir, ['session', 'prompt', id, '--body', 'Then say the magic word'], { env: p.env })).toMatch(/prompt queued, not delivered: the agent shows a permission dialog/);
       }
@@ -126,121 +193,68 @@ describe.each(CLAUDE_VERSIONS)('the real claude %s', (version) => {
       const hooks = (JSON.parse(readFileSync(join(worktree, '.claude/settings.local.json'), 'utf8')) as { hooks: Record<string, [{ hooks: [{ type: string; command?: string }] }]> }).hooks;
       expect(hooks.Stop![0].hooks[0]).toMatchObject({ type: 'command', command: expect.stringMatching(new RegExp(` session signal ${id} Stop$`)) });
       expect(hooks.SessionStart![0].hooks[0].type).toBe('command');
-      await waitFor('the approved command to run', () => existsSync(join(worktree, 'approved-file')), AGENT_MS);
-      await waitFor('the held prompt to reach the model', () => userTurns().includes('Then say the magic word'), AGENT_MS);
-      await waitFor('its turn to end', async () => {
-        const s = await p.show(id);
+      await waitFor('permission: the approved command to run', () => existsSync(join(worktree, 'approved-file')), AGENT_MS);
+      await waitFor('permission: the held prompt to reach the model', () => userTurns().includes('Then say the magic word'), AGENT_MS);
+      await waitFor('permission: its turn to end', async () => {
+        const s = await state();
         return s.state === 'awaiting' && s.reason === 'turn-end' && s.pending === 0;
       }, AGENT_MS);
 
       await ok(p.dir, ['session', 'prompt', id, '--body', `Again ${risky('touch denied-file')}`], { env: p.env });
-      await waitFor('awaiting{permission} again', async () => (await p.show(id)).reason === 'permission', AGENT_MS);
-      await waitFor('the Bash dialog again', () => /Do you want to proceed\?/.test(p.screen(id)), AGENT_MS);
+      await waitFor('permission: awaiting{permission} again', async () => (await state()).reason === 'permission', AGENT_MS);
+      await waitFor('permission: the Bash dialog again', () => /Do you want to proceed\?/.test(p.screen(id)), AGENT_MS);
       evidence(version, 'permission-deny', p.screen(id));
       expect(await answer(p, id, 'deny')).toMatchObject({ chose: 'No' });
-      await waitFor('the denied turn back at its input', async () => (await p.show(id)).reason === 'turn-end', AGENT_MS);
+      await waitFor('permission: the denied turn back at its input', async () => (await state()).reason === 'turn-end', AGENT_MS);
       expect(existsSync(join(worktree, 'denied-file'))).toBe(false);
+
     });
   });
 
-  it('a prompt sent while a dialog is on screen that no hook announced yet (no serve): not delivered, said so; nothing typed into the dialog', async () => {
-    const p = project();
-    const id = await p.spawn(`Run it ${risky('touch never-file')}`, 'claude');
-    // 2.1.331: the auto-mode dialog, whose only hook comes 6–7 s later; 2.1.197: its Bash dialog.
-    await waitFor('the dialog on screen', () => /Enter to stay in auto mode|Do you want to proceed\?/.test(p.screen(id)), AGENT_MS);
-    const r = JSON.parse(await ok(p.dir, ['session', 'prompt', id, '--body', 'ACC-NOTYPE', '--json'], { env: p.env })) as { delivered: boolean; reason?: string };
-    expect(r).toMatchObject({ delivered: false, reason: expect.stringMatching(/^the agent shows a permission dialog/) });
-    expect(await p.show(id)).toMatchObject({ state: 'awaiting', reason: 'permission' });
-    expect(evidence(version, 'prompt-during-dialog', p.screen(id))).toMatch(/Enter to stay in auto mode|Do you want to proceed\?/);
-    expect(p.screen(id)).not.toContain('ACC-NOTYPE');
-    expect(userTurns()).not.toContain('ACC-NOTYPE');
-  });
-
-  it('Escape mid-turn, then a held prompt: the restored prompt is cleared first and the model receives exactly the held prompt', async () => {
+  // Three scenarios on one launch (the 401 last: a prompt is held while the agent awaits its login) (each of them was a launch of its own; the test's time is theirs together).
+  it('one launch with a serve, three scenarios: Escape mid-turn, then a held prompt (the restored prompt is cleared first and the model receives exactly the held prompt); then one lane for every input ("/clear" typed into the box, then a prompt: it waits for an empty box and says so; cleared by the person, the model receives the prompt alone); then a 401 is awaiting{auth} naming the login problem within seconds', async () => {
     const p = project();
     await served(p, async () => {
+      // Scenario "Escape mid-turn, then a held prompt".
       const id = await p.spawn('Take your time ACC-SLOW [fake:hang]', 'claude');
-      await waitFor('the turn to run', async () => (await p.show(id)).state === 'running' && /esc to interrupt/.test(p.screen(id)), AGENT_MS);
-      expect(await ok(p.dir, ['session', 'prompt', id, '--body', 'ACC-HELD exactly this'], { env: p.env })).toContain('prompt queued, not delivered');
+      const state = logShow(p, id);
+      await waitFor('escape: the turn to run', async () => (await state()).state === 'running' && /esc to interrupt/.test(p.screen(id)), AGENT_MS);
+      expect(await ok(p.dir, ['session', 'prompt', id, '--body', 'ACC-HELD exactly this'], { env: p.env }), 'escape').toContain('prompt queued, not delivered');
       await ok(p.dir, ['session', 'keys', id, 'Escape'], { env: p.env });
-      await waitFor('the held prompt to reach the model', () => userTurns().some((t) => t.includes('ACC-HELD')), AGENT_MS);
-      expect(userTurns().filter((t) => t.includes('ACC-HELD'))).toEqual(['ACC-HELD exactly this']);
+      await waitFor('escape: the held prompt to reach the model', () => userTurns().some((t) => t.includes('ACC-HELD')), AGENT_MS);
+      expect(userTurns().filter((t) => t.includes('ACC-HELD')), 'escape').toEqual(['ACC-HELD exactly this']);
       evidence(version, 'escape-then-held', p.screen(id));
-      await waitFor('its turn to end', async () => (await p.show(id)).reason === 'turn-end', AGENT_MS);
-    });
-  });
+      await waitFor('escape: its turn to end', async () => (await state()).reason === 'turn-end', AGENT_MS);
 
-  it('one lane for every input: "/clear" typed into the box, then a prompt: it waits for an empty box and says so; cleared by the person, the model receives the prompt alone', async () => {
-    const p = project();
-    const id = await p.spawn('Say hi', 'claude');
-    await waitFor('the first turn to end', async () => (await p.show(id)).reason === 'turn-end', AGENT_MS);
-    await ok(p.dir, ['session', 'keys', id, '--hex', Buffer.from('/clear').toString('hex')], { env: p.env });
-    await waitFor('the typed text in the box', () => /❯\s\/clear/.test(evidence(version, 'typed-into-box', p.screen(id))), AGENT_MS);
-    const child = spawn(process.execPath, [BIN, 'session', 'prompt', id, '--body', `hello ACC-NOTYPE-${version}`, '--json'], { cwd: p.dir, env: p.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((r) => child.on('close', r));
-    await waitFor('the prompt to say it waits', () => /waiting: the agent's input box holds "\/clear", which someone is typing/.test(stderr), AGENT_MS);
-    evidence(version, 'prompt-waits-for-typing', p.screen(id));
-    // The person clears what they typed (Ctrl-U): the prompt goes in alone.
-    await ok(p.dir, ['session', 'keys', id, 'C-u'], { env: p.env });
-    expect(await exited).toBe(0);
-    expect(JSON.parse(stdout)).toMatchObject({ delivered: true, waited: expect.stringContaining('"/clear"') });
-    await waitFor('the prompt to reach the model', () => userTurns().some((t) => t.includes(`ACC-NOTYPE-${version}`)), AGENT_MS);
-    expect(userTurns().filter((t) => t.includes(`ACC-NOTYPE-${version}`))).toEqual([`hello ACC-NOTYPE-${version}`]);
-    expect(p.screen(id)).not.toContain('Unknown command');
-  });
+      // Scenario "one lane for every input": "/clear" typed into the box, then a prompt.
+      await ok(p.dir, ['session', 'keys', id, '--hex', Buffer.from('/clear').toString('hex')], { env: p.env });
+      await waitFor('one lane: the typed text in the box', () => /❯\s\/clear/.test(evidence(version, 'typed-into-box', p.screen(id))), AGENT_MS);
+      const child = spawn(process.execPath, [BIN, 'session', 'prompt', id, '--body', `hello ACC-NOTYPE-${version}`, '--json'], { cwd: p.dir, env: p.env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const exited = new Promise<number | null>((r) => child.on('close', r));
+      await waitFor('one lane: the prompt to say it waits', () => /waiting: the agent's input box holds "\/clear", which someone is typing/.test(stderr), AGENT_MS);
+      evidence(version, 'prompt-waits-for-typing', p.screen(id));
+      // The person clears what they typed (Ctrl-U): the prompt goes in alone.
+      await ok(p.dir, ['session', 'keys', id, 'C-u'], { env: p.env });
+      expect(await exited, 'one lane').toBe(0);
+      expect(JSON.parse(stdout), 'one lane').toMatchObject({ delivered: true, waited: expect.stringContaining('"/clear"') });
+      await waitFor('one lane: the prompt to reach the model', () => userTurns().some((t) => t.includes(`ACC-NOTYPE-${version}`)), AGENT_MS);
+      expect(userTurns().filter((t) => t.includes(`ACC-NOTYPE-${version}`)), 'one lane').toEqual([`hello ACC-NOTYPE-${version}`]);
+      expect(p.screen(id), 'one lane').not.toContain('Unknown command');
 
-  it('a 401 is awaiting{auth} naming the login problem within seconds', async () => {
-    const p = project();
-    const started = Date.now();
-    const id = await p.spawn('Hello [fake:status 401]', 'claude');
-    await waitFor('awaiting{auth}', async () => (await p.show(id)).reason === 'auth', AGENT_MS);
-    const s = await p.show(id);
-    expect(s).toMatchObject({ state: 'awaiting', reason: 'auth', source: 'hook', turnFailures: 0, detail: expect.stringMatching(/^authentication_failed: .*\(log in/) });
-    // Launch included (the agent starting takes most of it, longer on a loaded machine): before the idle
-    // prompt's minute, so it is the StopFailure hook that said it, not the idle notice.
-    expect(Date.now() - started).toBeLessThan(55_000);
-  });
+      // Scenario "a 401": awaiting{auth} naming the login problem within seconds (last: a prompt is held while it awaits the login).
+      const asked = Date.now();
+      await ok(p.dir, ['session', 'prompt', id, '--body', 'Hello [fake:status 401]'], { env: p.env });
+      await waitFor('401: awaiting{auth}', async () => (await state()).reason === 'auth', AGENT_MS);
+      expect(await p.show(id), '401').toMatchObject({ state: 'awaiting', reason: 'auth', source: 'hook', turnFailures: 0, detail: expect.stringMatching(/^authentication_failed: .*\(log in/) });
+      // Before the idle prompt's minute, so it is the StopFailure hook that said it, not the idle notice.
+      expect(Date.now() - asked, '401').toBeLessThan(55_000);
+    });
+  }, 180_000);
 
-  it('three 5xx turns in a row quarantine the session (outside the hook; the idle notices between them never reset the count)', async () => {
-    const p = project();
-    const id = await p.spawn('First [fake:status 500]', 'claude');
-    const failures = async (n: number) => {
-      const s = await p.show(id);
-      return s.turnFailures === n && s.state === 'awaiting' ? s : null;
-    };
-    const first = await waitFor('failure 1', () => failures(1), AGENT_MS);
-    expect(first).toMatchObject({ reason: 'turn-end', detail: expect.stringMatching(/^the turn failed: server_error/) });
-    const second = await ok(p.dir, ['session', 'prompt', id, '--body', 'Second [fake:status 500]', '--json'], { env: p.env });
-    await waitFor('failure 2', () => failures(2), AGENT_MS).catch((e: Error) => {
-      throw new Error(`${e.message}; prompt: ${second}; log: ${p.log(id).join(' | ')}; screen: ${p.screen(id)}`);
-    });
-    evidence(version, 'failed-turns', p.screen(id));
-    // Interrupted and resumed: the streak goes on (the resumed agent idle at its input has ended no turn).
-    await ok(p.dir, ['session', 'interrupt', id], { env: p.env });
-    await ok(p.dir, ['session', 'resume', id], { env: p.env });
-    await waitFor('the resumed agent at its input', async () => (await p.show(id)).state === 'awaiting', AGENT_MS).catch((e: Error) => {
-      throw new Error(`${e.message}; log: ${p.log(id).join(' | ')}; screen: ${p.screen(id)}`);
-    });
-    expect((await p.show(id)).turnFailures).toBe(2);
-    await ok(p.dir, ['session', 'prompt', id, '--body', 'Third [fake:status 500]'], { env: p.env });
-    await waitFor('the quarantine', async () => (await p.show(id)).state === 'quarantined', AGENT_MS).catch((e: Error) => {
-      throw new Error(`${e.message}; log: ${p.log(id).join(' | ')}; screen: ${p.screen(id)}`);
-    });
-    expect(await p.show(id)).toMatchObject({ state: 'quarantined', reason: '3 turn failures in a row', source: 'supervisor', turnFailures: 3 });
-  });
-
-  it('a killed tmux session is said as tmux-gone, not a process exit', async () => {
-    const p = project();
-    const id = await p.spawn('Say hi', 'claude');
-    await waitFor('the turn to end', async () => (await p.show(id)).reason === 'turn-end', AGENT_MS);
-    tmux(p.home, 'kill-session', '-t', `=${id}`);
-    await waitFor('interrupted', async () => (await p.show(id)).state === 'interrupted', AGENT_MS);
-    expect(await p.show(id)).toMatchObject({ state: 'interrupted', reason: 'tmux-gone' });
-  });
 });
 
 // The oldest supported version only: the same hooks on both (replayed in the adapter table), 20 s of real agent.
@@ -257,7 +271,8 @@ describe('the real claude: the program stays', () => {
     const { agentSessionId } = await p.show(id);
     await ok(p.dir, ['session', 'prompt', id, '--body', `/resume ${agentSessionId}`], { env: p.env });
     // The prompt made it `running`; SessionEnd{resume} leaves it live and SessionStart{resume} finds it idle at its input.
-    const log = () => git(p.dir, 'log', '--reverse', '--format=%s', `refs/trellis/sessions/${id}`).trim().split('\n');
+    // The transitions (a turn's usage record, written as its hook reads the transcript, may land after the next prompt's `run`).
+    const log = () => git(p.dir, 'log', '--reverse', '--format=%s', `refs/trellis/sessions/${id}`).trim().split('\n').filter((l) => !l.startsWith('usage: '));
     await waitFor('awaiting{turn-end} after the /resume', () => log().at(-1) === 'await turn-end (hook)' && log().at(-2) === 'run (user)', AGENT_MS).catch((e: Error) => {
       throw new Error(`${e.message}; log: ${log().join(' | ')}; screen: ${p.screen(id)}`);
     });
