@@ -15,7 +15,6 @@ export const SHARED_PROCESS_FILES: readonly string[] = [
   'test/cli-bundle.test.ts',
   'test/cost-http.test.ts',
   'test/cost-one-append.test.ts',
-  'test/door-argv.test.ts',
   'test/door-lows.test.ts',
   'test/door-paths.test.ts',
   'test/door-scopes.test.ts',

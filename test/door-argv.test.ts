@@ -54,8 +54,11 @@ const HOSTILE = [
   '-',
 ];
 
-// Codex's launch line is read on its notify path (a confined session's, and TRELLIS_CODEX_CHANNEL=notify):
-// over its app-server the task travels in the protocol, never in argv (agents-codex-app-server.test).
+// Codex's launch line is read on its notify path (an older Codex's, and TRELLIS_CODEX_CHANNEL=notify's):
+// over its app-server, the default, the task travels in the protocol, never in argv
+// (agents-codex-app-server.test), and the line waits for its watcher. The adapter reads the channel from
+// this process's environment, so this file runs in a worker of its own (vitest.config.ts).
+process.env.TRELLIS_CODEX_CHANNEL = 'notify';
 const launch = (adapter: HarnessAdapter, task: string, resume: boolean, agentSessionId?: string) =>
   adapter.command({ session: { ...initialSession('s1'), task, ...(agentSessionId ? { agentSessionId } : {}) }, resume, trellis: "'node' '/trellis/bin.js'", confined: true });
 
