@@ -29,11 +29,12 @@ describe('the fake model API drives the real agent programs', () => {
       ['anthropic', 'Say hello for the harness test'],
       ['openai', 'Say hello for codex'],
     ]);
-    // Both agents' own signals reach Trellis: the turn ends in awaiting{turn-end}, from a hook.
+    // Both agents' own signals reach Trellis: the turn ends in awaiting{turn-end}, from claude's hook and
+    // from Codex's app-server (its default channel).
     await waitFor('claude’s turn to end', async () => (await p.show(claude)).state === 'awaiting', 20_000);
     await waitFor('codex’s turn to end', async () => (await p.show(codex)).state === 'awaiting', 20_000);
     expect(await p.show(claude)).toMatchObject({ state: 'awaiting', reason: 'turn-end', source: 'hook' });
-    expect(await p.show(codex)).toMatchObject({ state: 'awaiting', reason: 'turn-end', source: 'hook' });
+    expect(await p.show(codex)).toMatchObject({ state: 'awaiting', reason: 'turn-end', source: 'protocol', channel: 'protocol' });
   });
 });
 

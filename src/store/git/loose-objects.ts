@@ -63,10 +63,21 @@ export function writeObjects(gitdir: string, objects: readonly LooseObject[]): s
           if (mkdirSync(t.dir, { recursive: true }) !== undefined) madeDirs.add(t.dir);
         }
       }
-      writeFileSync(fds[fds.length - 1]!, deflateSync(t.raw));
+      // Written through its descriptor, an error names no file: name it (a full disk is refused naming it).
+      try {
+        writeFileSync(fds[fds.length - 1]!, deflateSync(t.raw));
+      } catch (err) {
+        throw namingPath(err, t.tmp);
+      }
     }
     // On the disk before the rename publishes it (see durable.ts): never a zero-length object.
-    for (const fd of fds) syncFile(fd);
+    fds.forEach((fd, i) => {
+      try {
+        syncFile(fd);
+      } catch (err) {
+        throw namingPath(err, todo[i]!.tmp);
+      }
+    });
   } catch (err) {
     for (const t of todo) rmSync(t.tmp, { force: true });
     throw err;

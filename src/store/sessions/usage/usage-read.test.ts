@@ -105,4 +105,12 @@ describe("Codex 0.169.0's rollout (recorded)", () => {
     // Nothing new: no entry.
     expect(codexUsage(lines.slice(cut), 'r', sum(main), 'gpt-fake').entries).toEqual([]);
   });
+  it('a read that ends before the first total (over the app-server, at turn/started) records nothing, so the next read still has the model', () => {
+    const cut = lines.findIndex((l) => l.includes('"token_count"'));
+    const early = codexUsage(lines.slice(0, cut), 'r', { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, null);
+    expect(early).toEqual({ entries: [], turns: 0, context: null });
+    // The caller commits nothing for it and reads the same bytes again with the answer.
+    const r = codexUsage(lines, 'r', { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, null);
+    expect(new Set(r.entries.map((e) => e.model))).toEqual(new Set(['gpt-fake']));
+  });
 });

@@ -112,7 +112,11 @@ export function codexUsage(lines: readonly string[], rollout: string, counted: {
       latest = { total: obj(info.total_token_usage), last: obj(info.last_token_usage), window: num(info.model_context_window) || null, at: typeof d.timestamp === 'string' ? d.timestamp : null };
     }
   }
-  if (!latest) return { entries: [], turns, context: null };
+  // No cumulative total yet (a turn that has started, its model named, nothing answered): nothing to record,
+  // and these bytes are read again with the next one. Recording the turn alone moved the offset past its
+  // turn_context line, so the answer read next had no model ("unknown"): Codex over its app-server reads at
+  // turn/started, before any token_count is written.
+  if (!latest) return { entries: [], turns: 0, context: null };
   const t = latest.total;
   const cacheRead = num(t.cached_input_tokens);
   const cacheWrite = num(t.cache_write_input_tokens);
