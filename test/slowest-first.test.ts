@@ -37,7 +37,7 @@ describe('the suite’s file order (test/slowest-first.ts)', () => {
     const files = [...allTestFiles('src'), ...allTestFiles('test')];
     const order = plannedOrder(files);
     expect([...order].sort()).toEqual([...files].sort());
-    expect(order.slice(0, 4)).toEqual(['test/sessions-real-claude.test.ts', 'test/supervisor.test.ts', 'test/sessions-http.test.ts', 'test/security-door.test.ts']);
+    expect(order.slice(0, 4)).toEqual(['test/sessions-real-claude.test.ts', 'test/supervisor.test.ts', 'test/sync.test.ts', 'test/security-door.test.ts']);
     const lanes = replay(order, UNLISTED_MS);
     const agentRuns = lanes.flatMap((l) => l.runs).filter((r) => isRealAgentFile(r.file));
     expect(agentRuns.map((r) => r.file)).toEqual(expect.arrayContaining(KNOWN_SLOW.map(([f]) => f).filter(isRealAgentFile)));
