@@ -9,9 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { SessionState } from '../src/projections/index.js';
 import { openProject, type Project } from '../src/store/compose/open-project.js';
-import { capturePane } from '../src/store/sessions/tmux/pane-capture.js';
 import { defaultRuntime, type SessionRuntime } from '../src/store/sessions/verbs/runtime.js';
 import { closeSession, spawnSession } from '../src/store/sessions/verbs/verbs.js';
 import { agentHome, stopAgentDaemons } from '../test/fake-model/agents.js';
@@ -20,13 +18,12 @@ import type { Turn } from '../test/fake-model/replies.js';
 import type { FakeModel } from '../test/fake-model/server.js';
 import { report, round, stats } from './lib.js';
 import { WAIT_P95_TARGET_MS, waitRow } from './agents-table.js';
+import { poll, screenAgainstState } from './agents-screen-timing.js';
 
 const RUNS = Number(process.env.BENCH_AGENT_RUNS ?? 6);
 /** opencode takes 5-15 s to start on a loaded 2-core machine. */
 const LIMIT_MS = 60_000;
 const load = () => ({ cores: cpus().length, load_avg_1m: round(loadavg()[0]!) });
-const label = (s: SessionState) => (s.reason ? `${s.status}{${s.reason}}` : s.status);
-
 const SCENARIOS: readonly { readonly name: string; readonly turn: Turn; readonly screen: RegExp; readonly expect: string }[] = [
   { name: 'opencode.turn-end', turn: { text: 'Scripted answer BENCH' }, screen: /Scripted answer BENCH/, expect: 'awaiting{turn-end}' },
   { name: 'opencode.permission', turn: { tool: 'bash', command: 'touch bench-file' }, screen: /Permission required/, expect: 'awaiting{permission}' },
@@ -65,15 +62,6 @@ function world(fake: FakeModel): { p: Project; rt: SessionRuntime; cleanup: () =
   };
 }
 
-async function poll<T>(check: () => Promise<T | null>, until: number): Promise<T | null> {
-  while (performance.now() < until) {
-    const v = await check().catch(() => null);
-    if (v !== null) return v;
-    await sleep(25);
-  }
-  return null;
-}
-
 async function firstSignal(fake: FakeModel): Promise<void> {
   const w = world(fake);
   const samples: number[] = [];
@@ -107,26 +95,12 @@ async function scenario(fake: FakeModel, sc: (typeof SCENARIOS)[number]): Promis
       const s = await spawnSession(w.p, w.rt, { task, harness: 'opencode', by: 'bench' });
       const until = performance.now() + LIMIT_MS;
       const target = { socket: w.rt.tmux.socket, session: s.id, pane: s.tmux!.pane };
-      let state = '';
-      let matched = '';
-      const [screenAt, stateAt] = await Promise.all([
-        poll(async () => {
-          const text = (await capturePane(target)).text;
-          // The task's own echo (its name says `http-401`) is not the change.
-          const line = text.split('\n').find((l) => sc.screen.test(l) && !l.includes(task));
-          if (line === undefined) return null;
-          matched = line.trim();
-          return performance.now();
-        }, until),
-        poll(async () => {
-          state = label(await w.p.sessionLog.get(s.id));
-          return state === sc.expect ? performance.now() : null;
-        }, until),
-      ]);
+      const run = await screenAgainstState(target, task, sc.screen, sc.expect, () => w.p.sessionLog.get(s.id), until);
+      const { screenAt, stateAt, state } = run;
       seen.set(state, (seen.get(state) ?? 0) + 1);
-      screenLine = matched;
+      screenLine = run.matched;
       // A run that never reached its state: what the agent's screen said instead (why it missed).
-      if (stateAt === null) missedScreen = (await capturePane(target).catch(() => ({ text: '' }))).text.split('\n').map((l) => l.trim()).filter(Boolean).slice(-4).join(' | ').slice(0, 300);
+      if (run.missedScreen !== null) missedScreen = run.missedScreen;
       // The state can land before the screen draws it (the server says it first): that counts as 0.
       if (screenAt !== null && stateAt !== null) samples.push(Math.max(0, stateAt - screenAt));
       await closeSession(w.p, w.rt, s.id, 'bench').catch(() => {});

@@ -15,9 +15,7 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { SessionState } from '../src/projections/index.js';
 import { openProject, type Project } from '../src/store/compose/open-project.js';
-import { capturePane } from '../src/store/sessions/tmux/pane-capture.js';
 import { defaultRuntime, type SessionRuntime } from '../src/store/sessions/verbs/runtime.js';
 import { closeSession, spawnSession } from '../src/store/sessions/verbs/verbs.js';
 import { PaneWatch } from '../src/store/sessions/tmux/pane-watch.js';
@@ -28,6 +26,7 @@ import type { Turn } from '../test/fake-model/replies.js';
 import { startFakeModel, type FakeModel } from '../test/fake-model/server.js';
 import { report, round, stats } from './lib.js';
 import { printTable, WAIT_P95_TARGET_MS, waitRow } from './agents-table.js';
+import { poll, screenAgainstState } from './agents-screen-timing.js';
 
 const RUNS = Number(process.env.BENCH_AGENT_RUNS ?? 6);
 const LIMIT_MS = 20_000;
@@ -153,18 +152,6 @@ function world(fake: FakeModel, setup: Scenario['setup']): { p: Project; rt: Ses
   };
 }
 
-const label = (s: SessionState) => (s.reason ? `${s.status}{${s.reason}}` : s.status);
-
-/** Polls until `check` gives a value or the limit passes (null). */
-async function poll<T>(check: () => Promise<T | null>, until: number): Promise<T | null> {
-  while (performance.now() < until) {
-    const v = await check().catch(() => null);
-    if (v !== null) return v;
-    await sleep(25);
-  }
-  return null;
-}
-
 async function firstSignal(fake: FakeModel, version: ClaudeVersion): Promise<void> {
   const w = world(fake, { claudeVersion: version });
   const samples: number[] = [];
@@ -210,26 +197,12 @@ async function scenario(fake: FakeModel, sc: Scenario): Promise<void> {
       const until = performance.now() + (sc.readers === 'hooks' ? 2 * LIMIT_MS : LIMIT_MS);
       if (sc.readers === 'hooks') await killWatcher(w.p, s.id, until);
       const target = { socket: w.rt.tmux.socket, session: s.id, pane: s.tmux!.pane };
-      let state = '';
-      let matched = '';
-      const [screenAt, stateAt] = await Promise.all([
-        poll(async () => {
-          const text = (await capturePane(target)).text;
-          // The task's own echo (its name says `http-401`) is not the change.
-          const line = text.split('\n').find((l) => sc.screen.test(l) && !l.includes(task));
-          if (line === undefined) return null;
-          matched = line.trim();
-          return performance.now();
-        }, until),
-        poll(async () => {
-          state = label(await w.p.sessionLog.get(s.id));
-          return state === sc.expect ? performance.now() : null;
-        }, until),
-      ]);
+      const run = await screenAgainstState(target, task, sc.screen, sc.expect, () => w.p.sessionLog.get(s.id), until);
+      const { screenAt, stateAt, state } = run;
       seen.set(state, (seen.get(state) ?? 0) + 1);
-      screenLine = matched;
+      screenLine = run.matched;
       // A run that never reached its state: what the agent's screen said instead (why it missed).
-      if (stateAt === null) missedScreen = (await capturePane(target).catch(() => ({ text: '' }))).text.split('\n').map((l) => l.trim()).filter(Boolean).slice(-4).join(' | ').slice(0, 300);
+      if (run.missedScreen !== null) missedScreen = run.missedScreen;
       // The state can land before the screen shows (a hook fires as the agent draws): that counts as 0.
       if (screenAt !== null && stateAt !== null) samples.push(Math.max(0, stateAt - screenAt));
       await closeSession(w.p, w.rt, s.id, 'bench').catch(() => {});
