@@ -28,7 +28,7 @@ export type WatcherEnd = 'ended' | 'tmux-gone' | 'replaced' | 'unreadable';
  * closed, quarantined, failed), its tmux session or server is gone, a newer watcher takes the lease,
  * or its log cannot be read (the project is gone). Its control client stays attached from the start (so
  * the tmux session's end is heard, never polled for); its screens are judged only while the session is
- * one a serve would watch (screenWatched). It learns of transitions from the session refs' folder.
+ * one a serve would watch (screenWatched). It learns of transitions from the session refs' folder, and of a newer watcher from the lease's.
  */
 export function watchScreens(p: SessionsProject, rt: SessionRuntime, id: string, opts: { checkMs?: number } = {}): Promise<WatcherEnd> {
   const gitdir = p.gitdir;
@@ -46,7 +46,7 @@ export function watchScreens(p: SessionsProject, rt: SessionRuntime, id: string,
       if (done) return;
       done = true;
       clearInterval(timer);
-      refs?.close();
+      for (const w of watchers) w.close();
       panes.stop();
       release(gitdir, id);
       resolve(why);
@@ -86,14 +86,19 @@ export function watchScreens(p: SessionsProject, rt: SessionRuntime, id: string,
       }
     };
     // Every transition moves the session's ref: a rename in this folder (a packed ref is caught by the timer).
-    let refs: FSWatcher | undefined;
-    try {
-      refs = watch(join(gitdir, 'refs', 'trellis', 'sessions'), { persistent: false }, (_event, name) => {
-        if (name === null || String(name).startsWith(id)) void check();
-      });
-      refs.on('error', () => void check());
-    } catch {
-      refs = undefined;
+    // A newer watcher's claim renames its lease into the watchers' folder: heard there at once, so two never
+    // read one screen for up to a timer's period (a resume's watcher and the old one).
+    const watchers: FSWatcher[] = [];
+    for (const dir of [join(gitdir, 'refs', 'trellis', 'sessions'), join(gitdir, 'trellis', 'watchers')]) {
+      try {
+        const w = watch(dir, { persistent: false }, (_event, name) => {
+          if (name === null || String(name).startsWith(id)) void check();
+        });
+        w.on('error', () => void check());
+        watchers.push(w);
+      } catch {
+        // No such folder yet (no session ref written): the timer checks.
+      }
     }
     const timer = setInterval(() => void check(), opts.checkMs ?? CHECK_MS);
     void check();
