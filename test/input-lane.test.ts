@@ -69,26 +69,6 @@ describe('one checked input lane', () => {
   });
 
   /*
-   * An Enter the agent drops (Claude Code 2.1.332, a held prompt delivered just after an Escape: the text
-   * stayed in its box while the log said it ran, and the model never got it): the box is read after Enter.
-   */
-  it('an Enter the agent drops: the box still shows the prompt alone, so Enter is pressed once more; the agent receives it once', async () => {
-    const p = await pane('drops-enter');
-    expect(await deliverChecked(lanes, claudeAdapter, p.target, state, 'ACC-ENTER')).toEqual({ delivered: true });
-    await waitFor('the submitted line', () => p.submitted() !== '');
-    expect(p.submitted()).toBe('ACC-ENTER\n');
-    expect(p.received().match(/\r/g)).toHaveLength(2);
-  });
-
-  it('an agent that drops every Enter: not delivered, said so (the prompt is left in its box, where the next delivery clears it as its own)', async () => {
-    const p = await pane('drops-enters');
-    const r = await deliverChecked(lanes, claudeAdapter, p.target, state, 'ACC-STUCK');
-    expect(r).toEqual({ delivered: false, reason: 'the prompt stayed in the agent\'s input box after Enter, pressed twice: not submitted' });
-    expect(p.submitted()).toBe('');
-    expect(p.received().match(/\r/g)).toHaveLength(2);
-  });
-
-  /*
    * One lane for every input (issue 41): what a person types into the box (a viewer's keystrokes, a key
    * command) is theirs. Before, a held prompt cleared it (or, racing, was pasted onto it: the real Claude
    * Code answered "Unknown command: /clearhello ACC-NOTYPE").

@@ -7,15 +7,11 @@
 //   restored         the box holds "restored text" (as Claude Code puts an interrupted prompt back)
 //   dialog           a permission dialog instead of the box
 //   dialog-on-paste  an empty box; as a paste starts arriving a permission dialog takes the screen
-//   drops-enter      an empty box that ignores the first Enter after a paste (as Claude Code 2.1.332 did
-//                    to a held prompt delivered just after an Escape): the text stays in the box
-//   drops-enters     the same, for every Enter
 import { appendFileSync } from 'node:fs';
 
 const [out, mode] = process.argv.slice(2);
 let text = mode === 'restored' ? 'restored text' : '';
 let dialog = mode === 'dialog';
-let dropped = 0;
 const rule = '─'.repeat(40);
 function draw() {
   if (dialog) process.stdout.write('\x1b[2J\x1b[H Bash command\r\n Do you want to proceed?\r\n ❯ No\r\n   Yes\r\n\r\n Esc to cancel\r\n');
@@ -32,7 +28,6 @@ process.stdin.on('data', (d) => {
     s = s.replace(/\x1b\[20[01]~/g, '');
     for (const ch of s) {
       if (ch === '\x15') text = '';
-      else if (ch === '\r' && ((mode === 'drops-enter' && dropped === 0) || mode === 'drops-enters')) dropped++;
       else if (ch === '\r') {
         appendFileSync(`${out}.submitted`, `${text}\n`);
         text = '';

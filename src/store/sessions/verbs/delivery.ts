@@ -51,9 +51,8 @@ const typingWords = (box: string) => `the agent's input box holds "${box}", whic
  * restored prompt left in it is cleared first and said in `cleared`; any other text is someone typing
  * (a viewer, `session keys`): the lane is let go so they can go on, and the prompt waits (said in
  * `onWait` and `waited`) until the box is empty, up to `waitMs`; after the paste the box must show the
- * text before Enter confirms it, else a dialog took it: not delivered, with the reason; after Enter the
- * box must no longer show it (one more Enter if it does, else not delivered). Never a paste on top of
- * other text, never a blind Enter.
+ * text before Enter confirms it, else a dialog took it: not delivered, with the reason. Never a paste on
+ * top of other text, never a blind Enter.
  */
 export async function deliverChecked(lanes: InputLanes, adapter: HarnessAdapter, target: PaneTarget, state: SessionState, text: string, opts: DeliverOptions = {}): Promise<Delivery> {
   const readBox = async () => adapter.inputBox!((await capturePane(target, { ansi: true })).text);
@@ -82,12 +81,6 @@ export async function deliverChecked(lanes: InputLanes, adapter: HarnessAdapter,
       }
       if (adapter.enterAfterPasteMs) await sleep(adapter.enterAfterPasteMs);
       await lane.keys(['Enter']);
-      // Submitted, the box no longer shows the prompt (empty, the agent at work, or a dialog). An Enter the
-      // agent dropped (Claude Code 2.1.332 after an Escape) leaves it there alone: read so, Enter once more.
-      if (landed(await settle(readBox, (b) => !landed(b)))) {
-        await lane.keys(['Enter']);
-        if (landed(await settle(readBox, (b) => !landed(b)))) return { delivered: false, reason: `the prompt stayed in the agent's input box after Enter, pressed twice: not submitted` };
-      }
       return cleared === undefined ? { delivered: true } : { delivered: true, cleared };
     });
     if (!('typing' in r)) return r.delivered && waited !== undefined ? { ...r, waited } : r;
