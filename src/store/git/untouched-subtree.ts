@@ -23,6 +23,8 @@ import { inflateSync } from 'node:zlib';
 /** Variables that change which index, objects or worktree git reads. */
 const STEERING = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_COMMON_DIR', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY', 'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_NAMESPACE', 'GIT_CONFIG_PARAMETERS', 'GIT_CONFIG_COUNT'];
 const HEX40 = /^[0-9a-f]{40}$/;
+/** A commit larger than this (or one whose inflated bytes would be) is git's to read: a hostile clone's pack may claim gigabytes. */
+const MAX_COMMIT = 1 << 20;
 
 class Unmodelled extends Error {}
 
@@ -187,7 +189,7 @@ function commitTree(gitdir: string, oid: string): string {
 function readObject(gitdir: string, oid: string): Buffer {
   const objects = join(gitdir, 'objects');
   try {
-    const raw = inflateSync(readFileSync(join(objects, oid.slice(0, 2), oid.slice(2))));
+    const raw = inflateSync(readFileSync(join(objects, oid.slice(0, 2), oid.slice(2))), { maxOutputLength: MAX_COMMIT });
     const nul = raw.indexOf(0);
     if (!raw.toString('latin1', 0, nul).startsWith('commit ')) throw new Unmodelled();
     return raw.subarray(nul + 1);
@@ -255,10 +257,11 @@ function packedCommit(pack: string, offset: number): Buffer {
       size += (c & 0x7f) * 2 ** shift;
       shift += 7;
     }
+    if (size > MAX_COMMIT) throw new Unmodelled();
     // The deflated body is never much longer than the body itself (zlib's stored blocks add 5 bytes per 16 kB).
     const body = Buffer.alloc(size + 64 + Math.ceil(size / 16384) * 5);
     const n = readSync(fd, body, 0, body.length, offset + at);
-    const inflated = inflateSync(body.subarray(0, n));
+    const inflated = inflateSync(body.subarray(0, n), { maxOutputLength: MAX_COMMIT });
     if (inflated.length !== size) throw new Unmodelled();
     return inflated;
   } finally {
