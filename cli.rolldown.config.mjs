@@ -94,6 +94,9 @@ export default defineConfig({
     entryFileNames: '[name].js',
     chunkFileNames: 'chunks/[name]-[hash].js',
     sourcemap: true,
+    // No comments in the bundle (the source maps lead back to the commented source): a third of its bytes,
+    // which every start parsed (issue 40: ~3 ms of CPU for board and for issue reply, side by side).
+    comments: false,
     codeSplitting: {
       includeDependenciesRecursively: false,
       groups: [

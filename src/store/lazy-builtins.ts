@@ -11,3 +11,9 @@ export const childProcess = (): typeof import('node:child_process') => require('
 
 /** `node:net`, loaded on first use (~7 ms under load): only opencode's port finding uses it on the session path. */
 export const net = (): typeof import('node:net') => require('node:net') as typeof import('node:net');
+
+/**
+ * `node:crypto`, loaded on first use (~6 ms of CPU at start-up under load, measured side by side): the
+ * writers (object ids, random ids, evidence hashes) need it, a verb that only reads (`trellis board`) does not.
+ */
+export const crypto = (): typeof import('node:crypto') => require('node:crypto') as typeof import('node:crypto');

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { crypto } from './lazy-builtins.js';
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -16,7 +16,7 @@ export const trellisHome = (env: NodeJS.ProcessEnv = process.env): string => env
 export function encodeProject(root: string): string {
   const real = safeRealpath(root);
   const name = basename(real).toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[-.]+|-+$/g, '').slice(0, 40) || 'project';
-  return `${name}-${createHash('sha256').update(real).digest('hex').slice(0, 12)}`;
+  return `${name}-${crypto().createHash('sha256').update(real).digest('hex').slice(0, 12)}`;
 }
 
 /** The real path, or the path as given when it cannot be resolved (gone, unreadable). */

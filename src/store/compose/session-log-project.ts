@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { crypto } from '../lazy-builtins.js';
 import { join } from 'node:path';
 import { EvidenceStore } from '../evidence/evidence.js';
 import { GitAppendLog } from '../git/append-log.js';
@@ -41,7 +41,7 @@ export function projectCore(repo: Repository, opts: CoreOptions = {}) {
     sessionWork: new SessionWork(),
     evidence: new EvidenceStore(join(data, 'evidence')),
     now: opts.now ?? (() => new Date()),
-    random: opts.random ?? ((n) => new Uint8Array(randomBytes(n))),
+    random: opts.random ?? ((n) => new Uint8Array(crypto().randomBytes(n))),
   };
   return { core, log, cacheOf, data, readSettings };
 }

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { crypto } from '../lazy-builtins.js';
 import { createReadStream, createWriteStream, readFileSync, statSync, type ReadStream } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -65,8 +65,8 @@ export class EvidenceStore {
    */
   async put(source: Uint8Array | NodeJS.ReadableStream, meta: EvidenceMeta | null = null): Promise<{ hash: string; size: number } & Partial<EvidenceMeta>> {
     await mkdir(this.dir, { recursive: true });
-    const tmp = join(this.dir, `tmp-${randomBytes(8).toString('hex')}`);
-    const sha = createHash('sha256');
+    const tmp = join(this.dir, `tmp-${crypto().randomBytes(8).toString('hex')}`);
+    const sha = crypto().createHash('sha256');
     let size = 0;
     const input = source instanceof Uint8Array ? Readable.from([source]) : source;
     try {

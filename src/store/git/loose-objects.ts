@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { crypto } from '../lazy-builtins.js';
 import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
@@ -14,7 +14,7 @@ export interface LooseObject {
 /** The bytes git hashes for an object (`<type> <size>\0<content>`), and its id. */
 function framed(o: LooseObject): { raw: Buffer; oid: string } {
   const raw = Buffer.concat([Buffer.from(`${o.type} ${o.content.length}\0`, 'latin1'), o.content]);
-  return { raw, oid: createHash('sha1').update(raw).digest('hex') };
+  return { raw, oid: crypto().createHash('sha1').update(raw).digest('hex') };
 }
 
 /** An object's id, without writing it (a commit of several objects names each before any is written). */
@@ -46,7 +46,7 @@ export function writeObjects(gitdir: string, objects: readonly LooseObject[]): s
     const dir = join(gitdir, 'objects', oid.slice(0, 2));
     const path = join(dir, oid.slice(2));
     if (existsSync(path) || todo.some((t) => t.path === path)) continue;
-    todo.push({ raw, dir, path, tmp: join(dir, `tmp_obj_${randomBytes(6).toString('hex')}`) });
+    todo.push({ raw, dir, path, tmp: join(dir, `tmp_obj_${crypto().randomBytes(6).toString('hex')}`) });
   }
   const fds: number[] = [];
   const madeDirs = new Set<string>();

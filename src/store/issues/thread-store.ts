@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { crypto } from '../lazy-builtins.js';
 import { decideThread, describeEvent, parseThreadEvent, TrellisError, type ThreadCommand, type ThreadEvent } from '../../events/index.js';
 import { evolveThread, initialThread, threadLastKey, type ThreadState } from '../../projections/thread.js';
 import type { GitAppendLog } from '../git/append-log.js';
@@ -35,7 +35,7 @@ export class ThreadStore extends StreamStore<ThreadEvent, ThreadState, ThreadCom
 
   /** Every command's events get a fresh random id (format v2): unique across clones, kept on retries. */
   override write(id: string, command: ThreadCommand): Promise<{ state: ThreadState; events: ThreadEvent[] }> {
-    return super.write(id, command.eventId ? command : { ...command, eventId: newThreadId(randomBytes) });
+    return super.write(id, command.eventId ? command : { ...command, eventId: newThreadId((n) => crypto().randomBytes(n)) });
   }
 
   /**
@@ -48,7 +48,7 @@ export class ThreadStore extends StreamStore<ThreadEvent, ThreadState, ThreadCom
     let step: DecidedStep<ThreadState, ThreadEvent> | undefined;
     await this.log.swapUnderLock(this.ref(id), async (tip) => {
       const command = await prepare(this.stateOrThrow(await this.snapshotAt(id, tip), id));
-      step = await this.decideAt(id, tip, command.eventId ? command : { ...command, eventId: newThreadId(randomBytes) });
+      step = await this.decideAt(id, tip, command.eventId ? command : { ...command, eventId: newThreadId((n) => crypto().randomBytes(n)) });
       return step.next;
     });
     if (!step) throw new TrellisError('APPEND_CONFLICT', `${this.ref(id)} could not be read under its lock; try again`);

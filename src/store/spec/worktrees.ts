@@ -5,6 +5,7 @@ import { nodeIdOf, parseSpecNode } from '../../projections/spec-node.js';
 import { readYaml } from './read-yaml.js';
 import { git, gitRaw } from '../git/run-git.js';
 import { branchTip, parsePorcelain, readWorktreeRecords } from '../git/worktree-records.js';
+import { untouchedSince } from '../git/untouched-subtree.js';
 import { countLines } from './history.js';
 import { isBelow, unsafeRelativePath } from '../safe-path.js';
 
@@ -87,9 +88,18 @@ export async function worktreeOverlay(cwd: string, gitdir: string, specRoot: str
     worktrees
       .filter((w) => !w.main)
       // A worktree being made or removed cannot be diffed yet: it shows with no changes, never as an error.
-      .map((w) => overlayEntry(w, trunk, specRoot, tip && w.head === tip ? tip : undefined).catch(() => undiffedEntry(w))),
+      .map((w) => {
+        const fork = tip && w.head === tip ? tip : undefined;
+        // Forked at its own HEAD and nothing under the spec root touched since (read from its index and
+        // the disk, git/untouched-subtree.ts): what the two git listings would find, without running them.
+        if (fork && untouchedSince(w.path, gitdir, fork, specRoot)) return Promise.resolve(unchangedEntry(w, fork));
+        return overlayEntry(w, trunk, specRoot, fork).catch(() => undiffedEntry(w));
+      }),
   );
 }
+
+/** A worktree with no spec changes since its fork point (what overlayEntry answers when git lists none). */
+const unchangedEntry = (w: Worktree, fork: string): OverlayEntry => ({ worktree: w.path, branch: w.branch, head: w.head, forkPoint: fork, nodes: [] });
 
 /** A worktree that cannot be diffed yet (being made or removed), shown with no changes. */
 export const undiffedEntry = (w: Worktree): OverlayEntry => ({ worktree: w.path, branch: w.branch, head: w.head, forkPoint: null, nodes: [] });
