@@ -43,22 +43,7 @@ readAll.delete(resolve('dist/src/cli/board-entry.js'));
 const sharedPath = new Set([...readAll].filter((id) => hookAll.has(id) && !runAll.has(id) && !issueAll.has(id)));
 const readPath = new Set([...readAll].filter((id) => !hookAll.has(id) && !runAll.has(id) && !issueAll.has(id)));
 const hookPath = new Set([...hookAll].filter((id) => !runAll.has(id) && !issueAll.has(id) && !sharedPath.has(id) && id !== hookEntry));
-// Each agent's adapter in a chunk of its own (issue 40: the command hook loads its session's adapter
-// lazily, agents/load-adapter.ts, and no other agent's code). The session verbs, which load every
-// adapter, load these chunks too.
-const AGENTS = ['shell', 'claude', 'codex', 'opencode', 'gemini'];
-const pathsAbove = new Set([...runAll, ...hookAll, ...readAll, ...issueAll]);
-const agentOwners = new Map();
-for (const agent of AGENTS) {
-  for (const id of staticClosure(`dist/src/store/sessions/agents/${agent}/${agent}.js`)) {
-    if (!pathsAbove.has(id)) agentOwners.set(id, [...(agentOwners.get(id) ?? []), agent]);
-  }
-}
-const agentGroups = AGENTS.map((agent) => ({ name: `agent-${agent}`, test: (id) => agentOwners.get(id)?.length === 1 && agentOwners.get(id)[0] === agent }));
-// What two adapters share (the adapter contract, the hook settings' writer, git's exclude file: a few kB)
-// goes with the hook's own path, which loads an adapter on nearly every event: one file less to load then.
-for (const [id, owners] of agentOwners) if (owners.length > 1) hookPath.add(id);
-const taken = new Set([...runAll, ...hookAll, ...readPath, ...agentOwners.keys()]);
+const taken = new Set([...runAll, ...hookAll, ...readPath]);
 const pathOf = (entry) => {
   const own = new Set([...staticClosure(entry)].filter((id) => !taken.has(id)));
   for (const id of own) taken.add(id);
@@ -102,7 +87,6 @@ export default defineConfig({
         { name: 'shared-path', test: (id) => sharedPath.has(id) },
         { name: 'read-path', test: (id) => readPath.has(id) },
         { name: 'hook-path', test: (id) => hookPath.has(id) },
-        ...agentGroups,
         { name: 'issue-path', test: (id) => issuePath.has(id) },
         { name: 'session-path', test: (id) => sessionPath.has(id) },
         { name: 'project-path', test: (id) => projectPath.has(id) },
