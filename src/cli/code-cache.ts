@@ -1,0 +1,49 @@
+import { readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { constants, Script } from 'node:vm';
+
+/**
+ * `require(file)` for a CommonJS bundle, compiled with V8's code cache (issue 40: the command hook runs once per
+ * agent event, and compiling its bundle and the functions it calls was a large share of its CPU; Node 20 has no
+ * module.enableCompileCache). The cache sits beside the bundle, named by the bundle's size and mtime, so a rebuilt
+ * bundle never meets another's cache (V8 itself refuses one from another V8 version or other flags: then it is
+ * written again). It is written once, at exit, after the run has compiled the functions it called, so those
+ * come from the cache too. A folder that cannot be written (a read-only install) only means no cache.
+ */
+export function requireCached(file: string): unknown {
+  const source = readFileSync(file, 'utf8');
+  const { size, mtimeMs } = statSync(file);
+  const cacheFile = `${file}.${size}-${Math.trunc(mtimeMs)}.v8cache`;
+  let cachedData: Buffer | undefined;
+  try {
+    cachedData = readFileSync(cacheFile);
+  } catch {
+    cachedData = undefined;
+  }
+  // CommonJS's own wrapper, on the source's first line so that line numbers stay the file's.
+  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: file,
+    cachedData,
+    importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  const module = { exports: {} as unknown };
+  (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, createRequire(file), module, file, dirname(file));
+  if (cachedData === undefined || script.cachedDataRejected) process.once('exit', () => save(cacheFile, script));
+  return module.exports;
+}
+
+/** Writes the script's code cache whole or not at all (hooks run side by side): a file of its own, renamed into place. */
+function save(cacheFile: string, script: Script): void {
+  const temporary = `${cacheFile}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temporary, script.createCachedData());
+    renameSync(temporary, cacheFile);
+  } catch {
+    try {
+      unlinkSync(temporary);
+    } catch {
+      // Nothing was written.
+    }
+  }
+}
