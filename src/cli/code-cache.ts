@@ -12,6 +12,11 @@ import { constants, Script } from 'node:vm';
  * come from the cache too. A folder that cannot be written (a read-only install) only means no cache.
  */
 export function requireCached(file: string): unknown {
+  return loadCached(file).exports;
+}
+
+/** What `requireCached` does, and whether V8 took the cache found (`used`), refused it (`rejected`) or found none. */
+export function loadCached(file: string): { exports: unknown; cache: 'used' | 'rejected' | 'none' } {
   const source = readFileSync(file, 'utf8');
   const { size, mtimeMs } = statSync(file);
   const cacheFile = `${file}.${size}-${Math.trunc(mtimeMs)}.v8cache`;
@@ -30,7 +35,7 @@ export function requireCached(file: string): unknown {
   const module = { exports: {} as unknown };
   (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, createRequire(file), module, file, dirname(file));
   if (cachedData === undefined || script.cachedDataRejected) process.once('exit', () => save(cacheFile, script));
-  return module.exports;
+  return { exports: module.exports, cache: cachedData === undefined ? 'none' : script.cachedDataRejected ? 'rejected' : 'used' };
 }
 
 /** Writes the script's code cache whole or not at all (hooks run side by side): a file of its own, renamed into place. */
