@@ -6,11 +6,12 @@
  */
 import { runBoard, runGraph } from './board-command.js';
 import type { ReaderCall } from './entry-choice.js';
-import { exitAfterFlush, setMachineOutput } from './output.js';
+import { exitAfterFlush, guardStdio, setMachineOutput } from './output.js';
 import { reportError } from './report-error.js';
 
 /** Runs the board or graph verb in this process and exits with its code. */
 export async function runReader(call: ReaderCall, cwd: string): Promise<void> {
+  guardStdio();
   setMachineOutput(call.json);
   let code: number;
   try {

@@ -8,16 +8,34 @@ import { terminalText } from './terminal-text.js';
 
 const isBrokenPipe = (err: unknown) => (err as { code?: string } | null)?.code === 'EPIPE';
 
-// A reader that goes away early (`trellis issues --json | head`) is not an error of ours.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (err) => {
-    if (!isBrokenPipe(err)) throw err;
-  });
+/** The streams this process has used (and guarded): the ones its exit waits for. */
+const used = new Set<Writable>();
+
+/** Makes a reader that goes away early (`trellis issues --json | head`) no error of ours on `stream`. */
+function guard(stream: Writable): Writable {
+  if (!used.has(stream)) {
+    used.add(stream);
+    stream.on('error', (err) => {
+      if (!isBrokenPipe(err)) throw err;
+    });
+  }
+  return stream;
+}
+
+/**
+ * Guards stdout and stderr now, for a command whose code may also write to them directly (the command line's
+ * entries call it first). The command hook does not: it writes only through `write`, which guards the stream
+ * it uses, so a hook that prints nothing never makes them (a pipe's stream loads node:net; issue 40's CPU per event).
+ */
+export function guardStdio(): void {
+  guard(process.stdout);
+  guard(process.stderr);
 }
 
 /** Writes `text` and resolves once the stream has handed it on (or the reader is gone). */
 export function write(stream: Writable, text: string): Promise<void> {
   if (text === '') return Promise.resolve();
+  guard(stream);
   return new Promise((resolve, reject) => {
     stream.write(text, (err) => (err && !isBrokenPipe(err) ? reject(err) : resolve()));
   });
@@ -42,7 +60,7 @@ export const err = (text: string): Promise<void> => write(process.stderr, termin
 
 /** The one exit of every verb: wait until stdout and stderr are drained, then let the process end. */
 export async function exitAfterFlush(code: number): Promise<void> {
-  await Promise.all([write(process.stdout, ''), drained(process.stdout), drained(process.stderr)]);
+  await Promise.all([...used].map(drained));
   process.exitCode = code;
 }
 
