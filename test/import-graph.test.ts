@@ -223,8 +223,8 @@ describe('what a verb loads at start-up', () => {
    * entry), with a module hook recording what loads: none of what no verb loads at start-up (the server, the
    * gateway, the supervisors, arktype, undici, isomorphic-git …) nor the command line's parser, verb table
    * and issue, eval and forge code. It loads every agent's adapter (a static table: loading only the
-   * session's own through a dynamic import of a chunk of its own cost the hook more CPU than it saved,
-   * bench cli 114 → 128.5 ms per event), so a claude and a codex session's hook are both run.
+   * session's own through a dynamic import of a chunk of its own saved no measurable CPU per event), so a
+   * claude and a codex session's hook are both run.
    */
   it('the command hook, as the executable runs it: none of the server, gateway, arktype, undici, nor the parser or the issue verbs', async () => {
     const root = mkdtempSync(join(tmpdir(), 'trellis-import-hook-'));
