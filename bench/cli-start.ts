@@ -9,7 +9,9 @@
  * The hook runs its own entry (bin.ts → hook.js: no parser, no issue code); its target is its CPU per event.
  *
  * BENCH_CLI_COMPARE=<another build's dist/src/cli/bin.js> runs the same verbs of that build in the same
- * rounds (the before of a before/after, in one run on one machine); BENCH_CLI_ROUNDS sets the rounds.
+ * rounds (the before of a before/after, in one run on one machine); several builds, comma-separated, are
+ * reported as compare., compare2., compare3. … in that order; BENCH_CLI_ROUNDS sets the rounds;
+ * BENCH_CLI_VERBS=hook,issue-reply (names as reported, without `cli.`) measures those verbs only.
  */
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -29,7 +31,8 @@ export async function cliStartBench(): Promise<void> {
   try {
     const { dir, env, id, agentSession } = claude;
     const builds: [string, string][] = [['', BIN]];
-    if (process.env.BENCH_CLI_COMPARE) builds.push(['compare.', process.env.BENCH_CLI_COMPARE]);
+    const compares = (process.env.BENCH_CLI_COMPARE ?? '').split(',').filter((b) => b !== '');
+    compares.forEach((bin, i) => builds.push([`compare${i === 0 ? '' : i + 1}.`, bin]));
     const thread = (JSON.parse(claude.cli(['issue', 'open', 'bench thread', '--by', 'bench', '--json']).stdout) as { id: string }).id;
     const verbs: [string, (round: number) => { args: string[]; input?: string }][] = [
       ['issue-reply', () => ({ args: ['issue', 'reply', thread, '--body', 'cli', '--by', 'bench'] })],
@@ -42,6 +45,8 @@ export async function cliStartBench(): Promise<void> {
       ['session-ls', () => ({ args: ['session', 'ls'] })],
       ['status', () => ({ args: ['status'] })],
     ];
+    const only = process.env.BENCH_CLI_VERBS?.split(',');
+    if (only) verbs.splice(0, verbs.length, ...verbs.filter(([name]) => only.includes(name)));
     const samples = new Map<string, Samples>();
     const run = (key: string, args: string[], input?: string, ok: (status: number | null) => boolean = (s) => s === 0) => {
       const cpu0 = cpuMs('self', true);
@@ -57,7 +62,10 @@ export async function cliStartBench(): Promise<void> {
     // One warm round (the page cache, git's packs), not counted.
     for (let i = -1; i < ROUNDS; i++) {
       run('node', ['-e', '0']);
-      for (const [prefix, bin] of builds) {
+      // The builds take turns going first: the one that runs first in a round was measured to pay more (the
+      // hook: about 8 ms more CPU, whichever build it was), which a fixed order would put on one build.
+      const turn = ((i % builds.length) + builds.length) % builds.length;
+      for (const [prefix, bin] of [...builds.slice(turn), ...builds.slice(0, turn)]) {
         // `status` exits 1 with no serve online: what it costs to say so is what is measured.
         for (const [name, make] of verbs) {
           const { args, input } = make(i);

@@ -86,7 +86,7 @@ describe('the built CLI', () => {
   });
 
   it('has a hook entry and a readers\' entry built from the current compiled sources', () => {
-    expect(statSync(join(ROOT, 'dist/cli/hook.js')).mtimeMs).toBeGreaterThanOrEqual(statSync(join(ROOT, 'dist/src/cli/hook.js')).mtimeMs);
+    expect(statSync(join(ROOT, 'dist/cli/hook.cjs')).mtimeMs).toBeGreaterThanOrEqual(statSync(join(ROOT, 'dist/src/cli/hook.js')).mtimeMs);
     expect(statSync(join(ROOT, 'dist/cli/board-entry.js')).mtimeMs).toBeGreaterThanOrEqual(statSync(join(ROOT, 'dist/src/cli/board-entry.js')).mtimeMs);
   });
 

@@ -10,7 +10,12 @@ const hook = hookCall(argv);
 // `board` and `graph` (exactly, or with --json) run the readers' own entry: no parser either.
 const reader = hook ? null : readerCall(argv);
 if (hook) {
-  const { runHook } = (await import(bundled('hook.js').href)) as typeof import('./hook.js');
+  // Its bundle is CommonJS, required (not imported: the ESM loader would scan its 200 kB for exports first),
+  // so that node's builtins load through require, without an ES module facade each, and compiled with V8's
+  // code cache (code-cache.ts; cli.rolldown.config.mjs).
+  const bundle = new URL('../../cli/hook.cjs', import.meta.url);
+  const chosen = chooseEntry(bundle, new URL('./hook.js', import.meta.url));
+  const { runHook } = (chosen === bundle ? (await import('./code-cache.js')).requireCached(decodeURIComponent(bundle.pathname)) : await import(chosen.href)) as typeof import('./hook.js');
   await runHook(hook, process.cwd());
 } else if (reader) {
   const { runReader } = (await import(bundled('board-entry.js').href)) as typeof import('./board-entry.js');

@@ -6,8 +6,9 @@
 import { isTrellisError, LIVE_STATUSES, type SessionCommand, type SessionStatus } from '../../../events/index.js';
 import { quarantineDue, sessionView, type SessionState, type SessionView } from '../../../projections/index.js';
 import type { SessionLogProject as Project } from '../log/sessions-project.js';
-// The session's own adapter only (issue 40): the hook loads no other agent's code.
-import { loadAdapter } from '../agents/load-adapter.js';
+// Every adapter, statically (a few kB each, in the hook's one bundle): loading only the session's own through a
+// dynamic import of a chunk of its own (11cdbfb) saved no measurable CPU per event; see cli.rolldown.config.mjs.
+import { adapterOf } from '../agents/index.js';
 import { mapSignal } from '../agents/signal.js';
 import type { BareCommand, SessionRuntime } from '../log/session-runtime.js';
 // The hook's own path loads the session log and the adapters only: delivering a held prompt and keeping
@@ -38,7 +39,7 @@ export async function signalSession(p: Project, rt: SessionRuntime, id: string, 
   // program's SessionEnd as it dies) speaks of a pane that is no longer the session's.
   const stale = stalePane(state, opts.fromPane);
   if (stale) return { session: sessionView(state), changed: false, ignored: [`${event}: ${stale}`] };
-  const mapped = mapSignal(await loadAdapter(state.harness), event, payload, state);
+  const mapped = mapSignal(adapterOf(state.harness), event, payload, state);
   if ('ignored' in mapped) return { session: sessionView(state), changed: false, ignored: [mapped.ignored] };
   const source: SessionCommand['source'] = event === 'exit' ? 'process' : (opts.source ?? 'hook');
   const ignored: string[] = [];

@@ -1,5 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import type { Server, Socket } from 'node:net';
+// node:net on first use: the command hook loads this adapter for every agent event and never opens a socket here.
+import { net } from '../../../lazy-builtins.js';
 import { join } from 'node:path';
 import type WebSocket from 'ws';
 import { TrellisError } from '../../../../events/index.js';
@@ -146,7 +148,7 @@ export type ControlReply = { readonly ok: true; readonly chose: string; readonly
 /** Listens on `path` (0600) for one-line decisions; `decide` answers each. */
 export function serveControl(path: string, decide: (decision: string) => ControlReply): Promise<Server> {
   rmSync(path, { force: true });
-  const server = createServer((conn) => {
+  const server = net().createServer((conn) => {
     let buf = '';
     conn.setEncoding('utf8');
     conn.on('data', (chunk) => {
@@ -177,7 +179,7 @@ export function serveControl(path: string, decide: (decision: string) => Control
 export function sendDecision(id: string, decision: string, env: NodeJS.ProcessEnv = process.env): Promise<{ chose: string; options: readonly string[] }> {
   const path = protocolFiles(protocolDir(id, env)).control;
   return new Promise((resolve, reject) => {
-    const conn = createConnection(path);
+    const conn = net().createConnection(path);
     let buf = '';
     const timer = setTimeout(() => (conn.destroy(), reject(new TrellisError('SESSION_REFUSED', `session ${id}'s Codex app-server client did not answer within 5 s`))), 5_000);
     conn.setEncoding('utf8');
