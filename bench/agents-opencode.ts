@@ -17,7 +17,7 @@ import { opencodeBinDir, opencodeHome } from '../test/fake-model/opencode.js';
 import type { Turn } from '../test/fake-model/replies.js';
 import type { FakeModel } from '../test/fake-model/server.js';
 import { report, round, stats } from './lib.js';
-import { WAIT_P95_TARGET_MS, waitRow } from './agents-table.js';
+import { splitRow, WAIT_P95_TARGET_MS, waitRow } from './agents-table.js';
 import { poll, screenAgainstState } from './agents-screen-timing.js';
 
 const RUNS = Number(process.env.BENCH_AGENT_RUNS ?? 6);
@@ -83,6 +83,10 @@ async function firstSignal(fake: FakeModel): Promise<void> {
 async function scenario(fake: FakeModel, sc: (typeof SCENARIOS)[number]): Promise<void> {
   const w = world(fake);
   const samples: number[] = [];
+  // Where the time went: the screen showing the change → the watcher deciding the transition (its event's
+  // `at`: opencode's own time, and its event stream's), and decided → the state seen (the append, the poll).
+  const screenToDecided: number[] = [];
+  const decidedToState: number[] = [];
   const seen = new Map<string, number>();
   // The screen line that counted as the change, in the last run (which line of the agent's screen was timed).
   let screenLine = '';
@@ -96,7 +100,11 @@ async function scenario(fake: FakeModel, sc: (typeof SCENARIOS)[number]): Promis
       const until = performance.now() + LIMIT_MS;
       const target = { socket: w.rt.tmux.socket, session: s.id, pane: s.tmux!.pane };
       const run = await screenAgainstState(target, task, sc.screen, sc.expect, () => w.p.sessionLog.get(s.id), until);
-      const { screenAt, stateAt, state } = run;
+      const { screenAt, stateAt, state, decidedAt } = run;
+      if (decidedAt !== null && stateAt !== null && screenAt !== null) {
+        screenToDecided.push(decidedAt - screenAt);
+        decidedToState.push(stateAt - decidedAt);
+      }
       seen.set(state, (seen.get(state) ?? 0) + 1);
       screenLine = run.matched;
       // A run that never reached its state: what the agent's screen said instead (why it missed).
@@ -113,11 +121,16 @@ async function scenario(fake: FakeModel, sc: (typeof SCENARIOS)[number]): Promis
       states_seen_last: Object.fromEntries(seen),
       screen_line_last: screenLine.slice(0, 120),
       ...(missedScreen ? { screen_when_missed: missedScreen } : {}),
+      ...(screenToDecided.length ? { screen_to_decided: stats(screenToDecided), decided_to_state: stats(decidedToState) } : {}),
       target_p95_ms: WAIT_P95_TARGET_MS,
       ...load(),
       note: 'pane shows the change → the session log holds the right state',
     });
     waitRow(sc.name, sc.expect, samples.length ? stats(samples).p95_ms : null, samples.length, RUNS, load().load_avg_1m);
+    if (screenToDecided.length) {
+      splitRow(`${sc.name} → ${sc.expect}`, 'its event decided → state: Trellis', stats(decidedToState).p95_ms, decidedToState.length, RUNS, load().load_avg_1m, true);
+      splitRow(`${sc.name} → ${sc.expect}`, 'screen → its event decided: opencode and its event stream', stats(screenToDecided).p95_ms, screenToDecided.length, RUNS, load().load_avg_1m, false);
+    }
   } finally {
     await w.cleanup();
   }

@@ -11,7 +11,8 @@ interface Row {
   readonly name: string;
   readonly figure: number | null;
   readonly unit: string;
-  readonly target: number;
+  /** null: a figure shown beside the others, no target of Trellis's (the agent's own time). */
+  readonly target: number | null;
   readonly reached: string;
   readonly load: number;
 }
@@ -21,6 +22,11 @@ const rows: Row[] = [];
 /** A wait's row: its p95 (null when no run reached the right state). */
 export function waitRow(name: string, expect: string, p95: number | null, reached: number, runs: number, load: number): void {
   rows.push({ name: `${name} → ${expect}`, figure: p95, unit: 'ms p95', target: WAIT_P95_TARGET_MS, reached: `${reached}/${runs}`, load });
+}
+
+/** A wait's split, shown beside it: `part`'s p95 in the runs where a hook recorded the state (Trellis's part is held to the target; the agent's is not). */
+export function splitRow(name: string, part: string, p95: number, n: number, runs: number, load: number, targeted: boolean): void {
+  rows.push({ name: `${name} (${part})`, figure: p95, unit: 'ms p95', target: targeted ? WAIT_P95_TARGET_MS : null, reached: `${n}/${runs}`, load });
 }
 
 /** The Codex protocol event's row: Trellis CPU per recorded event (the median turn's). */
@@ -33,9 +39,9 @@ export function printTable(): void {
   if (!rows.length) return;
   const width = Math.max(...rows.map((r) => r.name.length));
   const lines = rows.map((r) => {
-    const verdict = r.figure === null ? 'MISSED (never reached)' : r.figure <= r.target ? 'ok' : 'MISSED';
+    const verdict = r.target === null ? '(the agent’s)' : r.figure === null ? 'MISSED (never reached)' : r.figure <= r.target ? 'ok' : 'MISSED';
     const figure = r.figure === null ? '-' : String(r.figure);
-    return `${r.name.padEnd(width)}  ${figure.padStart(8)} ${r.unit.padEnd(13)} target ≤ ${String(r.target).padEnd(4)} runs ${r.reached.padEnd(5)} load ${r.load}  ${verdict}`;
+    return `${r.name.padEnd(width)}  ${figure.padStart(8)} ${r.unit.padEnd(13)} target ${r.target === null ? '-   ' : `≤ ${String(r.target).padEnd(4)}`} runs ${r.reached.padEnd(5)} load ${r.load}  ${verdict}`;
   });
   process.stdout.write(`\nagents: wait → state and protocol CPU\n${lines.join('\n')}\n`);
 }

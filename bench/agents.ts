@@ -25,8 +25,8 @@ import { agentHome, CLAUDE_VERSIONS, CODEX_VERSIONS, stopAgentDaemons, writeGemi
 import type { Turn } from '../test/fake-model/replies.js';
 import { startFakeModel, type FakeModel } from '../test/fake-model/server.js';
 import { report, round, stats } from './lib.js';
-import { printTable, WAIT_P95_TARGET_MS, waitRow } from './agents-table.js';
-import { poll, screenAgainstState } from './agents-screen-timing.js';
+import { printTable, splitRow, WAIT_P95_TARGET_MS, waitRow } from './agents-table.js';
+import { HookStarts, poll, screenAgainstState } from './agents-screen-timing.js';
 
 const RUNS = Number(process.env.BENCH_AGENT_RUNS ?? 6);
 const LIMIT_MS = 20_000;
@@ -182,6 +182,15 @@ async function killWatcher(p: Project, id: string, until: number): Promise<void>
 async function scenario(fake: FakeModel, sc: Scenario): Promise<void> {
   const w = world(fake, sc.setup);
   const samples: number[] = [];
+  // Where the time went, in runs whose state a hook process recorded: the agent's own (screen → its hook
+  // started; negative: the hook started before the screen showed) and Trellis's (the hook started → the state).
+  const hookToState: number[] = [];
+  const hookToDecided: number[] = [];
+  const screenToHook: number[] = [];
+  const hookEvents = new Map<string, number>();
+  // The transition's own time (its event's `at`, decided in the hook or watcher): screen → decided, decided → seen.
+  const screenToDecided: number[] = [];
+  const decidedToState: number[] = [];
   const seen = new Map<string, number>();
   // The screen line that counted as the change, in the last run (which line of the agent's screen was timed).
   let screenLine = '';
@@ -197,8 +206,18 @@ async function scenario(fake: FakeModel, sc: Scenario): Promise<void> {
       const until = performance.now() + (sc.readers === 'hooks' ? 2 * LIMIT_MS : LIMIT_MS);
       if (sc.readers === 'hooks') await killWatcher(w.p, s.id, until);
       const target = { socket: w.rt.tmux.socket, session: s.id, pane: s.tmux!.pane };
-      const run = await screenAgainstState(target, task, sc.screen, sc.expect, () => w.p.sessionLog.get(s.id), until);
-      const { screenAt, stateAt, state } = run;
+      const run = await screenAgainstState(target, task, sc.screen, sc.expect, () => w.p.sessionLog.get(s.id), until, new HookStarts(s.id));
+      const { screenAt, stateAt, state, hook, decidedAt } = run;
+      if (decidedAt !== null && stateAt !== null && screenAt !== null) {
+        screenToDecided.push(decidedAt - screenAt);
+        decidedToState.push(stateAt - decidedAt);
+      }
+      if (hook && stateAt !== null && screenAt !== null) {
+        hookToState.push(stateAt - hook.at);
+        if (decidedAt !== null) hookToDecided.push(decidedAt - hook.at);
+        screenToHook.push(hook.at - screenAt);
+        hookEvents.set(hook.event, (hookEvents.get(hook.event) ?? 0) + 1);
+      }
       seen.set(state, (seen.get(state) ?? 0) + 1);
       screenLine = run.matched;
       // A run that never reached its state: what the agent's screen said instead (why it missed).
@@ -215,6 +234,10 @@ async function scenario(fake: FakeModel, sc: Scenario): Promise<void> {
       expect: sc.expect,
       states_seen_last: Object.fromEntries(seen),
       screen_line_last: screenLine.slice(0, 120),
+      ...(screenToDecided.length ? { screen_to_decided: stats(screenToDecided), decided_to_state: stats(decidedToState) } : {}),
+      ...(hookToState.length
+        ? { hook_start_to_state: stats(hookToState), hook_start_to_decided: stats(hookToDecided), screen_to_hook_start: stats(screenToHook), hook_events: Object.fromEntries(hookEvents), hook_note: 'the hook process that recorded the state: when it started (/proc, 10 ms ticks) → the state seen (Trellis: the hook’s start-up, its read and append, the 25 ms poll), and the screen showing the change → that hook started (the agent’s own time)' }
+        : {}),
       ...(missedScreen ? { screen_when_missed: missedScreen } : {}),
       target_p95_ms: WAIT_P95_TARGET_MS,
       ...load(),
@@ -222,6 +245,11 @@ async function scenario(fake: FakeModel, sc: Scenario): Promise<void> {
       note: 'pane shows the change → the session log holds the right state',
     });
     waitRow(sc.name, sc.expect, reached ? stats(samples).p95_ms : null, reached, RUNS, load().load_avg_1m);
+    if (hookToState.length) {
+      const hooks = [...hookEvents.keys()].join('/');
+      splitRow(`${sc.name} → ${sc.expect}`, `${hooks} hook start → state: Trellis`, stats(hookToState).p95_ms, hookToState.length, RUNS, load().load_avg_1m, true);
+      splitRow(`${sc.name} → ${sc.expect}`, `screen → ${hooks} hook start: the agent`, stats(screenToHook).p95_ms, screenToHook.length, RUNS, load().load_avg_1m, false);
+    }
   } finally {
     stopReader();
     await w.cleanup();

@@ -56,6 +56,9 @@ describe.each(CODEX_VERSIONS)('codex %s over its app-server', (codexVersion) => 
     await waitFor('the TUI to show the turn', () => /Say hi to APPSERVER/.test(p.screen(text)) && /Fake reply to: Say hi to APPSERVER/.test(p.screen(text)), AGENT_WAIT);
     // Token usage, read as the protocol reported it.
     await waitFor('a usage record', () => p.log(text).some((l) => /usage/.test(l)), AGENT_WAIT);
+    // Its update (thread/tokenUsage/updated) was recorded by the turn's end, in that signal's own append:
+    // one log write, not two (issue 41: a Codex event's CPU). The watcher's counts, written at the turn's end.
+    expect(JSON.parse(readFileSync(protocolFile(p, text, 'watch-stats.json'), 'utf8'))).toMatchObject({ turns: 1, carried: 1 });
     // No folder trusted in the person's Codex config by Trellis's thread/start (the stock TUI keeps
     // writing its own `[tui]` notes there, as it does on any path).
     const projects = (toml: string) => (toml.match(/^\[projects\..*$/gm) ?? []).join('\n');

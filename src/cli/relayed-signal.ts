@@ -4,6 +4,22 @@ import { reactionDue, signalSession } from '../store/sessions/verbs/signal-verb.
 import { cliRuntime } from './cli-runtime.js';
 import { hookPane, logIgnored } from './hook-input.js';
 import { openProject } from './open-project.js';
+import type { Project } from '../store/compose/open-project.js';
+import { warmPriceTable } from '../store/sessions/usage/usage-price.js';
+
+/**
+ * The relay's project, opened once and kept between its signals: its session log keeps the session's fold
+ * and reads only the events since (issue 41: a fresh project per signal read the stream again, forking git
+ * when the projection cache did not hold its tip, ~40 ms before the hook's transition was decided). Every
+ * append is still a compare-and-swap against the ref, and settings are re-read when their files change.
+ */
+let opened: { readonly cwd: string; readonly p: Project } | undefined;
+const projectAt = (cwd: string): Project => (opened?.cwd === cwd ? opened : (opened = { cwd, p: openProject(cwd) })).p;
+
+/** What the relay loads while the sandbox and the agent start: the price table the first turn's usage needs. */
+export function warmRelayedSignal(): void {
+  warmPriceTable();
+}
 
 /**
  * `trellis session signal` for a confined agent's hook, run in its relay's own process outside the
@@ -22,7 +38,7 @@ export async function recordRelayedSignal(cwd: string, session: string, event: s
     }
   }
   try {
-    const p = openProject(cwd);
+    const p = projectAt(cwd);
     const rt = cliRuntime(p);
     const fromPane = hookPane(rt.tmux.socket);
     const r = await signalSession(p, rt, session, event, payload, fromPane ? { fromPane } : {});

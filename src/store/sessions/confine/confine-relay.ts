@@ -197,7 +197,11 @@ function outer(dir: string, session: string, trellisBin: string, allow: readonly
 type Recorder = (cwd: string, session: string, event: string, payload: string) => Promise<number>;
 function loadRecorder(trellisBin: string): Promise<Recorder | null> {
   return import(pathToFileURL(join(dirname(trellisBin), 'relayed-signal.js')).href).then(
-    (m: { recordRelayedSignal?: Recorder }) => m.recordRelayedSignal ?? null,
+    (m: { recordRelayedSignal?: Recorder; warmRelayedSignal?: () => void }) => {
+      // What the first turn's signal needs (the price table), loaded now while the agent starts.
+      m.warmRelayedSignal?.();
+      return m.recordRelayedSignal ?? null;
+    },
     () => null,
   );
 }

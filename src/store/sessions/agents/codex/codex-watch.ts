@@ -1,5 +1,5 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isTrellisError } from '../../../../events/index.js';
@@ -10,6 +10,8 @@ import type { SessionRuntime } from '../../log/session-runtime.js';
 import { appendCommand } from '../../log/session-append.js';
 import { mainRoot } from '../../worktrees/worktree.js';
 import { askFirstRun } from './codex-first-run.js';
+import { UsageHold } from './codex-usage-hold.js';
+import { endPrevious, readPid } from './codex-previous.js';
 
 /** Statuses in which the session's codex should be alive and watched. */
 const WATCHED = new Set(['starting', 'running', 'awaiting', 'review', 'merging']);
@@ -19,6 +21,8 @@ const UP_MS = 20_000;
 const STALL_MS = 10 * 60_000;
 /** How often the session's own end (closed, its pane gone) and a stall are checked. */
 const CHECK_MS = 1_000;
+/** How long a token-usage update waits for the next signal to record it in that signal's own append (see UsageHold; TRELLIS_CODEX_USAGE_HOLD_MS overrides, 0 none: the bench's side by side). */
+const USAGE_HOLD_MS = 750;
 /** Other names people give the two usual decisions. */
 const ALIASES: Readonly<Record<string, string>> = { approve: 'accept', yes: 'accept', allow: 'accept', deny: 'decline', no: 'decline', reject: 'decline' };
 
@@ -90,9 +94,28 @@ export async function watchCodex(p: SessionsProject, rt: SessionRuntime, id: str
     let lastWord = Date.now();
     let turnRunning = false;
     let stalled = false;
-    const counted = { messages: 0, forwarded: 0, turns: 0 };
+    // forwarded: signals recorded, each an append (beside them, the stats file's `carried`: usage updates
+    // another's append recorded); handleCpuUs: this process's CPU while handling messages (for the bench).
+    const counted = { messages: 0, forwarded: 0, turns: 0, handleCpuUs: 0 };
     const stallMs = Number(env.TRELLIS_CODEX_STALL_MS) > 0 ? Number(env.TRELLIS_CODEX_STALL_MS) : STALL_MS;
+    const queue = (what: string, work: () => Promise<void>) => {
+      chain = chain
+        .then(async () => {
+          const before = process.cpuUsage();
+          try {
+            await work();
+          } finally {
+            const spent = process.cpuUsage(before);
+            counted.handleCpuUs += spent.user + spent.system;
+          }
+        })
+        .catch((err: Error) => opts.log(`${what}: ${err.message}`));
+    };
+    const holdMs = env.TRELLIS_CODEX_USAGE_HOLD_MS !== undefined && Number(env.TRELLIS_CODEX_USAGE_HOLD_MS) >= 0 ? Number(env.TRELLIS_CODEX_USAGE_HOLD_MS) : USAGE_HOLD_MS;
+    const usage = new UsageHold(holdMs, (payload) => queue('thread/tokenUsage/updated', () => forward('thread/tokenUsage/updated', payload)));
     const forward = async (event: string, payload: unknown): Promise<void> => {
+      // This signal reads the usage record too: a held update is recorded with it.
+      usage.carry();
       counted.forwarded++;
       const ignored = await opts.signal(event, payload ?? {}, { ...(myPane ? { fromPane: myPane } : {}), source: 'protocol' }).catch((err: unknown) => {
         if (isTrellisError(err)) return [err.message];
@@ -123,14 +146,15 @@ export async function watchCodex(p: SessionsProject, rt: SessionRuntime, id: str
       }
       if (method === 'turn/started') turnRunning = true;
       if (method === 'turn/completed') turnRunning = false;
-      if (method === 'turn/started' || method === 'turn/completed' || method === 'thread/tokenUsage/updated') await forward(method, params);
-      if (method === 'turn/completed') writeFileSync(files.stats, JSON.stringify({ ...counted, turns: ++counted.turns }));
+      if (method === 'thread/tokenUsage/updated') return usage.hold(params);
+      if (method === 'turn/started' || method === 'turn/completed') await forward(method, params);
+      if (method === 'turn/completed') writeFileSync(files.stats, JSON.stringify({ ...counted, carried: usage.carried, turns: ++counted.turns }));
     };
     const onMessage = (method: string, params: unknown, reqId?: number | string) => {
       lastWord = Date.now();
       stalled = false;
       counted.messages++;
-      chain = chain.then(() => handle(method, params, reqId)).catch((err: Error) => opts.log(`${method}: ${err.message}`));
+      queue(method, () => handle(method, params, reqId));
     };
     const connected = await (bridged ? bridged.then((stream) => AppServerClient.over(stream, onMessage)) : connect(files.socket, onMessage, serverEnd)).catch((err: Error) => err);
     if (connected instanceof Error) return refuse(`its app-server did not come up: ${connected.message}`);
@@ -176,10 +200,18 @@ export async function watchCodex(p: SessionsProject, rt: SessionRuntime, id: str
     }
 
     const closed = client.closed().then(() => 'closed its connection');
+    // A held usage update is recorded before the watcher stops (what is already queued is recorded first).
+    const settle = async () => {
+      usage.release();
+      await chain;
+    };
     for (;;) {
       // The server's end is known at once; the session's (closed, its pane gone) within a second.
       const ended = await Promise.race([serverEnd, closed, sleep(CHECK_MS).then(() => null)]);
-      if (ended !== null) return serverEnded(ended);
+      if (ended !== null) {
+        await settle();
+        return serverEnded(ended);
+      }
       if (turnRunning && pending.size === 0 && !stalled && Date.now() - lastWord > stallMs) {
         stalled = true;
         const detail = `Codex's turn has said nothing for ${Math.round((Date.now() - lastWord) / 1000)} s and has not finished; it is left as it is (not retried): interrupt it or answer in its pane`;
@@ -188,6 +220,7 @@ export async function watchCodex(p: SessionsProject, rt: SessionRuntime, id: str
       const end = await sessionEnd();
       if (end) {
         client.close();
+        await settle();
         return end;
       }
     }
@@ -255,64 +288,6 @@ async function connect(socket: string, onMessage: (method: string, params: unkno
 
 function codexVersion(env: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolve) => execFile('codex', ['--version'], { env, timeout: 10_000 }, (err, stdout) => resolve(err ? '' : stdout.trim())));
-}
-
-/** The pid a file names, or null. */
-function readPid(file: string): number | null {
-  try {
-    const pid = Number(readFileSync(file, 'utf8').trim());
-    return Number.isInteger(pid) && pid > 0 ? pid : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Whether `pid` runs a program whose arguments include each of `words` (where /proc says; else whether it runs). */
-function runs(pid: number, words: readonly string[]): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-    return words.every((w) => argv.some((a) => a.includes(w)));
-  } catch {
-    return true;
-  }
-}
-
-/** How long the previous server may take to go once its client is gone (codex's shutdown: 1.3-1.8 s measured), before it is killed. */
-const PREVIOUS_MS = 5_000;
-
-/**
- * Ends what a previous launch of the session left running: its watcher (`previous`), whose client
- * connection keeps codex's graceful shutdown waiting (a SIGTERMed app-server with a client still connected
- * did not exit within 60 s), then its app-server, killed if it has not gone within PREVIOUS_MS. A pid is
- * trusted only while /proc says it is that program (a reused pid is left alone).
- */
-async function endPrevious(files: ReturnType<typeof protocolFiles>, id: string, previous: number | null): Promise<void> {
-  if (previous !== null && previous !== process.pid && runs(previous, ['watch-codex', id])) signalGroup(previous, 'SIGTERM', false);
-  const server = readPid(files.pid);
-  const serverRuns = () => server !== null && runs(server, ['app-server', files.socket]);
-  if (!serverRuns()) return;
-  signalGroup(server!, 'SIGTERM', true);
-  const deadline = Date.now() + PREVIOUS_MS;
-  while (serverRuns() && Date.now() < deadline) await sleep(50);
-  if (serverRuns()) signalGroup(server!, 'SIGKILL', true);
-  while (serverRuns() && Date.now() < deadline + PREVIOUS_MS) await sleep(50);
-}
-
-/** Sends `signal` to `pid`'s process group (`group`: the app-server leads its own), else to `pid`; a process gone is no error. */
-function signalGroup(pid: number, signal: NodeJS.Signals, group: boolean): void {
-  for (const target of group ? [-pid, pid] : [pid]) {
-    try {
-      process.kill(target, signal);
-      return;
-    } catch {
-      // gone, or no such group: the next target
-    }
-  }
 }
 
 /** Ends the app-server and whatever it started (its own process group). */
