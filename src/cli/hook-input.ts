@@ -7,12 +7,12 @@ import { childProcess } from '../store/lazy-builtins.js';
 import { appendFileSync, fstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { trellisHome } from '../store/trellis-home.js';
-import { write } from './output.js';
+import { err } from './output.js';
 
 /** Runs `trellis <args>` in a session of its own, detached from the hook (and the agent) that asked for it. */
 export function spawnDetached(args: readonly string[], cwd: string): void {
   const child = childProcess().spawn(process.execPath, [process.argv[1]!, ...args], { cwd, detached: true, stdio: 'ignore' });
-  child.on('error', (e) => void write(process.stderr, `trellis: cannot start '${args.join(' ')}': ${e.message}\n`));
+  child.on('error', (e) => void err(`trellis: cannot start '${args.join(' ')}': ${e.message}\n`));
   child.unref();
 }
 
@@ -34,7 +34,7 @@ export class NotJson {
  * stderr, and as a line of `$TRELLIS_HOME/signals.log` for whoever explains a status later.
  */
 export function logIgnored(id: string, event: string, what: readonly string[]): void {
-  for (const line of what) void write(process.stderr, `trellis: session ${id}: ignored ${event} signal: ${line}\n`);
+  for (const line of what) void err(`trellis: session ${id}: ignored ${event} signal: ${line}\n`);
   try {
     appendFileSync(join(trellisHome(), 'signals.log'), `${JSON.stringify({ at: new Date().toISOString(), session: id, event, ignored: what })}\n`);
   } catch {
