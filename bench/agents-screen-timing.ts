@@ -28,6 +28,8 @@ export async function screenAgainstState(target: PaneTarget, task: string, scree
   let matched = '';
   // When the transition that said it was decided (its event's `at`, on this process's clock).
   let decidedAt = null as number | null;
+  // Who said the state (its source): only a state a hook said is timed from a hook's start.
+  let source = null as string | null;
   const [screenAt, stateAt] = await Promise.all([
     poll(async () => {
       const line = (await capturePane(target)).text.split('\n').find((l) => screen.test(l) && !l.includes(task));
@@ -41,12 +43,14 @@ export async function screenAgainstState(target: PaneTarget, task: string, scree
       state = label(now);
       if (state !== expect) return null;
       decidedAt = Date.parse(now.updatedAt) - performance.timeOrigin;
+      source = now.source;
       return performance.now();
     }, until),
   ]);
-  // The hook that recorded the state, if one did: the last hook process to start before the transition
-  // was decided, and decided while it could still be running (else a pane reader or watcher decided it).
-  const last = decidedAt !== null ? (hooks?.before(decidedAt) ?? null) : null;
+  // The hook that recorded the state, if one did (its source says `hook`: not a pane reader, a watcher or
+  // Codex's protocol, whose own command line may name the hook's): the last hook process to start before
+  // the transition was decided, and decided while it could still be running.
+  const last = decidedAt !== null && source === 'hook' ? (hooks?.before(decidedAt) ?? null) : null;
   const hook = last && decidedAt !== null && decidedAt - last.at <= HOOK_RUN_MS ? last : null;
   const missedScreen = stateAt === null ? (await capturePane(target).catch(() => ({ text: '' }))).text.split('\n').map((l) => l.trim()).filter(Boolean).slice(-4).join(' | ').slice(0, 300) : null;
   return { screenAt, stateAt, state, matched, missedScreen, hook, decidedAt };
