@@ -55,6 +55,10 @@ async function viaRelay(ctx: VerbContext, payload: ReturnType<typeof readPayload
  * hook, without loading session-commands. It opens the session log only: no issue, eval or forge store.
  */
 export async function runSignal(ctx: VerbContext): Promise<number> {
+  // The agent's pane can be killed while its hook writes (a close or an interrupt kills its tmux session):
+  // the terminal's hangup must not end the hook mid-append, which left the session's ref locked, so the
+  // close itself waited for the lock and was refused. The hook finishes its one write and exits.
+  process.on('SIGHUP', () => {});
   checkShape(SIGNAL_ACTION, ctx);
   // A relayed signal opens no project (the sandbox's copy is read-only, and the relay's side opens it).
   if (process.env.TRELLIS_SIGNAL_RELAY) return (await viaRelay(ctx, readPayload()))!;
