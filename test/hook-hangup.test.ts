@@ -1,9 +1,8 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, cleanupRepos, git, ok, ROOT, tempDir, tempRepo, testEnv } from './helpers/repo.js';
-import { killTmux, waitFor } from './helpers/sessions.js';
+import { BIN, cleanupRepos, git, ok } from './helpers/repo.js';
+import { killTmux, standinClaudeProject, waitFor } from './helpers/sessions.js';
 
 /*
  * A command hook whose pane is killed as it runs (a close or an interrupt kills the agent's tmux session,
@@ -23,13 +22,8 @@ const catchesHangup = (pid: number) => (BigInt(`0x${/SigCgt:\s*([0-9a-f]+)/.exec
 
 describe('the command hook and its pane’s hangup', () => {
   it('a hangup while the hook runs does not end it: its signal is recorded and the ref is left unlocked', async () => {
-    const dir = tempRepo();
-    const bin = tempDir();
-    writeFileSync(join(bin, 'claude'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(resolve(ROOT, 'test/agents/claude-standin.mjs'))} "$@"\n`);
-    chmodSync(join(bin, 'claude'), 0o755);
-    const env: NodeJS.ProcessEnv = { ...testEnv(dir), PATH: `${bin}:${process.env.PATH}` };
+    const { dir, env } = standinClaudeProject();
     home = env.TRELLIS_HOME!;
-    writeFileSync(join(dir, 'trellis.local.json'), JSON.stringify({ sessions: { confine: 'off' } }));
     const id = (await ok(dir, ['session', 'spawn', 'x', '--harness', 'claude'], { env })).trim();
     const subjects = () => git(dir, 'log', '--format=%s', `refs/trellis/sessions/${id}`).trim().split('\n');
     await waitFor('the first turn to end', () => subjects().includes('await turn-end (hook)'));

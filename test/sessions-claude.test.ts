@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { BIN, cleanupRepos, git, ok, ROOT, tempDir, tempRepo, testEnv, trellis } from './helpers/repo.js';
+import { BIN, cleanupRepos, git, ok, ROOT, tempDir, trellis } from './helpers/repo.js';
 import { startServe } from './helpers/serve.js';
-import { killTmux, tmuxHas, waitFor } from './helpers/sessions.js';
+import { killTmux, standinClaudeProject, tmuxHas, waitFor } from './helpers/sessions.js';
 
 const homes: string[] = [];
 afterEach(() => {
@@ -12,18 +12,11 @@ afterEach(() => {
 });
 afterAll(() => cleanupRepos());
 
-/** A project whose PATH finds the stand-in as `claude`. */
+/** A project whose PATH finds the stand-in as `claude` (unconfined: these tests are of the hook protocol). */
 function project(): { dir: string; home: string; env: NodeJS.ProcessEnv } {
-  const dir = tempRepo();
-  const bin = tempDir();
-  writeFileSync(join(bin, 'claude'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(resolve(ROOT, 'test/agents/claude-standin.mjs'))} "$@"\n`);
-  chmodSync(join(bin, 'claude'), 0o755);
-  const env: NodeJS.ProcessEnv = { ...testEnv(dir), PATH: `${bin}:${process.env.PATH}` };
-  homes.push(env.TRELLIS_HOME!);
-  // The stand-in logs what it ran into the Trellis home, which a confined session cannot write: these
-  // tests are of the hook protocol, and run unconfined (a real claude's confinement: sessions-confine-agents).
-  writeFileSync(join(dir, 'trellis.local.json'), JSON.stringify({ sessions: { confine: 'off' } }));
-  return { dir, home: env.TRELLIS_HOME!, env };
+  const p = standinClaudeProject();
+  homes.push(p.home);
+  return p;
 }
 
 const standinLog = (home: string, id: string): Record<string, unknown>[] => {

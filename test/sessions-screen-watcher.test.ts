@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentTestBed, type AgentProject } from './helpers/agents.js';
-import { BIN, git, ok, ROOT, tempDir, tempRepo, testEnv } from './helpers/repo.js';
+import { BIN, git, ok, ROOT } from './helpers/repo.js';
 import { startServe } from './helpers/serve.js';
-import { killTmux, tmux, waitFor } from './helpers/sessions.js';
+import { killTmux, standinClaudeProject, tmux, waitFor } from './helpers/sessions.js';
 
 /*
  * Status without a serve (issue 41): the real Claude Code 2.1.332 against the fake model shows its
@@ -99,12 +99,7 @@ describe('the real claude 2.1.332 with its own screen watcher', () => {
 
 describe('the watcher’s life (a stand-in claude: the hook protocol and Claude Code’s screens)', () => {
   it('one per session: a second one replaces the first; interrupt ends it, resume starts a new one, close leaves none', async () => {
-    const dir = tempRepo();
-    const bin = tempDir();
-    writeFileSync(join(bin, 'claude'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(resolve(ROOT, 'test/agents/claude-standin.mjs'))} "$@"\n`);
-    chmodSync(join(bin, 'claude'), 0o755);
-    const env: NodeJS.ProcessEnv = { ...testEnv(dir), PATH: `${bin}:${process.env.PATH}` };
-    writeFileSync(join(dir, 'trellis.local.json'), JSON.stringify({ sessions: { confine: 'off' } }));
+    const { dir, env } = standinClaudeProject();
     const lease = (id: string) => join(dir, '.git', 'trellis', 'watchers', id);
     try {
       const id = (await ok(dir, ['session', 'spawn', 'first task', '--harness', 'claude'], { env })).trim();

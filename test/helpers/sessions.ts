@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ROOT, tempDir, tempRepo, testEnv } from './repo.js';
 
 /** The tmux socket of the Trellis home `home` (each test's own: never the default server). */
 export const tmuxSocket = (home: string): string => join(home, 'tmux.sock');
@@ -72,4 +73,19 @@ function tryGit(cwd: string, ...args: string[]): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * A project whose PATH finds the stand-in agent (test/agents/claude-standin.mjs: Claude Code's hook
+ * protocol and screens) as `claude`, unconfined: the stand-in logs into the Trellis home, which a confined
+ * session cannot write (a real claude's confinement: sessions-confine-agents).
+ */
+export function standinClaudeProject(): { dir: string; home: string; env: NodeJS.ProcessEnv } {
+  const dir = tempRepo();
+  const bin = tempDir();
+  writeFileSync(join(bin, 'claude'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(resolve(ROOT, 'test/agents/claude-standin.mjs'))} "$@"\n`);
+  chmodSync(join(bin, 'claude'), 0o755);
+  const env: NodeJS.ProcessEnv = { ...testEnv(dir), PATH: `${bin}:${process.env.PATH}` };
+  writeFileSync(join(dir, 'trellis.local.json'), JSON.stringify({ sessions: { confine: 'off' } }));
+  return { dir, home: env.TRELLIS_HOME!, env };
 }
