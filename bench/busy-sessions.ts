@@ -3,7 +3,9 @@
  * agents (a bash loop drawing a 20-line frame ten times a second, registered as claude sessions so the
  * serve reads their screens) for N = 0, 10, 30, 50 (BENCH_BUSY_N); for each N, Trellis's own CPU over a
  * window (BENCH_BUSY_WINDOW_S, default 20 s): the serve, its child, its live tmux control clients, the
- * children it reaped and the tmux server (not the stand-ins), as % of a core, also per kind, and the serve's RSS. At 30 busy sessions (or the
+ * children it reaped, each session's own screen watcher (started as a launch starts it; BENCH_BUSY_WATCHERS=0:
+ * none) and the tmux server (not the stand-ins), as % of a core, also per kind, and the RSS of the serve and
+ * of the watchers. The stand-ins are started as a launch starts an agent (Tmux.launch). At 30 busy sessions (or the
  * largest N below it), how long a dialog drawn on one more stand-in takes to become awaiting{permission}
  * on its log (BENCH_BUSY_DIALOGS trials).
  *
@@ -16,6 +18,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openProject } from '../src/store/compose/open-project.js';
+import { Tmux } from '../src/store/sessions/tmux/tmux.js';
 import { cpuMs } from './agent-hooks.js';
 import { BIN } from './issues.js';
 import { report, round, tempRepo } from './lib.js';
@@ -23,6 +26,8 @@ import { report, round, tempRepo } from './lib.js';
 const NS = (process.env.BENCH_BUSY_N ?? '0,10,30,50').split(',').map(Number);
 const WINDOW_S = Number(process.env.BENCH_BUSY_WINDOW_S ?? 20);
 const DIALOGS = Number(process.env.BENCH_BUSY_DIALOGS ?? 10);
+/** BENCH_BUSY_WATCHERS=0: no session's own screen watcher (what a launch starts beside each agent). */
+const WATCHERS = process.env.BENCH_BUSY_WATCHERS !== '0';
 
 /**
  * A busy agent's screen: 20 changing lines and claude's working footer, ten frames a second, no fork per frame,
@@ -81,6 +86,29 @@ async function startServe(bin: string, dir: string, env: NodeJS.ProcessEnv): Pro
   return { child, childPid: Number(/pid (\d+), port/.exec(line)![1]) };
 }
 
+/** `trellis session watch-screen <id>` for busy0..busy<n-1>, each holding its lease (so watching or standing by) before this returns. */
+async function startWatchers(bin: string, dir: string, env: NodeJS.ProcessEnv, n: number): Promise<ChildProcess[]> {
+  const out: ChildProcess[] = [];
+  for (let i = 0; i < n; i++) out.push(spawn(process.execPath, [bin, 'session', 'watch-screen', `busy${i}`], { cwd: dir, env, stdio: 'ignore' }));
+  const lease = (i: number) => {
+    try {
+      return Number(readFileSync(join(dir, '.git', 'trellis', 'watchers', `busy${i}`), 'utf8').split(/\s/)[0]) === out[i]!.pid;
+    } catch {
+      return false;
+    }
+  };
+  const t0 = performance.now();
+  while (!out.every((_, i) => lease(i))) {
+    if (performance.now() - t0 > 30_000) throw new Error('the sessions\' screen watchers did not all take their leases in 30 s');
+    await sleep(100);
+  }
+  return out;
+}
+
+async function stopWatchers(watchers: readonly ChildProcess[]): Promise<void> {
+  await Promise.all(watchers.map((w) => (w.exitCode !== null ? null : new Promise((r) => (w.once('exit', r), w.kill('SIGTERM'))))));
+}
+
 /** The tmux control clients attached through `socket` (this is Linux: /proc), whoever started them. */
 function controlClients(socket: string): number[] {
   const out: number[] = [];
@@ -101,7 +129,7 @@ interface CpuSample {
   readonly clients: Map<number, number>;
 }
 
-function cpuSample(s: Serve, tmuxPid: number, socket: string): CpuSample {
+function cpuSample(s: Serve, tmuxPid: number, socket: string, watchers: readonly ChildProcess[] = []): CpuSample {
   const cpu = (pid: number, children = false) => {
     try {
       return cpuMs(pid, children);
@@ -111,7 +139,8 @@ function cpuSample(s: Serve, tmuxPid: number, socket: string): CpuSample {
   };
   const clients = new Map<number, number>();
   for (const pid of controlClients(socket)) clients.set(pid, cpu(pid));
-  return { kinds: { serve: cpu(s.child.pid!) + cpu(s.childPid), reaped_children: cpu(s.child.pid!, true) + cpu(s.childPid, true), tmux_server: cpu(tmuxPid) }, clients };
+  const watching = watchers.reduce((a, w) => a + cpu(w.pid!), 0);
+  return { kinds: { serve: cpu(s.child.pid!) + cpu(s.childPid), reaped_children: cpu(s.child.pid!, true) + cpu(s.childPid, true), tmux_server: cpu(tmuxPid), watchers: watching }, clients };
 }
 
 /** CPU between two samples by kind, as % of a core over `ms`. */
@@ -180,8 +209,8 @@ export async function busySessionsBench(): Promise<void> {
   let tmuxPid = 0;
   /** A stand-in in its own tmux session, on the log as a running claude session (no worktree: nothing installed). */
   const standIn = async (name: string, dialogFile: string) => {
-    tmux('new-session', '-d', '-s', name, '-x', '80', '-y', '24', `bash ${script} ${dialogFile}`);
-    const pane = tmux('display-message', '-p', '-t', `=${name}:`, '#{pane_id}').trim();
+    // Started as a launch starts an agent (its window's options, size and hooks), so what tmux pays to host it is what it pays for an agent.
+    const pane = await new Tmux(sock).launch(name, home, {}, `bash ${script} ${dialogFile}`);
     await p.sessionLog.write(name, { type: 'spawn', harness: 'claude', task: `stand-in ${name}`, nodes: [], issue: null, base, branch: `trellis/${name}`, worktree: join(home, 'none', name), ...meta(), source: 'user' });
     await p.sessionLog.write(name, { type: 'start', ...meta(), source: 'supervisor' });
     await p.sessionLog.write(name, { type: 'launch', tmuxSession: name, pane, ...meta(), source: 'supervisor' });
@@ -204,14 +233,17 @@ export async function busySessionsBench(): Promise<void> {
       await sleep(WINDOW_S * 1000);
       const unwatched = ((cpuMs(tmuxPid) - idle0) / (performance.now() - i0)) * 100;
       for (const [name, bin] of builds) {
+        // Each session's own screen watcher, as its launch starts one (`session watch-screen <id>`): this
+        // build's, whatever it does while a serve is online (this one stands by).
+        const watchers = WATCHERS ? await startWatchers(bin, dir, env, made) : [];
         const serve = await startServe(bin, dir, env);
         try {
           // Let it boot, install its watches and read every screen once.
           await sleep(3_000);
-          const before = cpuSample(serve, tmuxPid, sock);
+          const before = cpuSample(serve, tmuxPid, sock, watchers);
           const t0 = performance.now();
           await sleep(WINDOW_S * 1000);
-          const after = cpuSample(serve, tmuxPid, sock);
+          const after = cpuSample(serve, tmuxPid, sock, watchers);
           const kinds = cpuKinds(before, after, performance.now() - t0);
           const pct = Object.values(kinds).reduce((a, b) => a + b, 0);
           if (n === 0) {
@@ -229,10 +261,13 @@ export async function busySessionsBench(): Promise<void> {
             serve_rss_mb: round(rssMb(serve.childPid) + rssMb(serve.child.pid!)),
             tmux_clients_rss_mb: round([...after.clients.keys()].reduce((a, pid) => a + (rssMbOr0(pid)), 0)),
             tmux_server_rss_mb: round(rssMb(tmuxPid)),
+            watchers: watchers.length,
+            watchers_rss_mb: round(watchers.reduce((a, w) => a + rssMbOr0(w.pid!), 0)),
           };
           if (n === dialogAt) figures[name]!.dialog_to_wait = await dialogLatency(p, home, standIn);
         } finally {
           await stopServe(serve);
+          await stopWatchers(watchers);
         }
         await assertNoControlClients(sock, `${name || 'this build'}'s serve at ${n} busy sessions`);
       }

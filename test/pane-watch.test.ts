@@ -4,12 +4,13 @@
  * spawns a process per read. A real tmux server on the test's own socket.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PANE_READ_MS, PaneWatch } from '../src/store/sessions/tmux/pane-watch.js';
+import { Tmux } from '../src/store/sessions/tmux/tmux.js';
 import { killTmux, tmux, tmuxSocket, waitFor } from './helpers/sessions.js';
 
 let home: string;
@@ -103,6 +104,88 @@ describe('PaneWatch', () => {
     tmux(home, 'kill-session', '-t', '=ends');
     await waitFor('the watch dropped', () => watch.ids().length === 0, 5_000);
     watch.stop();
+  });
+
+  /*
+   * The serve's watch (issue 40): one control client per tmux server, each watched pane's window linked into
+   * the watch's own session. A client per session made tmux walk every client for every pane it read.
+   */
+  it('a shared watch hears every session through one control client, and leaves the agents\' sessions as they were', async () => {
+    const targets = ['h1', 'h2', 'h3'].map(shell);
+    const reads = new Map<string, string[]>();
+    const watch = new PaneWatch(undefined, undefined, { shared: true });
+    const allClients = () => (tmux(home, 'list-clients', '-F', '#{client_pid} #{session_name}') ?? '').split('\n').filter(Boolean);
+    try {
+      for (const t of targets) {
+        reads.set(t.session, []);
+        watch.watch(t.session, t, async (screen) => {
+          reads.get(t.session)!.push(screen);
+          return false;
+        });
+      }
+      await waitFor('each pane read once', () => [...reads.values()].every((r) => r.length === 1), 10_000);
+      // One client for the three, attached to a session of its own: none to the agents' sessions.
+      await waitFor('the three windows linked', () => (tmux(home, 'list-windows', '-a', '-F', '#{session_name}') ?? '').split('\n').filter((s) => s.startsWith('trellis-watch-')).length === 4, 5_000);
+      expect(allClients()).toHaveLength(1);
+      expect(allClients()[0]).toMatch(/ trellis-watch-\d+-\d+$/);
+      for (const t of targets) {
+        expect(clients(t.session)).toBe(0);
+        expect(tmux(home, 'list-windows', '-t', `=${t.session}`, '-F', '#{window_id}')!.trim().split('\n')).toHaveLength(1);
+      }
+      // Only the pane that wrote is read again.
+      type('h2', 'echo ONLY-$((1+1))');
+      await waitFor('h2 read after it wrote', () => reads.get('h2')!.some((r) => r.includes('ONLY-2')), 10_000);
+      expect(reads.get('h1')).toHaveLength(1);
+      expect(reads.get('h3')).toHaveLength(1);
+      expect(tmux(home, 'display-message', '-p', '-t', targets[0]!.pane, '#{pane_width}x#{pane_height}')!.trim()).toBe('80x24');
+      // Unwatched, a window leaves the watch's session and stays in its own.
+      watch.unwatch('h1');
+      await waitFor('h1 unlinked', () => (tmux(home, 'display-message', '-p', '-t', targets[0]!.pane, '#{window_linked_sessions_list}') ?? '').trim() === 'h1', 5_000);
+    } finally {
+      watch.stop();
+    }
+    // The last watch gone, its client and session go; the agents' sessions stay.
+    await waitFor('the watch session gone', () => !(tmux(home, 'list-sessions', '-F', '#{session_name}') ?? '').includes('trellis-watch-'), 5_000);
+    for (const t of targets) expect(tmux(home, 'has-session', '-t', `=${t.session}`)).not.toBeNull();
+  });
+
+  it("an agent's session closed while shared-watched takes its agent with it: by Tmux.kill at once, by anyone else as the watch hears it", async () => {
+    const gone: string[] = [];
+    const watch = new PaneWatch(undefined, (id) => gone.push(id), { shared: true });
+    const panes = () => (tmux(home, 'list-panes', '-a', '-F', '#{pane_id}') ?? '').split('\n');
+    const a = shell('k1');
+    const b = shell('k2');
+    try {
+      let read = 0;
+      for (const t of [a, b]) watch.watch(t.session, t, async () => (read++, false));
+      await waitFor('both linked', () => (tmux(home, 'display-message', '-p', '-t', b.pane, '#{window_linked_sessions}') ?? '').trim() === '2' && (tmux(home, 'display-message', '-p', '-t', a.pane, '#{window_linked_sessions}') ?? '').trim() === '2', 10_000);
+      // Tmux.kill: the pane is gone as the kill returns (it kills the window, which kill-session alone would leave linked, running).
+      await new Tmux(tmuxSocket(home)).kill('k1');
+      expect(panes()).not.toContain(a.pane);
+      // A session closed by someone else: the window the watch alone holds is killed, and the watch drops it.
+      tmux(home, 'kill-session', '-t', '=k2');
+      await waitFor('k2 dropped by the watch', () => gone.includes('k2'), 5_000);
+      await waitFor("k2's pane killed", () => !panes().includes(b.pane), 5_000);
+      expect(watch.ids()).toEqual([]);
+    } finally {
+      watch.stop();
+    }
+  });
+
+  it("a pane's died hook runs while its window is linked into the watch's session", async () => {
+    const tm = new Tmux(tmuxSocket(home));
+    const flag = join(home, 'died-flag');
+    const pane = await tm.launch('dies', home, {}, 'read x; exit 3', { 'pane-died': `run-shell "echo died > '${flag}'"` });
+    const watch = new PaneWatch(undefined, undefined, { shared: true });
+    try {
+      watch.watch('dies', { socket: tmuxSocket(home), session: 'dies', pane }, async () => false);
+      await waitFor('linked', () => (tmux(home, 'display-message', '-p', '-t', pane, '#{window_linked_sessions}') ?? '').trim() === '2', 10_000);
+      tmux(home, 'send-keys', '-t', pane, 'x', 'Enter');
+      await waitFor('the pane-died hook ran', () => existsSync(flag), 10_000);
+    } finally {
+      watch.stop();
+      await tm.kill('dies');
+    }
   });
 
   /*

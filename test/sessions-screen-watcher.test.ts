@@ -11,7 +11,7 @@ import { killTmux, standinClaudeProject, tmux, waitFor } from './helpers/session
  * Status without a serve (issue 41): the real Claude Code 2.1.332 against the fake model shows its
  * auto-mode dialog, which no hook announces until a notification 6–7 s later. The session's own watcher
  * (started by the launch, serve or not) reads it as a wait within 2 s of it being on screen, and is gone
- * once the session ends. With a serve online too, both read the dialog and the log holds one wait for it.
+ * once the session ends. With a serve online too, the serve reads it and the watcher stands by until the serve stops.
  */
 
 const bed = agentTestBed();
@@ -75,25 +75,39 @@ describe('the real claude 2.1.332 with its own screen watcher', () => {
     expect((await p.show(id)).screenWatcher).toBeNull();
   });
 
-  it('a serve online too: the same bound; the serve and the watcher both read the dialog, and the log holds one wait for it', async () => {
+  it('a serve online too: the same bound; the serve reads the screen through its one control client while the watcher stands by, and takes it back as the serve stops', async () => {
     const p = bed.project({ claudeVersion: '2.1.332' });
     writeFileSync(join(p.dir, 'trellis.json'), '{}\n');
     const serve = await startServe(ROOT, p.dir, p.env);
+    const controlClients = () => (tmux(p.home, 'list-clients', '-F', '#{client_control_mode} #{session_name}') ?? '').split('\n').filter((l) => l.startsWith('1 '));
+    let id = '';
     try {
-      const { id, seen, waited } = await dialogToWait(p);
-      expect(waited - seen).toBeLessThanOrEqual(WAIT_MS);
-      // Two readers of the screen, the serve's control client and the watcher's, both read the dialog.
-      const clients = (tmux(p.home, 'list-clients', '-F', '#{client_control_mode} #{session_name}') ?? '').split('\n').filter((l) => l === `1 ${id}`);
-      expect(clients).toHaveLength(2);
-      // Answered, the agent's next dialog follows: by then every reader has read the first one, and the log holds one wait for it.
+      const seen = await dialogToWait(p);
+      id = seen.id;
+      expect(seen.waited - seen.seen).toBeLessThanOrEqual(WAIT_MS);
+      // One reader of the screen: the serve's one client, in its watch session, where the agent's window is
+      // linked. The session's own watcher runs, standing by (its lease says so), with no client of its own.
+      await waitFor('the watcher standing by, detached', () => controlClients().every((l) => l !== `1 ${id}`), 10_000);
+      const hub = controlClients().find((l) => /^1 trellis-watch-\d+-\d+$/.test(l))?.slice(2);
+      expect(hub).toBeDefined();
+      expect((tmux(p.home, 'list-windows', '-t', `=${id}`, '-F', '#{window_linked_sessions_list}') ?? '').trim().split(',').sort()).toEqual([hub, id].sort());
+      expect(watchers(id)).toHaveLength(1);
+      expect(readFileSync(join(p.dir, '.git', 'trellis', 'watchers', id), 'utf8')).toBe(`${watchers(id)[0]} serve\n`);
+      expect((await p.show(id)).screenWatcher).toBeNull();
+      // Answered, the agent's next dialog follows; the log holds one wait for the first, read from the pane.
       await ok(p.dir, ['session', 'answer', id, 'approve'], { env: p.env });
       await waitFor('the Bash dialog read as the next wait', () => events(p, id).some((e) => e.type === 'awaiting' && /Do you want to proceed/.test(e.data.detail ?? '')), AGENT_MS);
       const autoModeWaits = events(p, id).filter((e) => e.type === 'awaiting' && /auto mode/.test(e.data.detail ?? ''));
       expect(autoModeWaits.map((e) => e.source)).toEqual(['pane']);
-      expect(watchers(id)).toHaveLength(1);
     } finally {
       await serve.stop();
     }
+    // The serve gone, its watch session goes, and the watcher reads the screen again through its own client.
+    await waitFor('the watcher reading the screen again', () => controlClients().some((l) => l === `1 ${id}`), 10_000);
+    expect(controlClients().filter((l) => /trellis-watch-/.test(l))).toEqual([]);
+    const [pid] = watchers(id);
+    expect(watchers(id)).toHaveLength(1);
+    expect((await p.show(id)).screenWatcher).toBe(pid);
   });
 });
 

@@ -253,8 +253,14 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
     async run(ctx, p) {
       // Detached by tmux: a hangup (its session killed) must not end the watch before its last write.
       process.on('SIGHUP', () => {});
-      const { watchScreens } = await import('../store/sessions/verbs/screen-watcher.js');
-      await watchScreens(p, cliRuntime(p), ctx.args[0]!);
+      const [{ watchScreens }, { serveOnline }, { mainRoot }, { trellisHome }] = await Promise.all([
+        import('../store/sessions/verbs/screen-watcher.js'),
+        import('../store/host/serve-online.js'),
+        import('../store/sessions/worktrees/worktree.js'),
+        import('../store/trellis-home.js'),
+      ]);
+      // It stands by while a serve of the project is online (the serve reads the screen then).
+      await watchScreens(p, cliRuntime(p), ctx.args[0]!, { serve: serveOnline(trellisHome(), mainRoot(p)) });
       return 0;
     },
   },

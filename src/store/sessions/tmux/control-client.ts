@@ -13,8 +13,14 @@ export interface ControlEvents {
   output(pane: string, bytes: Buffer): void;
   /** tmux paused a pane for this client (it fell behind `pause-after`); output in between is lost to it. */
   paused(pane: string): void;
-  /** The pane's window changed size or layout. */
-  layout(): void;
+  /** A window (`@N`) changed size or layout. */
+  layout(window: string): void;
+  /** A session was made or closed on the server (only a hub of linked windows listens: pane-hub.ts). */
+  sessionsChanged?(): void;
+  /** This client is attached to a session now: the one it made, or another it was moved to. */
+  attached?(): void;
+  /** A window closed or left this client's session (`%window-close`, `%unlinked-window-close`). */
+  windowClosed?(window: string): void;
   /** The client is gone: `%exit` (session closed, server gone) or the process ended. */
   exit(reason: string): void;
 }
@@ -80,14 +86,18 @@ export class ControlClient {
   private exited = false;
   private readonly splitter = new LineSplitter();
 
-  /** `outputBytes: false`: `output` only says a pane wrote (its bytes are neither decoded nor passed on). */
+  /**
+   * `outputBytes: false`: `output` only says a pane wrote (its bytes are neither decoded nor passed on).
+   * `start`: the tmux command (argv) the client starts with, instead of attaching to `target.session`.
+   */
   constructor(
     readonly target: PaneTarget,
     private readonly events: ControlEvents,
-    private readonly opts: { outputBytes?: boolean } = {},
+    private readonly opts: { outputBytes?: boolean; start?: readonly string[] } = {},
   ) {
     const { command, prefix } = launcher();
-    this.proc = childProcess().spawn(command, [...prefix, '-S', target.socket, '-C', 'attach-session', '-t', `=${target.session}`], { stdio: ['pipe', 'pipe', 'pipe'], env: tmuxEnv() });
+    const start = opts.start ?? ['attach-session', '-t', `=${target.session}`];
+    this.proc = childProcess().spawn(command, [...prefix, '-S', target.socket, '-C', ...start], { stdio: ['pipe', 'pipe', 'pipe'], env: tmuxEnv() });
     endAllOnExit(this.proc);
     this.proc.stdout.on('data', (chunk: Buffer) => this.splitter.push(chunk, (line) => this.line(line)));
     this.proc.stderr.resume();
@@ -166,7 +176,13 @@ export class ControlClient {
       case 'pause':
         return this.events.paused(parsed.pane);
       case 'layout':
-        return this.events.layout();
+        return this.events.layout(parsed.window);
+      case 'sessions-changed':
+        return this.events.sessionsChanged?.();
+      case 'session-changed':
+        return this.events.attached?.();
+      case 'window-close':
+        return this.events.windowClosed?.(parsed.window);
       case 'exit':
         return this.finish(parsed.reason || 'detached');
       default:

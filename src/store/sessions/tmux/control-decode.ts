@@ -45,7 +45,14 @@ export type ControlLine =
   | { readonly kind: 'begin' | 'end' | 'error'; readonly tag: string; readonly ours: boolean }
   | { readonly kind: 'pause' | 'continue'; readonly pane: string }
   | { readonly kind: 'exit'; readonly reason: string }
-  | { readonly kind: 'layout' }
+  /** A window's size or layout changed, or its active pane did (`@N`). */
+  | { readonly kind: 'layout'; readonly window: string }
+  /** A session was made or closed somewhere on the server. */
+  | { readonly kind: 'sessions-changed' }
+  /** This client is attached to a session now (`%session-changed $N <name>`). */
+  | { readonly kind: 'session-changed' }
+  /** A window (`@N`) closed, or was unlinked from this client's session (tmux also says so when only another session holding it closed). */
+  | { readonly kind: 'window-close'; readonly window: string }
   | { readonly kind: 'other'; readonly line: Buffer };
 
 const PREFIX = (s: string) => Buffer.from(s, 'latin1');
@@ -89,7 +96,14 @@ export function parseControlLine(line: Buffer, bytes = true): ControlLine {
       return { kind: 'exit', reason: words.slice(1).join(' ') };
     case '%layout-change':
     case '%window-pane-changed':
-      return { kind: 'layout' };
+      return { kind: 'layout', window: words[1] ?? '' };
+    case '%sessions-changed':
+      return { kind: 'sessions-changed' };
+    case '%session-changed':
+      return { kind: 'session-changed' };
+    case '%window-close':
+    case '%unlinked-window-close':
+      return { kind: 'window-close', window: words[1] ?? '' };
     default:
       return { kind: 'other', line };
   }

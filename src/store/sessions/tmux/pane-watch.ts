@@ -1,4 +1,5 @@
 import { ControlClient } from './control-client.js';
+import { PaneHub } from './pane-hub.js';
 import type { PaneTarget } from './pane-target.js';
 
 /** Least time between two reads of one session's screen. */
@@ -14,6 +15,8 @@ interface Watched {
   readonly id: string;
   readonly target: PaneTarget;
   readonly client: ControlClient;
+  /** The hub whose client this is (a shared watch), or none (the client is this session's own). */
+  readonly hub: PaneHub | null;
   readonly read: ScreenReader;
   lastRead: number;
   timer: NodeJS.Timeout | undefined;
@@ -30,16 +33,20 @@ interface Watched {
  * the same client (`capture-pane`, no process spawned per read), at most every PANE_READ_MS. Between a
  * change and its read the pane's output is paused for this client only (`refresh-client -A %N:pause`:
  * tmux keeps reading the pane and every other client sees it all), so a busy agent costs one notice and
- * one capture per read, not its whole output stream decoded. One client per tmux session, since tmux
- * sends a control client the output of its attached session's panes only.
+ * one capture per read, not its whole output stream decoded. tmux sends a control client the output of
+ * its attached session's panes only: a watch of one session attaches a client to it; a `shared` watch
+ * (the serve's, of every session) keeps one client per tmux server, with each pane's window linked into
+ * a session of its own (pane-hub.ts).
  */
 export class PaneWatch {
   private readonly watched = new Map<string, Watched>();
+  private readonly hubs = new Map<string, PaneHub>();
 
   /** `gone` hears a watched session's control client end by itself (its tmux session or server is gone). */
   constructor(
     private readonly now: () => number = () => performance.now(),
     private readonly gone: (id: string, reason: string) => void = () => {},
+    private readonly opts: { shared?: boolean } = {},
   ) {}
 
   /** Session ids watched now (tests). */
@@ -56,28 +63,47 @@ export class PaneWatch {
     if (known && known.client.alive && known.target.socket === target.socket && known.target.session === target.session && known.target.pane === target.pane) return;
     if (known) this.unwatch(id);
     let w: Watched | undefined;
-    const client = new ControlClient(target, {
-      output: (pane) => {
-        if (w && pane === target.pane) this.changed(w);
-      },
-      paused: (pane) => {
-        if (w && pane === target.pane) w.paused = true;
-      },
-      layout: () => {
-        if (w) this.changed(w);
-      },
-      exit: (reason) => {
-        if (!w || this.watched.get(id) !== w) return;
-        this.unwatch(id);
-        this.gone(id, reason);
-      },
-      // Only that the pane wrote matters here: its bytes are never decoded.
-    }, { outputBytes: false });
-    // A watcher has no terminal: the panes keep the size their people and viewers give them.
-    void client.command('refresh-client -f ignore-size').catch(() => {});
-    w = { id, target, client, read, lastRead: -Infinity, timer: undefined, reading: false, due: false, paused: false };
+    const ended = (reason: string) => {
+      if (!w || this.watched.get(id) !== w) return;
+      this.unwatch(id);
+      this.gone(id, reason);
+    };
+    if (this.opts.shared) {
+      const hub = this.hubFor(target.socket);
+      w = { id, target, client: hub.client, hub, read, lastRead: -Infinity, timer: undefined, reading: false, due: false, paused: false };
+      const mine = w;
+      hub.join(target.pane, { output: () => this.changed(mine), paused: () => (mine.paused = true), layout: () => this.changed(mine), gone: ended });
+    } else {
+      const client = new ControlClient(target, {
+        output: (pane) => {
+          if (w && pane === target.pane) this.changed(w);
+        },
+        paused: (pane) => {
+          if (w && pane === target.pane) w.paused = true;
+        },
+        layout: () => {
+          if (w) this.changed(w);
+        },
+        exit: ended,
+        // Only that the pane wrote matters here: its bytes are never decoded.
+      }, { outputBytes: false });
+      // A watcher has no terminal: the panes keep the size their people and viewers give them.
+      void client.command('refresh-client -f ignore-size').catch(() => {});
+      w = { id, target, client, hub: null, read, lastRead: -Infinity, timer: undefined, reading: false, due: false, paused: false };
+    }
     this.watched.set(id, w);
     this.schedule(w);
+  }
+
+  /** The hub of the tmux server at `socket`, made on first use and ended with its last pane. */
+  private hubFor(socket: string): PaneHub {
+    const known = this.hubs.get(socket);
+    if (known?.client.alive) return known;
+    const hub = new PaneHub(socket, () => {
+      if (this.hubs.get(socket) === hub) this.hubs.delete(socket);
+    });
+    this.hubs.set(socket, hub);
+    return hub;
   }
 
   unwatch(id: string): void {
@@ -86,7 +112,12 @@ export class PaneWatch {
     this.watched.delete(id);
     if (w.timer) clearTimeout(w.timer);
     w.timer = undefined;
-    w.client.stop();
+    if (!w.hub) return w.client.stop();
+    w.hub.leave(w.target.pane);
+    if (w.hub.size === 0) {
+      w.hub.stop();
+      if (this.hubs.get(w.target.socket) === w.hub) this.hubs.delete(w.target.socket);
+    }
   }
 
   stop(): void {

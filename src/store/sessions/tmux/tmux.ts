@@ -46,12 +46,16 @@ export class Tmux {
    */
   async launch(name: string, cwd: string, env: Readonly<Record<string, string>>, command: string, hooks: Readonly<Record<string, string>> = {}): Promise<string> {
     const envArgs = Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-    // Set in the same command line as the session, so no event falls between the two.
-    const hookArgs = Object.entries(hooks).flatMap(([hook, cmd]) => [';', 'set-hook', '-t', `=${name}:`, hook, cmd]);
+    // Set in the same command line as the session, so no event falls between the two. On the agent's pane,
+    // not its session: the serve's watch links the pane's window into a session of its own (pane-hub.ts),
+    // and tmux may then run a pane's hooks in that session, where a session's hook is not found.
+    const hookArgs = Object.entries(hooks).flatMap(([hook, cmd]) => [';', 'set-hook', '-p', '-t', `=${name}:`, hook, cmd]);
     // remain-on-exit is set on this (our own) server before the pane exists, so even an agent that dies at once leaves its pane.
     const args = [
       'start-server', ';', 'set-option', '-g', 'remain-on-exit', 'on', ';',
-      'new-session', '-d', '-s', name, '-c', cwd, '-x', '200', '-y', '50', ...envArgs, '-P', '-F', '#{pane_id}', command,
+      // Named, so tmux never renames it: automatic-rename has the server read the pane's process name from
+      // /proc twice a second while it writes, about a fifth of what hosting a busy agent cost it (issue 40).
+      'new-session', '-d', '-s', name, '-n', name, '-c', cwd, '-x', '200', '-y', '50', ...envArgs, '-P', '-F', '#{pane_id}', command,
       ...hookArgs,
     ];
     // A server whose last session just closed is still exiting: a client that reached its socket then is
@@ -69,9 +73,12 @@ export class Tmux {
     return (await this.run(['has-session', '-t', `=${name}`])).code === 0;
   }
 
-  /** Kills session `name`; a session that is already gone is not an error. */
+  /**
+   * Kills session `name`; a session that is already gone is not an error. Its window first: a window a
+   * serve's watch has linked into its own session (pane-hub.ts) would outlive `kill-session`, its agent running.
+   */
   async kill(name: string): Promise<void> {
-    await this.run(['kill-session', '-t', `=${name}`]);
+    await this.run(['kill-window', '-t', `=${name}:`, ';', 'kill-session', '-t', `=${name}`]);
   }
 
   /** The names of every session on this server (none when the server is not running). */

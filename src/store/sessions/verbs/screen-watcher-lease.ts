@@ -17,12 +17,13 @@ export function hasScreens(harness: string): boolean {
 const leaseFile = (gitdir: string, id: string): string => join(gitdir, 'trellis', 'watchers', id);
 
 /**
- * The pid of session `id`'s live watcher, or null: its lease names a process that runs and (where /proc
- * says) is that watcher, not a process that took a dead watcher's pid. No process is spawned to ask.
+ * The pid of session `id`'s live watcher reading its screen, or null: its lease names a process that runs
+ * and (where /proc says) is that watcher, not a process that took a dead watcher's pid, and that is not
+ * standing by for a serve (which reads the screen then). No process is spawned to ask.
  */
 export function screenWatcherOf(gitdir: string, id: string): number | null {
   const pid = leaseHolder(gitdir, id);
-  if (pid === null) return null;
+  if (pid === null || leaseStandsBy(gitdir, id)) return null;
   try {
     process.kill(pid, 0);
   } catch (err) {
@@ -38,18 +39,30 @@ export function screenWatcherOf(gitdir: string, id: string): number | null {
   }
 }
 
-/** Takes the lease: the newest watcher of a session wins (a resume's), an older one sees it and leaves. */
-export function claim(gitdir: string, id: string): void {
+/**
+ * Takes the lease: the newest watcher of a session wins (a resume's), an older one sees it and leaves.
+ * `standby`: the watcher leaves the screen to a serve online (`<pid> serve`); taken again as it changes.
+ */
+export function claim(gitdir: string, id: string, standby = false): void {
   const file = leaseFile(gitdir, id);
   mkdirSync(join(gitdir, 'trellis', 'watchers'), { recursive: true });
-  writeFileSync(`${file}.${process.pid}`, `${process.pid}\n`);
+  writeFileSync(`${file}.${process.pid}`, `${process.pid}${standby ? ' serve' : ''}\n`);
   renameSync(`${file}.${process.pid}`, file);
+}
+
+/** Whether the lease's watcher stands by while a serve reads the screen. */
+export function leaseStandsBy(gitdir: string, id: string): boolean {
+  try {
+    return readFileSync(leaseFile(gitdir, id), 'utf8').trim().split(' ')[1] === 'serve';
+  } catch {
+    return false;
+  }
 }
 
 /** The pid the lease names (null: no lease, e.g. an older watcher's exit removed it as this one claimed it). */
 export function leaseHolder(gitdir: string, id: string): number | null {
   try {
-    const pid = Number(readFileSync(leaseFile(gitdir, id), 'utf8').trim());
+    const pid = Number(readFileSync(leaseFile(gitdir, id), 'utf8').trim().split(' ')[0]);
     return Number.isInteger(pid) && pid > 0 ? pid : null;
   } catch {
     return null;

@@ -15,6 +15,11 @@ import type { SessionRuntime } from '../log/session-runtime.js';
  * goes through the session log's compare-and-swap append, re-decided there: a serve and a watcher that
  * both saw one dialog append one wait. It reads dialogs only (the wait no hook says in time); a serve
  * still reads every watched screen, for an agent back at its input with no hook too (Esc mid-turn).
+ *
+ * While a serve of the project is online the watcher stands by (issue 40): the serve reads every such
+ * screen through its one control client (pane-hub.ts), and a client per session more made tmux walk them
+ * all for every pane it read. It detaches its client, says so in its lease (`session show` then names no
+ * watcher) and takes the screen back as the serve's endpoint record goes (heard in the record's folder).
  */
 
 /** How often the watcher re-reads its session with nothing said (a ref rewritten in a way no fs event tells). */
@@ -30,9 +35,17 @@ export type WatcherEnd = 'ended' | 'tmux-gone' | 'replaced' | 'unreadable';
  * the tmux session's end is heard, never polled for); its screens are judged only while the session is
  * one a serve would watch (screenWatched). It learns of transitions from the session refs' folder, and of a newer watcher from the lease's.
  */
-export function watchScreens(p: SessionsProject, rt: SessionRuntime, id: string, opts: { checkMs?: number } = {}): Promise<WatcherEnd> {
+/** Whether a serve of the project is online (cheap to ask often), and the folder where that changes (store/host/serve-online.ts). */
+export interface ServeSeen {
+  online(): Promise<boolean>;
+  readonly folder: string;
+}
+
+export function watchScreens(p: SessionsProject, rt: SessionRuntime, id: string, opts: { checkMs?: number; serve?: ServeSeen } = {}): Promise<WatcherEnd> {
   const gitdir = p.gitdir;
   claim(gitdir, id);
+  const served = opts.serve?.online ?? (async () => false);
+  let standingBy = false;
   const idleReads = new Map<string, number>();
   return new Promise((resolve) => {
     let done = false;
@@ -75,8 +88,15 @@ export function watchScreens(p: SessionsProject, rt: SessionRuntime, id: string,
           // A newer watcher's lease ends this one; a lease gone (an older one's exit raced this claim) is taken again.
           const holder = leaseHolder(gitdir, id);
           if (holder !== null && holder !== process.pid) return finish('replaced');
-          if (holder === null) claim(gitdir, id);
-          if (s.tmux) panes.watch(id, { socket: rt.tmux.socket, session: s.tmux.session, pane: s.tmux.pane }, read);
+          if (holder === null) claim(gitdir, id, standingBy);
+          const serve = await served();
+          if (done) return;
+          if (serve !== standingBy) {
+            standingBy = serve;
+            claim(gitdir, id, standingBy);
+          }
+          if (s.tmux && !standingBy) panes.watch(id, { socket: rt.tmux.socket, session: s.tmux.session, pane: s.tmux.pane }, read);
+          else panes.unwatch(id);
         } while (again);
       } catch (err) {
         console.error(`trellis: watcher of ${id}: ${(err as Error).message}`);
@@ -89,10 +109,12 @@ export function watchScreens(p: SessionsProject, rt: SessionRuntime, id: string,
     // A newer watcher's claim renames its lease into the watchers' folder: heard there at once, so two never
     // read one screen for up to a timer's period (a resume's watcher and the old one).
     const watchers: FSWatcher[] = [];
-    for (const dir of [join(gitdir, 'refs', 'trellis', 'sessions'), join(gitdir, 'trellis', 'watchers')]) {
+    // A serve's endpoint record comes and goes in its slot's folder: the watcher stands by or takes the screen back.
+    const slot = opts.serve?.folder;
+    for (const dir of [join(gitdir, 'refs', 'trellis', 'sessions'), join(gitdir, 'trellis', 'watchers'), ...(slot ? [slot] : [])]) {
       try {
         const w = watch(dir, { persistent: false }, (_event, name) => {
-          if (name === null || String(name).startsWith(id)) void check();
+          if (name === null || String(name).startsWith(dir === slot ? 'endpoint.json' : id)) void check();
         });
         w.on('error', () => void check());
         watchers.push(w);

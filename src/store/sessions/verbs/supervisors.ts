@@ -76,7 +76,8 @@ async function reinstallCommandHooks(p: Project): Promise<void> {
 export class SessionSupervisors {
   private timer: NodeJS.Timeout | undefined;
   /** The watched sessions' panes, each read when it writes (pane-watch.ts). */
-  private readonly panes = new PaneWatch();
+  // Every session this serve watches through one control client per tmux server (pane-hub.ts).
+  private readonly panes = new PaneWatch(undefined, undefined, { shared: true });
   /** Per running session, how many reads in a row showed its agent idle. */
   private readonly idleReads = new Map<string, number>();
   /** The watched sessions as the log said at the last pass (each transition runs one): what a read judges against. */

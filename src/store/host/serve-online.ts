@@ -1,0 +1,34 @@
+import { statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { alive, readEndpointRecord } from './online-verdict.js';
+import { recordPath } from './endpoint-record.js';
+import type { ServeSeen } from '../sessions/verbs/screen-watcher.js';
+
+/** The record file's identity (mtime, size, inode), or null when there is none. */
+function stamp(path: string): string | null {
+  try {
+    const s = statSync(path, { bigint: true, throwIfNoEntry: false });
+    return s ? `${s.mtimeNs}:${s.size}:${s.ino}` : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether a serve of the project at `root` is online now, asked often (a session's screen watcher, at
+ * each of its checks): proven once as online-verdict.ts proves it (the instance answers as its record
+ * says), then trusted while the record file is unchanged and the serve's process runs, so a check costs
+ * two syscalls and no request. A record rewritten (a new serve, a hot swap) or removed is asked again.
+ */
+export function serveOnline(home: string, root: string): ServeSeen {
+  const path = recordPath(home, root);
+  let proven: { readonly stamp: string; readonly pid: number } | null = null;
+  return { folder: dirname(path), online: async () => {
+    const now = stamp(path);
+    if (now === null) return Boolean((proven = null));
+    if (proven && proven.stamp === now && alive(proven.pid)) return true;
+    const verdict = await readEndpointRecord(home, root, { timeoutMs: 1_000 });
+    proven = verdict.online ? { stamp: now, pid: verdict.record.pid } : null;
+    return verdict.online;
+  } };
+}
