@@ -86,27 +86,62 @@ async function startServe(bin: string, dir: string, env: NodeJS.ProcessEnv): Pro
   return { child, childPid: Number(/pid (\d+), port/.exec(line)![1]) };
 }
 
-/** `trellis session watch-screen <id>` for busy0..busy<n-1>, each holding its lease (so watching or standing by) before this returns. */
-async function startWatchers(bin: string, dir: string, env: NodeJS.ProcessEnv, n: number): Promise<ChildProcess[]> {
-  const out: ChildProcess[] = [];
-  for (let i = 0; i < n; i++) out.push(spawn(process.execPath, [bin, 'session', 'watch-screen', `busy${i}`], { cwd: dir, env, stdio: 'ignore' }));
-  const lease = (i: number) => {
+/**
+ * `trellis session watch-screen <id>` for busy0..busy<n-1>, each holding its lease (watching, or standing by
+ * for the serve) before this returns. A watcher may hand its lease to a light waiter (sh and tail) while a
+ * serve is online, which becomes a watcher again as the serve goes: so they are found in /proc, by id.
+ */
+async function startWatchers(bin: string, dir: string, env: NodeJS.ProcessEnv, n: number): Promise<string[]> {
+  const ids = Array.from({ length: n }, (_, i) => `busy${i}`);
+  for (const id of ids) spawn(process.execPath, [bin, 'session', 'watch-screen', id], { cwd: dir, env, stdio: 'ignore', detached: true }).unref();
+  const lease = (id: string) => {
     try {
-      return Number(readFileSync(join(dir, '.git', 'trellis', 'watchers', `busy${i}`), 'utf8').split(/\s/)[0]) === out[i]!.pid;
+      return Number(readFileSync(join(dir, '.git', 'trellis', 'watchers', id), 'utf8').split(/\s/)[0]) > 0;
     } catch {
       return false;
     }
   };
   const t0 = performance.now();
-  while (!out.every((_, i) => lease(i))) {
-    if (performance.now() - t0 > 30_000) throw new Error('the sessions\' screen watchers did not all take their leases in 30 s');
+  while (!ids.every(lease)) {
+    if (performance.now() - t0 > 30_000) throw new Error("the sessions' screen watchers did not all take their leases in 30 s");
     await sleep(100);
   }
+  return ids;
+}
+
+/** The pids of these sessions' watchers now: a watcher, or a waiter and its tail. */
+function watcherProcesses(ids: readonly string[]): number[] {
+  const wanted = new Set(ids);
+  const out: number[] = [];
+  const parents = new Map<number, number>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const argv = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0');
+      const at = argv.indexOf('watch-screen');
+      if (at >= 0 && wanted.has(argv[at + 1]!)) out.push(Number(d));
+      else if (argv[0] === 'tail') {
+        const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+        parents.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+      }
+    } catch {}
+  }
+  const mine = new Set(out);
+  for (const [pid, parent] of parents) if (mine.has(parent)) out.push(pid);
   return out;
 }
 
-async function stopWatchers(watchers: readonly ChildProcess[]): Promise<void> {
-  await Promise.all(watchers.map((w) => (w.exitCode !== null ? null : new Promise((r) => (w.once('exit', r), w.kill('SIGTERM'))))));
+async function stopWatchers(ids: readonly string[]): Promise<void> {
+  const t0 = performance.now();
+  for (let left = watcherProcesses(ids); left.length; left = watcherProcesses(ids)) {
+    for (const pid of left) {
+      try {
+        process.kill(pid, performance.now() - t0 > 3_000 ? 'SIGKILL' : 'SIGTERM');
+      } catch {}
+    }
+    if (performance.now() - t0 > 10_000) throw new Error(`watchers still running: ${left.join(', ')}`);
+    await sleep(100);
+  }
 }
 
 /** The tmux control clients attached through `socket` (this is Linux: /proc), whoever started them. */
@@ -127,9 +162,11 @@ interface CpuSample {
   readonly kinds: Record<string, number>;
   /** Each live tmux client of the serve's (its control clients, whose time a parent sees only once reaped). */
   readonly clients: Map<number, number>;
+  /** Each process of the sessions' own watchers (a process gone by the second sample is not counted). */
+  readonly watchers: Map<number, number>;
 }
 
-function cpuSample(s: Serve, tmuxPid: number, socket: string, watchers: readonly ChildProcess[] = []): CpuSample {
+function cpuSample(s: Serve, tmuxPid: number, socket: string, watcherIds: readonly string[] = []): CpuSample {
   const cpu = (pid: number, children = false) => {
     try {
       return cpuMs(pid, children);
@@ -139,8 +176,9 @@ function cpuSample(s: Serve, tmuxPid: number, socket: string, watchers: readonly
   };
   const clients = new Map<number, number>();
   for (const pid of controlClients(socket)) clients.set(pid, cpu(pid));
-  const watching = watchers.reduce((a, w) => a + cpu(w.pid!), 0);
-  return { kinds: { serve: cpu(s.child.pid!) + cpu(s.childPid), reaped_children: cpu(s.child.pid!, true) + cpu(s.childPid, true), tmux_server: cpu(tmuxPid), watchers: watching }, clients };
+  const watchers = new Map<number, number>();
+  for (const pid of watcherProcesses(watcherIds)) watchers.set(pid, cpu(pid));
+  return { kinds: { serve: cpu(s.child.pid!) + cpu(s.childPid), reaped_children: cpu(s.child.pid!, true) + cpu(s.childPid, true), tmux_server: cpu(tmuxPid) }, clients, watchers };
 }
 
 /** CPU between two samples by kind, as % of a core over `ms`. */
@@ -150,6 +188,9 @@ function cpuKinds(a: CpuSample, b: CpuSample, ms: number): Record<string, number
   let clients = 0;
   for (const [pid, v] of b.clients) clients += v - (a.clients.get(pid) ?? 0);
   out.tmux_clients = (clients / ms) * 100;
+  let watchers = 0;
+  for (const [pid, v] of b.watchers) watchers += v - (a.watchers.get(pid) ?? 0);
+  out.watchers = (watchers / ms) * 100;
   return out;
 }
 
@@ -261,8 +302,8 @@ export async function busySessionsBench(): Promise<void> {
             serve_rss_mb: round(rssMb(serve.childPid) + rssMb(serve.child.pid!)),
             tmux_clients_rss_mb: round([...after.clients.keys()].reduce((a, pid) => a + (rssMbOr0(pid)), 0)),
             tmux_server_rss_mb: round(rssMb(tmuxPid)),
-            watchers: watchers.length,
-            watchers_rss_mb: round(watchers.reduce((a, w) => a + rssMbOr0(w.pid!), 0)),
+            watcher_processes: watcherProcesses(watchers).length,
+            watchers_rss_mb: round(watcherProcesses(watchers).reduce((a, pid) => a + rssMbOr0(pid), 0)),
           };
           if (n === dialogAt) figures[name]!.dialog_to_wait = await dialogLatency(p, home, standIn);
         } finally {

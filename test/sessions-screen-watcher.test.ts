@@ -81,6 +81,7 @@ describe('the real claude 2.1.332 with its own screen watcher', () => {
     const serve = await startServe(ROOT, p.dir, p.env);
     const controlClients = () => (tmux(p.home, 'list-clients', '-F', '#{client_control_mode} #{session_name}') ?? '').split('\n').filter((l) => l.startsWith('1 '));
     let id = '';
+    let standing = 0;
     try {
       const seen = await dialogToWait(p);
       id = seen.id;
@@ -91,8 +92,12 @@ describe('the real claude 2.1.332 with its own screen watcher', () => {
       const hub = controlClients().find((l) => /^1 trellis-watch-\d+-\d+$/.test(l))?.slice(2);
       expect(hub).toBeDefined();
       expect((tmux(p.home, 'list-windows', '-t', `=${id}`, '-F', '#{window_linked_sessions_list}') ?? '').trim().split(',').sort()).toEqual([hub, id].sort());
-      expect(watchers(id)).toHaveLength(1);
-      expect(readFileSync(join(p.dir, '.git', 'trellis', 'watchers', id), 'utf8')).toBe(`${watchers(id)[0]} serve\n`);
+      // Standing by, the watcher is a light waiter for the serve's process (sh and GNU tail, no Node), named by the lease.
+      standing = await waitFor('the watcher handed to its waiter', () => {
+        const [pid] = watchers(id);
+        return watchers(id).length === 1 && readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('sh\0') ? pid : 0;
+      }, 10_000);
+      expect(readFileSync(join(p.dir, '.git', 'trellis', 'watchers', id), 'utf8')).toBe(`${standing} serve\n`);
       expect((await p.show(id)).screenWatcher).toBeNull();
       // Answered, the agent's next dialog follows; the log holds one wait for the first, read from the pane.
       await ok(p.dir, ['session', 'answer', id, 'approve'], { env: p.env });
@@ -105,9 +110,9 @@ describe('the real claude 2.1.332 with its own screen watcher', () => {
     // The serve gone, its watch session goes, and the watcher reads the screen again through its own client.
     await waitFor('the watcher reading the screen again', () => controlClients().some((l) => l === `1 ${id}`), 10_000);
     expect(controlClients().filter((l) => /trellis-watch-/.test(l))).toEqual([]);
-    const [pid] = watchers(id);
-    expect(watchers(id)).toHaveLength(1);
-    expect((await p.show(id)).screenWatcher).toBe(pid);
+    // The waiter became the watcher again (exec: the pid the lease named).
+    expect(watchers(id)).toEqual([standing]);
+    expect((await p.show(id)).screenWatcher).toBe(standing);
   });
 });
 

@@ -259,8 +259,10 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
         import('../store/sessions/worktrees/worktree.js'),
         import('../store/trellis-home.js'),
       ]);
-      // It stands by while a serve of the project is online (the serve reads the screen then).
-      await watchScreens(p, cliRuntime(p), ctx.args[0]!, { serve: serveOnline(trellisHome(), mainRoot(p)) });
+      // It stands by while a serve of the project is online (the serve reads the screen then), handing
+      // its lease to a waiter of a megabyte or two where GNU tail can wait for the serve's process.
+      const { watcherHandOff } = await import('./watcher-hand-off.js');
+      await watchScreens(p, cliRuntime(p), ctx.args[0]!, { serve: serveOnline(trellisHome(), mainRoot(p)), handOff: watcherHandOff(ctx.args[0]!) });
       return 0;
     },
   },

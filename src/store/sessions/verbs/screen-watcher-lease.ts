@@ -42,11 +42,12 @@ export function screenWatcherOf(gitdir: string, id: string): number | null {
 /**
  * Takes the lease: the newest watcher of a session wins (a resume's), an older one sees it and leaves.
  * `standby`: the watcher leaves the screen to a serve online (`<pid> serve`); taken again as it changes.
+ * `pid`: the process the lease names (a watcher handing its lease to the light process that waits for the serve).
  */
-export function claim(gitdir: string, id: string, standby = false): void {
+export function claim(gitdir: string, id: string, standby = false, pid = process.pid): void {
   const file = leaseFile(gitdir, id);
   mkdirSync(join(gitdir, 'trellis', 'watchers'), { recursive: true });
-  writeFileSync(`${file}.${process.pid}`, `${process.pid}${standby ? ' serve' : ''}\n`);
+  writeFileSync(`${file}.${process.pid}`, `${pid}${standby ? ' serve' : ''}\n`);
   renameSync(`${file}.${process.pid}`, file);
 }
 

@@ -26,7 +26,7 @@ import type { SessionRuntime } from '../log/session-runtime.js';
 const CHECK_MS = 5_000;
 
 /** Why a watcher ended. */
-export type WatcherEnd = 'ended' | 'tmux-gone' | 'replaced' | 'unreadable';
+export type WatcherEnd = 'ended' | 'tmux-gone' | 'replaced' | 'unreadable' | 'handed-off';
 
 /**
  * Watches session `id`'s screen until the session stops being one whose agent lives (interrupted,
@@ -35,16 +35,21 @@ export type WatcherEnd = 'ended' | 'tmux-gone' | 'replaced' | 'unreadable';
  * the tmux session's end is heard, never polled for); its screens are judged only while the session is
  * one a serve would watch (screenWatched). It learns of transitions from the session refs' folder, and of a newer watcher from the lease's.
  */
-/** Whether a serve of the project is online (cheap to ask often), and the folder where that changes (store/host/serve-online.ts). */
+/** The pid of a serve of the project online now, or null (cheap to ask often), and the folder where that changes (store/host/serve-online.ts). */
 export interface ServeSeen {
-  online(): Promise<boolean>;
+  online(): Promise<number | null>;
   readonly folder: string;
 }
 
-export function watchScreens(p: SessionsProject, rt: SessionRuntime, id: string, opts: { checkMs?: number; serve?: ServeSeen } = {}): Promise<WatcherEnd> {
+/**
+ * `handOff`: while a serve is online, a process far lighter than this one could wait for it to end and
+ * then start a watcher again (cli: `tail --pid`); it returns that process's pid, which the lease then
+ * names (standing by), and this watcher ends ('handed-off'), or null to stand by in this process.
+ */
+export function watchScreens(p: SessionsProject, rt: SessionRuntime, id: string, opts: { checkMs?: number; serve?: ServeSeen; handOff?: (servePid: number) => number | null } = {}): Promise<WatcherEnd> {
   const gitdir = p.gitdir;
   claim(gitdir, id);
-  const served = opts.serve?.online ?? (async () => false);
+  const served = opts.serve?.online ?? (async () => null);
   let standingBy = false;
   const idleReads = new Map<string, number>();
   return new Promise((resolve) => {
@@ -89,10 +94,15 @@ export function watchScreens(p: SessionsProject, rt: SessionRuntime, id: string,
           const holder = leaseHolder(gitdir, id);
           if (holder !== null && holder !== process.pid) return finish('replaced');
           if (holder === null) claim(gitdir, id, standingBy);
-          const serve = await served();
+          const servePid = await served();
           if (done) return;
-          if (serve !== standingBy) {
-            standingBy = serve;
+          const waiter = servePid !== null && opts.handOff ? opts.handOff(servePid) : null;
+          if (waiter !== null) {
+            claim(gitdir, id, true, waiter);
+            return finish('handed-off');
+          }
+          if ((servePid !== null) !== standingBy) {
+            standingBy = servePid !== null;
             claim(gitdir, id, standingBy);
           }
           if (s.tmux && !standingBy) panes.watch(id, { socket: rt.tmux.socket, session: s.tmux.session, pane: s.tmux.pane }, read);
