@@ -28,31 +28,51 @@ export function warmRelayedSignal(): void {
  * hook named; a payload that is not JSON is logged and ignored, as the command hook does. Its exit status.
  */
 export async function recordRelayedSignal(cwd: string, session: string, event: string, text: string): Promise<number> {
+  const bin = new URL('./bin.js', import.meta.url).pathname;
+  return recordSignalText(() => projectAt(cwd), session, event, text, { cwd, bin, env: process.env, say: (line) => void process.stderr.write(line) });
+}
+
+/** Where a recorded hook signal came from and where what it says goes (recordSignalText). */
+export interface SignalOrigin {
+  /** The folder a reaction's worker starts in, and the trellis executable it runs. */
+  readonly cwd: string;
+  readonly bin: string;
+  /** The hook's TMUX and TMUX_PANE: a hook of a program Trellis already replaced is told apart by its pane. */
+  readonly env: { readonly TMUX?: string; readonly TMUX_PANE?: string };
+  /** Where the hook's stderr lines go (what was ignored, why it was refused). */
+  readonly say: (line: string) => void;
+}
+
+/**
+ * A hook's signal recorded in a long-lived process (a confined session's relay; a session's recorder,
+ * hook-recorder.ts) exactly as the command hook records it (session-signal-command.ts): the same decision,
+ * the same ignored-payload logging, the same detached reaction. Its exit status: 0 recorded or ignored, 1 refused.
+ */
+export async function recordSignalText(project: () => Project, session: string, event: string, text: string, from: SignalOrigin): Promise<number> {
   let payload: unknown = null;
   if (text.trim()) {
     try {
       payload = JSON.parse(text) as unknown;
     } catch {
-      logIgnored(session, event, [`the payload on stdin is not JSON (${JSON.stringify(text.slice(0, 60))})`]);
+      logIgnored(session, event, [`the payload on stdin is not JSON (${JSON.stringify(text.trim().slice(0, 60))})`], from.say);
       return 0;
     }
   }
   try {
-    const p = projectAt(cwd);
+    const p = project();
     const rt = cliRuntime(p);
-    const fromPane = hookPane(rt.tmux.socket);
+    const fromPane = hookPane(rt.tmux.socket, from.env);
     const r = await signalSession(p, rt, session, event, payload, fromPane ? { fromPane } : {});
-    if (r.ignored.length) logIgnored(session, event, r.ignored);
+    if (r.ignored.length) logIgnored(session, event, r.ignored, from.say);
     // A reaction (the quarantine of repeated failures) runs detached, as the command hook starts it.
     if (reactionDue(r)) {
-      const bin = new URL('./bin.js', import.meta.url).pathname;
-      const child = childProcess().spawn(process.execPath, [bin, 'session', 'react', r.session.id], { cwd, detached: true, stdio: 'ignore' });
+      const child = childProcess().spawn(process.execPath, [from.bin, 'session', 'react', r.session.id], { cwd: from.cwd, detached: true, stdio: 'ignore' });
       child.on('error', () => {});
       child.unref();
     }
     return 0;
   } catch (err) {
-    process.stderr.write(`trellis: ${isTrellisError(err) ? err.message : (err as Error).message}\n`);
+    from.say(`trellis: ${isTrellisError(err) ? err.message : (err as Error).message}\n`);
     return 1;
   }
 }

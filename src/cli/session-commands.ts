@@ -249,12 +249,16 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
   'watch-screen': {
     args: ['id'],
     options: [],
-    usage: 'trellis session watch-screen <id>   (run by the launch: reads the agent’s screen for dialogs no hook announces, while the session lives)',
+    usage: 'trellis session watch-screen <id>   (run by the launch: reads the agent’s screen for dialogs no hook announces, and records its command hooks’ signals, while the session lives)',
     async run(ctx, p) {
       // Detached by tmux: a hangup (its session killed) must not end the watch before its last write.
       process.on('SIGHUP', () => {});
       const { watchScreens } = await import('../store/sessions/verbs/screen-watcher.js');
+      // The session's command hooks are recorded here too, while it lives (hook-recorder.ts): no Node process per agent event.
+      const { startHookRecorder } = await import('./hook-recorder.js');
+      const recorder = await startHookRecorder(p, ctx.args[0]!, ctx.cwd, process.argv[1]!);
       await watchScreens(p, cliRuntime(p), ctx.args[0]!);
+      await recorder?.close();
       return 0;
     },
   },

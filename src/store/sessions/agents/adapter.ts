@@ -34,6 +34,11 @@ export interface LaunchContext {
   /** A shell-quoted command line that runs this trellis (`'node' '/…/bin.js'`). */
   readonly trellis: string;
   /**
+   * The command line an agent's `session signal` command hooks run instead of `trellis`, when its session
+   * has a recorder to reach (`sh '<gitdir>/trellis/hooks/signal.sh' 'node' '/…/bin.js'`: verbs/hook-socket.ts).
+   */
+  readonly hook?: string;
+  /**
    * The online serve's loopback API (`http://127.0.0.1:<port>`), or null/absent when none runs: an
    * agent that can POST its signals (HTTP hooks) sends them there instead of starting a process each.
    */

@@ -69,7 +69,7 @@ export const claudeAdapter: HarnessAdapter = {
     await installHooksSettings(worktree, CLAUDE_SETTINGS, HOOKS, (event) =>
       ctx.apiUrl && HTTP_HOOKS.has(event)
         ? { type: 'http', url: `${ctx.apiUrl.replace(/\/$/, '')}/api/sessions/${ctx.session.id}/signal/${event}`, timeout: 30 }
-        : { type: 'command', command: `${ctx.trellis} session signal ${ctx.session.id} ${event}` },
+        : { type: 'command', command: `${ctx.hook ?? ctx.trellis} session signal ${ctx.session.id} ${event}` },
     );
   },
   signal(event: string, payload: unknown, state: SessionState): readonly SignalCommand[] {

@@ -85,7 +85,7 @@ export const geminiAdapter: HarnessAdapter = {
     return s.task.trim() ? `${gemini} --prompt-interactive=${shq(s.task)}` : gemini;
   },
   async install(worktree: string, ctx: LaunchContext) {
-    await installHooksSettings(worktree, GEMINI_SETTINGS, HOOKS, (event) => ({ type: 'command', name: `trellis-${event}`, command: `${ctx.trellis} session signal ${ctx.session.id} ${event}` }));
+    await installHooksSettings(worktree, GEMINI_SETTINGS, HOOKS, (event) => ({ type: 'command', name: `trellis-${event}`, command: `${ctx.hook ?? ctx.trellis} session signal ${ctx.session.id} ${event}` }));
   },
   signal(event: string, payload: unknown, state: SessionState): readonly SignalCommand[] {
     return geminiSignal(event, payload, state);
