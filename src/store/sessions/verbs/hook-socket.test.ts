@@ -88,6 +88,32 @@ describe('the command hook’s shell program', () => {
     }
   });
 
+  it('a hangup before its payload is read does not end it: the signal still reaches the recorder', async () => {
+    const { server, got } = await recorder('s-h', 200);
+    try {
+      const child = spawn('/bin/sh', ['-c', `${prefix} session signal s-h Stop`], { cwd: root, stdio: ['pipe', 'ignore', 'ignore'] });
+      const exited = new Promise<number | null>((r) => child.on('close', r));
+      // The agent's `sh -c` runs the hook program in a shell of its own, its child: that one ignores SIGHUP once it began.
+      const ignoring = (): number | null => {
+        const inner = Number(readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(' ')[0]);
+        if (!inner) return null;
+        const ignored = BigInt(`0x${/SigIgn:\s*([0-9a-f]+)/.exec(readFileSync(`/proc/${inner}/status`, 'utf8'))![1]}`);
+        return (ignored & 1n) === 1n ? inner : null;
+      };
+      let inner: number | null = null;
+      for (const deadline = Date.now() + 10_000; (inner = ignoring()) === null; ) {
+        if (Date.now() > deadline) throw new Error('the hook never ignored SIGHUP');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      process.kill(inner, 'SIGHUP');
+      child.stdin!.end('{"hook_event_name":"Stop"}');
+      expect(await exited).toBe(0);
+      expect(got.map((g) => g.body)).toEqual(['{"hook_event_name":"Stop"}']);
+    } finally {
+      await closed(server);
+    }
+  });
+
   it('a recorder that hangs up unanswered: said, exit 1, the node hook not run (it may have recorded)', async () => {
     const { server, got } = await recorder('s-c', 'hang-up');
     try {

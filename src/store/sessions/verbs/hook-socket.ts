@@ -30,6 +30,8 @@ const SCRIPT = 'signal.sh';
 export const HOOK_SCRIPT = `# Trellis's command hook (written by each launch; docs/sessions.md, "How a hook reaches Trellis").
 # "$@" is the node hook's own command line: <node> <bin.js> session signal <id> <event>.
 [ $# -eq 6 ] && [ "$3 $4" = 'session signal' ] || exec "$@"
+# Its pane killed as it runs (a close, an interrupt), the hook still delivers its signal (curl and node inherit this).
+trap '' HUP
 if [ -t 0 ]; then p=; else p=$(cat); fi
 if command -v curl >/dev/null 2>&1; then
   # The session's recorder, on the socket named by its id beside this file: its answer, then its HTTP status.
