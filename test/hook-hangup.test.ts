@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFile
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cleanupRepos, git, ok, tempDir } from './helpers/repo.js';
-import { killTmux, standinClaudeProject, waitFor } from './helpers/sessions.js';
+import { killTmux, runInstalledHook, standinClaudeProject, waitFor } from './helpers/sessions.js';
 
 /*
  * The command hook as the launch installs it (issue 40), with the session's recorder (its screen watcher)
@@ -38,27 +38,10 @@ const runs = (id: string) => subjects(id).filter((s) => s === 'run (hook)').leng
 const prompt = JSON.stringify({ hook_event_name: 'UserPromptSubmit', session_id: 'x', prompt: 'go on' });
 const stop = JSON.stringify({ hook_event_name: 'Stop', session_id: 'x', stop_hook_active: false, last_assistant_message: 'done' });
 
-/**
- * Session `id`'s installed command hook for `event` (its worktree's .claude/settings.local.json), run as
- * Claude Code runs one (`sh -c`, the JSON on stdin, in the worktree), with every Node process it starts
- * counted: NODE_OPTIONS makes each one append its pid to a file first.
- */
+/** Session `id`'s installed command hook for `event`, run as Claude Code runs one, its Node processes counted (helpers/sessions.ts). */
 async function installedHook(id: string, event: string, payload: string, extra: NodeJS.ProcessEnv = {}, as = event) {
   const { worktree } = JSON.parse(await ok(dir, ['session', 'show', id, '--json'], { env })) as { worktree: string };
-  const settings = JSON.parse(readFileSync(join(worktree, '.claude', 'settings.local.json'), 'utf8')) as { hooks: Record<string, { hooks: { type: string; command: string }[] }[]> };
-  const hook = settings.hooks[event]![0]!.hooks[0]!;
-  expect(hook.type).toBe('command');
-  const count = tempDir();
-  writeFileSync(join(count, 'count.cjs'), `require('fs').appendFileSync(${JSON.stringify(join(count, 'pids'))}, process.pid + '\\n');\n`);
-  const child = spawn('/bin/sh', ['-c', hook.command.replace(new RegExp(` ${event}$`), ` ${as}`)], { cwd: worktree, env: { ...env, NODE_OPTIONS: `--require ${join(count, 'count.cjs')}`, ...extra } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  child.stdin.end(payload);
-  const status = await new Promise<number | null>((r) => child.on('close', r));
-  const nodes = existsSync(join(count, 'pids')) ? readFileSync(join(count, 'pids'), 'utf8').trim().split('\n').length : 0;
-  return { status, stdout, stderr, nodes, command: hook.command };
+  return runInstalledHook(worktree, event, payload, { ...env, ...extra }, { as });
 }
 
 /** The node hook itself, run directly (what the installed hook ran before issue 40). */

@@ -25,11 +25,12 @@ export function warmRelayedSignal(): void {
  * `trellis session signal` for a confined agent's hook, run in its relay's own process outside the
  * sandbox (confine-relay.ts loads this file, beside the bin, as the sandbox starts): the same recording
  * as the command hook's, without a CLI's start-up per hook. `session` is the relay's own, whatever the
- * hook named; a payload that is not JSON is logged and ignored, as the command hook does. Its exit status.
+ * hook named; a payload that is not JSON is logged and ignored, as the command hook does. What the hook
+ * would say on stderr goes to `say` (the relay's HTTP answer to the hooks' shell program). Its exit status.
  */
-export async function recordRelayedSignal(cwd: string, session: string, event: string, text: string): Promise<number> {
+export async function recordRelayedSignal(cwd: string, session: string, event: string, text: string, say: (line: string) => void = (line) => void process.stderr.write(line)): Promise<number> {
   const bin = new URL('./bin.js', import.meta.url).pathname;
-  return recordSignalText(() => projectAt(cwd), session, event, text, { cwd, bin, env: process.env, say: (line) => void process.stderr.write(line) });
+  return recordSignalText(() => projectAt(cwd), session, event, text, { cwd, bin, env: process.env, say });
 }
 
 /** Where a recorded hook signal came from and where what it says goes (recordSignalText). */

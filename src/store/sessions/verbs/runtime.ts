@@ -19,7 +19,7 @@ import type { BareCommand, SessionRuntime } from '../log/session-runtime.js';
 import { addWorktree, copyIncludes, dropBranchIfEmpty, mainRoot, removeWorktree, runSetup } from '../worktrees/worktree.js';
 import { claimPooled, kickRefill } from '../worktrees/worktree-pool.js';
 import { confinedCommand, confinementFor } from '../confine/confine.js';
-import { confinedAgentCommand, networkAllow, relayHookCommand } from '../confine/confine-agents.js';
+import { confinedAgentCommand, networkAllow, relayHookCommand, relaySignalHook } from '../confine/confine-agents.js';
 import { ensureUploadsDir } from '../../evidence/uploads.js';
 
 /** Who writes what the runtime itself observes or does. */
@@ -75,7 +75,8 @@ export async function launch(p: SessionsProject, rt: SessionRuntime, state: Sess
     const ctx: LaunchContext = { session: state, resume: opts.resume, trellis: trellisCommand(), apiUrl: agentConfined ? null : apiUrl, confined: agentConfined, ...hook };
     // A confined agent's hooks run the relay's light stand-in for `trellis session signal` (one small node
     // process inside, the whole CLI outside); the pane's own hooks below run outside and keep the CLI.
-    const agentCtx: LaunchContext = agentConfined ? { ...ctx, trellis: relayHookCommand() } : ctx;
+    // Its command hooks (claude's, gemini's) POST to the outer relay with curl when they can (relaySignalHook).
+    const agentCtx: LaunchContext = agentConfined ? { ...ctx, trellis: relayHookCommand(), hook: relaySignalHook() } : ctx;
     await adapter.install(state.worktree, agentCtx);
     await rt.tmux.kill(state.id);
     const env = sessionEnv(rt, state, apiUrl);
