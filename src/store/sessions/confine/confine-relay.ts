@@ -24,7 +24,7 @@
 import { spawn } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
 import { readdirSync, readFileSync, renameSync, rmSync, statSync, watch, writeFileSync } from 'node:fs';
-import { createServer as createHttpServer } from 'node:http';
+import { createRequire } from 'node:module';
 import { connect, createServer, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -162,7 +162,9 @@ function outer(dir: string, session: string, trellisBin: string, allow: readonly
   // The hooks' shell program (confine-agents.ts relaySignalHook) POSTs here, `<dir>/<session>`, with curl: HTTP
   // as a session's recorder speaks it (src/cli/hook-recorder.ts): 200 recorded or ignored, 422 refused, the
   // body what the hook says on stderr. For this session only, whatever the request names.
-  const hooks = createHttpServer((req, res) => {
+  // node:http loaded here, by the relay's own process only (the CLI imports this file for its constants).
+  const http = createRequire(import.meta.url)('node:http') as typeof import('node:http');
+  const hooks = http.createServer((req, res) => {
     const parts: Buffer[] = [];
     req.on('data', (c: Buffer) => parts.push(c));
     req.on('error', () => {});
