@@ -60,7 +60,7 @@ describe('the command hook as installed, its session’s recorder beside it', ()
   it('records through the recorder’s socket, starting no Node process; the signal’s source is the hook', async () => {
     const before = runs(a);
     const r = await installedHook(a, 'UserPromptSubmit', prompt);
-    expect(r.command).toMatch(/^sh '[^']*\/\.git\/trellis\/hooks\/signal\.sh' '[^']*' '[^']*bin\.js' session signal \S+ UserPromptSubmit$/);
+    expect(r.command).toMatch(/^sh '[^']*\/\.git\/trellis\/hooks\/signal\.sh' '[^']*' '[^']*bin\.js' session signal \S+ UserPromptSubmit \|\| exit 1$/);
     expect(r).toMatchObject({ status: 0, stdout: '', stderr: '', nodes: 0 });
     expect(runs(a)).toBe(before + 1);
     expect(subjects(a)[0]).toBe('run (hook)');

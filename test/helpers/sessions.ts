@@ -102,7 +102,7 @@ export async function runInstalledHook(worktree: string, event: string, payload:
   if (hook.type !== 'command') throw new Error(`the ${event} hook is a ${hook.type} hook`);
   const count = tempDir();
   writeFileSync(join(count, 'count.cjs'), `require('fs').appendFileSync(${JSON.stringify(join(count, 'pids'))}, process.pid + '\\n');\n`);
-  const command = opts.as ? hook.command.replace(new RegExp(` ${event}$`), ` ${opts.as}`) : hook.command;
+  const command = opts.as ? hook.command.replace(new RegExp(`( session signal \\S+) ${event}\\b`), `$1 ${opts.as}`) : hook.command;
   const child = spawn('/bin/sh', ['-c', command], { cwd: worktree, env: { ...env, NODE_OPTIONS: `--require ${join(count, 'count.cjs')}` } });
   let stdout = '';
   let stderr = '';

@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { signalCommand, type LaunchContext } from '../agents/adapter.js';
 import { hooksDir, installHookScript } from './hook-socket.js';
 
 /*
@@ -149,6 +150,13 @@ describe('the command hook’s shell program', () => {
     const r = await hook('s-d', 'Stop', '{}');
     expect(r.status).toBe(0);
     expect(r.fallback).not.toBeNull();
+  });
+
+  it('the installed command line of a program that cannot start (its file gone) exits 1, never 2 (a Stop hook’s 2 keeps Claude working)', async () => {
+    const command = signalCommand({ session: { id: 's-x' }, trellis: `'${fallback}' 'bin.js'`, hook: `sh '${join(root, 'gone', 'signal.sh')}' '${fallback}' 'bin.js'` } as unknown as LaunchContext, 'Stop');
+    const child = spawn('/bin/sh', ['-c', command], { cwd: root, stdio: ['pipe', 'ignore', 'pipe'] });
+    child.stdin!.end('{}');
+    expect(await new Promise((r) => child.on('close', r))).toBe(1);
   });
 
   it('any other command line (--json, more words) is the node hook’s at once', async () => {
