@@ -38,14 +38,18 @@ export interface ClaudeAtRest {
   readonly close: () => Promise<void>;
 }
 
-export async function claudeAtRest(): Promise<ClaudeAtRest> {
+/**
+ * `unconfined`: the session runs outside a sandbox (`sessions.confine: "off"`), its command hooks the shell
+ * program that reaches its recorder (verbs/hook-socket.ts), as `npm run bench -- cli` measures them.
+ */
+export async function claudeAtRest(opts: { unconfined?: boolean } = {}): Promise<ClaudeAtRest> {
   const fake = await startFakeModel();
   const root = mkdtempSync(join(tmpdir(), 'trellis-bench-hooks-'));
   const dir = join(root, 'repo');
   execFileSync('git', ['init', '-q', '-b', 'main', dir]);
   execFileSync('git', ['-C', dir, 'commit', '-q', '--allow-empty', '-m', 'init'], { env: { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@e', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@e' } });
   writeFileSync(join(dir, 'trellis.json'), '{}\n');
-  writeFileSync(join(dir, 'trellis.local.json'), JSON.stringify({ sessions: { max: 8, minFreeMb: 0 } }));
+  writeFileSync(join(dir, 'trellis.local.json'), JSON.stringify({ sessions: { max: 8, minFreeMb: 0, ...(opts.unconfined ? { confine: 'off' } : {}) } }));
   const agent = agentHome(fake.url, { trust: [dir] }, join(root, 'agent-home'));
   const env = { ...process.env, ...agent.env, TRELLIS_HOME: join(root, 'trellis-home'), SHELL: '/bin/sh', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@e', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@e' };
   const cli = (args: string[], input?: string) => spawnSync(process.execPath, [BIN, ...args], { cwd: dir, env, input, encoding: 'utf8' });

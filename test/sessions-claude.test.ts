@@ -32,7 +32,7 @@ describe('the claude adapter, with a stand-in agent speaking Claude Code’s hoo
 
     const id = JSON.parse(await ok(dir, ['session', 'spawn', 'Fix the login form', '--harness', 'claude', '--json'], { env })).id;
     const { worktree } = await show(id);
-    // Hooks are written into the worktree's local settings, calling `trellis session signal`.
+    // Hooks are written into the worktree's local settings, calling `trellis session signal` (through the recorder's shell program: issue 40).
     const settings = JSON.parse(readFileSync(join(worktree, '.claude/settings.local.json'), 'utf8'));
     expect(Object.keys(settings.hooks).sort()).toEqual(['Notification', 'PermissionRequest', 'PostToolUse', 'PostToolUseFailure', 'SessionEnd', 'SessionStart', 'Stop', 'StopFailure', 'UserPromptSubmit']);
     // The hooks file stays out of the agent's work: excluded in the worktree's git exclude file.
@@ -40,7 +40,7 @@ describe('the claude adapter, with a stand-in agent speaking Claude Code’s hoo
     const exclude = git(worktree, 'rev-parse', '--git-path', 'info/exclude').trim();
     expect(readFileSync(resolve(worktree, exclude), 'utf8')).toContain('/.claude/settings.local.json\n');
     const written = statSync(join(worktree, '.claude/settings.local.json')).mtimeMs;
-    expect(settings.hooks.Stop[0].hooks[0].command).toMatch(new RegExp(`session signal ${id} Stop$`));
+    expect(settings.hooks.Stop[0].hooks[0].command).toMatch(new RegExp(`^sh '.*/signal\\.sh' .* session signal ${id} Stop \\|\\| exit 1$`));
 
     // The task is the launch prompt: SessionStart records the agent's id; the turn ends with Stop.
     await waitFor('the first turn to end', async () => (await show(id)).state === 'awaiting');

@@ -1,10 +1,10 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentTestBed, CLAUDE_VERSIONS, CODEX_VERSION, type AgentProject } from './helpers/agents.js';
 import { BIN, git, ok, ROOT, trellis } from './helpers/repo.js';
 import { startServe } from './helpers/serve.js';
-import { waitFor } from './helpers/sessions.js';
+import { runInstalledHook, waitFor } from './helpers/sessions.js';
 import { OPENCODE_VERSION, opencodeBinDir, opencodeHome } from './fake-model/opencode.js';
 
 /*
@@ -63,6 +63,20 @@ async function run(p: AgentProject, id: string, rows: readonly (readonly [string
   return statuses(marks, from) as number[];
 }
 const line = (rows: readonly (readonly [string, string])[], tag: string) => rows.map(([, command], i) => `(${command}) >/dev/null 2>&1; echo ${tag}${i}=$?`).join('; ');
+
+/** The folder of session `id`'s outer relay (its argv: `<relay> outer <dir> <id> …`), read from /proc. */
+function relayDir(id: string): string {
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      const at = argv.indexOf('outer');
+      if (at > 0 && argv[at - 1]!.endsWith('confine-relay.js') && argv[at + 2] === id) return argv[at + 1]!;
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  throw new Error(`no outer relay of session ${id}`);
+}
 
 const HARNESSES = [...CLAUDE_VERSIONS.map((v) => ['claude', v] as const), ['codex', CODEX_VERSION] as const, ['opencode', OPENCODE_VERSION] as const];
 
@@ -135,6 +149,22 @@ describe.each(HARNESSES)('a confined %s %s session, driven by the fake model', (
       const channel = harness === 'codex' ? 'protocol' : 'hook';
       await waitFor(`a signal from its ${channel} on its log`, () => p.log(id).some((l) => l.endsWith(` (${channel})`)), waitMs(harness));
       if (harness === 'codex') expect(await p.show(id)).toMatchObject({ channel: 'protocol', source: 'protocol' });
+      if (harness === 'claude') {
+        // Its command hooks as installed (issue 40) POST to the outer relay with curl: a prompt's signal, then the
+        // turn's end, recorded with no Node process started (run here outside, as inside: the relay's folder named the same way).
+        const relay = relayDir(id);
+        const subjects = () => git(p.dir, 'log', '--format=%s', `refs/trellis/sessions/${id}`).trim().split('\n');
+        const before = subjects().length;
+        for (const [event, payload] of [
+          ['UserPromptSubmit', { hook_event_name: 'UserPromptSubmit', session_id: 'x', prompt: 'go on' }],
+          ['Stop', { hook_event_name: 'Stop', session_id: 'x', stop_hook_active: false, last_assistant_message: 'done' }],
+        ] as const) {
+          const r = await runInstalledHook(view.worktree, event, JSON.stringify(payload), { ...p.env, TRELLIS_SIGNAL_RELAY: join(relay, 'signal.sock') });
+          expect(r.command).toMatch(/^sh "\$\{TRELLIS_SIGNAL_RELAY%\/\*\}\/signal\.sh" /);
+          expect(r).toMatchObject({ status: 0, stdout: '', stderr: '', nodes: 0 });
+        }
+        expect(subjects().slice(0, subjects().length - before)).toEqual(['await turn-end (hook)', 'run (hook)']);
+      }
 
       // What it may do: commit on its own branch, run its tests, install a package into its worktree.
       writeFileSync(join(view.worktree, 'package.json'), JSON.stringify({ name: 'w', version: '1.0.0', private: true, scripts: { test: 'node -e "process.exit(require(\'fs\').existsSync(\'cart.txt\') ? 0 : 1)"' } }));

@@ -189,9 +189,9 @@ describe.each(CLAUDE_VERSIONS)('the real claude %s', (version) => {
       expect(await answer(p, id, 'approve')).toMatchObject({ chose: 'Yes' });
       const worktree = (await p.show(id)).worktree;
       // Confined (the default), claude reaches no serve even with one online: every hook is a command,
-      // whose signal goes out through the sandbox's relay (issue 45), never a POST to the loopback API.
+      // whose signal goes out through the sandbox's relay (issue 45: POSTed with curl, issue 40), never a POST to the loopback API.
       const hooks = (JSON.parse(readFileSync(join(worktree, '.claude/settings.local.json'), 'utf8')) as { hooks: Record<string, [{ hooks: [{ type: string; command?: string }] }]> }).hooks;
-      expect(hooks.Stop![0].hooks[0]).toMatchObject({ type: 'command', command: expect.stringMatching(new RegExp(` session signal ${id} Stop$`)) });
+      expect(hooks.Stop![0].hooks[0]).toMatchObject({ type: 'command', command: expect.stringMatching(new RegExp(`^sh "\\$\\{TRELLIS_SIGNAL_RELAY%/\\*\\}/signal\\.sh" .* session signal ${id} Stop \\|\\| exit 1$`)) });
       expect(hooks.SessionStart![0].hooks[0].type).toBe('command');
       await waitFor('permission: the approved command to run', () => existsSync(join(worktree, 'approved-file')), AGENT_MS);
       await waitFor('permission: the held prompt to reach the model', () => userTurns().includes('Then say the magic word'), AGENT_MS);

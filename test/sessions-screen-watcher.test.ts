@@ -129,11 +129,15 @@ describe('the watcher’s life (a stand-in claude: the hook protocol and Claude 
       await waitFor('the first watcher to leave', () => !watchers(id).includes(first!) && watchers(id).length === 1, 10_000);
       expect(watchers(id)).toEqual([second.pid]);
       expect(JSON.parse(await ok(dir, ['session', 'show', id, '--json'], { env })).screenWatcher).toBe(second.pid);
+      // The watcher is also its hooks' recorder (issue 40): the newest one's socket is there, the first's gone with it.
+      const socket = join(dir, '.git', 'trellis', 'hooks', id);
+      expect(existsSync(socket)).toBe(true);
 
       await ok(dir, ['session', 'interrupt', id], { env });
       await secondExit;
       expect(watchers(id)).toEqual([]);
       expect(existsSync(lease(id))).toBe(false);
+      expect(existsSync(socket)).toBe(false);
 
       await ok(dir, ['session', 'resume', id], { env });
       await waitFor('the resumed session’s watcher', () => watchers(id).length === 1, 10_000);

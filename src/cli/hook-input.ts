@@ -18,10 +18,11 @@ export function spawnDetached(args: readonly string[], cwd: string): void {
 
 /**
  * The tmux pane the hook's agent runs in, when it runs on Trellis's own tmux server (`socket`), else
- * undefined: a hook of a program Trellis already replaced is told apart by its pane.
+ * undefined: a hook of a program Trellis already replaced is told apart by its pane. `env` is the hook's
+ * (a recorder reads it from the request: the sh hook sends its TMUX and TMUX_PANE).
  */
-export function hookPane(socket: string): string | undefined {
-  return process.env.TMUX?.split(',')[0] === socket ? process.env.TMUX_PANE || undefined : undefined;
+export function hookPane(socket: string, env: { readonly TMUX?: string; readonly TMUX_PANE?: string } = process.env): string | undefined {
+  return env.TMUX?.split(',')[0] === socket ? env.TMUX_PANE || undefined : undefined;
 }
 
 /** A hook payload that is not JSON: ignored, never a failing hook inside the agent's screen. */
@@ -33,8 +34,8 @@ export class NotJson {
  * Ignored hook input is logged, not fatal (a failing hook shows up inside the agent's screen): on
  * stderr, and as a line of `$TRELLIS_HOME/signals.log` for whoever explains a status later.
  */
-export function logIgnored(id: string, event: string, what: readonly string[]): void {
-  for (const line of what) void err(`trellis: session ${id}: ignored ${event} signal: ${line}\n`);
+export function logIgnored(id: string, event: string, what: readonly string[], say: (text: string) => void = (text) => void err(text)): void {
+  for (const line of what) say(`trellis: session ${id}: ignored ${event} signal: ${line}\n`);
   try {
     appendFileSync(join(trellisHome(), 'signals.log'), `${JSON.stringify({ at: new Date().toISOString(), session: id, event, ignored: what })}\n`);
   } catch {

@@ -57,7 +57,7 @@ export const ACTIONS: Record<string, readonly (readonly [string, string])[]> = {
     ['watch-opencode <id> <fresh|resume>', "run beside an opencode session's agent: records what its server's event stream says"],
     ['watch-codex <id> <fresh|resume>', "run beside codex in its pane: its own app-server, Trellis a second client"],
     ['react <id>', 'run detached by a hook: the quarantine a signal calls for, outside the agent'],
-    ['watch-screen <id>', "run by the launch: reads a live agent's screen for dialogs no hook announces"],
+    ['watch-screen <id>', "run by the launch: reads a live agent's screen for dialogs no hook announces, and records its command hooks"],
     ['watch-setup <id>', "run by the launch: reads a starting agent's pane for setup dialogs"],
   ],
   eval: [

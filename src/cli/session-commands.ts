@@ -249,7 +249,7 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
   'watch-screen': {
     args: ['id'],
     options: [],
-    usage: 'trellis session watch-screen <id>   (run by the launch: reads the agent’s screen for dialogs no hook announces, while the session lives)',
+    usage: 'trellis session watch-screen <id>   (run by the launch: reads the agent’s screen for dialogs no hook announces, and records its command hooks’ signals, while the session lives)',
     async run(ctx, p) {
       // Detached by tmux: a hangup (its session killed) must not end the watch before its last write.
       process.on('SIGHUP', () => {});
@@ -259,10 +259,14 @@ export const SESSION_ACTIONS: Record<string, ActionSpec> = {
         import('../store/sessions/worktrees/worktree.js'),
         import('../store/trellis-home.js'),
       ]);
+      // The session's command hooks are recorded here too, while it lives (hook-recorder.ts): no Node process per agent event.
+      const { startHookRecorder } = await import('./hook-recorder.js');
+      const recorder = await startHookRecorder(p, ctx.args[0]!, ctx.cwd, process.argv[1]!);
       // It stands by while a serve of the project is online (the serve reads the screen then), handing
       // its lease to a waiter of a megabyte or two where GNU tail can wait for the serve's process.
       const { watcherHandOff } = await import('./watcher-hand-off.js');
       await watchScreens(p, cliRuntime(p), ctx.args[0]!, { serve: serveOnline(trellisHome(), mainRoot(p)), handOff: watcherHandOff(ctx.args[0]!) });
+      await recorder?.close();
       return 0;
     },
   },

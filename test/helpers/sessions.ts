@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ROOT, tempDir, tempRepo, testEnv } from './repo.js';
 
@@ -88,4 +88,28 @@ export function standinClaudeProject(): { dir: string; home: string; env: NodeJS
   const env: NodeJS.ProcessEnv = { ...testEnv(dir), PATH: `${bin}:${process.env.PATH}` };
   writeFileSync(join(dir, 'trellis.local.json'), JSON.stringify({ sessions: { confine: 'off' } }));
   return { dir, home: env.TRELLIS_HOME!, env };
+}
+
+/**
+ * Runs a session's command hook for `event` as installed (`<worktree>/<settings>`'s command line, claude's
+ * `.claude/settings.local.json` by default) the way an agent runs one: `sh -c '<command>'` in the worktree,
+ * `payload` on stdin, `env` as its environment (`as` replaces the event word the command ends with). Every
+ * Node process it starts is counted (`nodes`): NODE_OPTIONS makes each one append its pid to a file first.
+ */
+export async function runInstalledHook(worktree: string, event: string, payload: string, env: NodeJS.ProcessEnv, opts: { as?: string; settings?: string } = {}): Promise<{ status: number | null; stdout: string; stderr: string; nodes: number; command: string }> {
+  const settings = JSON.parse(readFileSync(join(worktree, opts.settings ?? '.claude/settings.local.json'), 'utf8')) as { hooks: Record<string, { hooks: { type: string; command: string }[] }[]> };
+  const hook = settings.hooks[event]![0]!.hooks[0]!;
+  if (hook.type !== 'command') throw new Error(`the ${event} hook is a ${hook.type} hook`);
+  const count = tempDir();
+  writeFileSync(join(count, 'count.cjs'), `require('fs').appendFileSync(${JSON.stringify(join(count, 'pids'))}, process.pid + '\\n');\n`);
+  const command = opts.as ? hook.command.replace(new RegExp(`( session signal \\S+) ${event}\\b`), `$1 ${opts.as}`) : hook.command;
+  const child = spawn('/bin/sh', ['-c', command], { cwd: worktree, env: { ...env, NODE_OPTIONS: `--require ${join(count, 'count.cjs')}` } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  child.stdin.end(payload);
+  const status = await new Promise<number | null>((r) => child.on('close', r));
+  const nodes = existsSync(join(count, 'pids')) ? readFileSync(join(count, 'pids'), 'utf8').trim().split('\n').length : 0;
+  return { status, stdout, stderr, nodes, command: hook.command };
 }

@@ -34,6 +34,11 @@ export interface LaunchContext {
   /** A shell-quoted command line that runs this trellis (`'node' '/…/bin.js'`). */
   readonly trellis: string;
   /**
+   * The command line an agent's `session signal` command hooks run instead of `trellis`, when its session
+   * has a recorder to reach (`sh '<gitdir>/trellis/hooks/signal.sh' 'node' '/…/bin.js'`: verbs/hook-socket.ts).
+   */
+  readonly hook?: string;
+  /**
    * The online serve's loopback API (`http://127.0.0.1:<port>`), or null/absent when none runs: an
    * agent that can POST its signals (HTTP hooks) sends them there instead of starting a process each.
    */
@@ -145,6 +150,15 @@ export interface HarnessAdapter {
 
 /** POSIX shell quoting of one word. */
 export const shq = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * The command line of an agent's `session signal <id> <event>` command hook: through its recorder's shell
+ * program when it has one (`ctx.hook`), else the node hook. The program's command line ends `|| exit 1`: a
+ * program that cannot even start (its file gone) exits 1 as a failing node hook does, never 2, which Claude
+ * Code reads as "block" (a Stop hook's 2 keeps the agent working).
+ */
+export const signalCommand = (ctx: LaunchContext, event: string): string =>
+  ctx.hook ? `${ctx.hook} session signal ${ctx.session.id} ${event} || exit 1` : `${ctx.trellis} session signal ${ctx.session.id} ${event}`;
 
 /** The guard every adapter shares: never the main checkout; never a worktree or tmux session another live session uses. */
 export function commonGuard(state: SessionState, others: readonly SessionState[]): string | null {

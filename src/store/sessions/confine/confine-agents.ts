@@ -1,8 +1,9 @@
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { packageRoot } from '../../package-root.js';
 import { shq } from '../agents/adapter.js';
+import { HOOK_SCRIPT } from '../agents/hook-program.js';
 import { PROXY_PORT } from './confine-relay.js';
 import { sandboxArgv, type SandboxPlan } from './confine.js';
 
@@ -144,6 +145,8 @@ export function confinedAgentCommand(env: NodeJS.ProcessEnv, plan: SandboxPlan, 
   // The one folder the inner relay writes: the sockets of the agent's servers reached from outside.
   const inside = join(dir, 'in');
   mkdirSync(inside);
+  // The hooks' shell program (relaySignalHook), read-only inside: it reaches the outer relay's HTTP socket, `<dir>/<session>`.
+  writeFileSync(join(dir, 'signal.sh'), HOOK_SCRIPT, { mode: 0o600 });
   const ports = loopbackPorts(allow);
   const proxy = `http://127.0.0.1:${PROXY_PORT}`;
   const agentEnv: [string, string][] = [
@@ -166,3 +169,11 @@ export function confinedAgentCommand(env: NodeJS.ProcessEnv, plan: SandboxPlan, 
 
 /** The command line a confined agent's hooks run for `trellis session signal` (the relay's light stand-in). */
 export const relayHookCommand = (): string => `${shq(process.execPath)} ${shq(RELAY())}`;
+
+/**
+ * The command line a confined agent's `session signal` command hooks run (LaunchContext.hook): the hooks'
+ * shell program in the relay's folder (found by TRELLIS_SIGNAL_RELAY, set inside the sandbox), which POSTs
+ * the hook's JSON with curl to the outer relay's HTTP socket there (no Node process inside), else runs the
+ * relay's stand-in (relayHookCommand) with it.
+ */
+export const relaySignalHook = (): string => `sh "\${TRELLIS_SIGNAL_RELAY%/*}/signal.sh" ${relayHookCommand()}`;

@@ -12,7 +12,9 @@
  *       that line is an HTTP proxy whose CONNECT (or absolute URL) target is checked the same way.
  *       `signal.sock` takes one hook signal (`{event, payload}`) and records it as `trellis session signal
  *       <session> <event>` would, in this process (the CLI's src/cli/relayed-signal.js, loaded while the
- *       sandbox starts): the session's only write, for its own id whatever the caller names. Each port of
+ *       sandbox starts): the session's only write, for its own id whatever the caller names. `<session>`
+ *       takes the same over HTTP (`POST /signal/<id>/<event>`) from the hooks' shell program and curl
+ *       (agents/hook-program.ts), answering what the hook says and how it exits. Each port of
  *       `expose` (an agent's own server Trellis drives: opencode's) is listened on at the person's
  *       loopback and joined to `in/<port>.sock` once its peer said the launch's greeting (confine-relay-expose.ts).
  *   inner <dir> <ports-json> <expose-json>   inside: listens on 127.0.0.1 at each allowed loopback port (a
@@ -22,6 +24,7 @@
 import { spawn } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
 import { readdirSync, readFileSync, renameSync, rmSync, statSync, watch, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { connect, createServer, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -132,11 +135,11 @@ function outer(dir: string, session: string, trellisBin: string, allow: readonly
   const recorder = loadRecorder(trellisBin);
   let queue: Promise<unknown> = Promise.resolve();
   let inFlight = 0;
-  const record = (event: string, payload: string): Promise<number> => {
+  const record = (event: string, payload: string, say?: (line: string) => void): Promise<number> => {
     inFlight++;
     const done = queue.then(async () => {
       const r = await recorder;
-      return r ? r(process.cwd(), session, event, payload) : signalProcess(trellisBin, session, event, payload);
+      return r ? r(process.cwd(), session, event, payload, say) : signalProcess(trellisBin, session, event, payload);
     }).catch(() => 1);
     queue = done.finally(() => inFlight--);
     return done;
@@ -154,6 +157,24 @@ function outer(dir: string, session: string, trellisBin: string, allow: readonly
       }
       if (typeof msg.event !== 'string' || !/^[\w.-]{1,64}$/.test(msg.event)) return void sock.end('1\n');
       void record(msg.event, typeof msg.payload === 'string' ? msg.payload : '').then((code) => sock.end(`${code}\n`));
+    });
+  });
+  // The hooks' shell program (confine-agents.ts relaySignalHook) POSTs here, `<dir>/<session>`, with curl: HTTP
+  // as a session's recorder speaks it (src/cli/hook-recorder.ts): 200 recorded or ignored, 422 refused, the
+  // body what the hook says on stderr. For this session only, whatever the request names.
+  // node:http loaded here, by the relay's own process only (the CLI imports this file for its constants).
+  const http = createRequire(import.meta.url)('node:http') as typeof import('node:http');
+  const hooks = http.createServer((req, res) => {
+    const parts: Buffer[] = [];
+    req.on('data', (c: Buffer) => parts.push(c));
+    req.on('error', () => {});
+    req.on('end', () => {
+      const answer = (status: number, text: string) => res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(text);
+      const m = /^\/signal\/[^/]+\/(.+)$/.exec(req.url ?? '');
+      const event = m ? decodeURIComponent(m[1]!) : '';
+      if (req.method !== 'POST' || !/^[\w.-]{1,64}$/.test(event)) return answer(422, `trellis: session ${session}'s relay takes POST /signal/<id>/<event> only\n`);
+      const said: string[] = [];
+      void record(event, Buffer.concat(parts).toString('utf8').trim(), (line) => said.push(line)).then((code) => answer(code === 0 ? 200 : 422, said.join('')));
     });
   });
   let status = 0;
@@ -188,13 +209,14 @@ function outer(dir: string, session: string, trellisBin: string, allow: readonly
   // A Unix socket is bound as listen() returns: the sandbox starts at once, and finds both.
   net.listen(join(dir, 'net.sock'));
   signal.listen(join(dir, 'signal.sock'));
+  hooks.listen(join(dir, session));
   // Each server of the agent's that Trellis drives (opencode's), at the same port on the person's loopback.
   exposeOutside(dir, expose);
   start();
 }
 
 /** The CLI's in-process recorder of a relayed signal (src/cli/relayed-signal.ts, beside the bin), or null. */
-type Recorder = (cwd: string, session: string, event: string, payload: string) => Promise<number>;
+type Recorder = (cwd: string, session: string, event: string, payload: string, say?: (line: string) => void) => Promise<number>;
 function loadRecorder(trellisBin: string): Promise<Recorder | null> {
   return import(pathToFileURL(join(dirname(trellisBin), 'relayed-signal.js')).href).then(
     (m: { recordRelayedSignal?: Recorder; warmRelayedSignal?: () => void }) => {

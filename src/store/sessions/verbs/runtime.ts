@@ -14,11 +14,12 @@ import type { InputLanes } from '../tmux/input-queue.js';
 import { pasteText } from '../tmux/pane-input.js';
 import { hasSetupScreens } from '../agents/setup-screens.js';
 import { hasScreens } from './screen-watcher-lease.js';
+import { installHookScript } from './hook-socket.js';
 import type { BareCommand, SessionRuntime } from '../log/session-runtime.js';
 import { addWorktree, copyIncludes, dropBranchIfEmpty, mainRoot, removeWorktree, runSetup } from '../worktrees/worktree.js';
 import { claimPooled, kickRefill } from '../worktrees/worktree-pool.js';
 import { confinedCommand, confinementFor } from '../confine/confine.js';
-import { confinedAgentCommand, networkAllow, relayHookCommand } from '../confine/confine-agents.js';
+import { confinedAgentCommand, networkAllow, relayHookCommand, relaySignalHook } from '../confine/confine-agents.js';
 import { ensureUploadsDir } from '../../evidence/uploads.js';
 
 /** Who writes what the runtime itself observes or does. */
@@ -68,10 +69,14 @@ export async function launch(p: SessionsProject, rt: SessionRuntime, state: Sess
     const apiUrl = await rt.apiUrl();
     // A confined agent reaches no serve: its hooks are commands, which reach Trellis through its relay.
     const agentConfined = confinement.confined && state.harness !== 'shell';
-    const ctx: LaunchContext = { session: state, resume: opts.resume, trellis: trellisCommand(), apiUrl: agentConfined ? null : apiUrl, confined: agentConfined };
+    // An unconfined agent whose session has a recorder beside it (its screen watcher, started below) runs its
+    // command hooks as a small shell program that reaches it, not a Node process per event (hook-socket.ts).
+    const hook = !confinement.confined && hasScreens(state.harness) ? { hook: installHookScript(p.gitdir, trellisCommand()) } : {};
+    const ctx: LaunchContext = { session: state, resume: opts.resume, trellis: trellisCommand(), apiUrl: agentConfined ? null : apiUrl, confined: agentConfined, ...hook };
     // A confined agent's hooks run the relay's light stand-in for `trellis session signal` (one small node
     // process inside, the whole CLI outside); the pane's own hooks below run outside and keep the CLI.
-    const agentCtx: LaunchContext = agentConfined ? { ...ctx, trellis: relayHookCommand() } : ctx;
+    // Its command hooks (claude's, gemini's) POST to the outer relay with curl when they can (relaySignalHook).
+    const agentCtx: LaunchContext = agentConfined ? { ...ctx, trellis: relayHookCommand(), hook: relaySignalHook() } : ctx;
     await adapter.install(state.worktree, agentCtx);
     await rt.tmux.kill(state.id);
     const env = sessionEnv(rt, state, apiUrl);

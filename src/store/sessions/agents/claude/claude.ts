@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { SessionState } from '../../../../projections/index.js';
 import { installHooksSettings } from '../hooks-settings.js';
-import { commonGuard, shq, type HarnessAdapter, type LaunchContext, type SignalCommand } from '../adapter.js';
+import { commonGuard, shq, signalCommand, type HarnessAdapter, type LaunchContext, type SignalCommand } from '../adapter.js';
 import { sessionStartCommands } from '../signal.js';
 import { CLAUDE_FIRST_RUN, CLAUDE_KEYED_DIALOGS, claudeDialogOnScreen, claudeIdleOnScreen, claudeInputBox } from './claude-screens.js';
 
@@ -69,7 +69,7 @@ export const claudeAdapter: HarnessAdapter = {
     await installHooksSettings(worktree, CLAUDE_SETTINGS, HOOKS, (event) =>
       ctx.apiUrl && HTTP_HOOKS.has(event)
         ? { type: 'http', url: `${ctx.apiUrl.replace(/\/$/, '')}/api/sessions/${ctx.session.id}/signal/${event}`, timeout: 30 }
-        : { type: 'command', command: `${ctx.trellis} session signal ${ctx.session.id} ${event}` },
+        : { type: 'command', command: signalCommand(ctx, event) },
     );
   },
   signal(event: string, payload: unknown, state: SessionState): readonly SignalCommand[] {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SessionState } from '../../../../projections/index.js';
 import { installHooksSettings } from '../hooks-settings.js';
-import { commonGuard, shq, type HarnessAdapter, type LaunchContext, type SignalCommand } from '../adapter.js';
+import { commonGuard, shq, signalCommand, type HarnessAdapter, type LaunchContext, type SignalCommand } from '../adapter.js';
 import { sessionStartCommands } from '../signal.js';
 import { GEMINI_FIRST_RUN, geminiDialogOnScreen, geminiIdleOnScreen, geminiInputBox } from './gemini-screens.js';
 
@@ -85,7 +85,7 @@ export const geminiAdapter: HarnessAdapter = {
     return s.task.trim() ? `${gemini} --prompt-interactive=${shq(s.task)}` : gemini;
   },
   async install(worktree: string, ctx: LaunchContext) {
-    await installHooksSettings(worktree, GEMINI_SETTINGS, HOOKS, (event) => ({ type: 'command', name: `trellis-${event}`, command: `${ctx.trellis} session signal ${ctx.session.id} ${event}` }));
+    await installHooksSettings(worktree, GEMINI_SETTINGS, HOOKS, (event) => ({ type: 'command', name: `trellis-${event}`, command: signalCommand(ctx, event) }));
   },
   signal(event: string, payload: unknown, state: SessionState): readonly SignalCommand[] {
     return geminiSignal(event, payload, state);
