@@ -11,6 +11,10 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PANE_READ_MS, PaneWatch } from '../src/store/sessions/tmux/pane-watch.js';
 import { Tmux } from '../src/store/sessions/tmux/tmux.js';
+import { openProject } from '../src/store/compose/open-project.js';
+import { appendCommand } from '../src/store/sessions/log/session-append.js';
+import { reconcile } from '../src/store/sessions/verbs/supervisors.js';
+import { cleanupRepos, tempRepo } from './helpers/repo.js';
 import { killTmux, tmux, tmuxSocket, waitFor } from './helpers/sessions.js';
 
 let home: string;
@@ -18,6 +22,7 @@ beforeAll(() => {
   home = mkdtempSync(join(tmpdir(), 'trellis-pane-watch-'));
 });
 afterAll(() => {
+  cleanupRepos();
   killTmux(home);
   rmSync(home, { recursive: true, force: true });
 });
@@ -169,6 +174,36 @@ describe('PaneWatch', () => {
       expect(watch.ids()).toEqual([]);
     } finally {
       watch.stop();
+    }
+  });
+
+  it("the serve's reconcile pass knows a live agent by its own session while its window is linked into the watch's", async () => {
+    const dir = tempRepo();
+    const p = openProject(dir);
+    const tm = new Tmux(tmuxSocket(home));
+    const id = 'linked';
+    const pane = await tm.launch(id, home, {}, 'sleep 600');
+    await p.sessionLog.write(id, { type: 'spawn', harness: 'claude', task: 't', nodes: [], issue: null, base: 'HEAD', branch: `trellis/${id}`, worktree: join(home, 'none'), by: 'test', at: new Date().toISOString(), source: 'user' });
+    await appendCommand(p, id, { type: 'start' }, 'test', 'supervisor');
+    await appendCommand(p, id, { type: 'launch', tmuxSession: id, pane, awaitsSignal: true }, 'test', 'supervisor');
+    await appendCommand(p, id, { type: 'busy' }, id, 'hook');
+    const watch = new PaneWatch(undefined, undefined, { shared: true });
+    try {
+      watch.watch(id, { socket: tmuxSocket(home), session: id, pane }, async () => false);
+      await waitFor('linked', () => (tmux(home, 'display-message', '-p', '-t', pane, '#{window_linked_sessions}') ?? '').trim() === '2', 10_000);
+      // `list-panes -a` lists the pane under both sessions, the watch's last: the pass read it as "tmux gone"
+      // and interrupted every watched session at the serve's first resync (a busy bench's dialog run found it).
+      expect(await reconcile(p as Parameters<typeof reconcile>[0], { tmux: tm, apiUrl: async () => null, env: process.env })).toEqual([]);
+      expect(await p.sessionLog.get(id)).toMatchObject({ status: 'running' });
+      // Its own session gone (the window still linked to the watch for the moment): tmux-gone, as before.
+      tmux(home, 'kill-session', '-t', `=${id}`);
+      watch.stop();
+      await waitFor('the watch session gone', () => !(tmux(home, 'list-sessions', '-F', '#{session_name}') ?? '').includes('trellis-watch-'), 5_000);
+      expect(await reconcile(p as Parameters<typeof reconcile>[0], { tmux: tm, apiUrl: async () => null, env: process.env })).toEqual([id]);
+      expect(await p.sessionLog.get(id)).toMatchObject({ status: 'interrupted', reason: 'tmux-gone' });
+    } finally {
+      watch.stop();
+      await tm.kill(id);
     }
   });
 

@@ -24,10 +24,16 @@ export async function reconcile(p: Project, rt: SessionRuntime, opts: { install?
   const live = states.filter((s) => supervised(s.status));
   if (live.length === 0) return [];
   const listing = await rt.tmux.run(['list-panes', '-a', '-F', '#{session_name} #{pane_id} #{pane_dead}']);
-  const panes = new Map<string, { session: string; dead: boolean }>();
+  // A pane is listed once per session its window is linked into (a serve's watch links every watched
+  // window into its own session: pane-hub.ts), so a pane keeps every session it is listed in.
+  const panes = new Map<string, { sessions: Set<string>; dead: boolean }>();
   for (const line of listing.code === 0 ? listing.stdout.split('\n') : []) {
     const [session, pane, dead] = line.split(' ');
-    if (session && pane) panes.set(pane, { session, dead: dead === '1' });
+    if (session && pane) {
+      const known = panes.get(pane);
+      if (known) known.sessions.add(session);
+      else panes.set(pane, { sessions: new Set([session]), dead: dead === '1' });
+    }
   }
   const changed: string[] = [];
   for (const s of live) {
@@ -40,9 +46,9 @@ export async function reconcile(p: Project, rt: SessionRuntime, opts: { install?
   return changed;
 }
 
-async function reconcileOne(p: Project, rt: SessionRuntime, s: SessionState, panes: Map<string, { session: string; dead: boolean }>, install: boolean): Promise<boolean> {
+async function reconcileOne(p: Project, rt: SessionRuntime, s: SessionState, panes: Map<string, { sessions: Set<string>; dead: boolean }>, install: boolean): Promise<boolean> {
   const pane = s.tmux ? panes.get(s.tmux.pane) : undefined;
-  if (!pane || pane.session !== s.tmux?.session) {
+  if (!pane || !pane.sessions.has(s.tmux!.session)) {
     await record(p, s.id, { type: 'interrupt', reason: 'tmux-gone' });
     return true;
   }
