@@ -2,7 +2,7 @@
  * `npm run bench -- busy` (issue 40): what watching busy sessions costs under one serve. N stand-in
  * agents (a bash loop drawing a 20-line frame ten times a second, registered as claude sessions so the
  * serve reads their screens) for N = 0, 10, 30, 50 (BENCH_BUSY_N); for each N, Trellis's own CPU over a
- * window (BENCH_BUSY_WINDOW_S, default 20 s): the serve, its child, its live tmux control clients, the
+ * window (BENCH_BUSY_WINDOW_S, default 30 s: in 15 s windows a figure moved by ±0.05% per session between runs): the serve, its child, its live tmux control clients, the
  * children it reaped, each session's own screen watcher (started as a launch starts it; BENCH_BUSY_WATCHERS=0:
  * none) and the tmux server (not the stand-ins), as % of a core, also per kind, and the RSS of the serve and
  * of the watchers. The stand-ins are started as a launch starts an agent (Tmux.launch). At 30 busy sessions (or the
@@ -25,7 +25,7 @@ import { report, round, tempRepo } from './lib.js';
 import { startWatchers, stopWatchers, watcherProcesses } from './busy-watchers.js';
 
 const NS = (process.env.BENCH_BUSY_N ?? '0,10,30,50').split(',').map(Number);
-const WINDOW_S = Number(process.env.BENCH_BUSY_WINDOW_S ?? 20);
+const WINDOW_S = Number(process.env.BENCH_BUSY_WINDOW_S ?? 30);
 const DIALOGS = Number(process.env.BENCH_BUSY_DIALOGS ?? 10);
 /** BENCH_BUSY_WATCHERS=0: no session's own screen watcher (what a launch starts beside each agent). */
 const WATCHERS = process.env.BENCH_BUSY_WATCHERS !== '0';
