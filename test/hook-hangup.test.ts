@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cleanupRepos, git, ok, tempDir } from './helpers/repo.js';
+import { BIN, cleanupRepos, git, ok, tempDir, trellis } from './helpers/repo.js';
 import { killTmux, runInstalledHook, standinClaudeProject, waitFor } from './helpers/sessions.js';
 
 /*
@@ -46,13 +46,7 @@ async function installedHook(id: string, event: string, payload: string, extra: 
 
 /** The node hook itself, run directly (what the installed hook ran before issue 40). */
 async function nodeHook(id: string, event: string, payload: string) {
-  const child = spawn(process.execPath, [BIN, 'session', 'signal', id, event], { cwd: dir, env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  child.stdin.end(payload);
-  const status = await new Promise<number | null>((r) => child.on('close', r));
+  const { code: status, stdout, stderr } = await trellis(dir, ['session', 'signal', id, event], { input: payload, env });
   return { status, stdout, stderr };
 }
 

@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import { join, relative } from 'node:path';
+import { hookSignalListener, type HookRequest } from '../store/sessions/agents/hook-http.js';
 import { hooksDir } from '../store/sessions/verbs/hook-socket.js';
 import type { Project } from '../store/compose/open-project.js';
 import { recordSignalText } from './relayed-signal.js';
@@ -36,35 +37,13 @@ export async function startHookRecorder(p: Project, id: string, cwd: string, bin
   const path = join(dir, id);
   const own = `${path}.${process.pid}`;
   let chain: Promise<unknown> = Promise.resolve();
-  const handle = (req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const m = /^\/signal\/([^/]+)\/([^/?]+)$/.exec(req.url ?? '');
-      const answer = (status: number, text: string) => {
-        res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-        res.end(text);
-      };
-      if (req.method !== 'POST' || !m) return answer(404, `trellis: session ${id}'s recorder takes POST /signal/<id>/<event> only\n`);
-      const event = decodeURIComponent(m[2]!);
-      const header = (name: string) => {
-        const v = req.headers[name];
-        return typeof v === 'string' && v !== '' ? v : undefined;
-      };
-      const env = { TMUX: header('x-trellis-tmux'), TMUX_PANE: header('x-trellis-pane') };
-      const said: string[] = [];
-      const text = Buffer.concat(chunks).toString('utf8');
-      // One at a time, in the order the hooks came: as the node hooks they replace, each is a compare-and-swap append.
-      chain = chain.then(async () => {
-        const code = await recordSignalText(() => p, id, event, text, { cwd, bin, env, say: (line) => said.push(line) }).catch((e: unknown) => {
-          said.push(`trellis: internal error: ${(e as Error).message}\n`);
-          return 1;
-        });
-        answer(code === 0 ? 200 : 422, said.join(''));
-      });
-    });
+  // One at a time, in the order the hooks came: as the node hooks they replace, each is a compare-and-swap append.
+  const record = ({ event, text, env }: HookRequest, say: (line: string) => void): Promise<number> => {
+    const done = chain.then(() => recordSignalText(() => p, id, event, text, { cwd, bin, env, say }));
+    chain = done.catch(() => {});
+    return done;
   };
-  const server = createServer(handle);
+  const server = createServer(hookSignalListener(`session ${id}'s recorder`, record));
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     chmodSync(dir, 0o700);

@@ -8,9 +8,10 @@ import { childProcess } from '../store/lazy-builtins.js';
  * the serve, SIGKILL included, ends the wait. Where tail cannot wait on a pid (not GNU), null: the
  * watcher stands by in its own process.
  */
-export function watcherHandOff(id: string): ((servePid: number) => number | null) | undefined {
-  if (!gnuTail()) return undefined;
+export function watcherHandOff(id: string): (servePid: number) => number | null {
   return (servePid) => {
+    // Asked only once a serve is found, not at every watcher's start.
+    if (!gnuTail()) return null;
     const argv = [process.execPath, ...process.execArgv, process.argv[1]!, 'session', 'watch-screen', id];
     // `watch-screen <id>` stays in the waiter's own argv: whoever looks for a session's watcher in /proc finds it.
     const child = childProcess().spawn('sh', ['-c', 'tail --pid="$1" -f /dev/null; shift; exec "$@"', 'trellis-watch-screen', String(servePid), ...argv], { cwd: process.cwd(), detached: true, stdio: 'ignore' });

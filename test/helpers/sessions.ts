@@ -1,7 +1,7 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ROOT, tempDir, tempRepo, testEnv } from './repo.js';
+import { ROOT, run, tempDir, tempRepo, testEnv } from './repo.js';
 
 /** The tmux socket of the Trellis home `home` (each test's own: never the default server). */
 export const tmuxSocket = (home: string): string => join(home, 'tmux.sock');
@@ -103,13 +103,7 @@ export async function runInstalledHook(worktree: string, event: string, payload:
   const count = tempDir();
   writeFileSync(join(count, 'count.cjs'), `require('fs').appendFileSync(${JSON.stringify(join(count, 'pids'))}, process.pid + '\\n');\n`);
   const command = opts.as ? hook.command.replace(new RegExp(`( session signal \\S+) ${event}\\b`), `$1 ${opts.as}`) : hook.command;
-  const child = spawn('/bin/sh', ['-c', command], { cwd: worktree, env: { ...env, NODE_OPTIONS: `--require ${join(count, 'count.cjs')}` } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  child.stdin.end(payload);
-  const status = await new Promise<number | null>((r) => child.on('close', r));
+  const { code: status, stdout, stderr } = await run('/bin/sh', ['-c', command], { cwd: worktree, env: { ...env, NODE_OPTIONS: `--require ${join(count, 'count.cjs')}` } }, payload);
   const nodes = existsSync(join(count, 'pids')) ? readFileSync(join(count, 'pids'), 'utf8').trim().split('\n').length : 0;
   return { status, stdout, stderr, nodes, command: hook.command };
 }

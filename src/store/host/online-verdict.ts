@@ -74,7 +74,8 @@ export const PROBE_MS = 800;
 /** How long a verified record is trusted for proxying before its instance is asked again. */
 export const VERIFIED_MS = 2_000;
 
-const statStamp = (p: string) => {
+/** A file's identity (mtime, size, inode), or null when there is none: a record rewritten or removed is told from the one proven. */
+export const statStamp = (p: string): string | null => {
   try {
     const s = statSync(p, { bigint: true, throwIfNoEntry: false });
     return s ? `${s.mtimeNs}:${s.size}:${s.ino}` : null;

@@ -1,18 +1,7 @@
-import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { alive, readEndpointRecord } from './online-verdict.js';
+import { alive, readEndpointRecord, statStamp } from './online-verdict.js';
 import { recordPath } from './endpoint-record.js';
 import type { ServeSeen } from '../sessions/verbs/screen-watcher.js';
-
-/** The record file's identity (mtime, size, inode), or null when there is none. */
-function stamp(path: string): string | null {
-  try {
-    const s = statSync(path, { bigint: true, throwIfNoEntry: false });
-    return s ? `${s.mtimeNs}:${s.size}:${s.ino}` : null;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * The pid of the serve of the project at `root` online now, or null; asked often (a session's screen watcher, at
@@ -24,7 +13,7 @@ export function serveOnline(home: string, root: string): ServeSeen {
   const path = recordPath(home, root);
   let proven: { readonly stamp: string; readonly pid: number } | null = null;
   return { folder: dirname(path), online: async () => {
-    const now = stamp(path);
+    const now = statStamp(path);
     if (now === null) return (proven = null);
     if (proven && proven.stamp === now && alive(proven.pid)) return proven.pid;
     const verdict = await readEndpointRecord(home, root, { timeoutMs: 1_000 });

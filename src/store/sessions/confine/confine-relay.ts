@@ -29,6 +29,7 @@ import { connect, createServer, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { exposeInside, exposeOutside, join2 } from './confine-relay-expose.js';
+import { hookSignalListener } from '../agents/hook-http.js';
 
 /** The proxy's port inside the sandbox's own network namespace (nothing else listens there). */
 export const PROXY_PORT = 3128;
@@ -164,19 +165,7 @@ function outer(dir: string, session: string, trellisBin: string, allow: readonly
   // body what the hook says on stderr. For this session only, whatever the request names.
   // node:http loaded here, by the relay's own process only (the CLI imports this file for its constants).
   const http = createRequire(import.meta.url)('node:http') as typeof import('node:http');
-  const hooks = http.createServer((req, res) => {
-    const parts: Buffer[] = [];
-    req.on('data', (c: Buffer) => parts.push(c));
-    req.on('error', () => {});
-    req.on('end', () => {
-      const answer = (status: number, text: string) => res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(text);
-      const m = /^\/signal\/[^/]+\/(.+)$/.exec(req.url ?? '');
-      const event = m ? decodeURIComponent(m[1]!) : '';
-      if (req.method !== 'POST' || !/^[\w.-]{1,64}$/.test(event)) return answer(422, `trellis: session ${session}'s relay takes POST /signal/<id>/<event> only\n`);
-      const said: string[] = [];
-      void record(event, Buffer.concat(parts).toString('utf8').trim(), (line) => said.push(line)).then((code) => answer(code === 0 ? 200 : 422, said.join('')));
-    });
-  });
+  const hooks = http.createServer(hookSignalListener(`session ${session}'s relay`, ({ event, text }, say) => record(event, text.trim(), say)));
   let status = 0;
   const bye = () => {
     synced();

@@ -1,9 +1,8 @@
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { shq } from '../agents/adapter.js';
 import { HOOK_SCRIPT } from '../agents/hook-program.js';
-
-export { HOOK_SCRIPT };
+import { writeAtomicSync } from '../../write-atomic.js';
 
 /*
  * How an agent's command hook reaches Trellis without starting Node (issue 40: the hook's CPU per event; a
@@ -38,9 +37,6 @@ export function installHookScript(gitdir: string, trellis: string): string {
   } catch {
     // Not written yet.
   }
-  if (before !== HOOK_SCRIPT) {
-    writeFileSync(`${file}.${process.pid}`, HOOK_SCRIPT, { mode: 0o600 });
-    renameSync(`${file}.${process.pid}`, file);
-  }
+  if (before !== HOOK_SCRIPT) writeAtomicSync(file, HOOK_SCRIPT, { mode: 0o600 });
   return `sh ${shq(file)} ${trellis}`;
 }
