@@ -117,6 +117,10 @@ export default defineConfig([{
   output: {
     dir: 'dist/cli',
     format: 'cjs',
+    // An import() in a script V8 compiled from its code cache throws "A dynamic import callback was not
+    // specified" (Node 20, whatever importModuleDynamically says): the packages the hook loads lazily
+    // (isomorphic-git, @pydantic/genai-prices) are required instead, both of them CommonJS-loadable.
+    dynamicImportInCjs: false,
     entryFileNames: '[name].cjs',
     chunkFileNames: 'hook-chunks/[name]-[hash].cjs',
     sourcemap: true,

@@ -3,7 +3,7 @@
  * the compiled sources, the big verbs stay lazy chunks, and code that finds files relative to itself
  * still finds them from inside the bundle.
  */
-import { mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -83,6 +83,19 @@ describe('the built CLI', () => {
       statSync(UNBUNDLED).mtimeMs,
     );
     expect(chooseEntry(pathToFileURL(BUNDLE), pathToFileURL(UNBUNDLED)).href).toBe(pathToFileURL(BUNDLE).href);
+  });
+
+  /*
+   * bin.ts runs the hook's bundle from V8's code cache (code-cache.ts), and an import() in a script compiled
+   * from its cache throws "A dynamic import callback was not specified" (Node 20): a hook that loaded
+   * isomorphic-git or the price table lazily failed once the cache was written (notify-browser's `session
+   * signal … busy` in a clean run). Its lazy packages are required instead (cli.rolldown.config.mjs).
+   */
+  it("has no import() in the hook's bundle or its chunks", () => {
+    const dir = join(ROOT, 'dist/cli');
+    const files = ['hook.cjs', ...readdirSync(join(dir, 'hook-chunks')).filter((f) => f.endsWith('.cjs')).map((f) => `hook-chunks/${f}`)];
+    const found = files.flatMap((f) => (readFileSync(join(dir, f), 'utf8').match(/\bimport\(/g) ? [f] : []));
+    expect(found).toEqual([]);
   });
 
   it('has a hook entry and a readers\' entry built from the current compiled sources', () => {
