@@ -17,6 +17,8 @@ export interface ControlEvents {
   layout(window: string): void;
   /** A session was made or closed on the server (only a hub of linked windows listens: pane-hub.ts). */
   sessionsChanged?(): void;
+  /** A format this client subscribed to (`refresh-client -B`) changed for `pane`. */
+  subscription?(name: string, pane: string, value: string): void;
   /** This client is attached to a session now: the one it made, or another it was moved to. */
   attached?(): void;
   /** A window closed or left this client's session (`%window-close`, `%unlinked-window-close`). */
@@ -181,6 +183,8 @@ export class ControlClient {
         return this.events.sessionsChanged?.();
       case 'session-changed':
         return this.events.attached?.();
+      case 'subscription':
+        return this.events.subscription?.(parsed.name, parsed.pane, parsed.value);
       case 'window-close':
         return this.events.windowClosed?.(parsed.window);
       case 'exit':

@@ -47,5 +47,9 @@ describe('control mode decoding', () => {
     expect(parseControlLine(Buffer.from('%end 1 2 0'))).toEqual({ kind: 'end', tag: '1 2', ours: false });
     expect(parseControlLine(Buffer.from('%pause %4'))).toEqual({ kind: 'pause', pane: '%4' });
     expect(parseControlLine(Buffer.from('%exit server exited'))).toEqual({ kind: 'exit', reason: 'server exited' });
+    // As tmux 3.3a wrote them to a hub (pane-hub.ts): a window's layout, its close, a pane's subscribed value.
+    expect(parseControlLine(Buffer.from('%layout-change @3 b25d,80x24,0,0,3 b25d,80x24,0,0,3 *'))).toEqual({ kind: 'layout', window: '@3' });
+    expect(parseControlLine(Buffer.from('%unlinked-window-close @0'))).toEqual({ kind: 'window-close', window: '@0' });
+    expect(parseControlLine(Buffer.from('%subscription-changed dead $2 @1 1 %1 : 1'))).toEqual({ kind: 'subscription', name: 'dead', pane: '%1', value: '1' });
   });
 });

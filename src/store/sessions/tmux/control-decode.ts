@@ -49,6 +49,8 @@ export type ControlLine =
   | { readonly kind: 'layout'; readonly window: string }
   /** A session was made or closed somewhere on the server. */
   | { readonly kind: 'sessions-changed' }
+  /** A subscribed format's value changed for a pane (`%subscription-changed <name> $s @w <index> %p … : <value>`). */
+  | { readonly kind: 'subscription'; readonly name: string; readonly pane: string; readonly value: string }
   /** This client is attached to a session now (`%session-changed $N <name>`). */
   | { readonly kind: 'session-changed' }
   /** A window (`@N`) closed, or was unlinked from this client's session (tmux also says so when only another session holding it closed). */
@@ -101,6 +103,10 @@ export function parseControlLine(line: Buffer, bytes = true): ControlLine {
       return { kind: 'sessions-changed' };
     case '%session-changed':
       return { kind: 'session-changed' };
+    case '%subscription-changed': {
+      const sep = text.indexOf(' : ');
+      return { kind: 'subscription', name: words[1] ?? '', pane: words.find((w) => w.startsWith('%') && w !== words[0]) ?? '', value: sep > 0 ? text.slice(sep + 3) : '' };
+    }
     case '%window-close':
     case '%unlinked-window-close':
       return { kind: 'window-close', window: words[1] ?? '' };

@@ -46,7 +46,8 @@ export class PaneWatch {
   constructor(
     private readonly now: () => number = () => performance.now(),
     private readonly gone: (id: string, reason: string) => void = () => {},
-    private readonly opts: { shared?: boolean } = {},
+    /** `died`: a shared watch's pane whose process exited (tmux keeps it dead), for its owner to record. */
+    private readonly opts: { shared?: boolean; died?: (id: string) => void } = {},
   ) {}
 
   /** Session ids watched now (tests). */
@@ -72,7 +73,7 @@ export class PaneWatch {
       const hub = this.hubFor(target.socket);
       w = { id, target, client: hub.client, hub, read, lastRead: -Infinity, timer: undefined, reading: false, due: false, paused: false };
       const mine = w;
-      hub.join(target.pane, { output: () => this.changed(mine), paused: () => (mine.paused = true), layout: () => this.changed(mine), gone: ended });
+      hub.join(target.pane, { output: () => this.changed(mine), paused: () => (mine.paused = true), layout: () => this.changed(mine), died: () => this.opts.died?.(id), gone: ended });
     } else {
       const client = new ControlClient(target, {
         output: (pane) => {

@@ -8,6 +8,7 @@ import { readScreen, screenWatched } from './screen-watch.js';
 import { queuePass } from './queue.js';
 import { record, trellisCommand, type SessionRuntime } from './runtime.js';
 import { deliverHeld, quarantineSession } from './verbs.js';
+import { signalSession } from './signal-verb.js';
 import { kickRefill } from '../worktrees/worktree-pool.js';
 
 /** How often the supervisors re-check without being told (tmux killed from outside sends no event). */
@@ -83,7 +84,12 @@ export class SessionSupervisors {
   private timer: NodeJS.Timeout | undefined;
   /** The watched sessions' panes, each read when it writes (pane-watch.ts). */
   // Every session this serve watches through one control client per tmux server (pane-hub.ts).
-  private readonly panes = new PaneWatch(undefined, undefined, { shared: true });
+  // A watched agent's exit is recorded as its pane-died hook records it (`session signal <id> exit`): tmux does
+  // not always run that hook while the window is linked into the watch's session. Recorded twice, it is one exit.
+  private readonly panes = new PaneWatch(undefined, undefined, {
+    shared: true,
+    died: (id) => void signalSession(this.project, this.rt, id, 'exit', null).catch((err: unknown) => console.error(`trellis: session ${id}'s exit: ${(err as Error).message}`)),
+  });
   /** Per running session, how many reads in a row showed its agent idle. */
   private readonly idleReads = new Map<string, number>();
   /** The watched sessions as the log said at the last pass (each transition runs one): what a read judges against. */
